@@ -1,0 +1,52 @@
+//! Level-1 exports: mublasSaxpy.
+
+use super::{ffi_boundary, handle_ref, status_of, try_status};
+use super::types::*;
+use crate::handle::{Handle, PointerMode};
+use crate::routines::{self, Scalar};
+use std::ffi::c_int;
+
+/// Reads a scalar argument per the handle's pointer mode. A null pointer is
+/// INVALID_VALUE here, where cuBLAS would crash in host mode.
+///
+/// # Safety
+/// A non-null `value` must be readable in host mode.
+pub(crate) unsafe fn scalar_arg(handle: &Handle, value: *const f32) -> Result<Scalar, mublasStatus_t> {
+    if value.is_null() {
+        log::warn!("a scalar argument (alpha or beta) is NULL");
+        return Err(MUBLAS_STATUS_INVALID_VALUE);
+    }
+    Ok(match handle.pointer_mode() {
+        // SAFETY: host mode: the caller's pointer to one float.
+        PointerMode::Host => Scalar::Host(unsafe { value.read() }),
+        PointerMode::Device => Scalar::Device(value as u64),
+    })
+}
+
+/// y = alpha·x + y (cuBLAS `cublasSaxpy`). n ≤ 0 and a host alpha of 0 return
+/// at once; increments may be negative (reference-BLAS indexing) but not 0.
+///
+/// # Safety
+/// `handle` null or live; `alpha` per the pointer mode; x and y device vectors
+/// of n elements with their increments.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mublasSaxpy(
+    handle: mublasHandle_t,
+    n: c_int,
+    alpha: *const f32,
+    x: *const f32,
+    incx: c_int,
+    y: *mut f32,
+    incy: c_int,
+) -> mublasStatus_t {
+    ffi_boundary!({
+        // SAFETY: per this function's contract.
+        let h = try_status!(unsafe { handle_ref(handle) });
+        if n <= 0 {
+            return MUBLAS_STATUS_SUCCESS;
+        }
+        // SAFETY: per this function's contract.
+        let alpha = try_status!(unsafe { scalar_arg(h, alpha) });
+        status_of(routines::axpy::saxpy(h, n as i64, alpha, x as u64, incx as i64, y as u64, incy as i64))
+    })
+}

@@ -1,0 +1,126 @@
+//! mublasCreate, mublasDestroy, streams, pointer modes, version.
+
+use super::{ffi_boundary, handle_ref, status_of, try_status};
+use super::types::*;
+use crate::handle::{Handle, PointerMode};
+use std::ffi::c_int;
+
+/// Creates a handle bound to the device current on the calling thread (the CUDA
+/// runtime's primary context), loads the kernels and reserves the work buffer.
+///
+/// # Safety
+/// `handle` must be null (→ INVALID_VALUE) or point to writable memory for one handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mublasCreate(handle: *mut mublasHandle_t) -> mublasStatus_t {
+    ffi_boundary!({
+        if handle.is_null() {
+            return MUBLAS_STATUS_INVALID_VALUE;
+        }
+        match Handle::create() {
+            Ok(h) => {
+                // SAFETY: checked non-null; the caller provides room for one pointer.
+                unsafe { *handle = Box::into_raw(Box::new(h)) as mublasHandle_t };
+                MUBLAS_STATUS_SUCCESS
+            }
+            Err(e) => status_of(Err(e)),
+        }
+    })
+}
+
+/// Destroys a handle. Work already queued on its stream is not waited for;
+/// the work buffer is freed once the device is done with it (cuMemFree waits).
+///
+/// # Safety
+/// `handle` must be null (→ NOT_INITIALIZED) or a live handle from `mublasCreate`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mublasDestroy(handle: mublasHandle_t) -> mublasStatus_t {
+    ffi_boundary!({
+        if handle.is_null() {
+            return MUBLAS_STATUS_NOT_INITIALIZED;
+        }
+        // SAFETY: the caller hands back the box made by mublasCreate, once.
+        drop(unsafe { Box::from_raw(handle as *mut Handle) });
+        MUBLAS_STATUS_SUCCESS
+    })
+}
+
+/// Sets the stream later calls run on; NULL is the legacy default stream.
+///
+/// # Safety
+/// `handle` must be null or live; `stream` a stream of the handle's device, or NULL.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mublasSetStream(handle: mublasHandle_t, stream: *mut CUstream_st) -> mublasStatus_t {
+    ffi_boundary!({
+        // SAFETY: per this function's contract.
+        let h = try_status!(unsafe { handle_ref(handle) });
+        h.set_stream(stream as crate::launch::CUstream);
+        MUBLAS_STATUS_SUCCESS
+    })
+}
+
+/// # Safety
+/// `handle` must be null or live; `stream` null (→ INVALID_VALUE) or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mublasGetStream(handle: mublasHandle_t, stream: *mut *mut CUstream_st) -> mublasStatus_t {
+    ffi_boundary!({
+        // SAFETY: per this function's contract.
+        let h = try_status!(unsafe { handle_ref(handle) });
+        if stream.is_null() {
+            return MUBLAS_STATUS_INVALID_VALUE;
+        }
+        // SAFETY: checked non-null.
+        unsafe { *stream = h.stream() as *mut CUstream_st };
+        MUBLAS_STATUS_SUCCESS
+    })
+}
+
+/// # Safety
+/// `handle` must be null or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mublasSetPointerMode(handle: mublasHandle_t, mode: mublasPointerMode_t) -> mublasStatus_t {
+    ffi_boundary!({
+        // SAFETY: per this function's contract.
+        let h = try_status!(unsafe { handle_ref(handle) });
+        match PointerMode::from_code(mode) {
+            Some(m) => {
+                h.set_pointer_mode(m);
+                MUBLAS_STATUS_SUCCESS
+            }
+            None => MUBLAS_STATUS_INVALID_VALUE,
+        }
+    })
+}
+
+/// # Safety
+/// `handle` must be null or live; `mode` null (→ INVALID_VALUE) or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mublasGetPointerMode(handle: mublasHandle_t, mode: *mut mublasPointerMode_t) -> mublasStatus_t {
+    ffi_boundary!({
+        // SAFETY: per this function's contract.
+        let h = try_status!(unsafe { handle_ref(handle) });
+        if mode.is_null() {
+            return MUBLAS_STATUS_INVALID_VALUE;
+        }
+        // SAFETY: checked non-null.
+        unsafe { *mode = h.pointer_mode() as mublasPointerMode_t };
+        MUBLAS_STATUS_SUCCESS
+    })
+}
+
+/// The library version, major·10000 + minor·100 + patch (cuBLAS's encoding).
+/// Needs no GPU: the handle may be null.
+///
+/// # Safety
+/// `version` must be null (→ INVALID_VALUE) or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mublasGetVersion(handle: mublasHandle_t, version: *mut c_int) -> mublasStatus_t {
+    ffi_boundary!({
+        let _ = handle;
+        if version.is_null() {
+            return MUBLAS_STATUS_INVALID_VALUE;
+        }
+        // SAFETY: checked non-null.
+        unsafe { *version = MUBLAS_VERSION };
+        MUBLAS_STATUS_SUCCESS
+    })
+}

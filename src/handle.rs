@@ -1,0 +1,103 @@
+//! The handle behind `mublasHandle_t`: which device, which stream, which
+//! pointer mode, and the work buffer of the routines that need one.
+
+use crate::launch::{CUstream, DeviceBuffer, DeviceState};
+use crate::routines;
+use crate::status::{Error, Result};
+use parking_lot::Mutex;
+use std::sync::Arc;
+
+/// Where alpha and beta live (cuBLAS's pointer mode, same numbers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PointerMode {
+    Host = 0,
+    Device = 1,
+}
+
+impl PointerMode {
+    pub fn from_code(code: i32) -> Option<PointerMode> {
+        match code {
+            0 => Some(PointerMode::Host),
+            1 => Some(PointerMode::Device),
+            _ => None,
+        }
+    }
+}
+
+/// Work-buffer size rule: 4 MiB, or 64 KiB per SM when that is more (8.25 MiB on
+/// a 132-SM H100). Enough for split reductions with a partial vector per split
+/// and for TRMV's partial sums up to n ≈ 16k per block column; routines that
+/// need more grow it (`Handle::work_buffer`). `MUBLAS_WORKSPACE_BYTES` overrides.
+pub fn work_buffer_bytes(sm_count: u32) -> usize {
+    if let Some(bytes) = std::env::var("MUBLAS_WORKSPACE_BYTES").ok().and_then(|v| v.parse::<usize>().ok()) {
+        return bytes;
+    }
+    (4usize << 20).max(sm_count as usize * (64 << 10))
+}
+
+pub struct Handle {
+    pub device: Arc<DeviceState>,
+    stream: Mutex<CUstream>,
+    pointer_mode: Mutex<PointerMode>,
+    work: Mutex<DeviceBuffer>,
+}
+
+// SAFETY: the stream is an opaque driver handle usable from any thread.
+unsafe impl Send for Handle {}
+unsafe impl Sync for Handle {}
+
+impl Handle {
+    /// Binds a new handle to the device current on the calling thread.
+    pub fn create() -> Result<Handle> {
+        crate::logging::init();
+        crate::launch::driver::init()?;
+        let ordinal = crate::launch::driver::current_device_ordinal()?;
+        Handle::create_on(ordinal)
+    }
+
+    pub fn create_on(ordinal: i32) -> Result<Handle> {
+        crate::logging::init();
+        let device = DeviceState::open(ordinal, routines::ENTRY_POINTS)?;
+        let bytes = work_buffer_bytes(device.model().sm_count);
+        let work = DeviceBuffer::new(device.context(), bytes)?;
+        log::debug!("handle on device {ordinal}: work buffer {bytes} bytes");
+        Ok(Handle {
+            device,
+            stream: Mutex::new(std::ptr::null_mut()),
+            pointer_mode: Mutex::new(PointerMode::Host),
+            work: Mutex::new(work),
+        })
+    }
+
+    pub fn stream(&self) -> CUstream {
+        *self.stream.lock()
+    }
+
+    pub fn set_stream(&self, stream: CUstream) {
+        *self.stream.lock() = stream;
+    }
+
+    pub fn pointer_mode(&self) -> PointerMode {
+        *self.pointer_mode.lock()
+    }
+
+    pub fn set_pointer_mode(&self, mode: PointerMode) {
+        *self.pointer_mode.lock() = mode;
+    }
+
+    /// The work buffer, grown to at least `bytes` first. Growing frees the old
+    /// buffer, which the driver does only after work already queued has finished.
+    pub fn work_buffer(&self, bytes: usize) -> Result<parking_lot::MutexGuard<'_, DeviceBuffer>> {
+        let mut work = self.work.lock();
+        if work.bytes() < bytes {
+            log::info!("growing the work buffer from {} to {bytes} bytes", work.bytes());
+            *work = DeviceBuffer::new(self.device.context(), bytes)
+                .map_err(|e| Error::AllocFailed(format!("work buffer: {e}")))?;
+        }
+        Ok(work)
+    }
+
+    pub fn work_buffer_size(&self) -> usize {
+        self.work.lock().bytes()
+    }
+}

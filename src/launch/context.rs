@@ -1,0 +1,36 @@
+//! Making the handle's context current for the duration of one call.
+//!
+//! A handle is bound to the device that was current when it was created; a
+//! later call from a thread whose current context differs must still run
+//! there, and must leave the thread as it found it.
+
+use super::driver::describe;
+use crate::status::{Error, Result};
+use cudarc::driver::{result, sys};
+
+/// Binds a context to the calling thread and restores the previous one on drop.
+pub struct ContextGuard {
+    previous: Option<sys::CUcontext>,
+}
+
+impl ContextGuard {
+    /// Costs one cuCtxGetCurrent when the context is already current (the common case).
+    pub fn bind(context: sys::CUcontext) -> Result<ContextGuard> {
+        let current = result::ctx::get_current().map_err(|e| Error::Internal(describe(&e)))?;
+        if current == Some(context) {
+            return Ok(ContextGuard { previous: None });
+        }
+        // SAFETY: `context` is a primary context the device state retains for its lifetime.
+        unsafe { result::ctx::set_current(context) }.map_err(|e| Error::Internal(describe(&e)))?;
+        Ok(ContextGuard { previous: Some(current.unwrap_or(std::ptr::null_mut())) })
+    }
+}
+
+impl Drop for ContextGuard {
+    fn drop(&mut self) {
+        if let Some(previous) = self.previous {
+            // SAFETY: restores exactly what was current (possibly no context) when we bound.
+            let _ = unsafe { result::ctx::set_current(previous) };
+        }
+    }
+}

@@ -1,0 +1,165 @@
+//! Per-device state, shared by every handle on that device: the retained
+//! primary context, the loaded kernels, the device model and the tuner.
+//!
+//! Created on the first `mublasCreate` for a device and kept while any handle
+//! uses it, so a second handle costs no module loading.
+
+use super::driver::{self, describe};
+use super::images::{ImageChoice, KernelImage};
+use super::kernel::Kernel;
+use crate::status::{Error, Result};
+use crate::tuner::{DeviceModel, ForcedShapes, RecipeBook, Tuner};
+use cudarc::driver::{result, sys};
+use parking_lot::Mutex;
+use std::collections::HashMap;
+use std::sync::{Arc, Weak};
+use std::time::Instant;
+
+/// Kernel entry points to resolve, per embedded image.
+pub type EntryPoints = [(&'static KernelImage, &'static [&'static str])];
+
+pub struct DeviceState {
+    pub ordinal: i32,
+    device: sys::CUdevice,
+    context: sys::CUcontext,
+    modules: Vec<sys::CUmodule>,
+    kernels: HashMap<&'static str, Kernel>,
+    /// Which binary each image was loaded from, for `mublas info` and the log.
+    pub loaded_images: Vec<(&'static str, ImageChoice)>,
+    pub tuner: Tuner,
+    /// Wall time of module loading at creation, for `mublas info`.
+    pub load_seconds: f64,
+}
+
+// SAFETY: the raw driver handles are immutable after creation and valid from any thread.
+unsafe impl Send for DeviceState {}
+unsafe impl Sync for DeviceState {}
+
+static OPEN_DEVICES: Mutex<Vec<Weak<DeviceState>>> = Mutex::new(Vec::new());
+
+impl DeviceState {
+    /// The state of device `ordinal`, shared with other live handles or made now.
+    pub fn open(ordinal: i32, entry_points: &EntryPoints) -> Result<Arc<DeviceState>> {
+        let mut open = OPEN_DEVICES.lock();
+        open.retain(|weak| weak.strong_count() > 0);
+        if let Some(state) = open.iter().filter_map(Weak::upgrade).find(|s| s.ordinal == ordinal) {
+            return Ok(state);
+        }
+        let state = Arc::new(DeviceState::create(ordinal, entry_points)?);
+        open.push(Arc::downgrade(&state));
+        Ok(state)
+    }
+
+    fn create(ordinal: i32, entry_points: &EntryPoints) -> Result<DeviceState> {
+        driver::init()?;
+        let device = result::device::get(ordinal).map_err(|e| Error::NotInitialized(describe(&e)))?;
+        let model = read_device_model(device)?;
+        let (major, minor) = model.compute_capability;
+        // SAFETY: `device` is a valid ordinal; the retain is released in Drop.
+        let context = unsafe { result::primary_ctx::retain(device) }.map_err(|e| Error::NotInitialized(describe(&e)))?;
+        let mut state = DeviceState {
+            ordinal,
+            device,
+            context,
+            modules: Vec::new(),
+            kernels: HashMap::new(),
+            loaded_images: Vec::new(),
+            tuner: Tuner::new(model, RecipeBook::default(), ForcedShapes::default()),
+            load_seconds: 0.0,
+        };
+        // From here on, Drop releases what was taken so far.
+        let _bound = super::context::ContextGuard::bind(context)?;
+        let started = Instant::now();
+        for (image, names) in entry_points {
+            let choice = image.choose(major, minor).ok_or_else(|| {
+                Error::ArchMismatch(format!(
+                    "compute capability {major}.{minor} is older than the oldest supported, {}.{}",
+                    image.ptx_arch / 10,
+                    image.ptx_arch % 10
+                ))
+            })?;
+            // SAFETY: the image bytes are a complete PTX (NUL-terminated) or CUBIN file.
+            let module = unsafe { result::module::load_data(image.bytes(choice).as_ptr() as *const _) }.map_err(|e| {
+                Error::ArchMismatch(format!("loading kernels {} ({choice}) failed: {}", image.name, describe(&e)))
+            })?;
+            state.modules.push(module);
+            state.loaded_images.push((image.name, choice));
+            for name in names.iter() {
+                let kernel = Kernel::resolve(module, name)
+                    .map_err(|e| Error::Internal(format!("kernel {name} missing from {}: {}", image.name, describe(&e))))?;
+                state.kernels.insert(name, kernel);
+            }
+        }
+        state.load_seconds = started.elapsed().as_secs_f64();
+        let model = state.tuner.device().clone();
+        log::info!(
+            "device {ordinal}: {} (compute capability {major}.{minor}, {} SMs); kernels {} loaded in {:.1} ms",
+            model.name,
+            model.sm_count,
+            state.loaded_images.iter().map(|(n, c)| format!("{n}: {c}")).collect::<Vec<_>>().join(", "),
+            state.load_seconds * 1e3
+        );
+        Ok(state)
+    }
+
+    pub fn context(&self) -> sys::CUcontext {
+        self.context
+    }
+
+    pub fn model(&self) -> &DeviceModel {
+        self.tuner.device()
+    }
+
+    /// A kernel loaded at creation. Unknown names are a bug of ours.
+    pub fn kernel(&self, name: &str) -> Result<&Kernel> {
+        self.kernels.get(name).ok_or_else(|| Error::Internal(format!("kernel {name} was not loaded")))
+    }
+
+    pub fn kernels(&self) -> impl Iterator<Item = &Kernel> {
+        self.kernels.values()
+    }
+}
+
+impl Drop for DeviceState {
+    fn drop(&mut self) {
+        if let Ok(_bound) = super::context::ContextGuard::bind(self.context) {
+            for module in self.modules.drain(..) {
+                // SAFETY: loaded by us in this context, unloaded once.
+                let _ = unsafe { result::module::unload(module) };
+            }
+        }
+        // SAFETY: balances the retain in `create`; the application's own retains keep it alive.
+        let _ = unsafe { result::primary_ctx::release(self.device) };
+    }
+}
+
+/// Reads the device limits the occupancy model needs, once.
+fn read_device_model(device: sys::CUdevice) -> Result<DeviceModel> {
+    use sys::CUdevice_attribute_enum as A;
+    let attribute = |a: A| -> Result<u32> {
+        // SAFETY: `device` is valid; attributes are plain integers.
+        unsafe { result::device::get_attribute(device, a) }
+            .map(|v| v.max(0) as u32)
+            .map_err(|e| Error::NotInitialized(describe(&e)))
+    };
+    let cc = (attribute(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?, attribute(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?);
+    let (register_allocation_unit, warp_allocation_granularity, shared_allocation_unit) = DeviceModel::granularities(cc.0, cc.1);
+    Ok(DeviceModel {
+        name: result::device::get_name(device).map_err(|e| Error::NotInitialized(describe(&e)))?,
+        compute_capability: cc,
+        sm_count: attribute(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+        warp_size: attribute(A::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
+        max_threads_per_block: attribute(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+        max_threads_per_sm: attribute(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?,
+        max_blocks_per_sm: attribute(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR)?,
+        registers_per_sm: attribute(A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR)?,
+        registers_per_block: attribute(A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK)?,
+        shared_bytes_per_sm: attribute(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)?,
+        shared_bytes_per_block: attribute(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
+        shared_bytes_per_block_optin: attribute(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
+        shared_bytes_reserved_per_block: attribute(A::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK)?,
+        register_allocation_unit,
+        warp_allocation_granularity,
+        shared_allocation_unit,
+    })
+}

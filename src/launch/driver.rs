@@ -1,0 +1,54 @@
+//! Driver presence, initialisation and error mapping.
+
+use crate::status::{Error, Result};
+use cudarc::driver::{result, sys};
+use std::sync::OnceLock;
+
+/// True when `libcuda.so` can be loaded. Checked once: cudarc panics on first
+/// use of a missing driver, so nothing calls into `sys` before this says yes.
+pub fn driver_present() -> bool {
+    static PRESENT: OnceLock<bool> = OnceLock::new();
+    // SAFETY: only tries to dlopen the driver library by its usual names.
+    *PRESENT.get_or_init(|| unsafe { sys::is_culib_present() })
+}
+
+/// Loads and initialises the driver, or says why it cannot be used.
+pub fn init() -> Result<()> {
+    if !driver_present() {
+        return Err(Error::NotInitialized("no NVIDIA driver (libcuda.so) found".into()));
+    }
+    result::init().map_err(|e| Error::NotInitialized(format!("cuInit failed: {}", describe(&e))))?;
+    let count = result::device::get_count().map_err(|e| Error::NotInitialized(describe(&e)))?;
+    if count == 0 {
+        return Err(Error::NotInitialized("the driver reports no CUDA device".into()));
+    }
+    Ok(())
+}
+
+/// The device the calling thread works on: that of its current context, as the
+/// CUDA runtime would report it, or device 0 when no context is current.
+pub fn current_device_ordinal() -> Result<i32> {
+    match result::ctx::get_current().map_err(|e| Error::NotInitialized(describe(&e)))? {
+        None => Ok(0),
+        Some(_) => {
+            let mut device: sys::CUdevice = 0;
+            // SAFETY: a context is current; `device` is a valid out-pointer.
+            unsafe { sys::cuCtxGetDevice(&mut device) }
+                .result()
+                .map_err(|e| Error::NotInitialized(describe(&e)))?;
+            Ok(device)
+        }
+    }
+}
+
+/// "CUDA_ERROR_X (text)" for logs and error messages.
+pub fn describe(e: &result::DriverError) -> String {
+    let name = e.error_name().map(|c| c.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("{:?}", e.0));
+    let text = e.error_string().map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
+    format!("{name} ({text})")
+}
+
+/// A failed launch or a failure the driver reports while running.
+pub fn execution_error(e: result::DriverError) -> Error {
+    Error::ExecutionFailed(describe(&e))
+}

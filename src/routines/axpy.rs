@@ -1,0 +1,116 @@
+//! SAXPY: y = alpha * x + y.
+
+use super::vector::StridedVector;
+use super::Scalar;
+use crate::handle::Handle;
+use crate::launch::context::ContextGuard;
+use crate::launch::KernelArg::{I64, Ptr};
+use crate::status::{Error, Result};
+use crate::tuner::{Geometry, KernelSpec, LaunchShape, LaunchSpace, Problem};
+
+/// float4 loads per thread in `axpy_f32_vec4` and elements per thread in
+/// `axpy_f32_strided`: AXPY_UNROLL in kernels/axpy.cu.
+const UNROLL: u64 = 4;
+
+const AXPY_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 1024, ty_min: 1, ty_max: 1, splits: &[1] };
+
+/// Unit increments, x and y equally aligned: problem.n = float4 groups in the aligned body.
+pub static AXPY_VEC4: KernelSpec = KernelSpec { name: "axpy_f32_vec4", space: AXPY_SPACE, geometry: one_dimensional };
+/// Any increments and alignment: problem.n = elements.
+pub static AXPY_STRIDED: KernelSpec = KernelSpec { name: "axpy_f32_strided", space: AXPY_SPACE, geometry: one_dimensional };
+
+pub const KERNEL_NAMES: &[&str] = &[AXPY_VEC4.name, AXPY_STRIDED.name];
+
+fn one_dimensional(problem: &Problem, shape: &LaunchShape) -> Geometry {
+    let per_block = shape.tx as u64 * UNROLL;
+    let blocks = problem.n.div_ceil(per_block).max(1);
+    Geometry { grid: (blocks.min(i32::MAX as u64) as u32, 1, 1), dynamic_shared_bytes: 0 }
+}
+
+/// The vec4 kernel needs x and y at the same offset modulo 16 bytes, so that
+/// once y is aligned, x is too.
+pub fn vec4_applies(x: &StridedVector, y: &StridedVector) -> bool {
+    x.is_contiguous() && y.is_contiguous() && (x.base % 16) == (y.base % 16) && x.base % 4 == 0
+}
+
+/// Which kernel, and the problem size the tuner sees for it.
+pub fn select_kernel(n: i64, x: &StridedVector, y: &StridedVector) -> (&'static KernelSpec, Problem) {
+    if vec4_applies(x, y) {
+        let head = ((16 - (y.base % 16)) % 16 / 4).min(n as u64);
+        let body_groups = (n as u64 - head) / 4;
+        (&AXPY_VEC4, Problem { n: body_groups, ..Problem::default() })
+    } else {
+        (&AXPY_STRIDED, Problem { n: n as u64, ..Problem::default() })
+    }
+}
+
+/// y = alpha * x + y over n elements. Reference BLAS checks no arguments:
+/// n ≤ 0 or a host alpha of 0 return at once, touching nothing.
+pub fn saxpy(handle: &Handle, n: i64, alpha: Scalar, x: u64, incx: i64, y: u64, incy: i64) -> Result<()> {
+    if n <= 0 || alpha.is(0.0) {
+        return Ok(());
+    }
+    if x == 0 || y == 0 {
+        return Err(Error::InvalidValue("SAXPY: x or y is NULL".into()));
+    }
+    let x = StridedVector { base: x, len: n, inc: incx };
+    let y = StridedVector { base: y, len: n, inc: incy };
+    let device = &handle.device;
+    let (spec, problem) = select_kernel(n, &x, &y);
+    let kernel = device.kernel(spec.name)?;
+    let plan = device.tuner.plan(spec, &kernel.model, &problem);
+    let (alpha_value, alpha_address) = alpha.kernel_args();
+    let _bound = ContextGuard::bind(device.context())?;
+    // SAFETY: the argument lists match kernels/axpy.cu; x and y span n elements
+    // with their increments, which the caller vouches for as cuBLAS's does.
+    unsafe {
+        if std::ptr::eq(spec, &AXPY_VEC4) {
+            kernel.launch(handle.stream(), &plan.geometry, &plan.shape, &[I64(n), alpha_value, alpha_address, Ptr(x.base), Ptr(y.base)])
+        } else {
+            kernel.launch(
+                handle.stream(),
+                &plan.geometry,
+                &plan.shape,
+                &[I64(n), alpha_value, alpha_address, Ptr(x.first_element()), I64(incx), Ptr(y.first_element()), I64(incy)],
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(base: u64, len: i64, inc: i64) -> StridedVector {
+        StridedVector { base, len, inc }
+    }
+
+    #[test]
+    fn vec4_needs_unit_increments_and_equal_alignment() {
+        assert!(vec4_applies(&v(4096, 10, 1), &v(8192, 10, 1)));
+        assert!(vec4_applies(&v(4100, 10, 1), &v(8196, 10, 1)));
+        assert!(!vec4_applies(&v(4100, 10, 1), &v(8192, 10, 1)));
+        assert!(!vec4_applies(&v(4096, 10, -1), &v(8192, 10, -1)));
+        assert!(!vec4_applies(&v(4096, 10, 2), &v(8192, 10, 2)));
+    }
+
+    #[test]
+    fn vec4_problem_counts_the_aligned_body() {
+        // y offset by one float: 3 head elements, then (n - 3) / 4 groups.
+        let (spec, problem) = select_kernel(103, &v(4100, 103, 1), &v(8196, 103, 1));
+        assert_eq!(spec.name, "axpy_f32_vec4");
+        assert_eq!(problem.n, 25);
+        // Fewer elements than the head: no body at all.
+        let (_, problem) = select_kernel(2, &v(4100, 2, 1), &v(8196, 2, 1));
+        assert_eq!(problem.n, 0);
+    }
+
+    #[test]
+    fn grid_covers_the_work_with_at_least_one_block() {
+        let shape = LaunchShape { tx: 256, ty: 1, split: 1 };
+        assert_eq!(one_dimensional(&Problem { n: 0, ..Default::default() }, &shape).grid, (1, 1, 1));
+        assert_eq!(one_dimensional(&Problem { n: 1024, ..Default::default() }, &shape).grid, (1, 1, 1));
+        assert_eq!(one_dimensional(&Problem { n: 1025, ..Default::default() }, &shape).grid, (2, 1, 1));
+        assert_eq!(one_dimensional(&Problem { n: 1 << 26, ..Default::default() }, &shape).grid, (65536, 1, 1));
+    }
+}

@@ -1,0 +1,62 @@
+//! Strided vectors with reference-BLAS semantics: element i of a vector of
+//! length n with increment inc is at `x[(inc >= 0 ? i : i - (n - 1)) * inc]`.
+
+/// A device vector as BLAS describes it: base address, length, increment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StridedVector {
+    pub base: u64,
+    pub len: i64,
+    pub inc: i64,
+}
+
+impl StridedVector {
+    /// The address of element 0. With a negative increment the vector starts at
+    /// the far end of the memory it spans, so kernels can always index `first + i * inc`.
+    pub fn first_element(&self) -> u64 {
+        if self.inc >= 0 || self.len == 0 {
+            self.base
+        } else {
+            let offset_elements = (self.len - 1) * -self.inc;
+            self.base.wrapping_add(offset_elements as u64 * 4)
+        }
+    }
+
+    /// Unit stride forwards.
+    pub fn is_contiguous(&self) -> bool {
+        self.inc == 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn address_of(v: &StridedVector, i: i64) -> u64 {
+        (v.first_element() as i64 + i * v.inc * 4) as u64
+    }
+
+    #[test]
+    fn positive_increment_starts_at_base() {
+        let v = StridedVector { base: 1000, len: 5, inc: 3 };
+        assert_eq!(address_of(&v, 0), 1000);
+        assert_eq!(address_of(&v, 4), 1000 + 4 * 3 * 4);
+    }
+
+    #[test]
+    fn negative_increment_follows_reference_blas() {
+        // Reference BLAS: element i at x[(i - (n-1)) * inc] from the base; with
+        // n = 5, inc = -2 element 0 is x[8] and element 4 is x[0].
+        let v = StridedVector { base: 1000, len: 5, inc: -2 };
+        assert_eq!(address_of(&v, 0), 1000 + 8 * 4);
+        assert_eq!(address_of(&v, 4), 1000);
+        for i in 0..5 {
+            let reference_index = (i - (5 - 1)) * -2;
+            assert_eq!(address_of(&v, i), 1000 + reference_index as u64 * 4);
+        }
+    }
+
+    #[test]
+    fn empty_vector_with_negative_increment_stays_at_base() {
+        assert_eq!(StridedVector { base: 64, len: 0, inc: -3 }.first_element(), 64);
+    }
+}
