@@ -16,8 +16,10 @@
 
 pub mod capi;
 pub mod handle;
+pub mod harness;
 pub mod launch;
 pub mod logging;
+pub mod real_cublas;
 pub mod routines;
 pub mod status;
 pub mod tuner;

@@ -1,1 +1,35 @@
-fn main() {}
+//! `mublas`: the command-line tool.
+//!
+//! - `mublas info`: the device, its compute capability, the kernels loaded and
+//!   their resources, the tuning recipes in use. Exits non-zero without a GPU.
+//! - `mublas bench [ROUTINE…] [--quick] [--reps N] [--csv FILE]`: mublas against
+//!   the real cuBLAS in the same run, by the method of shared/docs/testing.md.
+
+mod bench;
+mod info;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: mublas info
+       mublas bench [saxpy] [--quick] [--reps N] [--csv FILE]";
+
+fn main() -> ExitCode {
+    mublas::logging::init();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("info") => info::run(),
+        Some("bench") => bench::run(&args[1..]),
+        Some("-h") | Some("--help") | Some("help") => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        _ => Err(format!("{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("mublas: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds everything the GPU machine runs into dist/ (ignored by git), so that a
+# machine with only the NVIDIA driver, a C compiler and CMake can run the GPU
+# test suite and the benchmark without Rust:
+#   dist/lib/libmublas.so   the library
+#   dist/bin/mublas         the command-line tool (info, bench)
+#   dist/tests/*            the Rust test binaries (unit and GPU integration tests)
+# Then run scripts/gpu-batch.sh there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target="${CARGO_TARGET_DIR:-target}"
+cargo build --release --lib --bins
+rm -rf dist && mkdir -p dist/lib dist/bin dist/tests
+cp "$target/release/libmublas.so" dist/lib/
+cp "$target/release/mublas" dist/bin/
+cargo test --release --no-run --message-format=json 2>/dev/null \
+  | python3 -c '
+import json, sys, shutil, os
+for line in sys.stdin:
+    try: m = json.loads(line)
+    except ValueError: continue
+    if m.get("reason") == "compiler-artifact" and m.get("profile", {}).get("test") and m.get("executable"):
+        name = m["target"]["name"]
+        # The header check reads the source tree and needs no GPU: CI runs it.
+        if name == "header" or m["target"]["kind"] == ["bin"]: continue
+        if m["target"]["kind"] == ["lib"] or "cdylib" in m["target"]["kind"]: name = "unit"
+        shutil.copy(m["executable"], os.path.join("dist/tests", name))
+        print("dist/tests/" + name)
+'
+# Debug info is most of the size, and the device run carries at most 64 MiB.
+strip --strip-debug dist/lib/* dist/bin/* dist/tests/*
+du -sh dist

@@ -1,0 +1,82 @@
+//! Benchmark timing by CUDA events (shared/docs/testing.md): an event pair
+//! around each call on the stream, warm-up calls first, the median reported.
+
+use crate::launch::context::ContextGuard;
+use crate::launch::driver::describe;
+use crate::status::{Error, Result};
+use cudarc::driver::{result, sys};
+
+pub struct EventTimer {
+    context: sys::CUcontext,
+    stream: sys::CUstream,
+    start: sys::CUevent,
+    stop: sys::CUevent,
+}
+
+impl EventTimer {
+    pub fn new(context: sys::CUcontext, stream: sys::CUstream) -> Result<EventTimer> {
+        let _bound = ContextGuard::bind(context)?;
+        let create = || result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).map_err(|e| Error::Internal(describe(&e)));
+        Ok(EventTimer { context, stream, start: create()?, stop: create()? })
+    }
+
+    /// Microseconds the GPU spent between events recorded before and after `call`.
+    pub fn time_us(&self, call: impl FnOnce() -> Result<()>) -> Result<f64> {
+        let _bound = ContextGuard::bind(self.context)?;
+        let fail = |e: result::DriverError| Error::ExecutionFailed(describe(&e));
+        // SAFETY: events and stream belong to this context.
+        unsafe { result::event::record(self.start, self.stream) }.map_err(fail)?;
+        call()?;
+        unsafe {
+            result::event::record(self.stop, self.stream).map_err(fail)?;
+            result::event::synchronize(self.stop).map_err(fail)?;
+            Ok(result::event::elapsed(self.start, self.stop).map_err(fail)? as f64 * 1e3)
+        }
+    }
+
+    /// `warmups` untimed calls, then the median of `reps` timed ones; `call(i)` gets the rep index
+    /// (the caller rotates its inputs by it).
+    pub fn median_us(&self, warmups: usize, reps: usize, mut call: impl FnMut(usize) -> Result<()>) -> Result<f64> {
+        for i in 0..warmups {
+            self.time_us(|| call(i))?;
+        }
+        let mut times = Vec::with_capacity(reps);
+        for i in 0..reps {
+            times.push(self.time_us(|| call(warmups + i))?);
+        }
+        Ok(median(&mut times))
+    }
+}
+
+pub fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(|a, b| a.total_cmp(b));
+    let n = values.len();
+    if n == 0 {
+        f64::NAN
+    } else if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        0.5 * (values[n / 2 - 1] + values[n / 2])
+    }
+}
+
+impl Drop for EventTimer {
+    fn drop(&mut self) {
+        if let Ok(_bound) = ContextGuard::bind(self.context) {
+            // SAFETY: created by us, destroyed once.
+            unsafe {
+                let _ = result::event::destroy(self.start);
+                let _ = result::event::destroy(self.stop);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        assert_eq!(super::median(&mut [3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(super::median(&mut [4.0, 1.0, 3.0, 2.0]), 2.5);
+    }
+}

@@ -1,0 +1,83 @@
+//! The real cuBLAS, found at run time: the reference the GPU tests compare
+//! against, the baseline `mublas bench` measures, and (for interposition) the
+//! library that serves what mublas does not.
+//!
+//! A copy already in the process is preferred (`RTLD_NOLOAD`: a second copy
+//! would not know the first one's handles); otherwise, for tests and
+//! benchmarks, it is loaded by soname from the usual search path. Never by a
+//! fixed path.
+
+use std::ffi::{c_int, c_void};
+use std::sync::OnceLock;
+
+pub type CublasHandle = *mut c_void;
+pub type Stream = *mut c_void;
+
+/// The entry points mublas uses, with cublas_api.h's signatures.
+pub struct RealCublas {
+    _library: libloading::Library,
+    pub soname: &'static str,
+    pub create: unsafe extern "C" fn(*mut CublasHandle) -> c_int,
+    pub destroy: unsafe extern "C" fn(CublasHandle) -> c_int,
+    pub set_stream: unsafe extern "C" fn(CublasHandle, Stream) -> c_int,
+    pub get_stream: unsafe extern "C" fn(CublasHandle, *mut Stream) -> c_int,
+    pub set_pointer_mode: unsafe extern "C" fn(CublasHandle, c_int) -> c_int,
+    pub get_pointer_mode: unsafe extern "C" fn(CublasHandle, *mut c_int) -> c_int,
+    pub saxpy: unsafe extern "C" fn(CublasHandle, c_int, *const f32, *const f32, c_int, *mut f32, c_int) -> c_int,
+    pub sgemv: unsafe extern "C" fn(CublasHandle, c_int, c_int, c_int, *const f32, *const f32, c_int, *const f32, c_int, *const f32, *mut f32, c_int) -> c_int,
+    pub strmv: unsafe extern "C" fn(CublasHandle, c_int, c_int, c_int, c_int, *const f32, c_int, *mut f32, c_int) -> c_int,
+    pub sgemm: unsafe extern "C" fn(CublasHandle, c_int, c_int, c_int, c_int, c_int, *const f32, *const f32, c_int, *const f32, c_int, *const f32, *mut f32, c_int) -> c_int,
+}
+
+// SAFETY: function pointers into a library that stays loaded for the process.
+unsafe impl Send for RealCublas {}
+unsafe impl Sync for RealCublas {}
+
+const SONAMES: [&str; 2] = ["libcublas.so.13", "libcublas.so.12"];
+
+impl RealCublas {
+    /// The real cuBLAS, loaded once; None (with the reason) when there is none.
+    pub fn get() -> Result<&'static RealCublas, String> {
+        static REAL: OnceLock<Result<RealCublas, String>> = OnceLock::new();
+        REAL.get_or_init(RealCublas::load).as_ref().map_err(Clone::clone)
+    }
+
+    fn load() -> Result<RealCublas, String> {
+        let mut reasons = Vec::new();
+        for (flags, how) in [(libc::RTLD_NOLOAD | libc::RTLD_LAZY, "already loaded"), (libc::RTLD_LAZY | libc::RTLD_LOCAL, "loaded")] {
+            for soname in SONAMES {
+                // SAFETY: dlopen by soname; cuBLAS's initialisers have no preconditions.
+                match unsafe { libloading::os::unix::Library::open(Some(soname), flags) } {
+                    Ok(lib) => return RealCublas::resolve(lib.into(), soname).inspect(|_| log::debug!("real cuBLAS: {soname} ({how})")),
+                    Err(e) => reasons.push(format!("{soname}: {e}")),
+                }
+            }
+        }
+        Err(format!("no cuBLAS library found ({})", reasons.join("; ")))
+    }
+
+    fn resolve(library: libloading::Library, soname: &'static str) -> Result<RealCublas, String> {
+        // SAFETY: each symbol is declared with its cublas_api.h signature (v2 API).
+        unsafe {
+            macro_rules! sym {
+                ($name:literal) => {
+                    *library.get($name).map_err(|e| format!("{soname}: {e}"))?
+                };
+            }
+            Ok(RealCublas {
+                soname,
+                create: sym!(b"cublasCreate_v2\0"),
+                destroy: sym!(b"cublasDestroy_v2\0"),
+                set_stream: sym!(b"cublasSetStream_v2\0"),
+                get_stream: sym!(b"cublasGetStream_v2\0"),
+                set_pointer_mode: sym!(b"cublasSetPointerMode_v2\0"),
+                get_pointer_mode: sym!(b"cublasGetPointerMode_v2\0"),
+                saxpy: sym!(b"cublasSaxpy_v2\0"),
+                sgemv: sym!(b"cublasSgemv_v2\0"),
+                strmv: sym!(b"cublasStrmv_v2\0"),
+                sgemm: sym!(b"cublasSgemm_v2\0"),
+                _library: library,
+            })
+        }
+    }
+}

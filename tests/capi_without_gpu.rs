@@ -1,0 +1,43 @@
+//! The C ABI paths that need no GPU: null handles, status strings, version,
+//! and, when there is no GPU, mublasCreate's NOT_INITIALIZED.
+
+use mublas::capi::blas1::mublasSaxpy;
+use mublas::capi::handle::*;
+use mublas::capi::types::*;
+
+#[test]
+fn null_handles_are_not_initialized() {
+    unsafe {
+        let null: mublasHandle_t = std::ptr::null_mut();
+        assert_eq!(mublasDestroy(null), MUBLAS_STATUS_NOT_INITIALIZED);
+        assert_eq!(mublasSetStream(null, std::ptr::null_mut()), MUBLAS_STATUS_NOT_INITIALIZED);
+        let mut stream = std::ptr::null_mut();
+        assert_eq!(mublasGetStream(null, &mut stream), MUBLAS_STATUS_NOT_INITIALIZED);
+        assert_eq!(mublasSetPointerMode(null, MUBLAS_POINTER_MODE_HOST), MUBLAS_STATUS_NOT_INITIALIZED);
+        let mut mode = 0;
+        assert_eq!(mublasGetPointerMode(null, &mut mode), MUBLAS_STATUS_NOT_INITIALIZED);
+        let alpha = 1.0f32;
+        assert_eq!(mublasSaxpy(null, 10, &alpha, std::ptr::null(), 1, std::ptr::null_mut(), 1), MUBLAS_STATUS_NOT_INITIALIZED);
+        assert_eq!(mublasCreate(std::ptr::null_mut()), MUBLAS_STATUS_INVALID_VALUE);
+    }
+}
+
+#[test]
+fn version_needs_no_handle() {
+    let mut version = 0;
+    unsafe {
+        assert_eq!(mublasGetVersion(std::ptr::null_mut(), &mut version), MUBLAS_STATUS_SUCCESS);
+        assert_eq!(mublasGetVersion(std::ptr::null_mut(), std::ptr::null_mut()), MUBLAS_STATUS_INVALID_VALUE);
+    }
+    assert_eq!(version, MUBLAS_VERSION);
+}
+
+#[test]
+fn create_without_a_gpu_is_not_initialized() {
+    if mublas::launch::driver::init().is_ok() {
+        return; // There is a GPU: the GPU tests cover creation.
+    }
+    let mut handle: mublasHandle_t = std::ptr::null_mut();
+    assert_eq!(unsafe { mublasCreate(&mut handle) }, MUBLAS_STATUS_NOT_INITIALIZED);
+    assert!(handle.is_null(), "nothing is written on failure");
+}

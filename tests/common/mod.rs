@@ -1,0 +1,83 @@
+//! Shared by the GPU integration tests: finding a GPU (or saying clearly that
+//! the test was skipped), a handle made through the C ABI, and the float64
+//! reference checks.
+#![allow(dead_code)]
+
+use mublas::capi::handle::{mublasCreate, mublasDestroy};
+use mublas::capi::types::*;
+use mublas::harness::Random;
+use std::io::Write;
+
+/// A handle made by `mublasCreate`, destroyed by `mublasDestroy`.
+pub struct Gpu {
+    pub handle: mublasHandle_t,
+}
+
+impl Gpu {
+    pub fn inner(&self) -> &mublas::Handle {
+        // SAFETY: a live handle from mublasCreate is a Handle.
+        unsafe { &*(self.handle as *const mublas::Handle) }
+    }
+
+    pub fn context(&self) -> mublas::launch::CUcontext {
+        self.inner().device.context()
+    }
+}
+
+impl Drop for Gpu {
+    fn drop(&mut self) {
+        // SAFETY: created by mublasCreate, destroyed once.
+        assert_eq!(unsafe { mublasDestroy(self.handle) }, MUBLAS_STATUS_SUCCESS);
+    }
+}
+
+/// Written to the terminal directly: libtest captures print! and eprint!, and a
+/// skip must be seen.
+pub fn say(message: &str) {
+    let _ = writeln!(std::io::stderr(), "{message}");
+}
+
+/// A GPU handle, or None after printing why the test is skipped.
+pub fn gpu_or_skip(test: &str) -> Option<Gpu> {
+    if let Err(e) = mublas::launch::driver::init() {
+        say(&format!("SKIPPED {test}: no CUDA GPU here ({e})"));
+        return None;
+    }
+    let mut handle: mublasHandle_t = std::ptr::null_mut();
+    // SAFETY: a valid out-pointer.
+    let status = unsafe { mublasCreate(&mut handle) };
+    assert_eq!(status, MUBLAS_STATUS_SUCCESS, "a driver and a device are present, so mublasCreate must succeed");
+    Some(Gpu { handle })
+}
+
+pub fn random(test: &str) -> Random {
+    let random = Random::from_env();
+    say(&format!("{test}: MUBLAS_TEST_SEED={}", random.seed()));
+    random
+}
+
+/// Index into a strided vector's storage, reference-BLAS style.
+pub fn strided_index(i: usize, n: usize, inc: i64) -> usize {
+    if inc >= 0 { i * inc as usize } else { (n - 1 - i) * (-inc) as usize }
+}
+
+/// Floats of storage a strided vector of n elements spans.
+pub fn span(n: usize, inc: i64) -> usize {
+    if n == 0 { 0 } else { 1 + (n - 1) * inc.unsigned_abs() as usize }
+}
+
+/// Checks `got` against a float64 `expected` with a bound of `ulps` float32
+/// roundings of `magnitude` (Σ|terms| of each element). NaN never passes.
+pub fn assert_close(what: &str, got: &[f32], expected: &[f64], magnitude: &[f64], ulps: f64) {
+    assert_eq!(got.len(), expected.len());
+    for i in 0..got.len() {
+        let bound = ulps * f32::EPSILON as f64 * 0.5 * magnitude[i] + f32::MIN_POSITIVE as f64;
+        let error = (got[i] as f64 - expected[i]).abs();
+        assert!(
+            got[i].is_finite() && error <= bound,
+            "{what}: element {i}: got {} expected {} (error {error:e} > bound {bound:e})",
+            got[i],
+            expected[i]
+        );
+    }
+}

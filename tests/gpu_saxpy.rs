@@ -1,0 +1,224 @@
+//! SAXPY on the GPU against a float64 CPU reference and against real cuBLAS,
+//! over the case matrix of shared/docs/testing.md. Skipped, saying so, when
+//! there is no GPU.
+
+mod common;
+
+use common::*;
+use mublas::capi::blas1::mublasSaxpy;
+use mublas::capi::handle::*;
+use mublas::capi::types::*;
+use mublas::harness::{GuardedBuffer, Random, Stream};
+use mublas::real_cublas::RealCublas;
+
+struct Case {
+    n: usize,
+    incx: i64,
+    incy: i64,
+    offset: usize,
+    alpha: f32,
+    device_alpha: bool,
+}
+
+/// Runs one case through mublasSaxpy (and cuBLAS when given), checking the
+/// result, the untouched storage between strided elements, and the guards.
+fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCublas>) {
+    let ctx = gpu.context();
+    let (xs, ys) = (span(case.n, case.incx), span(case.n, case.incy));
+    let x = random.vector(xs);
+    let y = random.vector(ys);
+    let dx = GuardedBuffer::from_slice(ctx, &x, case.offset).unwrap();
+    let dy = GuardedBuffer::from_slice(ctx, &y, case.offset).unwrap();
+    let alpha_dev = GuardedBuffer::from_slice(ctx, &[case.alpha], 0).unwrap();
+    let mode = if case.device_alpha { MUBLAS_POINTER_MODE_DEVICE } else { MUBLAS_POINTER_MODE_HOST };
+    let alpha_ptr: *const f32 = if case.device_alpha { alpha_dev.address() as *const f32 } else { &case.alpha };
+    let what = format!("n={} incx={} incy={} offset={} alpha={} device_alpha={}", case.n, case.incx, case.incy, case.offset, case.alpha, case.device_alpha);
+    unsafe {
+        assert_eq!(mublasSetPointerMode(gpu.handle, mode), MUBLAS_STATUS_SUCCESS);
+        let status = mublasSaxpy(gpu.handle, case.n as i32, alpha_ptr, dx.address() as *const f32, case.incx as i32, dy.address() as *mut f32, case.incy as i32);
+        assert_eq!(status, MUBLAS_STATUS_SUCCESS, "{what}");
+        assert_eq!(mublasSetPointerMode(gpu.handle, MUBLAS_POINTER_MODE_HOST), MUBLAS_STATUS_SUCCESS);
+    }
+    mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
+    let got = dy.read().unwrap();
+    assert!(dx.guards_intact().unwrap() && dy.guards_intact().unwrap(), "{what}: guard zone overwritten");
+    assert_eq!(dx.read().unwrap(), x, "{what}: x was modified");
+
+    // Expected storage: every element updated, the gaps between strided elements untouched.
+    let mut expected: Vec<f64> = y.iter().map(|v| *v as f64).collect();
+    let mut magnitude: Vec<f64> = y.iter().map(|v| v.abs() as f64).collect();
+    for i in 0..case.n {
+        let (ix, iy) = (strided_index(i, case.n, case.incx), strided_index(i, case.n, case.incy));
+        expected[iy] = case.alpha as f64 * x[ix] as f64 + y[iy] as f64;
+        magnitude[iy] = (case.alpha as f64 * x[ix] as f64).abs() + (y[iy] as f64).abs();
+    }
+    if case.alpha == 0.0 {
+        assert_eq!(got, y, "{what}: alpha = 0 must leave y bitwise untouched");
+    }
+    assert_close(&what, &got, &expected, &magnitude, 2.0);
+
+    if let Some(cublas) = cublas {
+        let dy2 = GuardedBuffer::from_slice(ctx, &y, case.offset).unwrap();
+        let mut handle = std::ptr::null_mut();
+        unsafe {
+            assert_eq!((cublas.create)(&mut handle), 0);
+            assert_eq!((cublas.set_pointer_mode)(handle, mode), 0);
+            assert_eq!((cublas.saxpy)(handle, case.n as i32, alpha_ptr, dx.address() as *const f32, case.incx as i32, dy2.address() as *mut f32, case.incy as i32), 0);
+            mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
+            (cublas.destroy)(handle);
+        }
+        let theirs = dy2.read().unwrap();
+        // Both compute one fused multiply-add per element: the same bits.
+        assert_eq!(got, theirs, "{what}: differs from {}", cublas.soname);
+    }
+}
+
+#[test]
+fn gpu_saxpy_case_matrix() {
+    let Some(gpu) = gpu_or_skip("gpu_saxpy_case_matrix") else { return };
+    let mut random = random("gpu_saxpy_case_matrix");
+    let cublas = RealCublas::get().map_err(|e| say(&format!("gpu_saxpy_case_matrix: not comparing with cuBLAS: {e}"))).ok();
+    let increments = [1i64, -1, 3, -3];
+    let mut cases = 0;
+    for n in [1usize, 2, 3, 4, 5, 7, 31, 33, 1000, 4097, 65541] {
+        for incx in increments {
+            for incy in increments {
+                for (k, offset) in [0usize, 1, 2].into_iter().enumerate() {
+                    let alpha = [1.5f32, -0.75, 0.0][(n + k) % 3];
+                    let device_alpha = (n + k + incx as usize) % 2 == 0;
+                    let case = Case { n, incx, incy, offset, alpha, device_alpha };
+                    // cuBLAS on a subset: it is slow to create a handle per case.
+                    let compare = if k == 0 && incx == incy { cublas } else { None };
+                    run_case(&gpu, &mut random, &case, compare);
+                    cases += 1;
+                }
+            }
+        }
+    }
+    say(&format!("gpu_saxpy_case_matrix: {cases} cases passed"));
+}
+
+#[test]
+fn gpu_saxpy_large_vectors_use_every_path() {
+    let Some(gpu) = gpu_or_skip("gpu_saxpy_large_vectors_use_every_path") else { return };
+    let mut random = random("gpu_saxpy_large_vectors_use_every_path");
+    let n = (1 << 22) + 3;
+    for (offset, incx, incy) in [(0, 1, 1), (1, 1, 1), (3, 1, 1), (0, 1, -1), (1, 2, 1)] {
+        run_case(&gpu, &mut random, &Case { n, incx, incy, offset, alpha: 0.625, device_alpha: false }, None);
+    }
+}
+
+#[test]
+fn gpu_saxpy_quick_returns_touch_nothing() {
+    let Some(gpu) = gpu_or_skip("gpu_saxpy_quick_returns_touch_nothing") else { return };
+    let mut random = random("gpu_saxpy_quick_returns_touch_nothing");
+    let ctx = gpu.context();
+    let y = random.vector(16);
+    let dy = GuardedBuffer::from_slice(ctx, &y, 0).unwrap();
+    let alpha = 2.0f32;
+    unsafe {
+        // n = 0 and n < 0: success, nothing read or written, even through null vectors.
+        assert_eq!(mublasSaxpy(gpu.handle, 0, &alpha, std::ptr::null(), 1, std::ptr::null_mut(), 1), MUBLAS_STATUS_SUCCESS);
+        assert_eq!(mublasSaxpy(gpu.handle, -5, &alpha, std::ptr::null(), 1, std::ptr::null_mut(), 1), MUBLAS_STATUS_SUCCESS);
+        // Host alpha = 0: nothing read, so null x is fine.
+        assert_eq!(mublasSaxpy(gpu.handle, 16, &0.0, std::ptr::null(), 1, dy.address() as *mut f32, 1), MUBLAS_STATUS_SUCCESS);
+        // A null alpha is INVALID_VALUE (cuBLAS crashes).
+        assert_eq!(mublasSaxpy(gpu.handle, 16, std::ptr::null(), dy.address() as *const f32, 1, dy.address() as *mut f32, 1), MUBLAS_STATUS_INVALID_VALUE);
+    }
+    mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
+    assert_eq!(dy.read().unwrap(), y);
+    assert!(dy.guards_intact().unwrap());
+}
+
+#[test]
+fn gpu_saxpy_on_a_created_stream() {
+    let Some(gpu) = gpu_or_skip("gpu_saxpy_on_a_created_stream") else { return };
+    let mut random = random("gpu_saxpy_on_a_created_stream");
+    let ctx = gpu.context();
+    let stream = Stream::new(ctx).unwrap();
+    let n = 100_003;
+    let (x, y) = (random.vector(n), random.vector(n));
+    let (dx, dy) = (GuardedBuffer::from_slice(ctx, &x, 0).unwrap(), GuardedBuffer::from_slice(ctx, &y, 0).unwrap());
+    let alpha = -1.25f32;
+    unsafe {
+        assert_eq!(mublasSetStream(gpu.handle, stream.raw() as *mut CUstream_st), MUBLAS_STATUS_SUCCESS);
+        let mut got = std::ptr::null_mut();
+        assert_eq!(mublasGetStream(gpu.handle, &mut got), MUBLAS_STATUS_SUCCESS);
+        assert_eq!(got as usize, stream.raw() as usize);
+        assert_eq!(mublasSaxpy(gpu.handle, n as i32, &alpha, dx.address() as *const f32, 1, dy.address() as *mut f32, 1), MUBLAS_STATUS_SUCCESS);
+    }
+    stream.synchronize().unwrap();
+    let expected: Vec<f64> = (0..n).map(|i| alpha as f64 * x[i] as f64 + y[i] as f64).collect();
+    let magnitude: Vec<f64> = (0..n).map(|i| (alpha * x[i]).abs() as f64 + y[i].abs() as f64).collect();
+    assert_close("created stream", &dy.read().unwrap(), &expected, &magnitude, 2.0);
+    unsafe { assert_eq!(mublasSetStream(gpu.handle, std::ptr::null_mut()), MUBLAS_STATUS_SUCCESS) };
+}
+
+#[test]
+fn gpu_saxpy_same_bits_on_repeated_calls() {
+    let Some(gpu) = gpu_or_skip("gpu_saxpy_same_bits_on_repeated_calls") else { return };
+    let mut random = random("gpu_saxpy_same_bits_on_repeated_calls");
+    let ctx = gpu.context();
+    let n = 300_001;
+    let (x, y) = (random.vector(n), random.vector(n));
+    let dx = GuardedBuffer::from_slice(ctx, &x, 1).unwrap();
+    let mut first: Option<Vec<f32>> = None;
+    for _ in 0..10 {
+        let dy = GuardedBuffer::from_slice(ctx, &y, 1).unwrap();
+        unsafe { assert_eq!(mublasSaxpy(gpu.handle, n as i32, &0.3, dx.address() as *const f32, 1, dy.address() as *mut f32, 1), 0) };
+        let got = dy.read().unwrap();
+        match &first {
+            None => first = Some(got),
+            Some(f) => assert!(f.iter().zip(&got).all(|(a, b)| a.to_bits() == b.to_bits())),
+        }
+    }
+}
+
+#[test]
+fn gpu_handle_api() {
+    let Some(gpu) = gpu_or_skip("gpu_handle_api") else { return };
+    unsafe {
+        let mut mode = -1;
+        assert_eq!(mublasGetPointerMode(gpu.handle, &mut mode), MUBLAS_STATUS_SUCCESS);
+        assert_eq!(mode, MUBLAS_POINTER_MODE_HOST);
+        assert_eq!(mublasSetPointerMode(gpu.handle, MUBLAS_POINTER_MODE_DEVICE), MUBLAS_STATUS_SUCCESS);
+        assert_eq!(mublasGetPointerMode(gpu.handle, &mut mode), MUBLAS_STATUS_SUCCESS);
+        assert_eq!(mode, MUBLAS_POINTER_MODE_DEVICE);
+        assert_eq!(mublasSetPointerMode(gpu.handle, 2), MUBLAS_STATUS_INVALID_VALUE);
+        assert_eq!(mublasSetPointerMode(gpu.handle, -1), MUBLAS_STATUS_INVALID_VALUE);
+        assert_eq!(mublasGetPointerMode(gpu.handle, std::ptr::null_mut()), MUBLAS_STATUS_INVALID_VALUE);
+        assert_eq!(mublasGetStream(gpu.handle, std::ptr::null_mut()), MUBLAS_STATUS_INVALID_VALUE);
+        let mut stream = 1usize as *mut CUstream_st;
+        assert_eq!(mublasGetStream(gpu.handle, &mut stream), MUBLAS_STATUS_SUCCESS);
+        assert!(stream.is_null(), "a new handle uses the legacy default stream");
+    }
+    // A second handle on the same device shares its kernels and works independently.
+    let second = gpu_or_skip("gpu_handle_api").unwrap();
+    assert!(std::sync::Arc::ptr_eq(&second.inner().device, &gpu.inner().device));
+    assert!(second.inner().work_buffer_size() >= mublas::handle::work_buffer_bytes(gpu.inner().device.model().sm_count));
+}
+
+#[test]
+fn gpu_calls_from_a_thread_without_a_current_context() {
+    let Some(gpu) = gpu_or_skip("gpu_calls_from_a_thread_without_a_current_context") else { return };
+    let mut random = random("gpu_calls_from_a_thread_without_a_current_context");
+    let ctx = gpu.context();
+    let n = 4097;
+    let (x, y) = (random.vector(n), random.vector(n));
+    let (dx, dy) = (GuardedBuffer::from_slice(ctx, &x, 0).unwrap(), GuardedBuffer::from_slice(ctx, &y, 0).unwrap());
+    let handle = gpu.handle as usize;
+    let (ax, ay) = (dx.address(), dy.address());
+    std::thread::spawn(move || {
+        // This thread has no current context: the handle's own must be used, and
+        // none left current afterwards.
+        let status = unsafe { mublasSaxpy(handle as mublasHandle_t, n as i32, &2.0, ax as *const f32, 1, ay as *mut f32, 1) };
+        assert_eq!(status, MUBLAS_STATUS_SUCCESS);
+        assert_eq!(cudarc::driver::result::ctx::get_current().unwrap(), None);
+    })
+    .join()
+    .unwrap();
+    mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
+    let expected: Vec<f64> = (0..n).map(|i| 2.0 * x[i] as f64 + y[i] as f64).collect();
+    let magnitude: Vec<f64> = (0..n).map(|i| (2.0 * x[i]).abs() as f64 + y[i].abs() as f64).collect();
+    assert_close("other thread", &dy.read().unwrap(), &expected, &magnitude, 2.0);
+}
