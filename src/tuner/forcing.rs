@@ -1,0 +1,3 @@
+//! Forced shapes. Work in progress.
+#[derive(Debug, Default)]
+pub struct ForcedShapes;

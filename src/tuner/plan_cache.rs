@@ -1,0 +1,1 @@
+//! Plan cache. Work in progress.

@@ -1,0 +1,2 @@
+//! The tuner. Work in progress.
+pub struct Tuner;
