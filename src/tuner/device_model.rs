@@ -20,7 +20,9 @@ pub struct DeviceModel {
     pub shared_bytes_reserved_per_block: u32,
     /// Registers are given to warps in units of this many (256 on every part since Kepler).
     pub register_allocation_unit: u32,
-    /// Warps are given registers in groups of this many.
+    /// Warps are given registers in groups of this many: the SM's register
+    /// sub-partitions (4 on every part since Kepler except GP100's 2), each
+    /// owning an equal share of the register file.
     pub warp_allocation_granularity: u32,
     /// Shared memory is given to blocks in units of this many bytes.
     pub shared_allocation_unit: u32,

@@ -75,7 +75,7 @@ impl LaunchSpace {
     pub fn contains(&self, shape: &LaunchShape) -> bool {
         let tx_on_lattice = shape.tx >= self.tx_min
             && shape.tx <= self.tx_max
-            && (shape.tx - self.tx_min) % self.effective_tx_step() == 0;
+            && (shape.tx - self.tx_min).is_multiple_of(self.effective_tx_step());
         let split_listed = if self.splits.is_empty() { shape.split == 1 } else { self.splits.contains(&shape.split) };
         tx_on_lattice && shape.tx > 0 && (self.ty_min.max(1)..=self.ty_max).contains(&shape.ty) && split_listed
     }

@@ -300,5 +300,20 @@ mod tests {
         let problems: Vec<Problem> = (0..1000u64).map(|i| vector(1000 + i * 7919)).collect();
         let cost = tuner.measure_decision_cost(&AXPY, &AXPY_KERNEL, &problems, 100);
         println!("AXPY on H100 model: cold {:.0} ns, cached {:.0} ns", cost.cold_nanoseconds, cost.cached_nanoseconds);
+
+        // A 2-D kernel with splits: about 600 shapes per decision.
+        fn gemv_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
+            let blocks = problem.m.div_ceil(shape.tx as u64 * 4);
+            Geometry { grid: (blocks as u32, shape.split, 1), dynamic_shared_bytes: shape.tx * shape.ty * 16 }
+        }
+        static GEMV: KernelSpec = KernelSpec {
+            name: "gemv_n_f32",
+            space: LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 1024, ty_min: 1, ty_max: 32, splits: &[1, 2, 4, 8] },
+            geometry: gemv_geometry,
+        };
+        let gemv_kernel = KernelModel { registers_per_thread: 40, static_shared_bytes: 0, max_threads_per_block: 1024 };
+        let problems: Vec<Problem> = (0..1000u64).map(|i| Problem { m: 1000 + i * 7919, n: 4096, k: 0 }).collect();
+        let cost = tuner.measure_decision_cost(&GEMV, &gemv_kernel, &problems, 100);
+        println!("2-D GEMV-like on H100 model: cold {:.0} ns, cached {:.0} ns", cost.cold_nanoseconds, cost.cached_nanoseconds);
     }
 }
