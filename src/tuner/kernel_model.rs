@@ -60,6 +60,27 @@ pub struct LaunchSpace {
     pub splits: &'static [u32],
 }
 
+impl LaunchSpace {
+    /// The paper's default Tx step, `128 / (sizeof(float) · Nt)` with Nt = 4
+    /// (one 128-byte segment per step of 16-byte loads); used when `tx_step` is 0.
+    pub const DEFAULT_TX_STEP: u32 = 8;
+
+    /// `tx_step`, or [`Self::DEFAULT_TX_STEP`] when it is 0.
+    pub fn effective_tx_step(&self) -> u32 {
+        if self.tx_step == 0 { Self::DEFAULT_TX_STEP } else { self.tx_step }
+    }
+
+    /// Whether a shape is one this space declares (the kernel's own thread
+    /// limit aside): Tx on the lattice, Ty in range, split listed.
+    pub fn contains(&self, shape: &LaunchShape) -> bool {
+        let tx_on_lattice = shape.tx >= self.tx_min
+            && shape.tx <= self.tx_max
+            && (shape.tx - self.tx_min).is_multiple_of(self.effective_tx_step());
+        let split_listed = if self.splits.is_empty() { shape.split == 1 } else { self.splits.contains(&shape.split) };
+        tx_on_lattice && shape.tx > 0 && (self.ty_min.max(1)..=self.ty_max).contains(&shape.ty) && split_listed
+    }
+}
+
 /// A kernel as the tuner sees it: its name (the PTX entry point, and the key of
 /// its tuning recipe), its launch space, and how the problem and the shape give
 /// the grid. Routines declare one `static` of these per kernel.
