@@ -5,6 +5,9 @@
 # and CMake (and libcublas for the comparisons). Full logs go to $OUT (or
 # ./gpu-out); a short table is printed last.
 #   MUBLAS_BATCH_BENCH="saxpy --quick"   what to benchmark (default: saxpy)
+#   MUBLAS_BATCH_TUNE=0                  skip the analyzer and the report
+# The analyzer's recipes go to $MUBLAS_RECIPES (default /tmp/mublas-recipes.txt)
+# and are used by the report and the benchmark that follow.
 #   MUBLAS_BATCH_SANITIZE=1              also run the GPU tests under compute-sanitizer
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -19,8 +22,9 @@ summary="$out/summary.txt"
 : >"$summary"
 note() { echo "$*" | tee -a "$summary"; }
 
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader | tee "$out/info.txt"
-dist/bin/mublas info 2>&1 | tee -a "$out/info.txt"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader | tee -a "$summary"
+dist/bin/mublas info 2>&1 | tee -a "$summary"
+MUBLAS_FORCE_PTX=1 dist/bin/mublas info 2>&1 | grep -E "create:|ptx" | sed 's/^/PTX JIT: /' | tee -a "$summary"
 
 # Rust tests: one log, a line per binary in the summary.
 : >"$out/tests.log"
@@ -47,9 +51,18 @@ if [ -f CMakeLists.txt ]; then
   { cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DMUBLAS_PREBUILT_LIBRARY="$PWD/dist/lib/libmublas.so" \
       && cmake --build build-gpu -j8 && ctest --test-dir build-gpu --output-on-failure; } >"$out/ctest.log" 2>&1
   note "ctest: $(grep -E 'tests passed|tests failed' "$out/ctest.log" | tail -1)"
+  { echo "=== ctest"; cat "$out/ctest.log"; } >>"$out/tests.log" && rm "$out/ctest.log"
 fi
 
-dist/bin/mublas bench ${MUBLAS_BATCH_BENCH:-saxpy} --csv "$out/bench.csv" >"$out/bench.txt" 2>&1
+export MUBLAS_RECIPES="${MUBLAS_RECIPES:-/tmp/mublas-recipes.txt}"
+if [ "${MUBLAS_BATCH_TUNE:-1}" = 1 ]; then
+  dist/bin/mublas tune >"$out/tune.txt" 2>&1; note "tune: exit $? ($(tail -1 "$out/tune.txt"))"
+  { echo "=== $MUBLAS_RECIPES"; cat "$MUBLAS_RECIPES"; } >>"$out/tune.txt" 2>&1
+  dist/bin/mublas report --out "$out" >"$out/report.txt" 2>&1; note "report: exit $?"
+  grep -E "within 3 %" "$out/report.txt" | tee -a "$summary"
+fi
+
+dist/bin/mublas bench ${MUBLAS_BATCH_BENCH:-saxpy decisions} >"$out/bench.txt" 2>&1
 note "bench: exit $?"
 echo "================ summary"
 cat "$summary"

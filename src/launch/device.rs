@@ -64,7 +64,7 @@ impl DeviceState {
             modules: Vec::new(),
             kernels: HashMap::new(),
             loaded_images: Vec::new(),
-            tuner: Tuner::new(model, RecipeBook::default(), ForcedShapes::default()),
+            tuner: Tuner::new(model, load_recipes(), load_forced_shapes()),
             load_seconds: 0.0,
         };
         // From here on, Drop releases what was taken so far.
@@ -131,6 +131,25 @@ impl Drop for DeviceState {
         // SAFETY: balances the retain in `create`; the application's own retains keep it alive.
         let _ = unsafe { result::primary_ctx::release(self.device) };
     }
+}
+
+/// The tuning recipes: a bad or missing file is a warning and the built-in defaults, never a failure.
+fn load_recipes() -> RecipeBook {
+    let (book, warning) = RecipeBook::load_default();
+    if let Some(warning) = warning {
+        log::warn!("{warning}");
+    }
+    log::info!("tuning recipes: {}", book.describe_source());
+    book
+}
+
+/// Shapes pinned by MUBLAS_FORCE_SHAPE; bad entries are ignored with a warning.
+fn load_forced_shapes() -> ForcedShapes {
+    let (forced, warnings) = ForcedShapes::from_env();
+    for warning in warnings {
+        log::warn!("{warning}");
+    }
+    forced
 }
 
 /// Reads the device limits the occupancy model needs, once.

@@ -57,6 +57,18 @@ impl DeviceBuffer {
     }
 }
 
+impl DeviceBuffer {
+    /// Copies `bytes` from byte offset `from` to byte offset `to` of this buffer, on the device, synchronously.
+    pub fn copy_within(&self, from: usize, to: usize, bytes: usize) -> Result<()> {
+        assert!(from.max(to) + bytes <= self.bytes, "copy past the end of a device buffer");
+        let _bound = ContextGuard::bind(self.context)?;
+        // SAFETY: both ranges lie within this allocation (they may not overlap: callers copy disjoint slots).
+        unsafe { sys::cuMemcpyDtoD_v2(self.address + to as u64, self.address + from as u64, bytes) }
+            .result()
+            .map_err(|e| Error::ExecutionFailed(describe(&e)))
+    }
+}
+
 impl Drop for DeviceBuffer {
     fn drop(&mut self) {
         if let Ok(_bound) = ContextGuard::bind(self.context) {

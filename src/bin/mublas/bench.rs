@@ -2,21 +2,17 @@
 //!
 //! Method (shared/docs/testing.md): CUDA events around each call on the
 //! stream, 3 warm-up calls, the median of `--reps` (default 30) timed calls,
-//! inputs rotated over enough copies that the working set exceeds 512 MiB
-//! (twice the H100's 50 MB L2 many times over), random data, cuBLAS measured
-//! the same way right after mublas at each size.
+//! inputs rotated over 512 MiB (the H100's L2 is 50 MB), random data, cuBLAS
+//! measured the same way right after mublas at each size.
 
-use mublas::capi::blas1::mublasSaxpy;
+use crate::workload::{AxpyLayout, Workload, WARMUPS};
 use mublas::capi::handle::{mublasCreate, mublasDestroy};
 use mublas::capi::types::*;
 use mublas::harness::{EventTimer, Random};
-use mublas::launch::DeviceBuffer;
 use mublas::real_cublas::RealCublas;
 use std::fmt::Write as _;
 
-const WARMUPS: usize = 3;
-/// Bytes of distinct inputs each size cycles through.
-const ROTATION_BYTES: usize = 512 << 20;
+pub const ROUTINES: &[&str] = &["saxpy", "decisions"];
 
 struct Options {
     routines: Vec<String>,
@@ -33,8 +29,8 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--quick" => options.quick = true,
             "--reps" => options.reps = it.next().and_then(|v| v.parse().ok()).ok_or("--reps needs a number")?,
             "--csv" => options.csv = Some(it.next().ok_or("--csv needs a file")?.clone()),
-            "saxpy" => options.routines.push(arg.clone()),
-            other => return Err(format!("unknown benchmark argument {other:?} (routines: saxpy)")),
+            r if ROUTINES.contains(&r) => options.routines.push(arg.clone()),
+            other => return Err(format!("unknown benchmark argument {other:?} (routines: {})", ROUTINES.join(", "))),
         }
     }
     if options.routines.is_empty() {
@@ -43,20 +39,36 @@ fn parse(args: &[String]) -> Result<Options, String> {
     Ok(options)
 }
 
-/// One measured row.
+/// The workloads of one routine's benchmark.
+fn workloads(h: &mublas::Handle, handle: mublasHandle_t, routine: &str, quick: bool, random: &mut Random) -> Result<Vec<Workload>, String> {
+    match routine {
+        "saxpy" => {
+            let powers: Vec<u32> = if quick { vec![12, 16, 20, 24, 26] } else { (10..=28).collect() };
+            powers.into_iter().map(|p| Workload::saxpy(h, handle, 1 << p, AxpyLayout::Aligned, random)).collect()
+        }
+        other => Err(format!("unknown routine {other:?}")),
+    }
+}
+
 struct Row {
     routine: &'static str,
-    shape: String,
+    label: String,
     mublas_us: f64,
     cublas_us: Option<f64>,
-    /// Bytes moved (or flops, for GEMM) per call.
-    work: f64,
+    mublas_rate: f64,
+    cublas_rate: Option<f64>,
     unit: &'static str,
     plan: String,
 }
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let options = parse(args)?;
+    if options.routines.iter().any(|r| r == "decisions") {
+        crate::decisions::run();
+        if options.routines.len() == 1 {
+            return Ok(());
+        }
+    }
     mublas::launch::driver::init().map_err(|e| format!("no usable GPU: {e}"))?;
     let mut handle: mublasHandle_t = std::ptr::null_mut();
     // SAFETY: a valid out-pointer.
@@ -66,18 +78,34 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     // SAFETY: a live handle from mublasCreate is a Handle.
     let h: &mublas::Handle = unsafe { &*(handle as *const mublas::Handle) };
-    let cublas = match RealCublas::get() {
-        Ok(c) => Some(c),
-        Err(e) => {
-            eprintln!("mublas bench: no cuBLAS to compare with: {e}");
-            None
-        }
-    };
+    let cublas = RealCublas::get().map_err(|e| eprintln!("mublas bench: no cuBLAS to compare with: {e}")).ok();
     println!("device: {} ({} SMs); cuBLAS: {}", h.device.model().name, h.device.model().sm_count, cublas.map(|c| c.soname).unwrap_or("none"));
+    let timer = EventTimer::new(h.device.context(), h.stream()).map_err(|e| e.to_string())?;
+    let mut random = Random::new(2026);
     let mut rows = Vec::new();
-    for routine in &options.routines {
-        if routine == "saxpy" {
-            bench_saxpy(h, handle, cublas, &options, &mut rows)?;
+    for routine in options.routines.iter().filter(|r| *r != "decisions") {
+        for workload in workloads(h, handle, routine, options.quick, &mut random)? {
+            let mublas_us = workload.time_mublas(&timer, WARMUPS, options.reps)?;
+            let cublas_us = match cublas {
+                Some(c) => workload.time_cublas(c, &timer, WARMUPS, options.reps)?,
+                None => None,
+            };
+            let kernel = h.device.kernel(workload.spec.name).map_err(|e| e.to_string())?;
+            let plan = h.device.tuner.plan(workload.spec, &kernel.model, &workload.problem);
+            rows.push(Row {
+                routine: workload.routine,
+                label: workload.label.clone(),
+                mublas_us,
+                cublas_us,
+                mublas_rate: workload.rate(mublas_us),
+                cublas_rate: cublas_us.map(|us| workload.rate(us)),
+                unit: workload.unit.label(),
+                plan: format!(
+                    "{} {}x{}x{} grid {:?} occ w{:.2} b{:.2} g{:.2}",
+                    workload.spec.name, plan.shape.tx, plan.shape.ty, plan.shape.split, plan.geometry.grid,
+                    plan.occupancy.warp, plan.occupancy.block, plan.occupancy.grid
+                ),
+            });
         }
     }
     print_table(&rows);
@@ -89,116 +117,30 @@ pub fn run(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// Device memory holding `copies` rotations of the inputs of one size, filled with random data.
-struct Pool {
-    buffer: DeviceBuffer,
-    slot_floats: usize,
-    copies: usize,
-}
-
-impl Pool {
-    fn new(h: &mublas::Handle, slot_floats: usize, random: &mut Random) -> Result<Pool, String> {
-        let copies = (ROTATION_BYTES / (slot_floats * 4)).max(1);
-        let floats = copies * slot_floats;
-        let buffer = DeviceBuffer::new(h.device.context(), floats * 4).map_err(|e| e.to_string())?;
-        // Fill in chunks to bound host memory.
-        let chunk = 1 << 24;
-        let mut offset = 0;
-        while offset < floats {
-            let len = chunk.min(floats - offset);
-            buffer.write(offset * 4, &random.vector(len)).map_err(|e| e.to_string())?;
-            offset += len;
-        }
-        Ok(Pool { buffer, slot_floats, copies })
-    }
-
-    /// Address of float `offset` within rotation slot `i`.
-    fn at(&self, i: usize, offset: usize) -> u64 {
-        self.buffer.address() + (((i % self.copies) * self.slot_floats + offset) * 4) as u64
-    }
-}
-
-fn bench_saxpy(h: &mublas::Handle, handle: mublasHandle_t, cublas: Option<&RealCublas>, options: &Options, rows: &mut Vec<Row>) -> Result<(), String> {
-    let mut random = Random::new(2026);
-    let powers: Vec<u32> = if options.quick { vec![12, 16, 20, 24, 26] } else { (10..=28).collect() };
-    let timer = EventTimer::new(h.device.context(), h.stream()).map_err(|e| e.to_string())?;
-    let alpha = 0.5f32;
-    for p in powers {
-        let n = 1usize << p;
-        let pool = Pool::new(h, 2 * n, &mut random)?;
-        let mublas_us = timer
-            .median_us(WARMUPS, options.reps, |i| {
-                // SAFETY: x and y are n floats inside the pool.
-                let status = unsafe { mublasSaxpy(handle, n as i32, &alpha, pool.at(i, 0) as *const f32, 1, pool.at(i, n) as *mut f32, 1) };
-                if status == 0 { Ok(()) } else { Err(mublas::Error::ExecutionFailed(format!("mublasSaxpy status {status}"))) }
-            })
-            .map_err(|e| e.to_string())?;
-        let cublas_us = match cublas {
-            None => None,
-            Some(c) => Some(time_cublas(c, &timer, options.reps, |ch, i| unsafe {
-                (c.saxpy)(ch, n as i32, &alpha, pool.at(i, 0) as *const f32, 1, pool.at(i, n) as *mut f32, 1)
-            })?),
-        };
-        let (spec, problem) = mublas::routines::axpy::select_kernel(n as i64, &vec1(pool.at(0, 0), n), &vec1(pool.at(0, n), n));
-        let kernel = h.device.kernel(spec.name).map_err(|e| e.to_string())?;
-        let plan = h.device.tuner.plan(spec, &kernel.model, &problem);
-        rows.push(Row {
-            routine: "saxpy",
-            shape: format!("n=2^{p}"),
-            mublas_us,
-            cublas_us,
-            work: 3.0 * n as f64 * 4.0,
-            unit: "GB/s",
-            plan: format!("{} {}x{} grid {}", spec.name, plan.shape.tx, plan.shape.ty, plan.geometry.grid.0),
-        });
-    }
-    Ok(())
-}
-
-fn vec1(base: u64, n: usize) -> mublas::routines::vector::StridedVector {
-    mublas::routines::vector::StridedVector { base, len: n as i64, inc: 1 }
-}
-
-/// Times a cuBLAS call by the same method, on a cuBLAS handle bound to the same stream.
-fn time_cublas(c: &RealCublas, timer: &EventTimer, reps: usize, call: impl Fn(mublas::real_cublas::CublasHandle, usize) -> i32) -> Result<f64, String> {
-    let mut ch = std::ptr::null_mut();
-    // SAFETY: cuBLAS's own create/destroy on the current device.
-    unsafe {
-        if (c.create)(&mut ch) != 0 {
-            return Err("cublasCreate failed".into());
-        }
-    }
-    let result = timer.median_us(WARMUPS, reps, |i| {
-        let status = call(ch, i);
-        if status == 0 { Ok(()) } else { Err(mublas::Error::ExecutionFailed(format!("cuBLAS status {status}"))) }
-    });
-    // SAFETY: destroyed once.
-    unsafe { (c.destroy)(ch) };
-    result.map_err(|e| e.to_string())
-}
-
-fn rate(row: &Row, us: f64) -> f64 {
-    row.work / (us * 1e-6) / if row.unit == "GB/s" { 1e9 } else { 1e12 }
-}
-
 fn print_table(rows: &[Row]) {
-    println!("{:<7} {:<22} {:>10} {:>9} {:>10} {:>9} {:>8}  {}", "routine", "size", "mublas us", "rate", "cuBLAS us", "rate", "mu/cu", "mublas plan");
+    println!("{:<7} {:<24} {:>10} {:>8} {:>10} {:>8} {:>6}  {}", "routine", "size", "mublas us", "rate", "cuBLAS us", "rate", "mu/cu", "mublas plan");
     for r in rows {
-        let (cu_us, cu_rate, ratio) = match r.cublas_us {
-            Some(c) => (format!("{c:.1}"), format!("{:.0}", rate(r, c)), format!("{:.2}", c / r.mublas_us)),
-            None => ("-".into(), "-".into(), "-".into()),
+        let (cu_us, cu_rate, ratio) = match (r.cublas_us, r.cublas_rate) {
+            (Some(us), Some(rate)) => (format!("{us:.1}"), format!("{rate:.0}"), format!("{:.2}", us / r.mublas_us)),
+            _ => ("-".into(), "-".into(), "-".into()),
         };
         println!(
-            "{:<7} {:<22} {:>10.1} {:>9.0} {:>10} {:>9} {:>8}  {}  [{}]",
-            r.routine, r.shape, r.mublas_us, rate(r, r.mublas_us), cu_us, cu_rate, ratio, r.plan, r.unit
+            "{:<7} {:<24} {:>10.1} {:>8.0} {:>10} {:>8} {:>6}  {} [{}]",
+            r.routine, r.label, r.mublas_us, r.mublas_rate, cu_us, cu_rate, ratio, r.plan, r.unit
         );
     }
+    println!("(rate in GB/s; mu/cu = cuBLAS time / mublas time, above 1 means mublas is faster)");
 }
 
 fn csv(rows: &[Row]) -> String {
-    let mut out = String::from("routine,size,mublas_us,cublas_us,work,unit,plan\n");
+    let mut out = String::from("routine,size,mublas_us,cublas_us,mublas_rate,cublas_rate,unit,plan\n");
     for r in rows {
-        let _ = writeln!(out, "{},{},{:.3},{},{},{},{}", r.routine, r.shape, r.mublas_us, r.cublas_us.map(|c| format!("{c:.3}")).unwrap_or_default(), r.work, r.unit, r.plan);
+        let _ = writeln!(
+            out,
+            "{},{},{:.3},{},{:.1},{},{},\"{}\"",
+            r.routine, r.label, r.mublas_us, r.cublas_us.map(|c| format!("{c:.3}")).unwrap_or_default(), r.mublas_rate,
+            r.cublas_rate.map(|c| format!("{c:.1}")).unwrap_or_default(), r.unit, r.plan
+        );
     }
     out
 }

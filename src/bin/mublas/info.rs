@@ -43,6 +43,6 @@ pub fn run() -> Result<(), String> {
     for k in kernels {
         println!("  {:<26} {:>9} {:>12} {:>18}", k.name, k.model.registers_per_thread, k.model.static_shared_bytes, k.model.max_threads_per_block);
     }
-    println!("tuning recipes: {}", device.tuner.recipes_description());
+    println!("tuning recipes: {}", device.tuner.recipes().describe_source());
     Ok(())
 }

@@ -4,14 +4,22 @@
 //!   their resources, the tuning recipes in use. Exits non-zero without a GPU.
 //! - `mublas bench [ROUTINE…] [--quick] [--reps N] [--csv FILE]`: mublas against
 //!   the real cuBLAS in the same run, by the method of shared/docs/testing.md.
+//! - `mublas tune`: the offline analyzer; writes tuning recipes.
+//! - `mublas report`: size sweeps with every candidate shape; CSV and SVG figures.
 
 mod bench;
+mod decisions;
 mod info;
+mod report;
+mod tune;
+mod workload;
 
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: mublas info
-       mublas bench [saxpy] [--quick] [--reps N] [--csv FILE]";
+       mublas bench [saxpy] [decisions] [--quick] [--reps N] [--csv FILE]
+       mublas tune [--routine R] [--size N] [--target 0.98]
+       mublas report [--routine R] [--out DIR] [--sizes N]";
 
 fn main() -> ExitCode {
     mublas::logging::init();
@@ -19,6 +27,8 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("info") => info::run(),
         Some("bench") => bench::run(&args[1..]),
+        Some("tune") => tune::run(&args[1..]),
+        Some("report") => report::run(&args[1..]),
         Some("-h") | Some("--help") | Some("help") => {
             println!("{USAGE}");
             Ok(())

@@ -1,0 +1,24 @@
+//! `mublas bench decisions`: what the online optimizer costs on the host, per
+//! call, cached (a repeated size) and cold (a new size). Needs no GPU: it uses
+//! the H100 device model and each kernel's register count as ptxas reports it
+//! for sm_90 (kept here by hand; `scripts/ptxas-report.sh` prints them).
+
+use mublas::tuner::{DeviceModel, ForcedShapes, KernelModel, KernelSpec, Problem, RecipeBook, Tuner};
+
+/// (kernel spec, registers per thread on sm_90).
+fn kernels() -> Vec<(&'static KernelSpec, u32)> {
+    vec![(&mublas::routines::axpy::AXPY_VEC4, 48), (&mublas::routines::axpy::AXPY_STRIDED, 32)]
+}
+
+pub fn run() {
+    let tuner = Tuner::new(DeviceModel::h100_sxm(), RecipeBook::built_in(), ForcedShapes::new());
+    println!("decision cost on the host (H100 model; mean over distinct sizes, then over repeats of them):");
+    println!("  {:<24} {:>8} {:>12} {:>12}", "kernel", "shapes", "cold ns", "cached ns");
+    for (spec, registers) in kernels() {
+        let kernel = KernelModel { registers_per_thread: registers, static_shared_bytes: 0, max_threads_per_block: 1024 };
+        let problems: Vec<Problem> = (0..2000u64).map(|i| Problem { m: 1000 + 7 * i, n: 4096 + 131 * i, k: 0 }).collect();
+        let shapes = mublas::tuner::optimizer::candidates(tuner.device(), &kernel, spec, &problems[0]).len();
+        let cost = tuner.measure_decision_cost(spec, &kernel, &problems, 50);
+        println!("  {:<24} {:>8} {:>12.0} {:>12.1}", spec.name, shapes, cost.cold_nanoseconds, cost.cached_nanoseconds);
+    }
+}

@@ -1,0 +1,154 @@
+//! Benchmark workloads: one routine call of one size, on inputs rotated over
+//! enough memory to defeat the L2, runnable through mublas and through cuBLAS.
+//! `bench`, `tune` and `report` all time these.
+
+use mublas::capi::blas1::mublasSaxpy;
+use mublas::capi::types::mublasHandle_t;
+use mublas::harness::{EventTimer, Random};
+use mublas::launch::DeviceBuffer;
+use mublas::real_cublas::{CublasHandle, RealCublas};
+use mublas::routines::vector::StridedVector;
+use mublas::tuner::{KernelSpec, Problem};
+use mublas::{Error, Handle};
+
+pub const WARMUPS: usize = 3;
+/// Bytes of distinct inputs each workload cycles through (the H100's L2 is 50 MB).
+const ROTATION_BYTES: usize = 512 << 20;
+
+/// Rate units: bytes moved per second for the memory-bound routines.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    GigabytesPerSecond,
+}
+
+impl Unit {
+    pub fn label(self) -> &'static str {
+        match self {
+            Unit::GigabytesPerSecond => "GB/s",
+        }
+    }
+}
+
+/// Random device memory holding `copies` rotation slots of `slot_floats` floats each.
+pub struct Pool {
+    _buffer: DeviceBuffer,
+    rotation: Rotation,
+}
+
+/// Where the inputs of rep `i` live; Copy, so closures can hold it.
+#[derive(Clone, Copy)]
+pub struct Rotation {
+    base: u64,
+    slot_floats: usize,
+    copies: usize,
+}
+
+impl Rotation {
+    /// Address of float `offset` within the slot of rep `i`.
+    pub fn at(&self, i: usize, offset: usize) -> u64 {
+        self.base + (((i % self.copies) * self.slot_floats + offset) * 4) as u64
+    }
+}
+
+impl Pool {
+    pub fn new(h: &Handle, slot_floats: usize, random: &mut Random) -> Result<Pool, String> {
+        let copies = (ROTATION_BYTES / (slot_floats * 4)).max(1);
+        let floats = copies * slot_floats;
+        let buffer = DeviceBuffer::new(h.device.context(), floats * 4).map_err(|e| e.to_string())?;
+        // Random data for the first 64 MiB, replicated on the device beyond: distinct
+        // addresses defeat the L2; the values need only be random, not unique.
+        let seed_floats = floats.min(1 << 24);
+        buffer.write(0, &random.vector(seed_floats)).map_err(|e| e.to_string())?;
+        let mut offset = seed_floats;
+        while offset < floats {
+            let len = seed_floats.min(floats - offset);
+            buffer.copy_within(0, offset * 4, len * 4).map_err(|e| e.to_string())?;
+            offset += len;
+        }
+        let rotation = Rotation { base: buffer.address(), slot_floats, copies };
+        Ok(Pool { _buffer: buffer, rotation })
+    }
+}
+
+pub struct Workload {
+    pub routine: &'static str,
+    pub label: String,
+    /// The kernel mublas uses for this workload, and the problem the tuner sees.
+    pub spec: &'static KernelSpec,
+    pub problem: Problem,
+    /// Bytes moved per call.
+    pub work: f64,
+    pub unit: Unit,
+    mublas: Box<dyn Fn(usize) -> i32>,
+    cublas: Option<Box<dyn Fn(&RealCublas, CublasHandle, usize) -> i32>>,
+    _pool: Pool,
+}
+
+/// SAXPY layouts: x and y equally aligned (the float4 kernel) or x one float off (the strided kernel).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum AxpyLayout {
+    Aligned,
+    Misaligned,
+}
+
+impl Workload {
+    pub fn saxpy(h: &Handle, handle: mublasHandle_t, n: usize, layout: AxpyLayout, random: &mut Random) -> Result<Workload, String> {
+        let pool = Pool::new(h, 2 * n + 4, random)?;
+        let r = pool.rotation;
+        let x_offset = if layout == AxpyLayout::Aligned { 0 } else { 1 };
+        let y_offset = n + 4;
+        let x0 = StridedVector { base: r.at(0, x_offset), len: n as i64, inc: 1 };
+        let y0 = StridedVector { base: r.at(0, y_offset), len: n as i64, inc: 1 };
+        let (spec, problem) = mublas::routines::axpy::select_kernel(n as i64, &x0, &y0);
+        let handle = handle as usize;
+        let alpha = 0.5f32;
+        Ok(Workload {
+            routine: "saxpy",
+            label: if n.is_power_of_two() { format!("n=2^{}", n.trailing_zeros()) } else { format!("n={n}") }
+                + if layout == AxpyLayout::Misaligned { " misaligned" } else { "" },
+            spec,
+            problem,
+            work: 3.0 * n as f64 * 4.0,
+            unit: Unit::GigabytesPerSecond,
+            // SAFETY (both closures): x and y are n floats inside the pool, which the workload owns.
+            mublas: Box::new(move |i| unsafe {
+                mublasSaxpy(handle as mublasHandle_t, n as i32, &alpha, r.at(i, x_offset) as *const f32, 1, r.at(i, y_offset) as *mut f32, 1)
+            }),
+            cublas: Some(Box::new(move |c, ch, i| unsafe {
+                (c.saxpy)(ch, n as i32, &alpha, r.at(i, x_offset) as *const f32, 1, r.at(i, y_offset) as *mut f32, 1)
+            })),
+            _pool: pool,
+        })
+    }
+
+    /// Median µs of mublas over `reps` calls after `warmups`.
+    pub fn time_mublas(&self, timer: &EventTimer, warmups: usize, reps: usize) -> Result<f64, String> {
+        timer
+            .median_us(warmups, reps, |i| match (self.mublas)(i) {
+                0 => Ok(()),
+                status => Err(Error::ExecutionFailed(format!("{} status {status}", self.routine))),
+            })
+            .map_err(|e| e.to_string())
+    }
+
+    /// Median µs of cuBLAS, on a cuBLAS handle of its own on the same (default) stream.
+    pub fn time_cublas(&self, c: &RealCublas, timer: &EventTimer, warmups: usize, reps: usize) -> Result<Option<f64>, String> {
+        let Some(call) = &self.cublas else { return Ok(None) };
+        let mut ch = std::ptr::null_mut();
+        // SAFETY: cuBLAS's own create/destroy on the current device.
+        if unsafe { (c.create)(&mut ch) } != 0 {
+            return Err("cublasCreate failed".into());
+        }
+        let result = timer.median_us(warmups, reps, |i| match call(c, ch, i) {
+            0 => Ok(()),
+            status => Err(Error::ExecutionFailed(format!("cuBLAS {} status {status}", self.routine))),
+        });
+        // SAFETY: destroyed once.
+        unsafe { (c.destroy)(ch) };
+        result.map(Some).map_err(|e| e.to_string())
+    }
+
+    pub fn rate(&self, us: f64) -> f64 {
+        self.work / (us * 1e-6) / 1e9
+    }
+}

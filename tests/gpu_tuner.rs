@@ -1,0 +1,82 @@
+//! The tuner on the GPU: the occupancy model against the driver's own
+//! calculator for every kernel and candidate shape, and every shape the tuner
+//! may choose giving correct results. Skipped, saying so, without a GPU.
+
+mod common;
+
+use common::*;
+use mublas::capi::blas1::mublasSaxpy;
+use mublas::harness::GuardedBuffer;
+use mublas::tuner::occupancy::max_active_blocks_per_sm;
+use mublas::tuner::optimizer::candidates;
+use mublas::tuner::{KernelSpec, Problem};
+
+/// Every kernel the library launches, with problems that exercise its geometry.
+fn kernel_specs() -> Vec<&'static KernelSpec> {
+    vec![&mublas::routines::axpy::AXPY_VEC4, &mublas::routines::axpy::AXPY_STRIDED]
+}
+
+#[test]
+fn gpu_occupancy_model_matches_the_driver() {
+    let Some(gpu) = gpu_or_skip("gpu_occupancy_model_matches_the_driver") else { return };
+    let device = &gpu.inner().device;
+    let mut compared = 0;
+    for spec in kernel_specs() {
+        let kernel = device.kernel(spec.name).unwrap();
+        for problem in [Problem { m: 1000, n: 1000, k: 64 }, Problem { m: 1 << 20, n: 1 << 20, k: 1 }] {
+            let shapes = candidates(device.model(), &kernel.model, spec, &problem);
+            assert!(!shapes.is_empty(), "{}: no runnable shape", spec.name);
+            for (shape, geometry, occupancy) in shapes {
+                let threads = shape.tx * shape.ty;
+                let driver = kernel.driver_max_active_blocks_per_sm(threads, geometry.dynamic_shared_bytes).unwrap();
+                let model = max_active_blocks_per_sm(device.model(), &kernel.model, threads, geometry.dynamic_shared_bytes);
+                assert_eq!(model, driver, "{} {:?} ({} registers, {} B dynamic shared): model {model}, driver {driver}",
+                    spec.name, shape, kernel.model.registers_per_thread, geometry.dynamic_shared_bytes);
+                assert_eq!(occupancy.active_blocks_per_sm, driver);
+                compared += 1;
+            }
+        }
+        // Also every block size from 1 to the kernel's maximum, not only the lattice.
+        for threads in 1..=kernel.model.max_threads_per_block {
+            let driver = kernel.driver_max_active_blocks_per_sm(threads, 0).unwrap();
+            let model = max_active_blocks_per_sm(device.model(), &kernel.model, threads, 0);
+            assert_eq!(model, driver, "{} with {threads} threads", spec.name);
+            compared += 1;
+        }
+    }
+    say(&format!("gpu_occupancy_model_matches_the_driver: {compared} comparisons, all equal"));
+}
+
+#[test]
+fn gpu_every_saxpy_shape_is_correct() {
+    let Some(gpu) = gpu_or_skip("gpu_every_saxpy_shape_is_correct") else { return };
+    let mut random = random("gpu_every_saxpy_shape_is_correct");
+    let device = &gpu.inner().device;
+    let ctx = gpu.context();
+    let n = 100_003;
+    let (x, y) = (random.vector(n + 1), random.vector(n));
+    let alpha = 0.75f32;
+    let mut checked = 0;
+    // x at offset 0 takes the float4 kernel; at offset 1 (y at 0) the strided one.
+    for (spec, x_offset) in [(&mublas::routines::axpy::AXPY_VEC4, 0usize), (&mublas::routines::axpy::AXPY_STRIDED, 1)] {
+        let kernel = device.kernel(spec.name).unwrap();
+        let dx = GuardedBuffer::from_slice(ctx, &x, 0).unwrap();
+        let problem = Problem { n: n as u64, ..Problem::default() };
+        for (shape, _, _) in candidates(device.model(), &kernel.model, spec, &problem) {
+            let dy = GuardedBuffer::from_slice(ctx, &y, 0).unwrap();
+            device.tuner.forced().set(spec.name, Some(shape));
+            let status = unsafe {
+                mublasSaxpy(gpu.handle, n as i32, &alpha, (dx.address() + 4 * x_offset as u64) as *const f32, 1, dy.address() as *mut f32, 1)
+            };
+            device.tuner.forced().set(spec.name, None);
+            assert_eq!(status, 0);
+            let got = dy.read().unwrap();
+            let expected: Vec<f64> = (0..n).map(|i| alpha as f64 * x[i + x_offset] as f64 + y[i] as f64).collect();
+            let magnitude: Vec<f64> = (0..n).map(|i| (alpha * x[i + x_offset]).abs() as f64 + y[i].abs() as f64).collect();
+            assert_close(&format!("{} forced to {shape:?}", spec.name), &got, &expected, &magnitude, 2.0);
+            assert!(dy.guards_intact().unwrap());
+            checked += 1;
+        }
+    }
+    say(&format!("gpu_every_saxpy_shape_is_correct: {checked} shapes correct"));
+}
