@@ -12,9 +12,9 @@
 // size the tuner chooses.
 #include "common.cuh"
 
-#define AXPY_UNROLL 4
+#define AXPY_UNROLL 2
 
-extern "C" __global__ void axpy_f32_vec4(i64 n, float alpha_value, const float *alpha_ptr,
+extern "C" __global__ void __launch_bounds__(1024, 2) axpy_f32_vec4(i64 n, float alpha_value, const float *alpha_ptr,
                                          const float *x, float *y) {
     const float alpha = load_scalar(alpha_value, alpha_ptr);
     // Device pointer mode: the host could not see alpha, so the quick return is here.
@@ -60,7 +60,7 @@ extern "C" __global__ void axpy_f32_vec4(i64 n, float alpha_value, const float *
     }
 }
 
-extern "C" __global__ void axpy_f32_strided(i64 n, float alpha_value, const float *alpha_ptr,
+extern "C" __global__ void __launch_bounds__(1024, 2) axpy_f32_strided(i64 n, float alpha_value, const float *alpha_ptr,
                                             const float *x, i64 incx, float *y, i64 incy) {
     const float alpha = load_scalar(alpha_value, alpha_ptr);
     if (alpha == 0.0f) return;

@@ -20,6 +20,8 @@ fn kernel_specs() -> Vec<&'static KernelSpec> {
 fn gpu_occupancy_model_matches_the_driver() {
     let Some(gpu) = gpu_or_skip("gpu_occupancy_model_matches_the_driver") else { return };
     let device = &gpu.inner().device;
+    // The driver's occupancy query needs the kernel's context current.
+    let _bound = mublas::launch::context::ContextGuard::bind(device.context()).unwrap();
     let mut compared = 0;
     for spec in kernel_specs() {
         let kernel = device.kernel(spec.name).unwrap();

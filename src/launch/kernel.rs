@@ -64,6 +64,7 @@ impl Kernel {
     }
 
     /// What the driver's own occupancy calculator says, for checking the model.
+    /// The kernel's context must be current.
     pub fn driver_max_active_blocks_per_sm(&self, threads_per_block: u32, dynamic_shared_bytes: u32) -> Result<u32> {
         // SAFETY: `function` is valid while the device state lives.
         unsafe {

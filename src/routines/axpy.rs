@@ -10,7 +10,7 @@ use crate::tuner::{Geometry, KernelSpec, LaunchShape, LaunchSpace, Problem};
 
 /// float4 loads per thread in `axpy_f32_vec4` and elements per thread in
 /// `axpy_f32_strided`: AXPY_UNROLL in kernels/axpy.cu.
-const UNROLL: u64 = 4;
+const UNROLL: u64 = 2;
 
 const AXPY_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 1024, ty_min: 1, ty_max: 1, splits: &[1] };
 
@@ -109,8 +109,9 @@ mod tests {
     fn grid_covers_the_work_with_at_least_one_block() {
         let shape = LaunchShape { tx: 256, ty: 1, split: 1 };
         assert_eq!(one_dimensional(&Problem { n: 0, ..Default::default() }, &shape).grid, (1, 1, 1));
-        assert_eq!(one_dimensional(&Problem { n: 1024, ..Default::default() }, &shape).grid, (1, 1, 1));
-        assert_eq!(one_dimensional(&Problem { n: 1025, ..Default::default() }, &shape).grid, (2, 1, 1));
-        assert_eq!(one_dimensional(&Problem { n: 1 << 26, ..Default::default() }, &shape).grid, (65536, 1, 1));
+        let per_block = 256 * UNROLL;
+        assert_eq!(one_dimensional(&Problem { n: per_block, ..Default::default() }, &shape).grid, (1, 1, 1));
+        assert_eq!(one_dimensional(&Problem { n: per_block + 1, ..Default::default() }, &shape).grid, (2, 1, 1));
+        assert_eq!(one_dimensional(&Problem { n: 1 << 26, ..Default::default() }, &shape).grid, ((1 << 26) / per_block as u32, 1, 1));
     }
 }

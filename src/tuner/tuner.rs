@@ -247,7 +247,7 @@ mod tests {
         // In the space, but 1024 threads of 255 registers cannot run.
         tuner.forced().set("axpy_f32_vec4", Some(LaunchShape { tx: 1024, ty: 1, split: 1 }));
         assert_eq!(tuner.plan(&AXPY, &heavy, &problem), heavy_choice);
-        assert_eq!(heavy_choice.shape.tx, 256, "255 registers: 8 warps at most");
+        assert!(heavy_choice.shape.tx <= 256, "255 registers: 8 warps at most");
     }
 
     #[test]

@@ -98,12 +98,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
         let mut points = Vec::new();
         for size in sweep(routine, options.sizes) {
             let workload = workload_for(h, handle, routine, size, &mut random)?;
-            let samples = time_candidates(h, &workload, &timer, 1, 7)?;
+            let samples = time_candidates(h, &workload, &timer, 2, 11)?;
             let kernel = h.device.kernel(workload.spec.name).map_err(|e| e.to_string())?;
             let chosen = h.device.tuner.plan(workload.spec, &kernel.model, &workload.problem).shape;
-            let online_us = workload.time_mublas(&timer, 2, 15)?;
+            let online_us = workload.time_mublas(&timer, 2, 21)?;
             let cublas_us = match cublas {
-                Some(c) => workload.time_cublas(c, &timer, 2, 15)?,
+                Some(c) => workload.time_cublas(c, &timer, 2, 21)?,
                 None => None,
             };
             let work = workload.work;
