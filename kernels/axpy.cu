@@ -9,12 +9,14 @@
 //  - axpy_f32_strided: any increments (the host passes x and y already moved to
 //    element 0, so a negative increment just walks backwards), any alignment.
 // Grid: ceil(work / (blockDim.x * AXPY_UNROLL)) blocks of a 1-D block whose
-// size the tuner chooses.
+// size the tuner chooses. At most 32 registers, so that any block size can
+// fill an SM (64 warps × 32 lanes × 32 = 65536): the tuner's choice is then
+// about the grid, not about which block sizes happen to fit.
 #include "common.cuh"
 
 #define AXPY_UNROLL 2
 
-extern "C" __global__ void __launch_bounds__(1024, 2) axpy_f32_vec4(i64 n, float alpha_value, const float *alpha_ptr,
+extern "C" __global__ void __maxnreg__(32) axpy_f32_vec4(i64 n, float alpha_value, const float *alpha_ptr,
                                          const float *x, float *y) {
     const float alpha = load_scalar(alpha_value, alpha_ptr);
     // Device pointer mode: the host could not see alpha, so the quick return is here.
@@ -60,7 +62,7 @@ extern "C" __global__ void __launch_bounds__(1024, 2) axpy_f32_vec4(i64 n, float
     }
 }
 
-extern "C" __global__ void __launch_bounds__(1024, 2) axpy_f32_strided(i64 n, float alpha_value, const float *alpha_ptr,
+extern "C" __global__ void __maxnreg__(32) axpy_f32_strided(i64 n, float alpha_value, const float *alpha_ptr,
                                             const float *x, i64 incx, float *y, i64 incy) {
     const float alpha = load_scalar(alpha_value, alpha_ptr);
     if (alpha == 0.0f) return;

@@ -62,7 +62,7 @@ if [ "${MUBLAS_BATCH_TUNE:-1}" = 1 ]; then
   grep -E "within 3 %" "$out/report.txt" | tee -a "$summary"
 fi
 
-dist/bin/mublas bench ${MUBLAS_BATCH_BENCH:-saxpy decisions} >"$out/bench.txt" 2>&1
+dist/bin/mublas bench ${MUBLAS_BATCH_BENCH:-overhead saxpy decisions} >"$out/bench.txt" 2>&1
 note "bench: exit $?"
 echo "================ summary"
 cat "$summary"

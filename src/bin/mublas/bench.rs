@@ -12,7 +12,7 @@ use mublas::harness::{EventTimer, Random};
 use mublas::real_cublas::RealCublas;
 use std::fmt::Write as _;
 
-pub const ROUTINES: &[&str] = &["saxpy", "decisions"];
+pub const ROUTINES: &[&str] = &["saxpy", "decisions", "overhead"];
 
 struct Options {
     routines: Vec<String>,
@@ -83,7 +83,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let timer = EventTimer::new(h.device.context(), h.stream()).map_err(|e| e.to_string())?;
     let mut random = Random::new(2026);
     let mut rows = Vec::new();
-    for routine in options.routines.iter().filter(|r| *r != "decisions") {
+    if options.routines.iter().any(|r| r == "overhead") {
+        crate::overhead::run(h, handle, cublas)?;
+    }
+    for routine in options.routines.iter().filter(|r| *r != "decisions" && *r != "overhead") {
         for workload in workloads(h, handle, routine, options.quick, &mut random)? {
             let mublas_us = workload.time_mublas(&timer, WARMUPS, options.reps)?;
             let cublas_us = match cublas {

@@ -80,6 +80,8 @@ pub struct Workload {
     pub work: f64,
     pub unit: Unit,
     mublas: Box<dyn Fn(usize) -> i32>,
+    /// (x, y) addresses of rep i, for direct launches.
+    addresses: Box<dyn Fn(usize) -> (u64, u64)>,
     cublas: Option<Box<dyn Fn(&RealCublas, CublasHandle, usize) -> i32>>,
     _pool: Pool,
 }
@@ -111,6 +113,7 @@ impl Workload {
             work: 3.0 * n as f64 * 4.0,
             unit: Unit::GigabytesPerSecond,
             // SAFETY (both closures): x and y are n floats inside the pool, which the workload owns.
+            addresses: Box::new(move |i| (r.at(i, x_offset), r.at(i, y_offset))),
             mublas: Box::new(move |i| unsafe {
                 mublasSaxpy(handle as mublasHandle_t, n as i32, &alpha, r.at(i, x_offset) as *const f32, 1, r.at(i, y_offset) as *mut f32, 1)
             }),
@@ -119,6 +122,36 @@ impl Workload {
             })),
             _pool: pool,
         })
+    }
+
+    /// One mublas call on the inputs of rep `i`, not timed.
+    pub fn call_mublas(&self, i: usize) -> Result<(), String> {
+        match (self.mublas)(i) {
+            0 => Ok(()),
+            status => Err(format!("{} status {status}", self.routine)),
+        }
+    }
+
+    pub fn addresses(&self, i: usize) -> (u64, u64) {
+        (self.addresses)(i)
+    }
+
+    /// Host µs per cuBLAS call, `calls` back to back, then synchronised.
+    pub fn cublas_host_us(&self, c: &RealCublas, calls: usize) -> Result<f64, String> {
+        let Some(call) = &self.cublas else { return Ok(f64::NAN) };
+        let mut ch = std::ptr::null_mut();
+        // SAFETY: cuBLAS's own create/destroy on the current device.
+        if unsafe { (c.create)(&mut ch) } != 0 {
+            return Err("cublasCreate failed".into());
+        }
+        let started = std::time::Instant::now();
+        for i in 0..calls {
+            call(c, ch, i);
+        }
+        let us = started.elapsed().as_secs_f64() * 1e6 / calls as f64;
+        // SAFETY: destroyed once (cuBLAS synchronises its work first).
+        unsafe { (c.destroy)(ch) };
+        Ok(us)
     }
 
     /// Median µs of mublas over `reps` calls after `warmups`.
