@@ -54,6 +54,13 @@ if [ -f CMakeLists.txt ]; then
   { echo "=== ctest"; cat "$out/ctest.log"; } >>"$out/tests.log" && rm "$out/ctest.log"
 fi
 
+# Interposition: a plain cuBLAS program, PyTorch and CuPy under LD_PRELOAD.
+if command -v nvcc >/dev/null || [ -d /usr/local/cuda/include ]; then
+  { echo "=== interpose"; bash c-tests/interpose/run.sh dist/lib/libmublas.so; } >>"$out/tests.log" 2>&1
+  note "$(grep -E '^interpose: ' "$out/tests.log" | tail -1)"
+  grep -E "^(ok|FAIL)|served by mublas" "$out/tests.log" | tail -12 | tee -a "$summary"
+fi
+
 export MUBLAS_RECIPES="${MUBLAS_RECIPES:-/tmp/mublas-recipes.txt}"
 if [ "${MUBLAS_BATCH_TUNE:-1}" = 1 ]; then
   dist/bin/mublas tune >"$out/tune.txt" 2>&1; note "tune: exit $? ($(tail -1 "$out/tune.txt"))"

@@ -12,11 +12,13 @@
 //! ```
 //!
 //! `handle` is the object behind `mublasHandle_t`; `status` the status codes
-//! and the one internal error type.
+//! and the one internal error type; `interpose` the `cublas*_v2` entry points
+//! for LD_PRELOAD, beside `capi`; `real_cublas` finds the real library.
 
 pub mod capi;
 pub mod handle;
 pub mod harness;
+pub mod interpose;
 pub mod launch;
 pub mod logging;
 pub mod real_cublas;

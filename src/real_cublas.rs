@@ -27,6 +27,9 @@ pub struct RealCublas {
     pub sgemv: unsafe extern "C" fn(CublasHandle, c_int, c_int, c_int, *const f32, *const f32, c_int, *const f32, c_int, *const f32, *mut f32, c_int) -> c_int,
     pub strmv: unsafe extern "C" fn(CublasHandle, c_int, c_int, c_int, c_int, *const f32, c_int, *mut f32, c_int) -> c_int,
     pub sgemm: unsafe extern "C" fn(CublasHandle, c_int, c_int, c_int, c_int, c_int, *const f32, *const f32, c_int, *const f32, c_int, *const f32, *mut f32, c_int) -> c_int,
+    /// The 64-bit forms (cuBLAS 12 on): absent from older libraries.
+    pub saxpy_64: Option<unsafe extern "C" fn(CublasHandle, i64, *const f32, *const f32, i64, *mut f32, i64) -> c_int>,
+    pub get_math_mode: Option<unsafe extern "C" fn(CublasHandle, *mut c_int) -> c_int>,
 }
 
 // SAFETY: function pointers into a library that stays loaded for the process.
@@ -76,6 +79,8 @@ impl RealCublas {
                 sgemv: sym!(b"cublasSgemv_v2\0"),
                 strmv: sym!(b"cublasStrmv_v2\0"),
                 sgemm: sym!(b"cublasSgemm_v2\0"),
+                saxpy_64: library.get(b"cublasSaxpy_v2_64\0").ok().map(|s| *s),
+                get_math_mode: library.get(b"cublasGetMathMode\0").ok().map(|s| *s),
                 _library: library,
             })
         }

@@ -23,6 +23,19 @@ pub(crate) unsafe fn scalar_arg(handle: &Handle, value: *const f32) -> Result<Sc
     })
 }
 
+/// The body of `mublasSaxpy` and of the interposed `cublasSaxpy_v2`/`_v2_64`.
+///
+/// # Safety
+/// As `mublasSaxpy`.
+pub(crate) unsafe fn saxpy(h: &Handle, n: i64, alpha: *const f32, x: *const f32, incx: i64, y: *mut f32, incy: i64) -> mublasStatus_t {
+    if n <= 0 {
+        return MUBLAS_STATUS_SUCCESS;
+    }
+    // SAFETY: per this function's contract.
+    let alpha = try_status!(unsafe { scalar_arg(h, alpha) });
+    status_of(routines::axpy::saxpy(h, n, alpha, x as u64, incx, y as u64, incy))
+}
+
 /// y = alpha·x + y (cuBLAS `cublasSaxpy`). n ≤ 0 and a host alpha of 0 return
 /// at once; increments may be negative (reference-BLAS indexing) but not 0.
 ///
@@ -42,11 +55,7 @@ pub unsafe extern "C" fn mublasSaxpy(
     ffi_boundary!({
         // SAFETY: per this function's contract.
         let h = try_status!(unsafe { handle_ref(handle) });
-        if n <= 0 {
-            return MUBLAS_STATUS_SUCCESS;
-        }
         // SAFETY: per this function's contract.
-        let alpha = try_status!(unsafe { scalar_arg(h, alpha) });
-        status_of(routines::axpy::saxpy(h, n as i64, alpha, x as u64, incx as i64, y as u64, incy as i64))
+        unsafe { saxpy(h, n as i64, alpha, x, incx as i64, y, incy as i64) }
     })
 }

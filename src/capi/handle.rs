@@ -18,8 +18,10 @@ pub unsafe extern "C" fn mublasCreate(handle: *mut mublasHandle_t) -> mublasStat
         }
         match Handle::create() {
             Ok(h) => {
+                let raw = Box::into_raw(Box::new(h)) as mublasHandle_t;
+                super::register_handle(raw);
                 // SAFETY: checked non-null; the caller provides room for one pointer.
-                unsafe { *handle = Box::into_raw(Box::new(h)) as mublasHandle_t };
+                unsafe { *handle = raw };
                 MUBLAS_STATUS_SUCCESS
             }
             Err(e) => status_of(Err(e)),
@@ -31,14 +33,14 @@ pub unsafe extern "C" fn mublasCreate(handle: *mut mublasHandle_t) -> mublasStat
 /// the work buffer is freed once the device is done with it (cuMemFree waits).
 ///
 /// # Safety
-/// `handle` must be null (→ NOT_INITIALIZED) or a live handle from `mublasCreate`.
+/// Any value: a null, destroyed or foreign handle gives NOT_INITIALIZED.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mublasDestroy(handle: mublasHandle_t) -> mublasStatus_t {
     ffi_boundary!({
-        if handle.is_null() {
+        if handle.is_null() || !super::unregister_handle(handle) {
             return MUBLAS_STATUS_NOT_INITIALIZED;
         }
-        // SAFETY: the caller hands back the box made by mublasCreate, once.
+        // SAFETY: a live handle's box, made by mublasCreate, unregistered just now: freed once.
         drop(unsafe { Box::from_raw(handle as *mut Handle) });
         MUBLAS_STATUS_SUCCESS
     })

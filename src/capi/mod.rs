@@ -52,15 +52,40 @@ pub(crate) fn status_of(result: crate::status::Result<()>) -> mublasStatus_t {
     }
 }
 
-/// The handle behind a C pointer, or NOT_INITIALIZED for a null one.
+/// Addresses of the live handles made by `mublasCreate`: a destroyed or foreign
+/// handle is NOT_INITIALIZED instead of a dangling dereference, and the
+/// interposed cuBLAS entry points tell our handles from cuBLAS's.
+static LIVE_HANDLES: parking_lot::RwLock<Vec<usize>> = parking_lot::RwLock::new(Vec::new());
+
+pub(crate) fn register_handle(handle: mublasHandle_t) {
+    LIVE_HANDLES.write().push(handle as usize);
+}
+
+/// False when the handle was not live.
+pub(crate) fn unregister_handle(handle: mublasHandle_t) -> bool {
+    let mut live = LIVE_HANDLES.write();
+    match live.iter().position(|h| *h == handle as usize) {
+        Some(i) => {
+            live.swap_remove(i);
+            true
+        }
+        None => false,
+    }
+}
+
+pub(crate) fn is_live_handle(handle: *const std::ffi::c_void) -> bool {
+    LIVE_HANDLES.read().contains(&(handle as usize))
+}
+
+/// The handle behind a C pointer, or NOT_INITIALIZED for a null, destroyed or foreign one.
 ///
 /// # Safety
-/// A non-null `handle` must come from `mublasCreate` and not be destroyed.
+/// The pointer is only dereferenced once it is known to be a live handle of ours.
 pub(crate) unsafe fn handle_ref<'a>(handle: mublasHandle_t) -> Result<&'a Handle, mublasStatus_t> {
-    if handle.is_null() {
+    if handle.is_null() || !is_live_handle(handle as *const _) {
         return Err(Status::NotInitialized as mublasStatus_t);
     }
-    // SAFETY: the caller's promise; mublasContext is the Handle the box held.
+    // SAFETY: a live handle from mublasCreate is the Handle its box holds.
     Ok(unsafe { &*(handle as *const Handle) })
 }
 

@@ -1,0 +1,83 @@
+/*
+ * An ordinary cuBLAS program (links libcublas and libcudart, knows nothing of
+ * mublas), used to test interposition: run it as is and under
+ * LD_PRELOAD=libmublas.so; it must give the same results both ways, and under
+ * the preload mublasInterposedCalls (looked up at run time) must count its calls.
+ *
+ * Prints one line per routine, then "served by mublas: N calls" and PASS/FAIL.
+ */
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define CHECK_CUDA(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("FAIL: %s: %s\n", #x, cudaGetErrorString(e)); exit(1); } } while (0)
+#define CHECK_CUBLAS(x) do { cublasStatus_t s = (x); if (s != CUBLAS_STATUS_SUCCESS) { printf("FAIL: %s: status %d\n", #x, (int)s); exit(1); } } while (0)
+
+static unsigned long long state = 88172645463325252ULL;
+static float random_value(void) {
+    state ^= state << 13; state ^= state >> 7; state ^= state << 17;
+    float v = 0.0625f + 0.9375f * (float)((state >> 11) % 1000000) / 1000000.0f;
+    return (state & 1) ? -v : v;
+}
+
+static int check(const char *what, const float *got, const double *expected, const double *magnitude, int n, double ulps) {
+    for (int i = 0; i < n; ++i) {
+        double bound = ulps * 5.96e-8 * magnitude[i] + 1e-30;
+        if (!(fabs((double)got[i] - expected[i]) <= bound)) {
+            printf("FAIL: %s element %d: got %.9g expected %.9g\n", what, i, got[i], expected[i]);
+            return 1;
+        }
+    }
+    printf("ok: %s (%d elements)\n", what, n);
+    return 0;
+}
+
+static int test_saxpy(cublasHandle_t h, cudaStream_t stream) {
+    const int n = 100003;
+    float *x = malloc(n * sizeof(float)), *y = malloc(n * sizeof(float)), *out = malloc(n * sizeof(float));
+    double *expected = malloc(n * sizeof(double)), *magnitude = malloc(n * sizeof(double));
+    for (int i = 0; i < n; ++i) { x[i] = random_value(); y[i] = random_value(); }
+    float *dx, *dy;
+    CHECK_CUDA(cudaMalloc((void **)&dx, n * sizeof(float)));
+    CHECK_CUDA(cudaMalloc((void **)&dy, n * sizeof(float)));
+    CHECK_CUDA(cudaMemcpy(dx, x, n * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(dy, y, n * sizeof(float), cudaMemcpyHostToDevice));
+    const float alpha = 1.75f;
+    for (int rep = 0; rep < 3; ++rep) {
+        CHECK_CUBLAS(cublasSaxpy(h, n, &alpha, dx, 1, dy, 1));
+    }
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    CHECK_CUDA(cudaMemcpy(out, dy, n * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; ++i) {
+        expected[i] = (double)y[i] + 3.0 * alpha * (double)x[i];
+        magnitude[i] = fabs((double)y[i]) + 3.0 * fabs(alpha * (double)x[i]);
+    }
+    int failed = check("cublasSaxpy x3 on a created stream", out, expected, magnitude, n, 8.0);
+    cudaFree(dx); cudaFree(dy);
+    free(x); free(y); free(out); free(expected); free(magnitude);
+    return failed;
+}
+
+int main(void) {
+    cublasHandle_t h;
+    cudaStream_t stream;
+    CHECK_CUDA(cudaStreamCreate(&stream));
+    CHECK_CUBLAS(cublasCreate(&h));
+    CHECK_CUBLAS(cublasSetStream(h, stream));
+    int failed = test_saxpy(h, stream);
+    CHECK_CUBLAS(cublasDestroy(h));
+    CHECK_CUDA(cudaStreamDestroy(stream));
+
+    /* Present only under the preload (or when linked with mublas). */
+    long long (*interposed_calls)(const char *) = (long long (*)(const char *))dlsym(RTLD_DEFAULT, "mublasInterposedCalls");
+    long long served = interposed_calls ? interposed_calls("cublasSaxpy_v2") : -1;
+    printf("served by mublas: %lld calls\n", served);
+    const char *expect = getenv("EXPECT_MUBLAS");
+    if (expect && atoi(expect) == 1 && served < 3) { printf("FAIL: mublas did not serve the calls\n"); failed = 1; }
+    if (expect && atoi(expect) == 0 && served > 0) { printf("FAIL: mublas served calls it should have forwarded\n"); failed = 1; }
+    printf("%s\n", failed ? "FAIL" : "PASS");
+    return failed;
+}

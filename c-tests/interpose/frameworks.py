@@ -1,0 +1,40 @@
+"""PyTorch and CuPy under LD_PRELOAD=libmublas.so: correct results, served by mublas.
+
+Each check runs the framework's fp32 call, compares with float64 NumPy, and reads
+mublas's own count of served calls for the cuBLAS entry point it should reach.
+"""
+import ctypes
+import numpy as np
+
+mublas = ctypes.CDLL(None)  # the preloaded library is in the global scope
+counts = mublas.mublasInterposedCalls
+counts.restype = ctypes.c_longlong
+counts.argtypes = [ctypes.c_char_p]
+
+failed = False
+
+
+def check(what, got, expected, entry, before, tolerance):
+    global failed
+    served = counts(entry.encode()) - before
+    error = float(np.max(np.abs(np.asarray(got, dtype=np.float64) - expected)))
+    scale = float(np.max(np.abs(expected))) or 1.0
+    ok = error <= tolerance * scale and served > 0
+    failed |= not ok
+    print(f"{'ok' if ok else 'FAIL'}: {what}: max error {error:.3g} (scale {scale:.3g}), {entry} served {served} times")
+
+
+import cupy
+import cupy.cublas
+
+rng = np.random.default_rng(1)
+n = 100_003
+x = rng.uniform(-1, 1, n).astype(np.float32)
+y = rng.uniform(-1, 1, n).astype(np.float32)
+before = counts(b"cublasSaxpy_v2")
+dx, dy = cupy.asarray(x), cupy.asarray(y)
+cupy.cublas.axpy(np.float32(0.5), dx, dy)
+check("cupy.cublas.axpy", cupy.asnumpy(dy), 0.5 * x.astype(np.float64) + y, "cublasSaxpy_v2", before, 1e-6)
+
+print("frameworks: FAIL" if failed else "frameworks: PASS")
+raise SystemExit(1 if failed else 0)

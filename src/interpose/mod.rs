@@ -1,0 +1,153 @@
+//! cuBLAS interposition: `LD_PRELOAD=libmublas.so ./app` makes an unmodified
+//! cuBLAS program run mublas's kernels (shared/docs/cublas-abi.md, "Interposition").
+//!
+//! Only the compute entry points are exported under cuBLAS's names
+//! (`cublasSaxpy_v2`, …); the program's handles come from the real
+//! `cublasCreate_v2`. A handle is served by mublas when it is one of ours
+//! (`mublasCreate`) or when the real library can tell us its stream and pointer
+//! mode: then a *shadow* mublas handle, one per foreign handle, holds our
+//! per-device state and work buffer. Foreign handles are never dereferenced.
+//! Whatever mublas does not serve goes to the real function, unchanged.
+//!
+//! `MUBLAS_INTERPOSE=0` forwards everything. `MUBLAS_LOG=info` logs, once per
+//! entry point, that mublas served it; `mublasInterposedCalls` counts.
+//! Nothing here runs before the first interposed call: a preloaded library is
+//! loaded into every child process, shells included.
+
+pub mod blas1;
+
+use crate::capi::types::mublasStatus_t;
+use crate::handle::{Handle, PointerMode};
+use crate::real_cublas::{CublasHandle, RealCublas};
+use crate::status::Status;
+use parking_lot::Mutex;
+use std::collections::HashMap;
+use std::ffi::{c_char, CStr};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// The entry points mublas serves, in the order of `SERVED_CALLS`.
+pub const ENTRY_POINTS: &[&str] = &["cublasSaxpy_v2", "cublasSaxpy_v2_64"];
+
+static SERVED_CALLS: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
+static FORWARDED_CALLS: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
+
+pub(crate) fn entry_index(name: &str) -> usize {
+    ENTRY_POINTS.iter().position(|n| *n == name).expect("known entry point")
+}
+
+/// Counts a call mublas served; logs the first one of each entry point.
+pub(crate) fn note_served(entry: usize) {
+    if SERVED_CALLS[entry].fetch_add(1, Ordering::Relaxed) == 0 {
+        log::info!("mublas served {} (interposed)", ENTRY_POINTS[entry]);
+    }
+}
+
+pub(crate) fn note_forwarded(entry: usize, why: &str) {
+    if FORWARDED_CALLS[entry].fetch_add(1, Ordering::Relaxed) == 0 {
+        log::info!("{} forwarded to the real cuBLAS: {why}", ENTRY_POINTS[entry]);
+    }
+}
+
+/// Interposition is on unless MUBLAS_INTERPOSE=0.
+pub(crate) fn enabled() -> bool {
+    static ENABLED: OnceLock<bool> = OnceLock::new();
+    *ENABLED.get_or_init(|| {
+        crate::logging::init();
+        std::env::var("MUBLAS_INTERPOSE").map(|v| v != "0").unwrap_or(true)
+    })
+}
+
+/// How one interposed call is carried out.
+pub(crate) enum Route<'a> {
+    /// By mublas, on one of our own handles.
+    Ours(&'a Handle),
+    /// By mublas, on the shadow of a foreign cuBLAS handle.
+    Shadow(Arc<Handle>),
+    /// By the real cuBLAS.
+    Forward(&'static RealCublas),
+}
+
+/// Shadow handles, by the address of the foreign cuBLAS handle.
+static SHADOWS: Mutex<Option<HashMap<usize, Arc<Handle>>>> = Mutex::new(None);
+
+/// Decides who serves a call on `handle`, and prepares the shadow's stream and pointer mode.
+pub(crate) fn route<'a>(handle: CublasHandle, entry: usize) -> Result<Route<'a>, mublasStatus_t> {
+    if handle.is_null() {
+        return Err(Status::NotInitialized as mublasStatus_t);
+    }
+    if crate::capi::is_live_handle(handle) {
+        // SAFETY: a live handle of ours is the Handle its box holds; it lives until
+        // mublasDestroy, which a caller cannot run concurrently with a call on it.
+        return Ok(Route::Ours(unsafe { &*(handle as *const Handle) }));
+    }
+    let real = match RealCublas::get() {
+        Ok(real) => real,
+        Err(why) => {
+            log::error!("{}: not a mublas handle and no cuBLAS in the process: {why}", ENTRY_POINTS[entry]);
+            return Err(Status::NotInitialized as mublasStatus_t);
+        }
+    };
+    if !enabled() {
+        note_forwarded(entry, "MUBLAS_INTERPOSE=0");
+        return Ok(Route::Forward(real));
+    }
+    match shadow_of_foreign(real, handle) {
+        Ok(shadow) => Ok(Route::Shadow(shadow)),
+        Err(why) => {
+            note_forwarded(entry, &why);
+            Ok(Route::Forward(real))
+        }
+    }
+}
+
+/// The shadow of a cuBLAS handle, with the stream and pointer mode the real library reports.
+fn shadow_of_foreign(real: &RealCublas, handle: CublasHandle) -> Result<Arc<Handle>, String> {
+    let mut stream = std::ptr::null_mut();
+    let mut mode = 0;
+    // SAFETY: the real library's own accessors on its own handle.
+    unsafe {
+        if (real.get_stream)(handle, &mut stream) != 0 || (real.get_pointer_mode)(handle, &mut mode) != 0 {
+            return Err("the real cuBLAS does not know this handle".into());
+        }
+    }
+    let mode = PointerMode::from_code(mode).ok_or("unknown pointer mode")?;
+    let ordinal = crate::launch::driver::current_device_ordinal().map_err(|e| e.to_string())?;
+    let mut shadows = SHADOWS.lock();
+    let map = shadows.get_or_insert_with(HashMap::new);
+    let shadow = match map.get(&(handle as usize)) {
+        // A handle address reused on another device gets a new shadow.
+        Some(s) if s.device.ordinal == ordinal => s.clone(),
+        _ => {
+            let s = Arc::new(Handle::create_on(ordinal).map_err(|e| format!("mublas cannot serve this device: {e}"))?);
+            map.insert(handle as usize, s.clone());
+            s
+        }
+    };
+    shadow.set_stream(stream as crate::launch::CUstream);
+    shadow.set_pointer_mode(mode);
+    Ok(shadow)
+}
+
+/// How many calls of a cuBLAS entry point (e.g. "cublasSgemv_v2") mublas has
+/// served in this process, or -1 for a name it does not interpose. For tests
+/// and for users checking that the preload took effect.
+///
+/// # Safety
+/// `entry_point` must be null (→ -1) or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mublasInterposedCalls(entry_point: *const c_char) -> i64 {
+    std::panic::catch_unwind(|| {
+        if entry_point.is_null() {
+            return -1;
+        }
+        // SAFETY: the caller's promise.
+        let name = unsafe { CStr::from_ptr(entry_point) }.to_string_lossy();
+        match ENTRY_POINTS.iter().position(|n| *n == name) {
+            Some(i) => SERVED_CALLS[i].load(Ordering::Relaxed) as i64,
+            None => -1,
+        }
+    })
+    .unwrap_or(-1)
+}
+
