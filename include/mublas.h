@@ -107,7 +107,7 @@ mublasStatus_t mublasCreate(mublasHandle_t *handle);
 // the work buffer is freed once the device is done with it (cuMemFree waits).
 //
 // # Safety
-// `handle` must be null (→ NOT_INITIALIZED) or a live handle from `mublasCreate`.
+// Any value: a null, destroyed or foreign handle gives NOT_INITIALIZED.
 mublasStatus_t mublasDestroy(mublasHandle_t handle);
 
 // Sets the stream later calls run on; NULL is the legacy default stream.
