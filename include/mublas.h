@@ -135,6 +135,109 @@ mublasStatus_t mublasGetPointerMode(mublasHandle_t handle, mublasPointerMode_t *
 // `version` must be null (→ INVALID_VALUE) or writable.
 mublasStatus_t mublasGetVersion(mublasHandle_t handle, int *version);
 
+// Allocates `n` elements of `elem_size` bytes of device memory (cuBLAS's legacy `cublasAlloc`).
+//
+// # Safety
+// `device_ptr` must be null (→ INVALID_VALUE) or writable.
+mublasStatus_t mublasAlloc(int n, int elem_size, void **device_ptr);
+
+// Frees memory from `mublasAlloc`. NULL is a no-op.
+//
+// # Safety
+// `device_ptr` must be null or from `mublasAlloc`, not yet freed.
+mublasStatus_t mublasFree(void *device_ptr);
+
+// Host vector x (increment incx) → device vector y (increment incy).
+//
+// # Safety
+// x readable and y a device range for n strided elements.
+mublasStatus_t mublasSetVector(int n,
+                               int elem_size,
+                               const void *x,
+                               int incx,
+                               void *device_ptr,
+                               int incy);
+
+// Device vector x → host vector y.
+//
+// # Safety
+// x a device range and y writable for n strided elements.
+mublasStatus_t mublasGetVector(int n, int elem_size, const void *x, int incx, void *y, int incy);
+
+// As mublasSetVector, enqueued on `stream`.
+//
+// # Safety
+// As mublasSetVector; the host memory must stay valid until the stream has run the copy.
+mublasStatus_t mublasSetVectorAsync(int n,
+                                    int elem_size,
+                                    const void *host_ptr,
+                                    int incx,
+                                    void *device_ptr,
+                                    int incy,
+                                    struct CUstream_st *stream);
+
+// As mublasGetVector, enqueued on `stream`.
+//
+// # Safety
+// As mublasGetVector; the host memory must stay valid until the stream has run the copy.
+mublasStatus_t mublasGetVectorAsync(int n,
+                                    int elem_size,
+                                    const void *device_ptr,
+                                    int incx,
+                                    void *host_ptr,
+                                    int incy,
+                                    struct CUstream_st *stream);
+
+// Host matrix A (rows × cols, leading dimension lda) → device matrix B (ldb).
+//
+// # Safety
+// A readable and B a device range for the matrix with its leading dimension.
+mublasStatus_t mublasSetMatrix(int rows,
+                               int cols,
+                               int elem_size,
+                               const void *a,
+                               int lda,
+                               void *b,
+                               int ldb);
+
+// Device matrix A → host matrix B.
+//
+// # Safety
+// A a device range and B writable for the matrix with its leading dimension.
+mublasStatus_t mublasGetMatrix(int rows,
+                               int cols,
+                               int elem_size,
+                               const void *a,
+                               int lda,
+                               void *b,
+                               int ldb);
+
+// As mublasSetMatrix, enqueued on `stream`.
+//
+// # Safety
+// As mublasSetMatrix; the host memory must stay valid until the stream has run the copy.
+mublasStatus_t mublasSetMatrixAsync(int rows,
+                                    int cols,
+                                    int elem_size,
+                                    const void *a,
+                                    int lda,
+                                    void *b,
+                                    int ldb,
+                                    struct CUstream_st *stream);
+
+// As mublasGetMatrix, enqueued on `stream`.
+//
+// # Safety
+// As mublasGetMatrix; the host memory must stay valid until the stream has run the copy.
+mublasStatus_t mublasGetMatrixAsync(int rows,
+                                    int cols,
+                                    int elem_size,
+                                    const void *a,
+                                    int lda,
+                                    void *b,
+                                    int ldb,
+                                    struct CUstream_st *stream);
+
 // The status enumerator's name, e.g. "MUBLAS_STATUS_SUCCESS"; never NULL.
 const char *mublasGetStatusName(mublasStatus_t status);
 

@@ -101,6 +101,8 @@ pub enum Error {
     ArchMismatch(String),
     /// The driver refused a launch or reported a failure.
     ExecutionFailed(String),
+    /// A copy to or from GPU memory failed.
+    Mapping(String),
     /// A bug of ours, a panic included.
     Internal(String),
     NotSupported(String),
@@ -115,6 +117,7 @@ impl Error {
             Error::InvalidArgument { .. } | Error::InvalidValue(_) => Status::InvalidValue,
             Error::ArchMismatch(_) => Status::ArchMismatch,
             Error::ExecutionFailed(_) => Status::ExecutionFailed,
+            Error::Mapping(_) => Status::MappingError,
             Error::Internal(_) => Status::InternalError,
             Error::NotSupported(_) => Status::NotSupported,
         }
@@ -132,6 +135,7 @@ impl fmt::Display for Error {
             | Error::InvalidValue(why)
             | Error::ArchMismatch(why)
             | Error::ExecutionFailed(why)
+            | Error::Mapping(why)
             | Error::Internal(why)
             | Error::NotSupported(why) => write!(f, "{}: {why}", self.status().name()),
         }

@@ -8,6 +8,7 @@
 
 pub mod blas1;
 pub mod handle;
+pub mod memory;
 pub mod status;
 pub mod types;
 

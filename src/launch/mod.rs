@@ -8,6 +8,7 @@
 //! - [`device`]: per-device state shared by handles: context, loaded kernels,
 //!   device model, tuner.
 //! - [`memory`]: owned device allocations (the work buffer, tests, benchmarks).
+//! - [`transfer`]: strided host/device copies and raw allocations for the handle-less helpers.
 //! - [`kernel`]: one loaded kernel and its launch.
 
 pub mod context;
@@ -16,6 +17,7 @@ pub mod driver;
 pub mod images;
 pub mod kernel;
 pub mod memory;
+pub mod transfer;
 
 pub use cudarc::driver::sys::{CUcontext, CUstream};
 pub use device::DeviceState;
