@@ -53,7 +53,12 @@ ctest --test-dir "$build_dir" --output-on-failure 2>&1 | tee "$log_dir/ctest.log
 ctest_summary="$(grep -E '^[0-9]+% tests passed' "$log_dir/ctest.log" | tail -1)"
 skipped_c="$(grep -cE '\(Skipped\)$' "$log_dir/ctest.log" || true)"
 
+# ctest shows no output for skipped tests: say why they were skipped.
+if [ -f "$build_dir/Testing/Temporary/LastTest.log" ]; then
+  grep -h '^SKIPPED' "$build_dir/Testing/Temporary/LastTest.log" | sed 's/^/   /' || true
+fi
+
 step="done"
 echo
-echo "== Rust: $rust_summary ($skipped_rust GPU tests printed SKIPPED); C: $skipped_c skipped (no GPU)"
+echo "== Rust: $rust_summary ($skipped_rust GPU tests printed SKIPPED); C: $skipped_c skipped"
 echo "== test.sh: PASSED: $ctest_summary"
