@@ -51,22 +51,34 @@ fn context_for_handleless_calls() -> Result<ContextGuard> {
 /// Both ends must be valid for the strided extent the copy touches.
 pub unsafe fn copy_2d(copy: &Copy2d, stream: Option<sys::CUstream>) -> Result<()> {
     let _bound = context_for_handleless_calls()?;
-    // SAFETY: an all-zero CUDA_MEMCPY2D is the documented starting point (null arrays, zero offsets).
-    let mut p: sys::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
-    match copy.source {
-        Memory::Host(h) => (p.srcMemoryType, p.srcHost) = (sys::CUmemorytype::CU_MEMORYTYPE_HOST, h as *const _),
-        Memory::HostMut(h) => (p.srcMemoryType, p.srcHost) = (sys::CUmemorytype::CU_MEMORYTYPE_HOST, h as *const _),
-        Memory::Device(d) => (p.srcMemoryType, p.srcDevice) = (sys::CUmemorytype::CU_MEMORYTYPE_DEVICE, d),
-    }
-    match copy.destination {
-        Memory::HostMut(h) => (p.dstMemoryType, p.dstHost) = (sys::CUmemorytype::CU_MEMORYTYPE_HOST, h as *mut _),
+    let (src_type, src_host, src_device) = match copy.source {
+        Memory::Host(h) => (sys::CUmemorytype::CU_MEMORYTYPE_HOST, h as *const std::ffi::c_void, 0),
+        Memory::HostMut(h) => (sys::CUmemorytype::CU_MEMORYTYPE_HOST, h as *const std::ffi::c_void, 0),
+        Memory::Device(d) => (sys::CUmemorytype::CU_MEMORYTYPE_DEVICE, std::ptr::null(), d),
+    };
+    let (dst_type, dst_host, dst_device) = match copy.destination {
+        Memory::HostMut(h) => (sys::CUmemorytype::CU_MEMORYTYPE_HOST, h as *mut std::ffi::c_void, 0),
         Memory::Host(_) => return Err(Error::Internal("copy into read-only host memory".into())),
-        Memory::Device(d) => (p.dstMemoryType, p.dstDevice) = (sys::CUmemorytype::CU_MEMORYTYPE_DEVICE, d),
-    }
-    p.srcPitch = copy.source_pitch;
-    p.dstPitch = copy.destination_pitch;
-    p.WidthInBytes = copy.width_bytes;
-    p.Height = copy.height;
+        Memory::Device(d) => (sys::CUmemorytype::CU_MEMORYTYPE_DEVICE, std::ptr::null_mut(), d),
+    };
+    let p = sys::CUDA_MEMCPY2D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcMemoryType: src_type,
+        srcHost: src_host,
+        srcDevice: src_device,
+        srcArray: std::ptr::null_mut(),
+        srcPitch: copy.source_pitch,
+        dstXInBytes: 0,
+        dstY: 0,
+        dstMemoryType: dst_type,
+        dstHost: dst_host,
+        dstDevice: dst_device,
+        dstArray: std::ptr::null_mut(),
+        dstPitch: copy.destination_pitch,
+        WidthInBytes: copy.width_bytes,
+        Height: copy.height,
+    };
     // SAFETY: the caller vouches for both extents; `p` is fully initialised.
     let status = unsafe {
         match stream {
