@@ -8,8 +8,9 @@
 //    2 * AXPY_UNROLL 16-byte requests in flight.
 //  - axpy_f32_strided: any increments (the host passes x and y already moved to
 //    element 0, so a negative increment just walks backwards), any alignment.
-// Grid: ceil(work / (blockDim.x * AXPY_UNROLL)) blocks of a 1-D block whose
-// size the tuner chooses. At most 32 registers, so that any block size can
+// Grid: ceil(work / (blockDim.x * AXPY_UNROLL * split)) blocks of a 1-D block,
+// Tx and split chosen by the tuner; the kernels loop grid-stride, so each
+// thread handles `split` chunks. At most 32 registers, so that any block size can
 // fill an SM (64 warps × 32 lanes × 32 = 65536): the tuner's choice is then
 // about the grid, not about which block sizes happen to fit.
 #include "common.cuh"
@@ -25,40 +26,46 @@ extern "C" __global__ void __maxnreg__(32) axpy_f32_vec4(i64 n, float alpha_valu
     i64 head = ((16 - (reinterpret_cast<u64>(y) & 15)) & 15) / 4;
     if (head > n) head = n;
     const i64 body = (n - head) / 4;
-    const i64 tail_start = head + body * 4;
 
+    // Grid-stride (the tuner may launch fewer blocks than groups: its `split`).
+    // 32-bit offsets keep this within 32 registers without spilling: the host
+    // sends vectors of 2^30 float4 groups or more to the strided kernel, so
+    // first + stride stays below 2^32.
+    const unsigned stride = gridDim.x * blockDim.x * AXPY_UNROLL;
+    const unsigned step = blockDim.x;
+    const float4 *x4 = reinterpret_cast<const float4 *>(x + head);
+    float4 *y4 = reinterpret_cast<float4 *>(y + head);
+    const unsigned groups = static_cast<unsigned>(body);
+    for (unsigned first = blockIdx.x * blockDim.x * AXPY_UNROLL + threadIdx.x; first < groups; first += stride) {
+        float4 xv[AXPY_UNROLL], yv[AXPY_UNROLL];
+#pragma unroll
+        for (int u = 0; u < AXPY_UNROLL; ++u) {
+            if (first + u * step < groups) {
+                xv[u] = x4[first + u * step];
+                yv[u] = y4[first + u * step];
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < AXPY_UNROLL; ++u) {
+            if (first + u * step < groups) {
+                float4 r;
+                r.x = fmaf(alpha, xv[u].x, yv[u].x);
+                r.y = fmaf(alpha, xv[u].y, yv[u].y);
+                r.z = fmaf(alpha, xv[u].z, yv[u].z);
+                r.w = fmaf(alpha, xv[u].w, yv[u].w);
+                y4[first + u * step] = r;
+            }
+        }
+    }
+
+    // The elements before y is 16-byte aligned, and the last (n - head) % 4.
+    const i64 tail_start = head + body * 4;
     if (blockIdx.x == 0 && threadIdx.x < head) {
         y[threadIdx.x] = fmaf(alpha, x[threadIdx.x], y[threadIdx.x]);
     }
     if (blockIdx.x == gridDim.x - 1 && tail_start + threadIdx.x < n) {
         const i64 i = tail_start + threadIdx.x;
         y[i] = fmaf(alpha, x[i], y[i]);
-    }
-
-    const float4 *x4 = reinterpret_cast<const float4 *>(x + head);
-    float4 *y4 = reinterpret_cast<float4 *>(y + head);
-    const i64 first = static_cast<i64>(blockIdx.x) * blockDim.x * AXPY_UNROLL + threadIdx.x;
-
-    float4 xv[AXPY_UNROLL], yv[AXPY_UNROLL];
-#pragma unroll
-    for (int u = 0; u < AXPY_UNROLL; ++u) {
-        const i64 i = first + static_cast<i64>(u) * blockDim.x;
-        if (i < body) {
-            xv[u] = x4[i];
-            yv[u] = y4[i];
-        }
-    }
-#pragma unroll
-    for (int u = 0; u < AXPY_UNROLL; ++u) {
-        const i64 i = first + static_cast<i64>(u) * blockDim.x;
-        if (i < body) {
-            float4 r;
-            r.x = fmaf(alpha, xv[u].x, yv[u].x);
-            r.y = fmaf(alpha, xv[u].y, yv[u].y);
-            r.z = fmaf(alpha, xv[u].z, yv[u].z);
-            r.w = fmaf(alpha, xv[u].w, yv[u].w);
-            y4[i] = r;
-        }
     }
 }
 
@@ -67,19 +74,21 @@ extern "C" __global__ void __maxnreg__(32) axpy_f32_strided(i64 n, float alpha_v
     const float alpha = load_scalar(alpha_value, alpha_ptr);
     if (alpha == 0.0f) return;
 
-    const i64 first = static_cast<i64>(blockIdx.x) * blockDim.x * AXPY_UNROLL + threadIdx.x;
-    float xv[AXPY_UNROLL], yv[AXPY_UNROLL];
+    const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x * AXPY_UNROLL;
+    for (i64 first = static_cast<i64>(blockIdx.x) * blockDim.x * AXPY_UNROLL + threadIdx.x; first < n; first += stride) {
+        float xv[AXPY_UNROLL], yv[AXPY_UNROLL];
 #pragma unroll
-    for (int u = 0; u < AXPY_UNROLL; ++u) {
-        const i64 i = first + static_cast<i64>(u) * blockDim.x;
-        if (i < n) {
-            xv[u] = x[i * incx];
-            yv[u] = y[i * incy];
+        for (int u = 0; u < AXPY_UNROLL; ++u) {
+            const i64 i = first + static_cast<i64>(u) * blockDim.x;
+            if (i < n) {
+                xv[u] = x[i * incx];
+                yv[u] = y[i * incy];
+            }
         }
-    }
 #pragma unroll
-    for (int u = 0; u < AXPY_UNROLL; ++u) {
-        const i64 i = first + static_cast<i64>(u) * blockDim.x;
-        if (i < n) y[i * incy] = fmaf(alpha, xv[u], yv[u]);
+        for (int u = 0; u < AXPY_UNROLL; ++u) {
+            const i64 i = first + static_cast<i64>(u) * blockDim.x;
+            if (i < n) y[i * incy] = fmaf(alpha, xv[u], yv[u]);
+        }
     }
 }

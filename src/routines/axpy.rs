@@ -14,7 +14,7 @@ const UNROLL: u64 = 2;
 
 /// Blocks above 512 threads ran 3–4 % slower on average at n ≥ 2^20 on the H100
 /// (`mublas report`: coarser blocks drain the last wave less evenly), so the space stops there.
-const AXPY_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 512, ty_min: 1, ty_max: 1, splits: &[1] };
+const AXPY_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 512, ty_min: 1, ty_max: 1, splits: &[1, 2, 4, 8] };
 
 /// Unit increments, x and y equally aligned: problem.n = float4 groups in the aligned body.
 pub static AXPY_VEC4: KernelSpec = KernelSpec { name: "axpy_f32_vec4", space: AXPY_SPACE, geometry: one_dimensional };
@@ -24,15 +24,17 @@ pub static AXPY_STRIDED: KernelSpec = KernelSpec { name: "axpy_f32_strided", spa
 pub const KERNEL_NAMES: &[&str] = &[AXPY_VEC4.name, AXPY_STRIDED.name];
 
 fn one_dimensional(problem: &Problem, shape: &LaunchShape) -> Geometry {
-    let per_block = shape.tx as u64 * UNROLL;
+    // `split`: chunks per thread; the kernels loop grid-stride over them.
+    let per_block = shape.tx as u64 * UNROLL * shape.split.max(1) as u64;
     let blocks = problem.n.div_ceil(per_block).max(1);
     Geometry { grid: (blocks.min(i32::MAX as u64) as u32, 1, 1), dynamic_shared_bytes: 0 }
 }
 
 /// The vec4 kernel needs x and y at the same offset modulo 16 bytes, so that
-/// once y is aligned, x is too.
+/// once y is aligned, x is too; and fewer than 2^30 float4 groups, because it
+/// counts them in 32 bits (the 64-bit API's larger vectors go strided).
 pub fn vec4_applies(x: &StridedVector, y: &StridedVector) -> bool {
-    x.is_contiguous() && y.is_contiguous() && (x.base % 16) == (y.base % 16) && x.base % 4 == 0
+    x.is_contiguous() && y.is_contiguous() && (x.base % 16) == (y.base % 16) && x.base % 4 == 0 && y.len < (1 << 32)
 }
 
 /// Which kernel, and the problem size the tuner sees for it.

@@ -3,7 +3,7 @@
 //! Method (shared/docs/testing.md): CUDA events around each call on the
 //! stream, 3 warm-up calls, the median of `--reps` (default 30) timed calls,
 //! inputs rotated over 512 MiB (the H100's L2 is 50 MB), random data, cuBLAS
-//! measured the same way right after mublas at each size.
+//! measured the same way in the same run, its calls alternating with mublas's.
 
 use crate::workload::{AxpyLayout, Workload, WARMUPS};
 use mublas::capi::handle::{mublasCreate, mublasDestroy};
@@ -88,10 +88,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     for routine in options.routines.iter().filter(|r| *r != "decisions" && *r != "overhead") {
         for workload in workloads(h, handle, routine, options.quick, &mut random)? {
-            let mublas_us = workload.time_mublas(&timer, WARMUPS, options.reps)?;
-            let cublas_us = match cublas {
-                Some(c) => workload.time_cublas(c, &timer, WARMUPS, options.reps)?,
-                None => None,
+            let (mublas_us, cublas_us) = match cublas {
+                Some(c) => workload.time_alternating(c, &timer, WARMUPS, options.reps)?,
+                None => (workload.time_mublas(&timer, WARMUPS, options.reps)?, None),
             };
             let kernel = h.device.kernel(workload.spec.name).map_err(|e| e.to_string())?;
             let plan = h.device.tuner.plan(workload.spec, &kernel.model, &workload.problem);

@@ -7,7 +7,7 @@ use mublas::tuner::{DeviceModel, ForcedShapes, KernelModel, KernelSpec, Problem,
 
 /// (kernel spec, registers per thread on sm_90).
 fn kernels() -> Vec<(&'static KernelSpec, u32)> {
-    vec![(&mublas::routines::axpy::AXPY_VEC4, 32), (&mublas::routines::axpy::AXPY_STRIDED, 24)]
+    vec![(&mublas::routines::axpy::AXPY_VEC4, 32), (&mublas::routines::axpy::AXPY_STRIDED, 32)]
 }
 
 pub fn run() {

@@ -4,6 +4,7 @@
 
 use mublas::capi::blas1::mublasSaxpy;
 use mublas::capi::types::mublasHandle_t;
+use mublas::harness::timing::median;
 use mublas::harness::{EventTimer, Random};
 use mublas::launch::DeviceBuffer;
 use mublas::real_cublas::{CublasHandle, RealCublas};
@@ -162,6 +163,46 @@ impl Workload {
                 status => Err(Error::ExecutionFailed(format!("{} status {status}", self.routine))),
             })
             .map_err(|e| e.to_string())
+    }
+
+    /// Median µs of mublas and of cuBLAS measured alternately, call by call, so
+    /// that clock and thermal drift fall on both alike. Each call gets its own
+    /// rotation slot (mublas the even ones, cuBLAS the odd ones): neither finds
+    /// the other's output in the L2.
+    pub fn time_alternating(&self, c: &RealCublas, timer: &EventTimer, warmups: usize, reps: usize) -> Result<(f64, Option<f64>), String> {
+        let Some(call) = &self.cublas else { return Ok((self.time_mublas(timer, warmups, reps)?, None)) };
+        let mut ch = std::ptr::null_mut();
+        // SAFETY: cuBLAS's own create/destroy on the current device.
+        if unsafe { (c.create)(&mut ch) } != 0 {
+            return Err("cublasCreate failed".into());
+        }
+        let (mut ours, mut theirs) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
+        let mut result = Ok(());
+        for i in 0..warmups + reps {
+            let mublas_us = timer.time_us(|| match (self.mublas)(2 * i) {
+                0 => Ok(()),
+                status => Err(Error::ExecutionFailed(format!("{} status {status}", self.routine))),
+            });
+            let cublas_us = timer.time_us(|| match call(c, ch, 2 * i + 1) {
+                0 => Ok(()),
+                status => Err(Error::ExecutionFailed(format!("cuBLAS {} status {status}", self.routine))),
+            });
+            match (mublas_us, cublas_us) {
+                (Ok(m), Ok(cu)) if i >= warmups => {
+                    ours.push(m);
+                    theirs.push(cu);
+                }
+                (Ok(_), Ok(_)) => {}
+                (Err(e), _) | (_, Err(e)) => {
+                    result = Err(e.to_string());
+                    break;
+                }
+            }
+        }
+        // SAFETY: destroyed once.
+        unsafe { (c.destroy)(ch) };
+        result?;
+        Ok((median(&mut ours), Some(median(&mut theirs))))
     }
 
     /// Median µs of cuBLAS, on a cuBLAS handle of its own on the same (default) stream.
