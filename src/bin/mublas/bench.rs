@@ -7,6 +7,7 @@
 //! the same way right after mublas at each size.
 
 use mublas::capi::blas1::mublasSaxpy;
+use mublas::capi::blas2::mublasSgemv;
 use mublas::capi::handle::{mublasCreate, mublasDestroy};
 use mublas::capi::types::*;
 use mublas::harness::{EventTimer, Random};
@@ -33,12 +34,13 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--quick" => options.quick = true,
             "--reps" => options.reps = it.next().and_then(|v| v.parse().ok()).ok_or("--reps needs a number")?,
             "--csv" => options.csv = Some(it.next().ok_or("--csv needs a file")?.clone()),
-            "saxpy" => options.routines.push(arg.clone()),
-            other => return Err(format!("unknown benchmark argument {other:?} (routines: saxpy)")),
+            "saxpy" | "sgemv" => options.routines.push(arg.clone()),
+            other => return Err(format!("unknown benchmark argument {other:?} (routines: saxpy, sgemv)")),
         }
     }
     if options.routines.is_empty() {
         options.routines.push("saxpy".into());
+        options.routines.push("sgemv".into());
     }
     Ok(options)
 }
@@ -76,8 +78,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
     println!("device: {} ({} SMs); cuBLAS: {}", h.device.model().name, h.device.model().sm_count, cublas.map(|c| c.soname).unwrap_or("none"));
     let mut rows = Vec::new();
     for routine in &options.routines {
-        if routine == "saxpy" {
-            bench_saxpy(h, handle, cublas, &options, &mut rows)?;
+        match routine.as_str() {
+            "saxpy" => bench_saxpy(h, handle, cublas, &options, &mut rows)?,
+            "sgemv" => bench_sgemv(h, handle, cublas, &options, &mut rows)?,
+            _ => unreachable!("parse accepts only known routines"),
         }
     }
     print_table(&rows);
@@ -151,6 +155,59 @@ fn bench_saxpy(h: &mublas::Handle, handle: mublasHandle_t, cublas: Option<&RealC
             unit: "GB/s",
             plan: format!("{} {}x{} grid {}", spec.name, plan.shape.tx, plan.shape.ty, plan.geometry.grid.0),
         });
+    }
+    Ok(())
+}
+
+/// SGEMV sizes (m, n): square ones, then the tall, wide and extreme shapes.
+fn sgemv_sizes(quick: bool) -> Vec<(usize, usize)> {
+    if quick {
+        return vec![(1024, 1024), (4096, 4096), (10000, 10000), (32768, 32768), (65536, 1024), (16, 1 << 20)];
+    }
+    let square = [256, 512, 1000, 1024, 2000, 2048, 3000, 4096, 4097, 5000, 8192, 10000, 16384, 20000, 32768];
+    let mut sizes: Vec<(usize, usize)> = square.iter().map(|&n| (n, n)).collect();
+    sizes.extend([(1024, 65536), (65536, 1024), (16, 1 << 20), (1 << 20, 16)]);
+    sizes
+}
+
+fn bench_sgemv(h: &mublas::Handle, handle: mublasHandle_t, cublas: Option<&RealCublas>, options: &Options, rows: &mut Vec<Row>) -> Result<(), String> {
+    use mublas::routines::gemv::{self, Op};
+    let mut random = Random::new(2027);
+    let timer = EventTimer::new(h.device.context(), h.stream()).map_err(|e| e.to_string())?;
+    let (alpha, beta) = (0.75f32, 0.5f32);
+    for (m, n) in sgemv_sizes(options.quick) {
+        // One slot: A (lda = m, 16-byte aligned when m % 4 == 0), then x and y, each
+        // long enough for either op; slots start 16-byte aligned.
+        let xy = m.max(n).next_multiple_of(4);
+        let slot = (m * n).next_multiple_of(4) + 2 * xy;
+        let pool = Pool::new(h, slot, &mut random)?;
+        let (a, x, y) = (|i| pool.at(i, 0), |i| pool.at(i, slot - 2 * xy), |i| pool.at(i, slot - xy));
+        for (op, trans, name) in [(Op::N, MUBLAS_OP_N, "N"), (Op::T, MUBLAS_OP_T, "T")] {
+            let call = |i: usize| {
+                // SAFETY: A, x and y lie inside the pool's slot i.
+                let status = unsafe {
+                    mublasSgemv(handle, trans, m as i32, n as i32, &alpha, a(i) as *const f32, m as i32, x(i) as *const f32, 1, &beta, y(i) as *mut f32, 1)
+                };
+                if status == 0 { Ok(()) } else { Err(mublas::Error::ExecutionFailed(format!("mublasSgemv status {status}"))) }
+            };
+            let mublas_us = timer.median_us(WARMUPS, options.reps, call).map_err(|e| e.to_string())?;
+            let cublas_us = match cublas {
+                None => None,
+                Some(c) => Some(time_cublas(c, &timer, options.reps, |ch, i| unsafe {
+                    (c.sgemv)(ch, trans, m as i32, n as i32, &alpha, a(i) as *const f32, m as i32, x(i) as *const f32, 1, &beta, y(i) as *mut f32, 1)
+                })?),
+            };
+            let (spec, plan) = gemv::plan(h, op, m as i64, n as i64, a(0), m as i64).map_err(|e| e.to_string())?;
+            rows.push(Row {
+                routine: "sgemv",
+                shape: format!("{name} {m}x{n}"),
+                mublas_us,
+                cublas_us,
+                work: gemv::bytes_moved(op, m as i64, n as i64),
+                unit: "GB/s",
+                plan: format!("{} {}x{} split {} grid {}", spec.name, plan.shape.tx, plan.shape.ty, plan.geometry.grid.1, plan.geometry.grid.0),
+            });
+        }
     }
     Ok(())
 }
