@@ -15,13 +15,6 @@
 // The library version as `mublasGetVersion` reports it: major·10000 + minor·100 + patch.
 #define MUBLAS_VERSION 100
 
-// Split counters at the start of the work buffer, one per row tile (N) or column group (T).
-// A launch with more tiles than this does not split.
-#define COUNTER_SLOTS 16384
-
-// Bytes reserved for the counters; the partial vectors follow them.
-#define COUNTER_BYTES (COUNTER_SLOTS * 4)
-
 // The CUDA stream type: `cudaStream_t` and `CUstream` are both `struct CUstream_st *`.
 struct CUstream_st;
 

@@ -384,21 +384,29 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
 }
 
 #[test]
-fn gpu_sgemv_split_survives_work_buffer_growth() {
-    let test = "gpu_sgemv_split_survives_work_buffer_growth";
+fn gpu_sgemv_split_counters_reset_between_calls() {
+    let test = "gpu_sgemv_split_counters_reset_between_calls";
     let Some(gpu) = gpu_or_skip(test) else { return };
     let mut random = random(test);
-    let before = gpu.inner().work_buffer_size();
-    // 64 partial vectors of 40000 rows (10 MB) need more than the initial buffer.
-    let big = Case { trans: MUBLAS_OP_N, m: 40000, n: 256, lda: 40000, a_offset: 0, incx: 1, incy: 1, alpha: 1.25, beta: 0.5, device_scalars: false };
-    let small = Case { trans: MUBLAS_OP_T, m: 5000, n: 40, lda: 5000, a_offset: 0, incx: 1, incy: 1, alpha: 1.25, beta: 0.5, device_scalars: false };
-    let big = Prepared::new(&gpu, &mut random, big);
-    let small = Prepared::new(&gpu, &mut random, small);
-    for (prepared, shape) in [(&small, LaunchShape { tx: 64, ty: 1, split: 8 }), (&big, LaunchShape { tx: 32, ty: 1, split: 64 }), (&small, LaunchShape { tx: 64, ty: 1, split: 8 }), (&big, LaunchShape { tx: 64, ty: 2, split: 16 })] {
+    // Alternating problems and splits reuse the same counters: each launch must
+    // find them at 0, so each kernel must have left them there.
+    let wide = Case { trans: MUBLAS_OP_N, m: 40000, n: 256, lda: 40000, a_offset: 0, incx: 1, incy: 1, alpha: 1.25, beta: 0.5, device_scalars: false };
+    let tall = Case { trans: MUBLAS_OP_T, m: 5000, n: 40, lda: 5000, a_offset: 0, incx: 1, incy: 1, alpha: 1.25, beta: 0.5, device_scalars: false };
+    let skinny = Case { trans: MUBLAS_OP_T, m: 1 << 20, n: 16, lda: 1 << 20, a_offset: 0, incx: 1, incy: 1, alpha: 1.25, beta: 0.5, device_scalars: false };
+    let (wide, tall, skinny) = (Prepared::new(&gpu, &mut random, wide), Prepared::new(&gpu, &mut random, tall), Prepared::new(&gpu, &mut random, skinny));
+    let steps = [
+        (&tall, LaunchShape { tx: 64, ty: 1, split: 8 }),
+        (&wide, LaunchShape { tx: 32, ty: 1, split: 64 }),
+        (&tall, LaunchShape { tx: 64, ty: 1, split: 8 }),
+        (&skinny, LaunchShape { tx: 32, ty: 1, split: 512 }),
+        (&wide, LaunchShape { tx: 64, ty: 2, split: 16 }),
+        (&skinny, LaunchShape { tx: 128, ty: 1, split: 256 }),
+        (&tall, LaunchShape { tx: 32, ty: 1, split: 2 }),
+    ];
+    for (prepared, shape) in steps {
         let got = prepared.run(&gpu, Some(shape));
         prepared.check(&prepared.describe(Some(shape)), &got);
     }
-    assert!(gpu.inner().work_buffer_size() > before || before >= gemv::work_bytes(Op::N, 40000, 256, 64) as usize);
 }
 
 #[test]

@@ -33,11 +33,15 @@ const N_COLUMN_GRANULE: u64 = 4;
 const T_ROW_GRANULE: u64 = 128;
 /// Split counters at the start of the work buffer, one per row tile (N) or column group (T).
 /// A launch with more tiles than this does not split.
-pub const COUNTER_SLOTS: u64 = 16384;
+pub(crate) const COUNTER_SLOTS: u64 = 16384;
 /// Bytes reserved for the counters; the partial vectors follow them.
-pub const COUNTER_BYTES: u64 = COUNTER_SLOTS * 4;
+pub(crate) const COUNTER_BYTES: u64 = COUNTER_SLOTS * 4;
 
-const SPLITS: &[u32] = &[1, 2, 4, 8, 16, 32, 64, 128];
+/// Partial vectors of one launch take at most this much of the work buffer, so
+/// that a split never grows the handle's default buffer (4 MiB or more).
+pub(crate) const PARTIALS_BYTES_MAX: u64 = 4 << 20;
+
+const SPLITS: &[u32] = &[1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 
 const N_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 256, ty_min: 1, ty_max: 16, splits: SPLITS };
 const T_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 1024, ty_min: 1, ty_max: 1, splits: SPLITS };
@@ -146,16 +150,18 @@ fn tiles(op: Op, problem: &Problem, shape: &LaunchShape) -> u64 {
 }
 
 /// The split a launch really uses, (range length, ranges = grid.y): the shape's,
-/// cut down so that no range is empty, and 1 when there are more tiles than counters.
+/// cut down so that no range is empty and the partial vectors fit in
+/// PARTIALS_BYTES_MAX, and 1 when there are more tiles than counters.
 pub fn reduction_split(op: Op, problem: &Problem, shape: &LaunchShape) -> (u64, u32) {
-    let (len, granule) = match op {
-        Op::N => (problem.n, N_COLUMN_GRANULE),
-        Op::T => (problem.m, T_ROW_GRANULE),
+    let (len, granule, len_y) = match op {
+        Op::N => (problem.n, N_COLUMN_GRANULE, problem.m),
+        Op::T => (problem.m, T_ROW_GRANULE, problem.n),
     };
     if tiles(op, problem, shape) > COUNTER_SLOTS {
         return (len.max(1), 1);
     }
-    split_ranges(len, shape.split, granule)
+    let fits = (PARTIALS_BYTES_MAX / (len_y.max(1) * 4)).clamp(1, u32::MAX as u64) as u32;
+    split_ranges(len, shape.split.min(fits), granule)
 }
 
 fn grid_x(blocks: u64) -> u32 {
@@ -518,6 +524,10 @@ mod tests {
         // Short and wide: one row tile, many column ranges.
         let g = n_geometry(&problem(16, 1 << 20), &LaunchShape { tx: 32, ty: 4, split: 128 });
         assert_eq!(g.grid, (1, 128, 1));
+        // Partial vectors beyond PARTIALS_BYTES_MAX: a smaller split.
+        let g = n_geometry(&problem(1 << 16, 4096), &LaunchShape { tx: 32, ty: 1, split: 64 });
+        assert_eq!(g.grid.1, 16);
+        assert!(work_bytes(Op::N, 1 << 16, 4096, g.grid.1) <= COUNTER_BYTES + PARTIALS_BYTES_MAX);
         // More tiles than counters: no split.
         let m = (COUNTER_SLOTS as i64 + 1) * 128;
         let g = n_geometry(&problem(m, 64), &LaunchShape { tx: 32, ty: 1, split: 4 });
@@ -533,6 +543,8 @@ mod tests {
         // Tall and skinny: split the rows.
         let g = t_geometry(&problem(1 << 20, 16), &LaunchShape { tx: 32, ty: 1, split: 64 });
         assert_eq!(g.grid, (16, 64, 1));
+        let g = t_geometry(&problem(1 << 20, 16), &LaunchShape { tx: 32, ty: 1, split: 512 });
+        assert_eq!(g.grid, (16, 512, 1));
         // Fewer rows than one range: no split.
         let g = t_geometry(&problem(100, 16), &LaunchShape { tx: 32, ty: 1, split: 64 });
         assert_eq!(g.grid.1, 1);
@@ -559,6 +571,7 @@ mod tests {
                             let rows_or_columns = if op == Op::N { m.div_ceil(4 * tx as u64) } else { n.div_ceil(tx as u64 / 32) };
                             assert_eq!(g.grid.0 as u64, rows_or_columns.max(1));
                             assert!(g.dynamic_shared_bytes <= 48 * 1024, "{shape:?}");
+                            assert!(work_bytes(op, m as i64, n as i64, splits) <= COUNTER_BYTES + PARTIALS_BYTES_MAX);
                         }
                     }
                     tx += space.tx_step;
