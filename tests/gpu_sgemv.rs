@@ -293,7 +293,7 @@ fn gpu_sgemv_case_matrix() {
                 let (incx, incy) = INCREMENTS[k % INCREMENTS.len()];
                 let (alpha, beta, device_scalars) = SCALARS[(k / 2) % SCALARS.len()];
                 // lda = m or m + 3; A aligned or one float past 16 bytes.
-                let lda = m + if k % 2 == 0 { 0 } else { 3 };
+                let lda = m + if k.is_multiple_of(2) { 0 } else { 3 };
                 let a_offset = (k / 3) % 2;
                 let case = Case { trans, m, n, lda, a_offset, incx, incy, alpha, beta, device_scalars };
                 run_case(&gpu, &mut random, case, cublas.as_ref().map(CublasSession::pair));

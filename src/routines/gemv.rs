@@ -116,7 +116,7 @@ pub fn quick_return(m: i64, n: i64, alpha: Scalar, beta: Scalar) -> bool {
 
 /// The float4 kernels need every column of A to start 16-byte aligned.
 pub fn select_kernel(op: Op, a: u64, lda: i64) -> &'static KernelSpec {
-    let vec4 = a % 16 == 0 && lda % 4 == 0;
+    let vec4 = a.is_multiple_of(16) && lda % 4 == 0;
     match (op, vec4) {
         (Op::N, true) => &GEMV_N,
         (Op::N, false) => &GEMV_N_SCALAR,
