@@ -26,9 +26,9 @@ typedef int mublasStatus_t;
 // A library handle, from `mublasCreate`.
 typedef struct mublasContext *mublasHandle_t;
 
-typedef int mublasPointerMode_t;
-
 typedef int mublasOperation_t;
+
+typedef int mublasPointerMode_t;
 
 typedef int mublasFillMode_t;
 
@@ -93,6 +93,31 @@ mublasStatus_t mublasSaxpy(mublasHandle_t handle,
                            const float *alpha,
                            const float *x,
                            int incx,
+                           float *y,
+                           int incy);
+
+// y = alpha·op(A)·x + beta·y (cuBLAS `cublasSgemv`), A column-major m×n with
+// leading dimension lda; op(A) is A for MUBLAS_OP_N and Aᵀ for MUBLAS_OP_T
+// and MUBLAS_OP_C. Bad arguments give INVALID_VALUE in reference-BLAS order
+// (trans, m, n, lda, incx, incy), where cuBLAS checks only lda. m == 0 or
+// n == 0, and a host alpha of 0 with a host beta of 1, return at once. beta = 0:
+// y is not read; alpha = 0: A and x are not read.
+//
+// # Safety
+// `handle` null or live; `alpha` and `beta` per the pointer mode (a null one is
+// INVALID_VALUE, where cuBLAS would crash); A a device matrix of lda·(n-1) + m
+// floats; x and y device vectors of their lengths (n and m for N, m and n for
+// T) with their increments.
+mublasStatus_t mublasSgemv(mublasHandle_t handle,
+                           mublasOperation_t trans,
+                           int m,
+                           int n,
+                           const float *alpha,
+                           const float *A,
+                           int lda,
+                           const float *x,
+                           int incx,
+                           const float *beta,
                            float *y,
                            int incy);
 

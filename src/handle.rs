@@ -24,6 +24,12 @@ impl PointerMode {
     }
 }
 
+/// The work buffer starts zeroed (also after growing): the split reductions keep
+/// per-tile arrival counters at its start, and every kernel that uses them leaves
+/// them at zero again. It is shared by all of a handle's calls, whatever their
+/// stream: as with cuBLAS's workspace, calls on one handle must not run on two
+/// streams at once.
+///
 /// Work-buffer size rule: 4 MiB, or 64 KiB per SM when that is more (8.25 MiB on
 /// a 132-SM H100). Enough for split reductions with a partial vector per split
 /// and for TRMV's partial sums up to n ≈ 16k per block column; routines that
@@ -60,6 +66,7 @@ impl Handle {
         let device = DeviceState::open(ordinal, routines::ENTRY_POINTS)?;
         let bytes = work_buffer_bytes(device.model().sm_count);
         let work = DeviceBuffer::new(device.context(), bytes)?;
+        work.zero()?;
         log::debug!("handle on device {ordinal}: work buffer {bytes} bytes");
         Ok(Handle {
             device,
@@ -93,6 +100,7 @@ impl Handle {
             log::info!("growing the work buffer from {} to {bytes} bytes", work.bytes());
             *work = DeviceBuffer::new(self.device.context(), bytes)
                 .map_err(|e| Error::AllocFailed(format!("work buffer: {e}")))?;
+            work.zero()?;
         }
         Ok(work)
     }

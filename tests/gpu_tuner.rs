@@ -13,7 +13,8 @@ use mublas::tuner::{KernelSpec, Problem};
 
 /// Every kernel the library launches, with problems that exercise its geometry.
 fn kernel_specs() -> Vec<&'static KernelSpec> {
-    vec![&mublas::routines::axpy::AXPY_VEC4, &mublas::routines::axpy::AXPY_STRIDED]
+    use mublas::routines::{axpy, gemv};
+    vec![&axpy::AXPY_VEC4, &axpy::AXPY_STRIDED, &gemv::GEMV_N, &gemv::GEMV_N_SCALAR, &gemv::GEMV_T, &gemv::GEMV_T_SCALAR]
 }
 
 #[test]

@@ -7,6 +7,7 @@
 //! header, ABI-identical to cuBLAS's enums) and are validated before use.
 
 pub mod blas1;
+pub mod blas2;
 pub mod handle;
 pub mod memory;
 pub mod status;

@@ -26,6 +26,15 @@ impl DeviceBuffer {
         Ok(DeviceBuffer { address, bytes, context })
     }
 
+    /// Sets every byte to zero, synchronously.
+    pub fn zero(&self) -> Result<()> {
+        let _bound = ContextGuard::bind(self.context)?;
+        // SAFETY: the whole allocation, in its own context.
+        unsafe { sys::cuMemsetD8_v2(self.address, 0, self.bytes.max(1)) }
+            .result()
+            .map_err(|e| Error::ExecutionFailed(describe(&e)))
+    }
+
     pub fn address(&self) -> u64 {
         self.address
     }

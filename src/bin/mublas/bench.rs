@@ -12,7 +12,7 @@ use mublas::harness::{EventTimer, Random};
 use mublas::real_cublas::RealCublas;
 use std::fmt::Write as _;
 
-pub const ROUTINES: &[&str] = &["saxpy", "decisions", "overhead"];
+pub const ROUTINES: &[&str] = &["saxpy", "sgemv", "decisions", "overhead"];
 
 struct Options {
     routines: Vec<String>,
@@ -45,6 +45,24 @@ fn workloads(h: &mublas::Handle, handle: mublasHandle_t, routine: &str, quick: b
         "saxpy" => {
             let powers: Vec<u32> = if quick { vec![12, 16, 20, 24, 26] } else { (10..=28).collect() };
             powers.into_iter().map(|p| Workload::saxpy(h, handle, 1 << p, AxpyLayout::Aligned, random)).collect()
+        }
+        "sgemv" => {
+            use mublas::routines::gemv::Op;
+            let mut sizes: Vec<(usize, usize)> = if quick {
+                vec![(1024, 1024), (4096, 4096), (16384, 16384)]
+            } else {
+                [256, 512, 1000, 1024, 2000, 2048, 3000, 4096, 4097, 5000, 8192, 10000, 16384, 20000, 32768].iter().map(|&n| (n, n)).collect()
+            };
+            if !quick {
+                sizes.extend([(1024, 65536), (65536, 1024), (16, 1048576), (1048576, 16)]);
+            }
+            let mut all = Vec::new();
+            for (m, n) in sizes {
+                for op in [Op::N, Op::T] {
+                    all.push(Workload::sgemv(h, handle, op, m, n, random)?);
+                }
+            }
+            Ok(all)
         }
         other => Err(format!("unknown routine {other:?}")),
     }

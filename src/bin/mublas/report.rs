@@ -36,7 +36,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         }
     }
     if options.routines.is_empty() {
-        options.routines = crate::tune::ROUTINES.iter().map(|r| r.to_string()).collect();
+        options.routines = ["saxpy", "sgemv", "sgemv-t"].iter().map(|r| r.to_string()).collect();
     }
     Ok(options)
 }
@@ -72,7 +72,7 @@ impl Point {
 fn sweep(routine: &str, count: usize) -> Vec<usize> {
     let (lo, hi) = match routine {
         "saxpy" => (12.0f64, 24.0f64),
-        _ => (8.0f64, 14.0f64),
+        _ => (8.0f64, 14.5f64),
     };
     (0..count).map(|i| 2f64.powf(lo + (hi - lo) * i as f64 / (count.max(2) - 1) as f64).round() as usize).collect()
 }
@@ -80,6 +80,8 @@ fn sweep(routine: &str, count: usize) -> Vec<usize> {
 fn workload_for(h: &mublas::Handle, handle: mublasHandle_t, routine: &str, size: usize, random: &mut Random) -> Result<Workload, String> {
     match routine {
         "saxpy" => Workload::saxpy(h, handle, size, AxpyLayout::Aligned, random),
+        "sgemv" => Workload::sgemv(h, handle, mublas::routines::gemv::Op::N, size, size, random),
+        "sgemv-t" => Workload::sgemv(h, handle, mublas::routines::gemv::Op::T, size, size, random),
         other => Err(format!("no report for {other:?}")),
     }
 }

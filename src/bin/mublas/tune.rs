@@ -19,7 +19,7 @@ use mublas::tuner::optimizer::candidates;
 use mublas::tuner::{LaunchShape, Occupancy, RecipeBook, TuningRecipe};
 use std::time::Instant;
 
-pub const ROUTINES: &[&str] = &["saxpy"];
+pub const ROUTINES: &[&str] = &["saxpy", "sgemv"];
 
 struct Options {
     routines: Vec<String>,
@@ -55,6 +55,17 @@ pub fn sampling_workloads(h: &mublas::Handle, handle: mublasHandle_t, routine: &
             Ok(vec![
                 Workload::saxpy(h, handle, n, AxpyLayout::Aligned, random)?,
                 Workload::saxpy(h, handle, n, AxpyLayout::Misaligned, random)?,
+            ])
+        }
+        "sgemv" => {
+            // The paper's sampling size for the matrix routines; m = n + 1 (odd lda) exercises the scalar kernels.
+            use mublas::routines::gemv::Op;
+            let n = size.unwrap_or(8192);
+            Ok(vec![
+                Workload::sgemv(h, handle, Op::N, n, n, random)?,
+                Workload::sgemv(h, handle, Op::T, n, n, random)?,
+                Workload::sgemv(h, handle, Op::N, n + 1, n, random)?,
+                Workload::sgemv(h, handle, Op::T, n + 1, n, random)?,
             ])
         }
         other => Err(format!("unknown routine {other:?} (routines: {})", ROUTINES.join(", "))),

@@ -125,6 +125,38 @@ impl Workload {
         })
     }
 
+    /// y = 0.75·op(A)·x + 0.5·y with A m×n (lda = m), unit increments.
+    pub fn sgemv(h: &Handle, handle: mublasHandle_t, op: mublas::routines::gemv::Op, m: usize, n: usize, random: &mut Random) -> Result<Workload, String> {
+        use mublas::routines::gemv::{self, Op};
+        // One slot: A, then x and y, each long enough for either op; 16-byte aligned starts.
+        let xy = m.max(n).next_multiple_of(4);
+        let slot = (m * n).next_multiple_of(4) + 2 * xy;
+        let pool = Pool::new(h, slot, random)?;
+        let r = pool.rotation;
+        let (x_at, y_at) = (slot - 2 * xy, slot - xy);
+        let spec = gemv::select_kernel(op, r.at(0, 0), m as i64);
+        let trans = if op == Op::N { mublas::capi::types::MUBLAS_OP_N } else { mublas::capi::types::MUBLAS_OP_T };
+        let handle = handle as usize;
+        let (alpha, beta) = (0.75f32, 0.5f32);
+        Ok(Workload {
+            routine: "sgemv",
+            label: format!("{} {m}x{n}", if op == Op::N { "N" } else { "T" }),
+            spec,
+            problem: gemv::problem(m as i64, n as i64),
+            work: gemv::bytes_moved(op, m as i64, n as i64),
+            unit: Unit::GigabytesPerSecond,
+            addresses: Box::new(move |i| (r.at(i, x_at), r.at(i, y_at))),
+            // SAFETY (both closures): A, x and y lie inside rotation slot i of the pool the workload owns.
+            mublas: Box::new(move |i| unsafe {
+                mublas::capi::blas2::mublasSgemv(handle as mublasHandle_t, trans, m as i32, n as i32, &alpha, r.at(i, 0) as *const f32, m as i32, r.at(i, x_at) as *const f32, 1, &beta, r.at(i, y_at) as *mut f32, 1)
+            }),
+            cublas: Some(Box::new(move |c, ch, i| unsafe {
+                (c.sgemv)(ch, trans, m as i32, n as i32, &alpha, r.at(i, 0) as *const f32, m as i32, r.at(i, x_at) as *const f32, 1, &beta, r.at(i, y_at) as *mut f32, 1)
+            })),
+            _pool: pool,
+        })
+    }
+
     /// One mublas call on the inputs of rep `i`, not timed.
     pub fn call_mublas(&self, i: usize) -> Result<(), String> {
         match (self.mublas)(i) {

@@ -1,0 +1,552 @@
+//! SGEMV: y = alpha·op(A)·x + beta·y, A column-major with m rows, n columns
+//! and leading dimension lda; op(A) = A (N) or Aᵀ (T, and C for real data).
+//!
+//! Argument checks follow reference BLAS's order and numbering (the handle not
+//! counted): 1 trans, 2 m, 3 n, 6 lda, 8 incx, 11 incy; the first bad one is
+//! reported. Quick returns touch no memory: m == 0 or n == 0 (y not even
+//! scaled), or a host alpha of 0 with a host beta of 1.
+//!
+//! Kernels (kernels/gemv.cu): `gemv_n_f32` / `gemv_t_f32` when A is 16-byte
+//! aligned and lda a multiple of 4 (float4 loads down the columns), the
+//! `_scalar` twins otherwise. Both take a reduction split (the tuner's
+//! `LaunchShape::split`, grid.y): the columns (N) or rows (T) are cut into
+//! ranges, one block per range and tile, so that a short y still fills the
+//! GPU; partial vectors go to the handle's work buffer and the last block of a
+//! tile adds them in a fixed order, so one launch suffices and the result does
+//! not depend on timing.
+
+use super::vector::StridedVector;
+use super::Scalar;
+use crate::handle::Handle;
+use crate::launch::context::ContextGuard;
+use crate::launch::KernelArg::{I64, Ptr};
+use crate::status::{Error, Result};
+use crate::tuner::{Geometry, KernelSpec, LaunchPlan, LaunchShape, LaunchSpace, Problem};
+
+/// Rows per thread in the N kernels (GEMV_N_ROWS in kernels/gemv.cu).
+const N_ROWS_PER_THREAD: u64 = 4;
+/// Columns per unrolled group in the N kernels (GEMV_N_COLS): column ranges of a split are multiples of it.
+const N_COLUMN_GRANULE: u64 = 4;
+/// Row ranges of a split in the T kernels are multiples of one warp's float4 sweep (32 lanes × 4 rows).
+const T_ROW_GRANULE: u64 = 128;
+/// Split counters at the start of the work buffer, one per row tile (N) or column group (T).
+/// A launch with more tiles than this does not split.
+pub(crate) const COUNTER_SLOTS: u64 = 16384;
+/// Bytes reserved for the counters; the partial vectors follow them.
+pub(crate) const COUNTER_BYTES: u64 = COUNTER_SLOTS * 4;
+
+/// Partial vectors of one launch take at most this much of the work buffer, so
+/// that a split never grows the handle's default buffer (4 MiB or more).
+pub(crate) const PARTIALS_BYTES_MAX: u64 = 4 << 20;
+
+const SPLITS: &[u32] = &[1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
+
+const N_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 256, ty_min: 1, ty_max: 16, splits: SPLITS };
+const T_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 1024, ty_min: 1, ty_max: 1, splits: SPLITS };
+
+/// op N, A 16-byte aligned and lda % 4 == 0. problem.m = rows, problem.n = columns of A.
+pub static GEMV_N: KernelSpec = KernelSpec { name: "gemv_n_f32", space: N_SPACE, geometry: n_geometry };
+/// op N, any alignment and lda.
+pub static GEMV_N_SCALAR: KernelSpec = KernelSpec { name: "gemv_n_f32_scalar", space: N_SPACE, geometry: n_geometry };
+/// op T, A 16-byte aligned and lda % 4 == 0.
+pub static GEMV_T: KernelSpec = KernelSpec { name: "gemv_t_f32", space: T_SPACE, geometry: t_geometry };
+/// op T, any alignment and lda.
+pub static GEMV_T_SCALAR: KernelSpec = KernelSpec { name: "gemv_t_f32_scalar", space: T_SPACE, geometry: t_geometry };
+pub const KERNEL_NAMES: &[&str] = &[GEMV_N.name, GEMV_N_SCALAR.name, GEMV_T.name, GEMV_T_SCALAR.name];
+
+/// op(A), validated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    N,
+    T,
+}
+
+impl Op {
+    /// (length of x, length of y) for an m×n A.
+    pub fn vector_lengths(self, m: i64, n: i64) -> (i64, i64) {
+        match self {
+            Op::N => (n, m),
+            Op::T => (m, n),
+        }
+    }
+}
+
+/// The reference-BLAS checks of SGEMV, in its order: the first bad argument's
+/// position is the error. trans: 0 N, 1 T, 2 C (= T for real data); anything
+/// else, CONJG (3) included, is invalid.
+pub fn check_arguments(trans: i32, m: i64, n: i64, lda: i64, incx: i64, incy: i64) -> Result<Op> {
+    let bad = |position| Err(Error::InvalidArgument { routine: "SGEMV", position });
+    let op = match trans {
+        0 => Op::N,
+        1 | 2 => Op::T,
+        _ => return bad(1),
+    };
+    if m < 0 {
+        return bad(2);
+    }
+    if n < 0 {
+        return bad(3);
+    }
+    if lda < m.max(1) {
+        return bad(6);
+    }
+    if incx == 0 {
+        return bad(8);
+    }
+    if incy == 0 {
+        return bad(11);
+    }
+    Ok(op)
+}
+
+/// True when the call must return at once, touching nothing: an empty A, or
+/// alpha = 0 with beta = 1 known on the host.
+pub fn quick_return(m: i64, n: i64, alpha: Scalar, beta: Scalar) -> bool {
+    m == 0 || n == 0 || (alpha.is(0.0) && beta.is(1.0))
+}
+
+/// The float4 kernels need every column of A to start 16-byte aligned.
+pub fn select_kernel(op: Op, a: u64, lda: i64) -> &'static KernelSpec {
+    let vec4 = a.is_multiple_of(16) && lda % 4 == 0;
+    match (op, vec4) {
+        (Op::N, true) => &GEMV_N,
+        (Op::N, false) => &GEMV_N_SCALAR,
+        (Op::T, true) => &GEMV_T,
+        (Op::T, false) => &GEMV_T_SCALAR,
+    }
+}
+
+/// What the tuner sizes a launch for: A's rows and columns.
+pub fn problem(m: i64, n: i64) -> Problem {
+    Problem { m: m as u64, n: n as u64, k: 0 }
+}
+
+/// Cuts `len` into at most `split` ranges whose length is a multiple of
+/// `granule`: (length of each range, number of ranges). No range is empty.
+pub fn split_ranges(len: u64, split: u32, granule: u64) -> (u64, u32) {
+    if split <= 1 || len <= granule {
+        return (len.max(1), 1);
+    }
+    let per = len.div_ceil(split as u64).div_ceil(granule) * granule;
+    (per, len.div_ceil(per) as u32)
+}
+
+/// Blocks along grid.x: row tiles (N) or column groups (T).
+fn tiles(op: Op, problem: &Problem, shape: &LaunchShape) -> u64 {
+    let n = match op {
+        Op::N => problem.m.div_ceil(N_ROWS_PER_THREAD * shape.tx.max(1) as u64),
+        Op::T => problem.n.div_ceil((shape.tx / 32).max(1) as u64),
+    };
+    n.max(1)
+}
+
+/// The split a launch really uses, (range length, ranges = grid.y): the shape's,
+/// cut down so that no range is empty and the partial vectors fit in
+/// PARTIALS_BYTES_MAX, and 1 when there are more tiles than counters.
+pub fn reduction_split(op: Op, problem: &Problem, shape: &LaunchShape) -> (u64, u32) {
+    let (len, granule, len_y) = match op {
+        Op::N => (problem.n, N_COLUMN_GRANULE, problem.m),
+        Op::T => (problem.m, T_ROW_GRANULE, problem.n),
+    };
+    if tiles(op, problem, shape) > COUNTER_SLOTS {
+        return (len.max(1), 1);
+    }
+    let fits = (PARTIALS_BYTES_MAX / (len_y.max(1) * 4)).clamp(1, u32::MAX as u64) as u32;
+    split_ranges(len, shape.split.min(fits), granule)
+}
+
+fn grid_x(blocks: u64) -> u32 {
+    blocks.min(i32::MAX as u64) as u32
+}
+
+fn n_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
+    let (_, splits) = reduction_split(Op::N, problem, shape);
+    // Thread rows 1..Ty-1 leave their partial sums in shared memory for row 0.
+    let reduce_floats = (shape.ty.max(1) as u64 - 1) * N_ROWS_PER_THREAD * shape.tx as u64;
+    Geometry { grid: (grid_x(tiles(Op::N, problem, shape)), splits, 1), dynamic_shared_bytes: (reduce_floats * 4) as u32 }
+}
+
+fn t_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
+    let (_, splits) = reduction_split(Op::T, problem, shape);
+    Geometry { grid: (grid_x(tiles(Op::T, problem, shape)), splits, 1), dynamic_shared_bytes: 0 }
+}
+
+
+/// Work-buffer bytes a launch with `splits` ranges needs: the counters, then
+/// one partial vector (the length of y) per range. 0 without a split.
+pub fn work_bytes(op: Op, m: i64, n: i64, splits: u32) -> u64 {
+    if splits <= 1 {
+        return 0;
+    }
+    let (_, len_y) = op.vector_lengths(m, n);
+    COUNTER_BYTES + splits as u64 * len_y as u64 * 4
+}
+
+/// Bytes one call moves, for the benchmark's bandwidth figure: A once, x once,
+/// y read and written: (m·n + len(x) + 2·len(y))·4, (n² + 3n)·4 when square.
+pub fn bytes_moved(op: Op, m: i64, n: i64) -> f64 {
+    let (len_x, len_y) = op.vector_lengths(m, n);
+    (m as f64 * n as f64 + len_x as f64 + 2.0 * len_y as f64) * 4.0
+}
+
+/// One validated call.
+#[derive(Clone, Copy, Debug)]
+struct Call {
+    op: Op,
+    m: i64,
+    n: i64,
+    alpha: Scalar,
+    a: u64,
+    lda: i64,
+    x: StridedVector,
+    beta: Scalar,
+    y: StridedVector,
+}
+
+impl Call {
+    /// Checks the arguments; None for a quick return.
+    #[allow(clippy::too_many_arguments)]
+    fn new(trans: i32, m: i64, n: i64, alpha: Scalar, a: u64, lda: i64, x: u64, incx: i64, beta: Scalar, y: u64, incy: i64) -> Result<Option<Call>> {
+        let op = check_arguments(trans, m, n, lda, incx, incy)?;
+        if quick_return(m, n, alpha, beta) {
+            return Ok(None);
+        }
+        if y == 0 {
+            return Err(Error::InvalidValue("SGEMV: y is NULL".into()));
+        }
+        // A host alpha of 0 reads neither A nor x.
+        if (a == 0 || x == 0) && !alpha.is(0.0) {
+            return Err(Error::InvalidValue("SGEMV: A or x is NULL".into()));
+        }
+        let (len_x, len_y) = op.vector_lengths(m, n);
+        Ok(Some(Call {
+            op,
+            m,
+            n,
+            alpha,
+            a,
+            lda,
+            x: StridedVector { base: x, len: len_x, inc: incx },
+            beta,
+            y: StridedVector { base: y, len: len_y, inc: incy },
+        }))
+    }
+
+    fn spec(&self) -> &'static KernelSpec {
+        select_kernel(self.op, self.a, self.lda)
+    }
+}
+
+/// The kernel and the tuner's plan for a call (what `sgemv` launches), for the
+/// benchmark's report.
+pub fn plan(handle: &Handle, op: Op, m: i64, n: i64, a: u64, lda: i64) -> Result<(&'static KernelSpec, LaunchPlan)> {
+    let spec = select_kernel(op, a, lda);
+    let kernel = handle.device.kernel(spec.name)?;
+    Ok((spec, handle.device.tuner.plan(spec, &kernel.model, &problem(m, n))))
+}
+
+/// y = alpha·op(A)·x + beta·y (cuBLAS `cublasSgemv`), the launch shape chosen by the tuner.
+#[allow(clippy::too_many_arguments)]
+pub fn sgemv(handle: &Handle, trans: i32, m: i64, n: i64, alpha: Scalar, a: u64, lda: i64, x: u64, incx: i64, beta: Scalar, y: u64, incy: i64) -> Result<()> {
+    let Some(call) = Call::new(trans, m, n, alpha, a, lda, x, incx, beta, y, incy)? else { return Ok(()) };
+    let spec = call.spec();
+    let kernel = handle.device.kernel(spec.name)?;
+    let plan = handle.device.tuner.plan(spec, &kernel.model, &problem(m, n));
+    launch(handle, spec, &call, plan.shape)
+}
+
+/// [`sgemv`] with a launch shape given instead of planned: for tests that run
+/// every candidate of the launch space. Same checks, same launch.
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+pub fn sgemv_with_shape(
+    handle: &Handle,
+    shape: LaunchShape,
+    trans: i32,
+    m: i64,
+    n: i64,
+    alpha: Scalar,
+    a: u64,
+    lda: i64,
+    x: u64,
+    incx: i64,
+    beta: Scalar,
+    y: u64,
+    incy: i64,
+) -> Result<()> {
+    let Some(call) = Call::new(trans, m, n, alpha, a, lda, x, incx, beta, y, incy)? else { return Ok(()) };
+    launch(handle, call.spec(), &call, shape)
+}
+
+fn launch(handle: &Handle, spec: &'static KernelSpec, call: &Call, shape: LaunchShape) -> Result<()> {
+    let device = &handle.device;
+    let kernel = device.kernel(spec.name)?;
+    let problem = problem(call.m, call.n);
+    let geometry = (spec.geometry)(&problem, &shape);
+    let (per_split, splits) = reduction_split(call.op, &problem, &shape);
+    debug_assert_eq!(splits, geometry.grid.1);
+    let (alpha_value, alpha_address) = call.alpha.kernel_args();
+    let (beta_value, beta_address) = call.beta.kernel_args();
+    let _bound = ContextGuard::bind(device.context())?;
+    // Held until the launch is queued: calls on this handle from other threads
+    // wait, so that two launches never share the counters at once.
+    let work = if splits > 1 { Some(handle.work_buffer(work_bytes(call.op, call.m, call.n, splits) as usize)?) } else { None };
+    let (counters, partials) = match &work {
+        Some(buffer) => {
+            (buffer.address(), buffer.address() + COUNTER_BYTES)
+        }
+        None => (0, 0),
+    };
+    // SAFETY: the argument list matches GEMV_PARAMS in kernels/gemv.cu; A spans
+    // lda·(n-1) + m floats and x, y their lengths with their increments, which
+    // the caller vouches for as cuBLAS's does; the work buffer holds the
+    // counters and `splits` partial vectors (work_bytes).
+    unsafe {
+        kernel.launch(
+            handle.stream(),
+            &geometry,
+            &shape,
+            &[
+                I64(call.m),
+                I64(call.n),
+                alpha_value,
+                alpha_address,
+                Ptr(call.a),
+                I64(call.lda),
+                Ptr(call.x.first_element()),
+                I64(call.x.inc),
+                beta_value,
+                beta_address,
+                Ptr(call.y.first_element()),
+                I64(call.y.inc),
+                I64(per_split as i64),
+                Ptr(counters),
+                Ptr(partials),
+            ],
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn position(result: Result<Op>) -> u32 {
+        match result {
+            Err(Error::InvalidArgument { routine: "SGEMV", position }) => position,
+            other => panic!("expected an SGEMV argument error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn trans_values() {
+        assert_eq!(check_arguments(0, 3, 4, 3, 1, 1).unwrap(), Op::N);
+        assert_eq!(check_arguments(1, 3, 4, 3, 1, 1).unwrap(), Op::T);
+        assert_eq!(check_arguments(2, 3, 4, 3, 1, 1).unwrap(), Op::T, "C is T for real data");
+        for trans in [3, 4, -1, i32::MAX, i32::MIN, 78] {
+            assert_eq!(position(check_arguments(trans, 3, 4, 3, 1, 1)), 1, "trans = {trans}");
+        }
+    }
+
+    #[test]
+    fn each_bad_argument_has_its_reference_position() {
+        assert_eq!(position(check_arguments(0, -1, 4, 3, 1, 1)), 2);
+        assert_eq!(position(check_arguments(0, 3, -1, 3, 1, 1)), 3);
+        assert_eq!(position(check_arguments(0, 3, 4, 2, 1, 1)), 6);
+        assert_eq!(position(check_arguments(1, 3, 4, 2, 1, 1)), 6, "lda ≥ m for T too");
+        assert_eq!(position(check_arguments(0, 3, 4, 3, 0, 1)), 8);
+        assert_eq!(position(check_arguments(0, 3, 4, 3, 1, 0)), 11);
+    }
+
+    #[test]
+    fn lda_must_be_at_least_one_even_for_empty_matrices() {
+        assert_eq!(position(check_arguments(0, 0, 4, 0, 1, 1)), 6);
+        assert_eq!(position(check_arguments(0, 0, 0, 0, 1, 1)), 6);
+        assert!(check_arguments(0, 0, 0, 1, 1, 1).is_ok());
+        assert!(check_arguments(0, 5, 0, 5, 1, 1).is_ok());
+        assert_eq!(position(check_arguments(0, 5, 0, 4, 1, 1)), 6);
+    }
+
+    #[test]
+    fn first_bad_argument_wins() {
+        assert_eq!(position(check_arguments(9, -1, -1, 0, 0, 0)), 1);
+        assert_eq!(position(check_arguments(0, -1, -1, 0, 0, 0)), 2);
+        assert_eq!(position(check_arguments(0, 1, -1, 0, 0, 0)), 3);
+        assert_eq!(position(check_arguments(0, 1, 1, 0, 0, 0)), 6);
+        assert_eq!(position(check_arguments(0, 1, 1, 1, 0, 0)), 8);
+        assert_eq!(position(check_arguments(0, 1, 1, 1, 1, 0)), 11);
+    }
+
+    #[test]
+    fn negative_increments_are_valid() {
+        assert!(check_arguments(0, 3, 4, 3, -1, -3).is_ok());
+    }
+
+    #[test]
+    fn argument_errors_come_before_quick_returns() {
+        // m == 0 is a quick return, but only after lda and the increments are checked.
+        let handle_free = Call::new(0, 0, 5, Scalar::Host(1.0), 0, 0, 0, 1, Scalar::Host(0.0), 0, 1);
+        assert!(matches!(handle_free, Err(Error::InvalidArgument { position: 6, .. })));
+        let handle_free = Call::new(0, 0, 5, Scalar::Host(1.0), 0, 1, 0, 0, Scalar::Host(0.0), 0, 1);
+        assert!(matches!(handle_free, Err(Error::InvalidArgument { position: 8, .. })));
+    }
+
+    #[test]
+    fn quick_returns() {
+        let (one, zero, half) = (Scalar::Host(1.0), Scalar::Host(0.0), Scalar::Host(0.5));
+        assert!(quick_return(0, 5, half, half));
+        assert!(quick_return(5, 0, half, half));
+        assert!(quick_return(5, 5, zero, one));
+        assert!(!quick_return(5, 5, zero, half), "alpha = 0 still scales y");
+        assert!(!quick_return(5, 5, half, one));
+        assert!(!quick_return(5, 5, Scalar::Device(64), one), "device scalars are unknown to the host");
+        assert!(!quick_return(5, 5, zero, Scalar::Device(64)));
+    }
+
+    #[test]
+    fn quick_returns_accept_null_pointers_and_nothing_else_does() {
+        let (one, zero, half) = (Scalar::Host(1.0), Scalar::Host(0.0), Scalar::Host(0.5));
+        assert!(Call::new(0, 0, 5, half, 0, 1, 0, 1, half, 0, 1).unwrap().is_none());
+        assert!(Call::new(1, 5, 5, zero, 0, 5, 0, 1, one, 0, 1).unwrap().is_none());
+        // alpha = 0: A and x are not read, so they may be null; y may not.
+        assert!(Call::new(0, 5, 5, zero, 0, 5, 0, 1, half, 4096, 1).unwrap().is_some());
+        assert!(matches!(Call::new(0, 5, 5, zero, 0, 5, 0, 1, half, 0, 1), Err(Error::InvalidValue(_))));
+        assert!(matches!(Call::new(0, 5, 5, half, 0, 5, 4096, 1, half, 4096, 1), Err(Error::InvalidValue(_))));
+        assert!(matches!(Call::new(0, 5, 5, half, 4096, 5, 0, 1, half, 4096, 1), Err(Error::InvalidValue(_))));
+    }
+
+    #[test]
+    fn vector_lengths_follow_op() {
+        let call = Call::new(0, 7, 3, Scalar::Host(1.0), 4096, 7, 8192, -2, Scalar::Host(0.0), 16384, 3).unwrap().unwrap();
+        assert_eq!((call.x.len, call.y.len), (3, 7));
+        let call = Call::new(2, 7, 3, Scalar::Host(1.0), 4096, 7, 8192, -2, Scalar::Host(0.0), 16384, 3).unwrap().unwrap();
+        assert_eq!((call.op, call.x.len, call.y.len), (Op::T, 7, 3));
+    }
+
+    #[test]
+    fn kernel_selection_needs_aligned_columns() {
+        assert_eq!(select_kernel(Op::N, 4096, 1024).name, "gemv_n_f32");
+        assert_eq!(select_kernel(Op::N, 4100, 1024).name, "gemv_n_f32_scalar");
+        assert_eq!(select_kernel(Op::N, 4096, 1027).name, "gemv_n_f32_scalar");
+        assert_eq!(select_kernel(Op::N, 4096, 1026).name, "gemv_n_f32_scalar");
+        assert_eq!(select_kernel(Op::T, 4096, 8).name, "gemv_t_f32");
+        assert_eq!(select_kernel(Op::T, 4104, 8).name, "gemv_t_f32_scalar");
+        assert_eq!(select_kernel(Op::T, 4096, 7).name, "gemv_t_f32_scalar");
+        for name in [GEMV_N.name, GEMV_N_SCALAR.name, GEMV_T.name, GEMV_T_SCALAR.name] {
+            assert!(KERNEL_NAMES.contains(&name));
+        }
+    }
+
+    #[test]
+    fn split_ranges_cover_without_empty_ranges() {
+        for len in 1..600u64 {
+            for split in [1u32, 2, 3, 4, 8, 16, 64, 128] {
+                for granule in [4u64, 128] {
+                    let (per, count) = split_ranges(len, split, granule);
+                    assert!(count >= 1 && count <= split.max(1));
+                    assert!(per * count as u64 >= len, "len {len} split {split}: ranges do not cover");
+                    assert!((count as u64 - 1) * per < len, "len {len} split {split}: an empty range");
+                    if count > 1 {
+                        assert_eq!(per % granule, 0);
+                    }
+                }
+            }
+        }
+        assert_eq!(split_ranges(1000, 8, 4), (128, 8));
+        assert_eq!(split_ranges(3, 64, 4), (3, 1));
+        assert_eq!(split_ranges(1 << 20, 64, 128), (16384, 64));
+    }
+
+    #[test]
+    fn n_geometry_covers_rows_and_sizes_shared_memory() {
+        let shape = LaunchShape { tx: 32, ty: 8, split: 1 };
+        let g = n_geometry(&problem(1000, 1000), &shape);
+        assert_eq!(g.grid, (8, 1, 1)); // 128 rows per block
+        assert_eq!(g.dynamic_shared_bytes, 7 * 128 * 4);
+        let g = n_geometry(&problem(1, 1), &LaunchShape { tx: 256, ty: 1, split: 1 });
+        assert_eq!((g.grid, g.dynamic_shared_bytes), ((1, 1, 1), 0));
+        let g = n_geometry(&problem(4097, 4097), &LaunchShape { tx: 256, ty: 4, split: 1 });
+        assert_eq!(g.grid, (5, 1, 1));
+        assert_eq!(g.dynamic_shared_bytes, 3 * 1024 * 4);
+    }
+
+    #[test]
+    fn n_geometry_splits_columns() {
+        let g = n_geometry(&problem(1000, 1000), &LaunchShape { tx: 32, ty: 8, split: 8 });
+        assert_eq!(g.grid, (8, 8, 1));
+        // Three columns cannot be split.
+        let g = n_geometry(&problem(5000, 3), &LaunchShape { tx: 64, ty: 1, split: 64 });
+        assert_eq!(g.grid.1, 1);
+        // Short and wide: one row tile, many column ranges.
+        let g = n_geometry(&problem(16, 1 << 20), &LaunchShape { tx: 32, ty: 4, split: 128 });
+        assert_eq!(g.grid, (1, 128, 1));
+        // Partial vectors beyond PARTIALS_BYTES_MAX: a smaller split.
+        let g = n_geometry(&problem(1 << 16, 4096), &LaunchShape { tx: 32, ty: 1, split: 64 });
+        assert_eq!(g.grid.1, 16);
+        assert!(work_bytes(Op::N, 1 << 16, 4096, g.grid.1) <= COUNTER_BYTES + PARTIALS_BYTES_MAX);
+        // More tiles than counters: no split.
+        let m = (COUNTER_SLOTS as i64 + 1) * 128;
+        let g = n_geometry(&problem(m, 64), &LaunchShape { tx: 32, ty: 1, split: 4 });
+        assert_eq!(g.grid, (COUNTER_SLOTS as u32 + 1, 1, 1));
+    }
+
+    #[test]
+    fn t_geometry_one_warp_per_column() {
+        let g = t_geometry(&problem(1000, 1000), &LaunchShape { tx: 256, ty: 1, split: 1 });
+        assert_eq!((g.grid, g.dynamic_shared_bytes), ((125, 1, 1), 0));
+        let g = t_geometry(&problem(1000, 1001), &LaunchShape { tx: 256, ty: 1, split: 1 });
+        assert_eq!(g.grid, (126, 1, 1));
+        // Tall and skinny: split the rows.
+        let g = t_geometry(&problem(1 << 20, 16), &LaunchShape { tx: 32, ty: 1, split: 64 });
+        assert_eq!(g.grid, (16, 64, 1));
+        let g = t_geometry(&problem(1 << 20, 16), &LaunchShape { tx: 32, ty: 1, split: 512 });
+        assert_eq!(g.grid, (16, 512, 1));
+        // Fewer rows than one range: no split.
+        let g = t_geometry(&problem(100, 16), &LaunchShape { tx: 32, ty: 1, split: 64 });
+        assert_eq!(g.grid.1, 1);
+        let g = t_geometry(&problem(300, 16), &LaunchShape { tx: 32, ty: 1, split: 64 });
+        assert_eq!(g.grid.1, 3);
+    }
+
+    #[test]
+    fn geometry_agrees_with_the_launch_split_for_every_candidate() {
+        for (spec, op) in [(&GEMV_N, Op::N), (&GEMV_N_SCALAR, Op::N), (&GEMV_T, Op::T), (&GEMV_T_SCALAR, Op::T)] {
+            let space = spec.space;
+            for (m, n) in [(1u64, 1u64), (7, 33), (1000, 1000), (5000, 3), (3, 5000), (1 << 20, 16), (16, 1 << 20)] {
+                let problem = Problem { m, n, k: 0 };
+                let mut tx = space.tx_min;
+                while tx <= space.tx_max {
+                    for ty in (space.ty_min..=space.ty_max).filter(|ty| tx * ty <= 1024) {
+                        for &split in space.splits {
+                            let shape = LaunchShape { tx, ty, split };
+                            let g = (spec.geometry)(&problem, &shape);
+                            let (per, splits) = reduction_split(op, &problem, &shape);
+                            assert_eq!(g.grid.1, splits);
+                            let len = if op == Op::N { n } else { m };
+                            assert!(per * splits as u64 >= len && (splits as u64 - 1) * per < len);
+                            let rows_or_columns = if op == Op::N { m.div_ceil(4 * tx as u64) } else { n.div_ceil(tx as u64 / 32) };
+                            assert_eq!(g.grid.0 as u64, rows_or_columns.max(1));
+                            assert!(g.dynamic_shared_bytes <= 48 * 1024, "{shape:?}");
+                            assert!(work_bytes(op, m as i64, n as i64, splits) <= COUNTER_BYTES + PARTIALS_BYTES_MAX);
+                        }
+                    }
+                    tx += space.tx_step;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn work_bytes_hold_counters_and_partials() {
+        assert_eq!(work_bytes(Op::N, 1000, 1000, 1), 0);
+        assert_eq!(work_bytes(Op::N, 1000, 50, 8), COUNTER_BYTES + 8 * 1000 * 4);
+        assert_eq!(work_bytes(Op::T, 1000, 50, 8), COUNTER_BYTES + 8 * 50 * 4);
+    }
+
+    #[test]
+    fn bytes_moved_counts_a_x_and_y_twice() {
+        assert_eq!(bytes_moved(Op::N, 1000, 1000), (1e6 + 3000.0) * 4.0);
+        assert_eq!(bytes_moved(Op::N, 10, 20), (200.0 + 20.0 + 20.0) * 4.0);
+        assert_eq!(bytes_moved(Op::T, 10, 20), (200.0 + 10.0 + 40.0) * 4.0);
+    }
+}

@@ -1,0 +1,519 @@
+//! SGEMV on the GPU against a float64 CPU reference and against real cuBLAS,
+//! over the case matrix of shared/docs/testing.md, plus every launch shape
+//! the tuner may choose. Skipped, saying so, when there is no GPU.
+
+mod common;
+
+use common::*;
+use mublas::capi::blas2::mublasSgemv;
+use mublas::capi::handle::*;
+use mublas::capi::types::*;
+use mublas::harness::{GuardedBuffer, Random, Stream};
+use mublas::real_cublas::{CublasHandle, RealCublas};
+use mublas::routines::gemv::{self, Op};
+use mublas::routines::Scalar;
+use mublas::tuner::{KernelSpec, LaunchShape};
+use mublas::Error;
+
+#[derive(Clone, Copy, Debug)]
+struct Case {
+    trans: i32,
+    m: usize,
+    n: usize,
+    lda: usize,
+    /// Floats A is placed past a 16-byte boundary.
+    a_offset: usize,
+    incx: i64,
+    incy: i64,
+    alpha: f32,
+    beta: f32,
+    device_scalars: bool,
+}
+
+impl Case {
+    fn op(&self) -> Op {
+        if self.trans == MUBLAS_OP_N { Op::N } else { Op::T }
+    }
+    /// (length of x, length of y).
+    fn lengths(&self) -> (usize, usize) {
+        if self.op() == Op::N { (self.n, self.m) } else { (self.m, self.n) }
+    }
+    fn a_len(&self) -> usize {
+        if self.m == 0 || self.n == 0 { 0 } else { self.lda * (self.n - 1) + self.m }
+    }
+}
+
+/// A case's data on the host and the device, and what y's storage must become.
+struct Prepared {
+    case: Case,
+    a: Vec<f32>,
+    x: Vec<f32>,
+    y: Vec<f32>,
+    da: GuardedBuffer,
+    dx: GuardedBuffer,
+    dy: GuardedBuffer,
+    scalars: GuardedBuffer,
+    /// Per float of y's storage: the exact expected value and Σ|terms| (gaps: their own value).
+    expected: Vec<f64>,
+    magnitude: Vec<f64>,
+    is_element: Vec<bool>,
+}
+
+impl Prepared {
+    /// alpha = 0 fills A and x with NaN (they must not be read); beta = 0 puts NaN
+    /// in y's elements (they must be overwritten, not read).
+    fn new(gpu: &Gpu, random: &mut Random, case: Case) -> Prepared {
+        let ctx = gpu.context();
+        let (len_x, len_y) = case.lengths();
+        let nan_unless = |keep: bool, v: Vec<f32>| if keep { v } else { vec![f32::NAN; v.len()] };
+        let a = nan_unless(case.alpha != 0.0, random.vector(case.a_len()));
+        let x = nan_unless(case.alpha != 0.0, random.vector(span(len_x, case.incx)));
+        let mut y = random.vector(span(len_y, case.incy));
+        let mut is_element = vec![false; y.len()];
+        for i in 0..len_y {
+            let iy = strided_index(i, len_y, case.incy);
+            is_element[iy] = true;
+            if case.beta == 0.0 {
+                y[iy] = f32::NAN;
+            }
+        }
+        let mut expected: Vec<f64> = y.iter().map(|v| *v as f64).collect();
+        let mut magnitude: Vec<f64> = y.iter().map(|v| v.abs() as f64).collect();
+        for i in 0..len_y {
+            let (mut dot, mut dot_magnitude) = (0f64, 0f64);
+            if case.alpha != 0.0 {
+                for k in 0..len_x {
+                    let a_ik = if case.op() == Op::N { a[k * case.lda + i] } else { a[i * case.lda + k] } as f64;
+                    let term = a_ik * x[strided_index(k, len_x, case.incx)] as f64;
+                    dot += term;
+                    dot_magnitude += term.abs();
+                }
+            }
+            let iy = strided_index(i, len_y, case.incy);
+            let y_term = if case.beta == 0.0 { 0.0 } else { case.beta as f64 * y[iy] as f64 };
+            expected[iy] = case.alpha as f64 * dot + y_term;
+            magnitude[iy] = (case.alpha as f64).abs() * dot_magnitude + y_term.abs();
+        }
+        Prepared {
+            case,
+            da: GuardedBuffer::from_slice(ctx, &a, case.a_offset).unwrap(),
+            dx: GuardedBuffer::from_slice(ctx, &x, 0).unwrap(),
+            dy: GuardedBuffer::from_slice(ctx, &y, 0).unwrap(),
+            scalars: GuardedBuffer::from_slice(ctx, &[case.alpha, case.beta], 0).unwrap(),
+            a,
+            x,
+            y,
+            expected,
+            magnitude,
+            is_element,
+        }
+    }
+
+    fn describe(&self, shape: Option<LaunchShape>) -> String {
+        let c = &self.case;
+        format!(
+            "trans={} m={} n={} lda={} a_offset={} incx={} incy={} alpha={} beta={} device_scalars={} shape={shape:?}",
+            c.trans, c.m, c.n, c.lda, c.a_offset, c.incx, c.incy, c.alpha, c.beta, c.device_scalars
+        )
+    }
+
+    fn alpha_ptr(&self) -> *const f32 {
+        if self.case.device_scalars { self.scalars.address() as *const f32 } else { &self.case.alpha }
+    }
+
+    fn beta_ptr(&self) -> *const f32 {
+        if self.case.device_scalars { (self.scalars.address() + 4) as *const f32 } else { &self.case.beta }
+    }
+
+    fn scalar(&self, value: f32, index: u64) -> Scalar {
+        if self.case.device_scalars { Scalar::Device(self.scalars.address() + 4 * index) } else { Scalar::Host(value) }
+    }
+
+    /// Restores y, runs mublasSgemv (or the routine with a forced shape) and returns y's storage.
+    fn run(&self, gpu: &Gpu, shape: Option<LaunchShape>) -> Vec<f32> {
+        let c = &self.case;
+        let what = self.describe(shape);
+        self.dy.write(&self.y).unwrap();
+        match shape {
+            None => unsafe {
+                let mode = if c.device_scalars { MUBLAS_POINTER_MODE_DEVICE } else { MUBLAS_POINTER_MODE_HOST };
+                assert_eq!(mublasSetPointerMode(gpu.handle, mode), MUBLAS_STATUS_SUCCESS);
+                let status = mublasSgemv(
+                    gpu.handle,
+                    c.trans,
+                    c.m as i32,
+                    c.n as i32,
+                    self.alpha_ptr(),
+                    self.da.address() as *const f32,
+                    c.lda as i32,
+                    self.dx.address() as *const f32,
+                    c.incx as i32,
+                    self.beta_ptr(),
+                    self.dy.address() as *mut f32,
+                    c.incy as i32,
+                );
+                assert_eq!(mublasSetPointerMode(gpu.handle, MUBLAS_POINTER_MODE_HOST), MUBLAS_STATUS_SUCCESS);
+                assert_eq!(status, MUBLAS_STATUS_SUCCESS, "{what}");
+            },
+            Some(shape) => {
+                let result = gemv::sgemv_with_shape(
+                    gpu.inner(),
+                    shape,
+                    c.trans,
+                    c.m as i64,
+                    c.n as i64,
+                    self.scalar(c.alpha, 0),
+                    self.da.address(),
+                    c.lda as i64,
+                    self.dx.address(),
+                    c.incx,
+                    self.scalar(c.beta, 1),
+                    self.dy.address(),
+                    c.incy,
+                );
+                assert_eq!(result, Ok(()), "{what}");
+            }
+        }
+        mublas::harness::stream::synchronize(gpu.context(), gpu.inner().stream()).unwrap();
+        self.dy.read().unwrap()
+    }
+
+    /// y against the reference (bound ∝ the dot length), the gaps of a strided y
+    /// and every guard zone untouched, A and x unchanged.
+    fn check(&self, what: &str, got: &[f32]) {
+        let c = &self.case;
+        assert!(self.da.guards_intact().unwrap() && self.dx.guards_intact().unwrap() && self.dy.guards_intact().unwrap(), "{what}: guard zone overwritten");
+        for (s, (g, y)) in got.iter().zip(&self.y).enumerate() {
+            if !self.is_element[s] {
+                assert_eq!(g.to_bits(), y.to_bits(), "{what}: storage {s} between elements of y was written");
+            }
+        }
+        if c.alpha == 0.0 && c.beta == 1.0 {
+            assert!(got.iter().zip(&self.y).all(|(g, y)| g.to_bits() == y.to_bits()), "{what}: alpha = 0, beta = 1 must leave y bitwise untouched");
+        }
+        let ulps = 2.0 * (c.lengths().0 as f64 + 2.0);
+        assert_close(what, got, &self.expected, &self.magnitude, ulps);
+    }
+
+    fn check_inputs_unchanged(&self, what: &str) {
+        let same = |a: &[f32], b: &[f32]| a.len() == b.len() && a.iter().zip(b).all(|(p, q)| p.to_bits() == q.to_bits());
+        assert!(same(&self.da.read().unwrap(), &self.a), "{what}: A was modified");
+        assert!(same(&self.dx.read().unwrap(), &self.x), "{what}: x was modified");
+    }
+
+    /// The same inputs through real cuBLAS: within the same bound of the reference (not bitwise).
+    fn check_cublas(&self, gpu: &Gpu, cublas: &RealCublas, ch: CublasHandle) {
+        let c = &self.case;
+        let what = format!("{} [{}]", self.describe(None), cublas.soname);
+        let dy = GuardedBuffer::from_slice(gpu.context(), &self.y, 0).unwrap();
+        unsafe {
+            let mode = if c.device_scalars { MUBLAS_POINTER_MODE_DEVICE } else { MUBLAS_POINTER_MODE_HOST };
+            assert_eq!((cublas.set_pointer_mode)(ch, mode), 0);
+            let status = (cublas.sgemv)(
+                ch,
+                c.trans,
+                c.m as i32,
+                c.n as i32,
+                self.alpha_ptr(),
+                self.da.address() as *const f32,
+                c.lda as i32,
+                self.dx.address() as *const f32,
+                c.incx as i32,
+                self.beta_ptr(),
+                dy.address() as *mut f32,
+                c.incy as i32,
+            );
+            assert_eq!(status, 0, "{what}");
+        }
+        mublas::harness::stream::synchronize(gpu.context(), std::ptr::null_mut()).unwrap();
+        let ulps = 2.0 * (c.lengths().0 as f64 + 2.0);
+        assert_close(&what, &dy.read().unwrap(), &self.expected, &self.magnitude, ulps);
+    }
+}
+
+fn run_case(gpu: &Gpu, random: &mut Random, case: Case, cublas: Option<(&RealCublas, CublasHandle)>) {
+    let prepared = Prepared::new(gpu, random, case);
+    let got = prepared.run(gpu, None);
+    let what = prepared.describe(None);
+    prepared.check(&what, &got);
+    prepared.check_inputs_unchanged(&what);
+    // cuBLAS is given NaN-filled A and x only where alpha = 0, and nothing obliges it not to read them.
+    if let Some((lib, ch)) = cublas.filter(|_| case.alpha != 0.0) {
+        prepared.check_cublas(gpu, lib, ch);
+    }
+}
+
+/// A cuBLAS handle for the whole test, when cuBLAS is present.
+struct CublasSession {
+    lib: &'static RealCublas,
+    handle: CublasHandle,
+}
+
+impl CublasSession {
+    fn open(test: &str) -> Option<CublasSession> {
+        let lib = RealCublas::get().map_err(|e| say(&format!("{test}: not comparing with cuBLAS: {e}"))).ok()?;
+        let mut handle = std::ptr::null_mut();
+        // SAFETY: cuBLAS's own create on the current device.
+        assert_eq!(unsafe { (lib.create)(&mut handle) }, 0);
+        Some(CublasSession { lib, handle })
+    }
+    fn pair(&self) -> (&'static RealCublas, CublasHandle) {
+        (self.lib, self.handle)
+    }
+}
+
+impl Drop for CublasSession {
+    fn drop(&mut self) {
+        // SAFETY: created in open, destroyed once.
+        unsafe { (self.lib.destroy)(self.handle) };
+    }
+}
+
+const INCREMENTS: [(i64, i64); 6] = [(1, 1), (-1, 3), (3, -3), (-3, -1), (1, -1), (3, 1)];
+/// (alpha, beta, device pointer mode).
+const SCALARS: [(f32, f32, bool); 8] =
+    [(1.5, 0.5, false), (0.75, 0.0, true), (0.0, 2.0, false), (0.0, 0.0, true), (-1.25, 1.0, false), (0.0, 1.0, true), (1.0, 0.0, false), (0.5, -2.0, true)];
+
+#[test]
+fn gpu_sgemv_case_matrix() {
+    let test = "gpu_sgemv_case_matrix";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    let cublas = CublasSession::open(test);
+    let dims = [1usize, 7, 31, 33, 1000, 4097];
+    let mut shapes: Vec<(usize, usize)> = dims.iter().flat_map(|&m| dims.iter().map(move |&n| (m, n))).collect();
+    shapes.extend([(5000, 3), (3, 5000), (1, 4097), (4097, 1), (20000, 16), (16, 20000)]);
+    let mut k = 0usize;
+    let mut cases = 0;
+    for &(m, n) in &shapes {
+        let variants = if m * n > 1 << 20 { 1 } else { 2 };
+        for trans in [MUBLAS_OP_N, MUBLAS_OP_T, MUBLAS_OP_C] {
+            for _ in 0..variants {
+                k += 1;
+                let (incx, incy) = INCREMENTS[k % INCREMENTS.len()];
+                let (alpha, beta, device_scalars) = SCALARS[(k / 2) % SCALARS.len()];
+                // lda = m or m + 3; A aligned or one float past 16 bytes.
+                let lda = m + if k.is_multiple_of(2) { 0 } else { 3 };
+                let a_offset = (k / 3) % 2;
+                let case = Case { trans, m, n, lda, a_offset, incx, incy, alpha, beta, device_scalars };
+                run_case(&gpu, &mut random, case, cublas.as_ref().map(CublasSession::pair));
+                cases += 1;
+            }
+        }
+    }
+    say(&format!("{test}: {cases} cases passed"));
+}
+
+#[test]
+fn gpu_sgemv_aligned_and_unaligned_paths() {
+    let test = "gpu_sgemv_aligned_and_unaligned_paths";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    // Each kernel on purpose: float4 (lda % 4 == 0, A aligned) and scalar (odd lda, or A offset).
+    for trans in [MUBLAS_OP_N, MUBLAS_OP_T] {
+        for (m, n, lda, a_offset) in [(1000, 1001, 1000, 0), (1000, 1001, 1003, 0), (1000, 1001, 1000, 1), (1002, 999, 1004, 2), (4, 5000, 4, 0), (5000, 4, 5000, 0)] {
+            let case = Case { trans, m, n, lda, a_offset, incx: 1, incy: 1, alpha: 0.625, beta: -0.5, device_scalars: false };
+            run_case(&gpu, &mut random, case, None);
+        }
+    }
+}
+
+#[test]
+fn gpu_sgemv_every_launch_shape() {
+    let test = "gpu_sgemv_every_launch_shape";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    let device = &gpu.inner().device;
+    let mut launches = 0;
+    // (trans, m, n, lda, a_offset, incx, incy, alpha, beta): float4 and scalar kernels each,
+    // chunks of x crossed, partial row tiles and column ranges, NaN y under beta = 0.
+    let problems = [
+        (MUBLAS_OP_N, 130, 1100, 132, 0, 1, 1, 0.75f32, 0.5f32),
+        (MUBLAS_OP_N, 130, 1100, 133, 1, -2, 3, 0.75, 0.5),
+        (MUBLAS_OP_N, 5, 300, 8, 0, 3, -1, 1.5, 0.0),
+        (MUBLAS_OP_N, 5, 300, 5, 0, 1, 1, 1.5, 0.0),
+        (MUBLAS_OP_T, 1100, 67, 1100, 0, 1, 1, 0.75, 0.5),
+        (MUBLAS_OP_T, 1100, 67, 1101, 0, 3, -2, 0.75, 0.5),
+        (MUBLAS_OP_T, 2000, 3, 2000, 0, -1, 1, -1.5, 0.0),
+        (MUBLAS_OP_T, 2000, 3, 2000, 1, 1, 1, -1.5, 0.0),
+    ];
+    for (trans, m, n, lda, a_offset, incx, incy, alpha, beta) in problems {
+        let case = Case { trans, m, n, lda, a_offset, incx, incy, alpha, beta, device_scalars: false };
+        let prepared = Prepared::new(&gpu, &mut random, case);
+        let spec: &KernelSpec = gemv::select_kernel(case.op(), prepared.da.address(), lda as i64);
+        let max_threads = device.kernel(spec.name).unwrap().model.max_threads_per_block;
+        let space = spec.space;
+        let mut tx = space.tx_min;
+        while tx <= space.tx_max {
+            for ty in (space.ty_min..=space.ty_max).filter(|ty| tx * ty <= max_threads) {
+                for &split in space.splits {
+                    let shape = LaunchShape { tx, ty, split };
+                    let got = prepared.run(&gpu, Some(shape));
+                    prepared.check(&format!("{} [{}]", prepared.describe(Some(shape)), spec.name), &got);
+                    launches += 1;
+                }
+            }
+            tx += space.tx_step;
+        }
+        prepared.check_inputs_unchanged(&prepared.describe(None));
+    }
+    say(&format!("{test}: {launches} forced launches correct"));
+}
+
+#[test]
+fn gpu_sgemv_same_bits_on_repeated_calls() {
+    let test = "gpu_sgemv_same_bits_on_repeated_calls";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    let cases = [
+        (Case { trans: MUBLAS_OP_N, m: 1000, n: 1000, lda: 1000, a_offset: 0, incx: 1, incy: 1, alpha: 0.3, beta: 0.7, device_scalars: false }, None),
+        (Case { trans: MUBLAS_OP_N, m: 1000, n: 1000, lda: 1000, a_offset: 0, incx: 1, incy: 1, alpha: 0.3, beta: 0.7, device_scalars: false }, Some(LaunchShape { tx: 32, ty: 4, split: 8 })),
+        (Case { trans: MUBLAS_OP_T, m: 1000, n: 1000, lda: 1001, a_offset: 1, incx: 1, incy: 1, alpha: 0.3, beta: 0.7, device_scalars: true }, None),
+        (Case { trans: MUBLAS_OP_T, m: 20000, n: 16, lda: 20000, a_offset: 0, incx: 1, incy: 1, alpha: 0.3, beta: 0.0, device_scalars: false }, Some(LaunchShape { tx: 64, ty: 1, split: 32 })),
+        (Case { trans: MUBLAS_OP_N, m: 16, n: 20000, lda: 16, a_offset: 0, incx: -1, incy: 1, alpha: 0.3, beta: 1.0, device_scalars: false }, Some(LaunchShape { tx: 32, ty: 8, split: 128 })),
+    ];
+    for (case, shape) in cases {
+        let prepared = Prepared::new(&gpu, &mut random, case);
+        let first = prepared.run(&gpu, shape);
+        prepared.check(&prepared.describe(shape), &first);
+        for call in 1..10 {
+            let again = prepared.run(&gpu, shape);
+            assert!(first.iter().zip(&again).all(|(a, b)| a.to_bits() == b.to_bits()), "{}: call {call} gave other bits", prepared.describe(shape));
+        }
+    }
+}
+
+#[test]
+fn gpu_sgemv_split_counters_reset_between_calls() {
+    let test = "gpu_sgemv_split_counters_reset_between_calls";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    // Alternating problems and splits reuse the same counters: each launch must
+    // find them at 0, so each kernel must have left them there.
+    let wide = Case { trans: MUBLAS_OP_N, m: 40000, n: 256, lda: 40000, a_offset: 0, incx: 1, incy: 1, alpha: 1.25, beta: 0.5, device_scalars: false };
+    let tall = Case { trans: MUBLAS_OP_T, m: 5000, n: 40, lda: 5000, a_offset: 0, incx: 1, incy: 1, alpha: 1.25, beta: 0.5, device_scalars: false };
+    let skinny = Case { trans: MUBLAS_OP_T, m: 1 << 20, n: 16, lda: 1 << 20, a_offset: 0, incx: 1, incy: 1, alpha: 1.25, beta: 0.5, device_scalars: false };
+    let (wide, tall, skinny) = (Prepared::new(&gpu, &mut random, wide), Prepared::new(&gpu, &mut random, tall), Prepared::new(&gpu, &mut random, skinny));
+    let steps = [
+        (&tall, LaunchShape { tx: 64, ty: 1, split: 8 }),
+        (&wide, LaunchShape { tx: 32, ty: 1, split: 64 }),
+        (&tall, LaunchShape { tx: 64, ty: 1, split: 8 }),
+        (&skinny, LaunchShape { tx: 32, ty: 1, split: 512 }),
+        (&wide, LaunchShape { tx: 64, ty: 2, split: 16 }),
+        (&skinny, LaunchShape { tx: 128, ty: 1, split: 256 }),
+        (&tall, LaunchShape { tx: 32, ty: 1, split: 2 }),
+    ];
+    for (prepared, shape) in steps {
+        let got = prepared.run(&gpu, Some(shape));
+        prepared.check(&prepared.describe(Some(shape)), &got);
+    }
+}
+
+#[test]
+fn gpu_sgemv_on_a_created_stream() {
+    let test = "gpu_sgemv_on_a_created_stream";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    let stream = Stream::new(gpu.context()).unwrap();
+    unsafe { assert_eq!(mublasSetStream(gpu.handle, stream.raw() as *mut CUstream_st), MUBLAS_STATUS_SUCCESS) };
+    for trans in [MUBLAS_OP_N, MUBLAS_OP_T] {
+        let case = Case { trans, m: 3001, n: 2999, lda: 3004, a_offset: 0, incx: 1, incy: -2, alpha: -0.5, beta: 1.5, device_scalars: true };
+        let prepared = Prepared::new(&gpu, &mut random, case);
+        // run() synchronises the handle's stream, which is now the created one.
+        let got = prepared.run(&gpu, None);
+        prepared.check(&format!("created stream: {}", prepared.describe(None)), &got);
+        let split = prepared.run(&gpu, Some(LaunchShape { tx: 64, ty: 2, split: 4 }));
+        prepared.check(&format!("created stream: {}", prepared.describe(None)), &split);
+    }
+    unsafe { assert_eq!(mublasSetStream(gpu.handle, std::ptr::null_mut()), MUBLAS_STATUS_SUCCESS) };
+}
+
+#[test]
+fn gpu_sgemv_quick_returns_touch_nothing() {
+    let test = "gpu_sgemv_quick_returns_touch_nothing";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    let y = random.vector(64);
+    let dy = GuardedBuffer::from_slice(gpu.context(), &y, 0).unwrap();
+    let yp = dy.address() as *mut f32;
+    let null = std::ptr::null::<f32>();
+    let (alpha, beta, zero, one) = (2.0f32, 3.0f32, 0.0f32, 1.0f32);
+    unsafe {
+        // m == 0 or n == 0: success, y not scaled, nothing read (null A and x, null scalars even).
+        assert_eq!(mublasSgemv(gpu.handle, MUBLAS_OP_N, 0, 5, &alpha, null, 1, null, 1, &beta, yp, 1), MUBLAS_STATUS_SUCCESS);
+        assert_eq!(mublasSgemv(gpu.handle, MUBLAS_OP_T, 5, 0, &alpha, null, 5, null, 1, &beta, yp, 1), MUBLAS_STATUS_SUCCESS);
+        assert_eq!(mublasSgemv(gpu.handle, MUBLAS_OP_N, 0, 0, null, null, 1, null, 1, null, yp, 1), MUBLAS_STATUS_SUCCESS);
+        // Host alpha = 0 and beta = 1: nothing to do.
+        assert_eq!(mublasSgemv(gpu.handle, MUBLAS_OP_N, 64, 64, &zero, null, 64, null, 1, &one, yp, 1), MUBLAS_STATUS_SUCCESS);
+        // Host alpha = 0: A and x are not read (null is fine), y is scaled.
+        assert_eq!(mublasSgemv(gpu.handle, MUBLAS_OP_T, 10, 64, &zero, null, 10, null, 1, &beta, yp, 1), MUBLAS_STATUS_SUCCESS);
+    }
+    mublas::harness::stream::synchronize(gpu.context(), std::ptr::null_mut()).unwrap();
+    let got = dy.read().unwrap();
+    assert!(dy.guards_intact().unwrap());
+    for i in 0..64 {
+        assert_eq!(got[i], beta * y[i], "alpha = 0 scales y by beta");
+    }
+}
+
+#[test]
+fn gpu_sgemv_bad_arguments_write_nothing() {
+    let test = "gpu_sgemv_bad_arguments_write_nothing";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    let ctx = gpu.context();
+    let (m, n) = (8i32, 6i32);
+    let a = GuardedBuffer::from_slice(ctx, &random.vector(64), 0).unwrap();
+    let x = GuardedBuffer::from_slice(ctx, &random.vector(16), 0).unwrap();
+    let y0 = random.vector(16);
+    let y = GuardedBuffer::from_slice(ctx, &y0, 0).unwrap();
+    let (alpha, beta) = (1.0f32, 0.0f32);
+    // (trans, m, n, lda, incx, incy) → reference-BLAS position.
+    let bad = [
+        ((3, m, n, m, 1, 1), 1),
+        ((-1, m, n, m, 1, 1), 1),
+        ((0, -1, n, m, 1, 1), 2),
+        ((0, m, -1, m, 1, 1), 3),
+        ((0, m, n, m - 1, 1, 1), 6),
+        ((1, m, n, m - 1, 1, 1), 6),
+        ((0, 0, n, 0, 1, 1), 6),
+        ((0, m, n, m, 0, 1), 8),
+        ((0, m, n, m, 1, 0), 11),
+        // The first bad one wins.
+        ((7, -1, -1, 0, 0, 0), 1),
+        ((0, -1, -1, 0, 0, 0), 2),
+        ((0, m, -1, 0, 0, 0), 3),
+        ((0, m, n, 0, 0, 0), 6),
+        ((0, m, n, m, 0, 0), 8),
+    ];
+    for ((trans, m, n, lda, incx, incy), position) in bad {
+        let status = unsafe {
+            mublasSgemv(gpu.handle, trans, m, n, &alpha, a.address() as *const f32, lda, x.address() as *const f32, incx, &beta, y.address() as *mut f32, incy)
+        };
+        assert_eq!(status, MUBLAS_STATUS_INVALID_VALUE, "trans={trans} m={m} n={n} lda={lda} incx={incx} incy={incy}");
+        let result = gemv::sgemv(gpu.inner(), trans, m as i64, n as i64, Scalar::Host(alpha), a.address(), lda as i64, x.address(), incx as i64, Scalar::Host(beta), y.address(), incy as i64);
+        assert_eq!(result, Err(Error::InvalidArgument { routine: "SGEMV", position }));
+    }
+    unsafe {
+        // Null scalars: INVALID_VALUE where cuBLAS would crash.
+        let null = std::ptr::null::<f32>();
+        assert_eq!(mublasSgemv(gpu.handle, 0, m, n, null, a.address() as *const f32, m, x.address() as *const f32, 1, &beta, y.address() as *mut f32, 1), MUBLAS_STATUS_INVALID_VALUE);
+        assert_eq!(mublasSgemv(gpu.handle, 0, m, n, &alpha, a.address() as *const f32, m, x.address() as *const f32, 1, null, y.address() as *mut f32, 1), MUBLAS_STATUS_INVALID_VALUE);
+        // Null y or (with alpha ≠ 0) null A or x.
+        assert_eq!(mublasSgemv(gpu.handle, 0, m, n, &alpha, a.address() as *const f32, m, x.address() as *const f32, 1, &beta, std::ptr::null_mut(), 1), MUBLAS_STATUS_INVALID_VALUE);
+        assert_eq!(mublasSgemv(gpu.handle, 0, m, n, &alpha, null, m, x.address() as *const f32, 1, &beta, y.address() as *mut f32, 1), MUBLAS_STATUS_INVALID_VALUE);
+    }
+    mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
+    assert_eq!(y.read().unwrap(), y0, "a rejected call wrote y");
+    assert!(y.guards_intact().unwrap());
+}
+
+#[test]
+fn sgemv_null_handle_is_not_initialized() {
+    // No GPU needed: the handle is checked first.
+    let v = 1.0f32;
+    let status = unsafe { mublasSgemv(std::ptr::null_mut(), MUBLAS_OP_N, 4, 4, &v, std::ptr::null(), 4, std::ptr::null(), 1, &v, std::ptr::null_mut(), 1) };
+    assert_eq!(status, MUBLAS_STATUS_NOT_INITIALIZED);
+    let status = unsafe { mublasSgemv(std::ptr::null_mut(), 9, -1, 4, &v, std::ptr::null(), 0, std::ptr::null(), 0, &v, std::ptr::null_mut(), 0) };
+    assert_eq!(status, MUBLAS_STATUS_NOT_INITIALIZED, "the handle comes before the arguments");
+}
