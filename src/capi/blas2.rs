@@ -37,18 +37,40 @@ pub unsafe extern "C" fn mublasSgemv(
     ffi_boundary!({
         // SAFETY: per this function's contract.
         let h = try_status!(unsafe { handle_ref(handle) });
-        let (m, n, lda, incx, incy) = (m as i64, n as i64, lda as i64, incx as i64, incy as i64);
-        // Bad arguments before anything is read, empty matrices before the scalars are.
-        if let Err(error) = gemv::check_arguments(trans, m, n, lda, incx, incy) {
-            return status_of(Err(error));
-        }
-        if m == 0 || n == 0 {
-            return MUBLAS_STATUS_SUCCESS;
-        }
         // SAFETY: per this function's contract.
-        let alpha = try_status!(unsafe { scalar_arg(h, alpha) });
-        // SAFETY: per this function's contract.
-        let beta = try_status!(unsafe { scalar_arg(h, beta) });
-        status_of(routines::gemv::sgemv(h, trans, m, n, alpha, A as u64, lda, x as u64, incx, beta, y as u64, incy))
+        unsafe { sgemv(h, trans, m as i64, n as i64, alpha, A, lda as i64, x, incx as i64, beta, y, incy as i64) }
     })
+}
+
+/// The body of `mublasSgemv` and of the interposed `cublasSgemv_v2`/`_v2_64`.
+///
+/// # Safety
+/// As `mublasSgemv`.
+#[allow(non_snake_case, clippy::too_many_arguments)]
+pub(crate) unsafe fn sgemv(
+    h: &crate::handle::Handle,
+    trans: i32,
+    m: i64,
+    n: i64,
+    alpha: *const f32,
+    A: *const f32,
+    lda: i64,
+    x: *const f32,
+    incx: i64,
+    beta: *const f32,
+    y: *mut f32,
+    incy: i64,
+) -> mublasStatus_t {
+    // Bad arguments before anything is read, empty matrices before the scalars are.
+    if let Err(error) = gemv::check_arguments(trans, m, n, lda, incx, incy) {
+        return status_of(Err(error));
+    }
+    if m == 0 || n == 0 {
+        return MUBLAS_STATUS_SUCCESS;
+    }
+    // SAFETY: per this function's contract.
+    let alpha = try_status!(unsafe { scalar_arg(h, alpha) });
+    // SAFETY: per this function's contract.
+    let beta = try_status!(unsafe { scalar_arg(h, beta) });
+    status_of(routines::gemv::sgemv(h, trans, m, n, alpha, A as u64, lda, x as u64, incx, beta, y as u64, incy))
 }

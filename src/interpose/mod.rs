@@ -15,6 +15,7 @@
 //! loaded into every child process, shells included.
 
 pub mod blas1;
+pub mod blas2;
 
 use crate::capi::types::mublasStatus_t;
 use crate::handle::{Handle, PointerMode};
@@ -27,10 +28,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// The entry points mublas serves, in the order of `SERVED_CALLS`.
-pub const ENTRY_POINTS: &[&str] = &["cublasSaxpy_v2", "cublasSaxpy_v2_64"];
+pub const ENTRY_POINTS: &[&str] = &["cublasSaxpy_v2", "cublasSaxpy_v2_64", "cublasSgemv_v2", "cublasSgemv_v2_64"];
 
-static SERVED_CALLS: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
-static FORWARDED_CALLS: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
+const ZERO: AtomicU64 = AtomicU64::new(0);
+static SERVED_CALLS: [AtomicU64; ENTRY_POINTS.len()] = [ZERO; ENTRY_POINTS.len()];
+static FORWARDED_CALLS: [AtomicU64; ENTRY_POINTS.len()] = [ZERO; ENTRY_POINTS.len()];
 
 pub(crate) fn entry_index(name: &str) -> usize {
     ENTRY_POINTS.iter().position(|n| *n == name).expect("known entry point")
