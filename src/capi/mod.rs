@@ -9,6 +9,7 @@
 pub mod blas1;
 pub mod handle;
 pub mod status;
+pub mod trmv;
 pub mod types;
 
 pub use types::*;
