@@ -12,7 +12,7 @@ use mublas::harness::{EventTimer, Random};
 use mublas::real_cublas::RealCublas;
 use std::fmt::Write as _;
 
-pub const ROUTINES: &[&str] = &["saxpy", "decisions", "overhead"];
+pub const ROUTINES: &[&str] = &["saxpy", "strmv", "decisions", "overhead"];
 
 struct Options {
     routines: Vec<String>,
@@ -45,6 +45,22 @@ fn workloads(h: &mublas::Handle, handle: mublasHandle_t, routine: &str, quick: b
         "saxpy" => {
             let powers: Vec<u32> = if quick { vec![12, 16, 20, 24, 26] } else { (10..=28).collect() };
             powers.into_iter().map(|p| Workload::saxpy(h, handle, 1 << p, AxpyLayout::Aligned, random)).collect()
+        }
+        "strmv" => {
+            // The SGEMV square sweep; LNN, UNN, LTN, UTN at each size.
+            let sizes: &[usize] = if quick {
+                &[1024, 4096, 8192, 16384]
+            } else {
+                &[256, 512, 1000, 1024, 2000, 2048, 3000, 4096, 4097, 5000, 8192, 10000, 16384, 20000, 32768]
+            };
+            let variants = [(0, 0), (1, 0), (0, 1), (1, 1)]; // (uplo, trans), non-unit
+            let mut all = Vec::new();
+            for &n in sizes {
+                for (uplo, trans) in variants {
+                    all.push(Workload::strmv(h, handle, uplo, trans, 0, n, false, random)?);
+                }
+            }
+            Ok(all)
         }
         other => Err(format!("unknown routine {other:?}")),
     }

@@ -72,6 +72,7 @@ impl Point {
 fn sweep(routine: &str, count: usize) -> Vec<usize> {
     let (lo, hi) = match routine {
         "saxpy" => (12.0f64, 24.0f64),
+        "strmv" => (9.0f64, 14.0f64),
         _ => (8.0f64, 14.0f64),
     };
     (0..count).map(|i| 2f64.powf(lo + (hi - lo) * i as f64 / (count.max(2) - 1) as f64).round() as usize).collect()
@@ -80,6 +81,7 @@ fn sweep(routine: &str, count: usize) -> Vec<usize> {
 fn workload_for(h: &mublas::Handle, handle: mublasHandle_t, routine: &str, size: usize, random: &mut Random) -> Result<Workload, String> {
     match routine {
         "saxpy" => Workload::saxpy(h, handle, size, AxpyLayout::Aligned, random),
+        "strmv" => Workload::strmv(h, handle, 0, 0, 0, size, false, random),
         other => Err(format!("no report for {other:?}")),
     }
 }
