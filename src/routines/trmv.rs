@@ -45,10 +45,15 @@ pub const MAX_PARTIAL_VECTORS: u64 = 64;
 /// final reduction.
 const STEPS_PER_SPLIT: u64 = 16;
 
+/// Both pass-1 spaces stop at 512 threads, so that at ≤ 64 registers at least
+/// two blocks share an SM: with one, the SM idles while a block drains and the
+/// next starts. Tx ≤ 128 also keeps op N's tiles (4·Tx rows) small enough for
+/// several waves of items at n = 16384.
+///
 /// Op N: Tx threads own 4·Tx rows; Ty thread rows share the chunk's columns.
-const N_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 256, ty_min: 1, ty_max: 4, splits: &[1, 2, 4] };
+const N_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 128, ty_min: 1, ty_max: 4, splits: &[1, 2, 4] };
 /// Op T: Tx threads walk the rows (whole warps, for the shuffle), Ty thread rows own 4 columns each.
-const T_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 256, ty_min: 1, ty_max: 8, splits: &[1, 2, 4] };
+const T_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 128, ty_min: 1, ty_max: 4, splits: &[1, 2, 4] };
 /// Pass 2: one thread per output.
 const SUM_SPACE: LaunchSpace = LaunchSpace { tx_step: 64, tx_min: 64, tx_max: 512, ty_min: 1, ty_max: 1, splits: &[1] };
 
@@ -563,5 +568,33 @@ mod tests {
     #[test]
     fn bytes_moved_counts_half_the_matrix_and_x_twice() {
         assert_eq!(bytes_moved(1000), (500_000.0 + 2000.0) * 4.0);
+    }
+}
+
+#[cfg(test)]
+mod choice_preview {
+    use super::*;
+    use crate::tuner::optimizer::choose;
+    use crate::tuner::{DeviceModel, KernelModel, TuningRecipe};
+
+    /// Prints the optimizer's choice under the permissive recipe (no recipe
+    /// is stored for the trmv kernels yet). `cargo test --lib choice_preview -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn print_permissive_choices() {
+        let device = DeviceModel::h100_sxm();
+        for (spec, regs, op) in [(&TRMV_N_VEC4, 52, Op::N), (&TRMV_T_VEC4, 62, Op::T)] {
+            let model = KernelModel { registers_per_thread: regs, static_shared_bytes: 0, max_threads_per_block: 1024 };
+            for n in [256u64, 1024, 2048, 4096, 8192, 16384, 32768] {
+                let problem = Problem { m: n, n, k: 0 };
+                let plan = choose(&device, &model, spec, &TuningRecipe::permissive(32), &problem).unwrap();
+                let layout = Layout::new(op, n, &plan.shape);
+                println!(
+                    "{} n={n}: {:?} grid {} occ w{:.2} b{:.2} g{:.3} P={} W={} vectors={}",
+                    spec.name, plan.shape, plan.geometry.grid.0, plan.occupancy.warp, plan.occupancy.block, plan.occupancy.grid,
+                    layout.tile, layout.chunk(), layout.partial_vectors()
+                );
+            }
+        }
     }
 }
