@@ -269,6 +269,25 @@ const char *mublasGetStatusName(mublasStatus_t status);
 // cuBLAS's description of the status, e.g. "success"; never NULL.
 const char *mublasGetStatusString(mublasStatus_t status);
 
+// x := op(A)·x for a triangular n × n matrix A (cuBLAS `cublasStrmv`).
+// Arguments are checked in reference-BLAS order (1 uplo, 2 trans, 3 diag,
+// 4 n < 0, 6 lda < max(1, n), 8 incx = 0) after the handle; n = 0 returns at
+// once. incx may be negative (reference-BLAS indexing).
+//
+// # Safety
+// `handle` null or live; A a device matrix holding the referenced triangle
+// with leading dimension lda; x a device vector of n elements with increment
+// incx, not overlapping A.
+mublasStatus_t mublasStrmv(mublasHandle_t handle,
+                           mublasFillMode_t uplo,
+                           mublasOperation_t trans,
+                           mublasDiagType_t diag,
+                           int n,
+                           const float *A,
+                           int lda,
+                           float *x,
+                           int incx);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

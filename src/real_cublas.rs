@@ -30,6 +30,7 @@ pub struct RealCublas {
     /// The 64-bit forms (cuBLAS 12 on): absent from older libraries.
     pub saxpy_64: Option<unsafe extern "C" fn(CublasHandle, i64, *const f32, *const f32, i64, *mut f32, i64) -> c_int>,
     pub sgemv_64: Option<unsafe extern "C" fn(CublasHandle, c_int, i64, i64, *const f32, *const f32, i64, *const f32, i64, *const f32, *mut f32, i64) -> c_int>,
+    pub strmv_64: Option<unsafe extern "C" fn(CublasHandle, c_int, c_int, c_int, i64, *const f32, i64, *mut f32, i64) -> c_int>,
     pub get_math_mode: Option<unsafe extern "C" fn(CublasHandle, *mut c_int) -> c_int>,
 }
 
@@ -82,6 +83,7 @@ impl RealCublas {
                 sgemm: sym!(b"cublasSgemm_v2\0"),
                 saxpy_64: library.get(b"cublasSaxpy_v2_64\0").ok().map(|s| *s),
                 sgemv_64: library.get(b"cublasSgemv_v2_64\0").ok().map(|s| *s),
+                strmv_64: library.get(b"cublasStrmv_v2_64\0").ok().map(|s| *s),
                 get_math_mode: library.get(b"cublasGetMathMode\0").ok().map(|s| *s),
                 _library: library,
             })

@@ -13,8 +13,12 @@ use mublas::tuner::{KernelSpec, Problem};
 
 /// Every kernel the library launches, with problems that exercise its geometry.
 fn kernel_specs() -> Vec<&'static KernelSpec> {
-    use mublas::routines::{axpy, gemv};
-    vec![&axpy::AXPY_VEC4, &axpy::AXPY_STRIDED, &gemv::GEMV_N, &gemv::GEMV_N_SCALAR, &gemv::GEMV_T, &gemv::GEMV_T_SCALAR]
+    use mublas::routines::{axpy, gemv, trmv};
+    vec![
+        &axpy::AXPY_VEC4, &axpy::AXPY_STRIDED,
+        &gemv::GEMV_N, &gemv::GEMV_N_SCALAR, &gemv::GEMV_T, &gemv::GEMV_T_SCALAR,
+        &trmv::TRMV_N_VEC4, &trmv::TRMV_N_SCALAR, &trmv::TRMV_T_VEC4, &trmv::TRMV_T_SCALAR, &trmv::TRMV_SUM,
+    ]
 }
 
 #[test]

@@ -61,6 +61,56 @@ static int test_saxpy(cublasHandle_t h, cudaStream_t stream) {
     return failed;
 }
 
+/* y = 1.5·op(A)·x + 0.5·y for op N and T, then x = L·x (lower, non-unit), m = 1000, n = 777. */
+static int test_sgemv_strmv(cublasHandle_t h, cudaStream_t stream) {
+    const int m = 1000, n = 777, lda = m + 3;
+    float *a = malloc((size_t)lda * n * sizeof(float)), *x = malloc(m * sizeof(float)), *y = malloc(m * sizeof(float));
+    float *out = malloc(m * sizeof(float));
+    double *expected = malloc(m * sizeof(double)), *magnitude = malloc(m * sizeof(double));
+    for (int i = 0; i < lda * n; ++i) a[i] = random_value();
+    for (int i = 0; i < m; ++i) { x[i] = random_value(); y[i] = random_value(); }
+    float *da, *dx, *dy;
+    CHECK_CUDA(cudaMalloc((void **)&da, (size_t)lda * n * sizeof(float)));
+    CHECK_CUDA(cudaMalloc((void **)&dx, m * sizeof(float)));
+    CHECK_CUDA(cudaMalloc((void **)&dy, m * sizeof(float)));
+    CHECK_CUDA(cudaMemcpy(da, a, (size_t)lda * n * sizeof(float), cudaMemcpyHostToDevice));
+    const float alpha = 1.5f, beta = 0.5f;
+    int failed = 0;
+    for (int t = 0; t < 2; ++t) {
+        cublasOperation_t op = t == 0 ? CUBLAS_OP_N : CUBLAS_OP_T;
+        int len_x = t == 0 ? n : m, len_y = t == 0 ? m : n;
+        CHECK_CUDA(cudaMemcpy(dx, x, len_x * sizeof(float), cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(dy, y, len_y * sizeof(float), cudaMemcpyHostToDevice));
+        CHECK_CUBLAS(cublasSgemv(h, op, m, n, &alpha, da, lda, dx, 1, &beta, dy, 1));
+        CHECK_CUDA(cudaStreamSynchronize(stream));
+        CHECK_CUDA(cudaMemcpy(out, dy, len_y * sizeof(float), cudaMemcpyDeviceToHost));
+        for (int i = 0; i < len_y; ++i) {
+            double sum = 0, mag = 0;
+            for (int j = 0; j < len_x; ++j) {
+                double aij = t == 0 ? a[i + (size_t)j * lda] : a[j + (size_t)i * lda];
+                sum += aij * x[j]; mag += fabs(aij * x[j]);
+            }
+            expected[i] = alpha * sum + beta * (double)y[i];
+            magnitude[i] = fabs(alpha) * mag + fabs(beta * (double)y[i]);
+        }
+        failed |= check(t == 0 ? "cublasSgemv N" : "cublasSgemv T", out, expected, magnitude, len_y, 2.0 * (len_x + 2));
+    }
+    /* x = L·x with L the lower triangle of A's leading n×n block, lda = m + 3. */
+    CHECK_CUDA(cudaMemcpy(dx, x, n * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK_CUBLAS(cublasStrmv(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n, da, lda, dx, 1));
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    CHECK_CUDA(cudaMemcpy(out, dx, n * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; ++i) {
+        double sum = 0, mag = 0;
+        for (int j = 0; j <= i; ++j) { sum += (double)a[i + (size_t)j * lda] * x[j]; mag += fabs((double)a[i + (size_t)j * lda] * x[j]); }
+        expected[i] = sum; magnitude[i] = mag;
+    }
+    failed |= check("cublasStrmv LNN", out, expected, magnitude, n, 2.0 * (n + 2));
+    cudaFree(da); cudaFree(dx); cudaFree(dy);
+    free(a); free(x); free(y); free(out); free(expected); free(magnitude);
+    return failed;
+}
+
 int main(void) {
     cublasHandle_t h;
     cudaStream_t stream;
@@ -68,16 +118,21 @@ int main(void) {
     CHECK_CUBLAS(cublasCreate(&h));
     CHECK_CUBLAS(cublasSetStream(h, stream));
     int failed = test_saxpy(h, stream);
+    failed |= test_sgemv_strmv(h, stream);
     CHECK_CUBLAS(cublasDestroy(h));
     CHECK_CUDA(cudaStreamDestroy(stream));
 
     /* Present only under the preload (or when linked with mublas). */
     long long (*interposed_calls)(const char *) = (long long (*)(const char *))dlsym(RTLD_DEFAULT, "mublasInterposedCalls");
     long long served = interposed_calls ? interposed_calls("cublasSaxpy_v2") : -1;
-    printf("served by mublas: %lld calls\n", served);
+    long long served_gemv = interposed_calls ? interposed_calls("cublasSgemv_v2") : -1;
+    long long served_trmv = interposed_calls ? interposed_calls("cublasStrmv_v2") : -1;
+    printf("served by mublas: %lld calls (saxpy), %lld (sgemv), %lld (strmv)\n", served, served_gemv, served_trmv);
+    int all_served = served >= 3 && served_gemv >= 2 && served_trmv >= 1;
+    int none_served = served <= 0 && served_gemv <= 0 && served_trmv <= 0;
     const char *expect = getenv("EXPECT_MUBLAS");
-    if (expect && atoi(expect) == 1 && served < 3) { printf("FAIL: mublas did not serve the calls\n"); failed = 1; }
-    if (expect && atoi(expect) == 0 && served > 0) { printf("FAIL: mublas served calls it should have forwarded\n"); failed = 1; }
+    if (expect && atoi(expect) == 1 && !all_served) { printf("FAIL: mublas did not serve every call\n"); failed = 1; }
+    if (expect && atoi(expect) == 0 && !none_served) { printf("FAIL: mublas served calls it should have forwarded\n"); failed = 1; }
     printf("%s\n", failed ? "FAIL" : "PASS");
     return failed;
 }

@@ -36,5 +36,20 @@ dx, dy = cupy.asarray(x), cupy.asarray(y)
 cupy.cublas.axpy(np.float32(0.5), dx, dy)
 check("cupy.cublas.axpy", cupy.asnumpy(dy), 0.5 * x.astype(np.float64) + y, "cublasSaxpy_v2", before, 1e-6)
 
+m, n = 1000, 777
+a = rng.uniform(-1, 1, (m, n)).astype(np.float32)
+v = rng.uniform(-1, 1, n).astype(np.float32)
+expected = a.astype(np.float64) @ v.astype(np.float64)
+
+import torch
+before = counts(b"cublasSgemv_v2")
+got = torch.mv(torch.from_numpy(a).cuda(), torch.from_numpy(v).cuda()).cpu().numpy()
+check("torch.mv (fp32)", got, expected, "cublasSgemv_v2", before, 1e-5)
+
+before = counts(b"cublasSgemv_v2")
+da = cupy.asfortranarray(cupy.asarray(a))
+got = cupy.cublas.gemv("N", np.float32(1.0), da, cupy.asarray(v))
+check("cupy.cublas.gemv", cupy.asnumpy(got), expected, "cublasSgemv_v2", before, 1e-5)
+
 print("frameworks: FAIL" if failed else "frameworks: PASS")
 raise SystemExit(1 if failed else 0)

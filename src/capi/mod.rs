@@ -11,6 +11,7 @@ pub mod blas2;
 pub mod handle;
 pub mod memory;
 pub mod status;
+pub mod trmv;
 pub mod types;
 
 pub use types::*;

@@ -16,6 +16,7 @@
 
 pub mod blas1;
 pub mod blas2;
+pub mod trmv;
 
 use crate::capi::types::mublasStatus_t;
 use crate::handle::{Handle, PointerMode};
@@ -28,7 +29,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// The entry points mublas serves, in the order of `SERVED_CALLS`.
-pub const ENTRY_POINTS: &[&str] = &["cublasSaxpy_v2", "cublasSaxpy_v2_64", "cublasSgemv_v2", "cublasSgemv_v2_64"];
+pub const ENTRY_POINTS: &[&str] =
+    &["cublasSaxpy_v2", "cublasSaxpy_v2_64", "cublasSgemv_v2", "cublasSgemv_v2_64", "cublasStrmv_v2", "cublasStrmv_v2_64"];
 
 const ZERO: AtomicU64 = AtomicU64::new(0);
 static SERVED_CALLS: [AtomicU64; ENTRY_POINTS.len()] = [ZERO; ENTRY_POINTS.len()];

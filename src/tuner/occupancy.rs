@@ -34,6 +34,12 @@ impl Occupancy {
             return Occupancy::NONE;
         };
         let active = max_active_blocks_per_sm(device, kernel, threads_per_block, geometry.dynamic_shared_bytes);
+        Occupancy::with_active_blocks(device, threads_per_block, active, geometry)
+    }
+
+    /// The occupancies once the active blocks per SM are known (the optimizer
+    /// memoises those per block size: they do not depend on the grid).
+    pub fn with_active_blocks(device: &DeviceModel, threads_per_block: u32, active: u32, geometry: &Geometry) -> Occupancy {
         if active == 0 {
             return Occupancy::NONE;
         }

@@ -56,7 +56,7 @@
 
 use super::device_model::DeviceModel;
 use super::kernel_model::{Geometry, KernelModel, KernelSpec, LaunchShape, Problem};
-use super::occupancy::Occupancy;
+use super::occupancy::{max_active_blocks_per_sm, Occupancy};
 use super::recipe::TuningRecipe;
 
 /// The launch the tuner chose for one problem.
@@ -215,10 +215,23 @@ fn visit_runnable_shapes(
             ty_max = ty_max.min((ratio * tx as f64 + MINIMUM_TOLERANCE).floor().min(u32::MAX as f64) as u32);
         }
         for ty in ty_min..=ty_max {
+            // Active blocks per SM depend on the block and its shared memory, not on
+            // the split or the grid: computed once per (block, shared memory).
+            let mut memo: Option<(u32, u32)> = None;
             for &split in &splits {
-                let plan = LaunchPlan::of_shape(device, kernel, spec, problem, LaunchShape { tx, ty, split });
-                if plan.occupancy.is_runnable() {
-                    visit(plan);
+                let shape = LaunchShape { tx, ty, split };
+                let geometry = (spec.geometry)(problem, &shape);
+                let active = match memo {
+                    Some((bytes, active)) if bytes == geometry.dynamic_shared_bytes => active,
+                    _ => {
+                        let active = max_active_blocks_per_sm(device, kernel, tx * ty, geometry.dynamic_shared_bytes);
+                        memo = Some((geometry.dynamic_shared_bytes, active));
+                        active
+                    }
+                };
+                let occupancy = Occupancy::with_active_blocks(device, tx * ty, active, &geometry);
+                if occupancy.is_runnable() {
+                    visit(LaunchPlan { shape, geometry, occupancy });
                 }
             }
         }

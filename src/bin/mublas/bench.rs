@@ -12,7 +12,7 @@ use mublas::harness::{EventTimer, Random};
 use mublas::real_cublas::RealCublas;
 use std::fmt::Write as _;
 
-pub const ROUTINES: &[&str] = &["saxpy", "sgemv", "decisions", "overhead"];
+pub const ROUTINES: &[&str] = &["saxpy", "sgemv", "strmv", "decisions", "overhead"];
 
 struct Options {
     routines: Vec<String>,
@@ -60,6 +60,22 @@ fn workloads(h: &mublas::Handle, handle: mublasHandle_t, routine: &str, quick: b
             for (m, n) in sizes {
                 for op in [Op::N, Op::T] {
                     all.push(Workload::sgemv(h, handle, op, m, n, random)?);
+                }
+            }
+            Ok(all)
+        }
+        "strmv" => {
+            // The SGEMV square sweep; LNN, UNN, LTN, UTN at each size.
+            let sizes: &[usize] = if quick {
+                &[1024, 4096, 8192, 16384]
+            } else {
+                &[256, 512, 1000, 1024, 2000, 2048, 3000, 4096, 4097, 5000, 8192, 10000, 16384, 20000, 32768]
+            };
+            let variants = [(0, 0), (1, 0), (0, 1), (1, 1)]; // (uplo, trans), non-unit
+            let mut all = Vec::new();
+            for &n in sizes {
+                for (uplo, trans) in variants {
+                    all.push(Workload::strmv(h, handle, uplo, trans, 0, n, false, random)?);
                 }
             }
             Ok(all)

@@ -5,17 +5,26 @@
 
 use mublas::tuner::{DeviceModel, ForcedShapes, KernelModel, KernelSpec, Problem, RecipeBook, Tuner};
 
-/// (kernel spec, registers per thread on sm_90).
-fn kernels() -> Vec<(&'static KernelSpec, u32)> {
-    vec![(&mublas::routines::axpy::AXPY_VEC4, 32), (&mublas::routines::axpy::AXPY_STRIDED, 32)]
+/// (kernel spec, registers per thread on sm_90, static shared memory in bytes).
+fn kernels() -> Vec<(&'static KernelSpec, u32, u32)> {
+    use mublas::routines::{axpy, gemv, trmv};
+    vec![
+        (&axpy::AXPY_VEC4, 32, 0),
+        (&axpy::AXPY_STRIDED, 32, 0),
+        (&gemv::GEMV_N, 60, 4112),
+        (&gemv::GEMV_T, 32, 4112),
+        (&trmv::TRMV_N_VEC4, 52, 0),
+        (&trmv::TRMV_T_VEC4, 62, 0),
+        (&trmv::TRMV_SUM, 28, 0),
+    ]
 }
 
 pub fn run() {
     let tuner = Tuner::new(DeviceModel::h100_sxm(), RecipeBook::built_in(), ForcedShapes::new());
     println!("decision cost on the host (H100 model; mean over distinct sizes, then over repeats of them):");
     println!("  {:<24} {:>8} {:>12} {:>12}", "kernel", "shapes", "cold ns", "cached ns");
-    for (spec, registers) in kernels() {
-        let kernel = KernelModel { registers_per_thread: registers, static_shared_bytes: 0, max_threads_per_block: 1024 };
+    for (spec, registers, static_shared_bytes) in kernels() {
+        let kernel = KernelModel { registers_per_thread: registers, static_shared_bytes, max_threads_per_block: 1024 };
         let problems: Vec<Problem> = (0..2000u64).map(|i| Problem { m: 1000 + 7 * i, n: 4096 + 131 * i, k: 0 }).collect();
         let shapes = mublas::tuner::optimizer::candidates(tuner.device(), &kernel, spec, &problems[0]).len();
         let cost = tuner.measure_decision_cost(spec, &kernel, &problems, 50);

@@ -36,7 +36,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         }
     }
     if options.routines.is_empty() {
-        options.routines = ["saxpy", "sgemv", "sgemv-t"].iter().map(|r| r.to_string()).collect();
+        options.routines = ["saxpy", "sgemv", "sgemv-t", "strmv"].iter().map(|r| r.to_string()).collect();
     }
     Ok(options)
 }
@@ -72,8 +72,11 @@ impl Point {
 fn sweep(routine: &str, count: usize) -> Vec<usize> {
     let (lo, hi) = match routine {
         "saxpy" => (12.0f64, 24.0f64),
-        _ => (8.0f64, 14.5f64),
+        "strmv" => (9.0f64, 14.0f64),
+        _ => (8.0f64, 13.5f64),
     };
+    // The matrix kernels have hundreds of candidate shapes: fewer sizes keep the sweep in minutes.
+    let count = if routine == "saxpy" { count } else { count.min(25) };
     (0..count).map(|i| 2f64.powf(lo + (hi - lo) * i as f64 / (count.max(2) - 1) as f64).round() as usize).collect()
 }
 
@@ -82,6 +85,7 @@ fn workload_for(h: &mublas::Handle, handle: mublasHandle_t, routine: &str, size:
         "saxpy" => Workload::saxpy(h, handle, size, AxpyLayout::Aligned, random),
         "sgemv" => Workload::sgemv(h, handle, mublas::routines::gemv::Op::N, size, size, random),
         "sgemv-t" => Workload::sgemv(h, handle, mublas::routines::gemv::Op::T, size, size, random),
+        "strmv" => Workload::strmv(h, handle, 0, 0, 0, size, false, random),
         other => Err(format!("no report for {other:?}")),
     }
 }
@@ -104,7 +108,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
         let mut points = Vec::new();
         for size in sweep(routine, options.sizes) {
             let workload = workload_for(h, handle, routine, size, &mut random)?;
-            let samples = time_candidates(h, &workload, &timer, 2, 11)?;
+            let (warmups, reps) = if routine == "saxpy" { (2, 11) } else { (1, 5) };
+            let samples = time_candidates(h, &workload, &timer, warmups, reps)?;
             let kernel = h.device.kernel(workload.spec.name).map_err(|e| e.to_string())?;
             let chosen = h.device.tuner.plan(workload.spec, &kernel.model, &workload.problem).shape;
             let best_shape = samples.iter().min_by(|a, b| a.us.total_cmp(&b.us)).map(|s| s.shape).ok_or("no candidate")?;

@@ -19,7 +19,7 @@ use mublas::tuner::optimizer::candidates;
 use mublas::tuner::{LaunchShape, Occupancy, RecipeBook, TuningRecipe};
 use std::time::Instant;
 
-pub const ROUTINES: &[&str] = &["saxpy", "sgemv"];
+pub const ROUTINES: &[&str] = &["saxpy", "sgemv", "strmv"];
 
 struct Options {
     routines: Vec<String>,
@@ -67,6 +67,20 @@ pub fn sampling_workloads(h: &mublas::Handle, handle: mublasHandle_t, routine: &
                 Workload::sgemv(h, handle, Op::N, n + 1, n, random)?,
                 Workload::sgemv(h, handle, Op::T, n + 1, n, random)?,
             ])
+        }
+        "strmv" => {
+            // Each pass-1 kernel (LNN for op N, LTN for op T; aligned: vec4, misaligned: scalar),
+            // then pass 2 (trmv_sum_f32) under the calls of LNN.
+            let n = size.unwrap_or(8192);
+            let mut all = Vec::new();
+            for (trans, misaligned) in [(0, false), (0, true), (1, false), (1, true)] {
+                all.push(Workload::strmv(h, handle, 0, trans, 0, n, misaligned, random)?);
+            }
+            let mut sum = Workload::strmv(h, handle, 0, 0, 0, n, false, random)?;
+            sum.spec = &mublas::routines::trmv::TRMV_SUM;
+            sum.problem = mublas::tuner::Problem { n: n as u64, ..Default::default() };
+            all.push(sum);
+            Ok(all)
         }
         other => Err(format!("unknown routine {other:?} (routines: {})", ROUTINES.join(", "))),
     }

@@ -53,13 +53,19 @@ impl Rotation {
 
 impl Pool {
     pub fn new(h: &Handle, slot_floats: usize, random: &mut Random) -> Result<Pool, String> {
+        Pool::new_scaled(h, slot_floats, 1.0, random)
+    }
+
+    /// Random values in ±[scale/16, scale] (see [`Random::value`]).
+    pub fn new_scaled(h: &Handle, slot_floats: usize, scale: f32, random: &mut Random) -> Result<Pool, String> {
         let copies = (ROTATION_BYTES / (slot_floats * 4)).max(1);
         let floats = copies * slot_floats;
         let buffer = DeviceBuffer::new(h.device.context(), floats * 4).map_err(|e| e.to_string())?;
         // Random data for the first 64 MiB, replicated on the device beyond: distinct
         // addresses defeat the L2; the values need only be random, not unique.
         let seed_floats = floats.min(1 << 24);
-        buffer.write(0, &random.vector(seed_floats)).map_err(|e| e.to_string())?;
+        let seed: Vec<f32> = random.vector(seed_floats).into_iter().map(|v| v * scale).collect();
+        buffer.write(0, &seed).map_err(|e| e.to_string())?;
         let mut offset = seed_floats;
         while offset < floats {
             let len = seed_floats.min(floats - offset);
@@ -152,6 +158,47 @@ impl Workload {
             }),
             cublas: Some(Box::new(move |c, ch, i| unsafe {
                 (c.sgemv)(ch, trans, m as i32, n as i32, &alpha, r.at(i, 0) as *const f32, m as i32, r.at(i, x_at) as *const f32, 1, &beta, r.at(i, y_at) as *mut f32, 1)
+            })),
+            _pool: pool,
+        })
+    }
+
+    /// STRMV `x := op(A)·x` with lda = n; A (and x) at one float past 16-byte
+    /// alignment when `misaligned` (the scalar kernels). x is overwritten by
+    /// every call, so the pool's values are scaled by 1/n: then |op(A)·x| ≤ max|x|
+    /// and nothing grows to Inf or NaN however often a slot is reused.
+    #[allow(clippy::too_many_arguments)]
+    pub fn strmv(h: &Handle, handle: mublasHandle_t, uplo: i32, trans: i32, diag: i32, n: usize, misaligned: bool, random: &mut Random) -> Result<Workload, String> {
+        use mublas::routines::trmv;
+        let a_offset = misaligned as usize;
+        let x_offset = (a_offset + n * n).div_ceil(4) * 4 + a_offset;
+        // Whole float4s per slot, so that every slot's A has slot 0's alignment.
+        let pool = Pool::new_scaled(h, (x_offset + n + 4).div_ceil(4) * 4, 1.0 / n.max(1) as f32, random)?;
+        let r = pool.rotation;
+        let variant = trmv::check_arguments(uplo, trans, diag, n as i64, n as i64, 1).map_err(|e| e.to_string())?;
+        let (spec, problem) = trmv::select_kernel(variant.op, n as i64, r.at(0, a_offset), n as i64);
+        let name = format!(
+            "{}{}{}",
+            if variant.lower { "L" } else { "U" },
+            if variant.op == trmv::Op::N { "N" } else { "T" },
+            if variant.unit { "U" } else { "N" }
+        );
+        let handle = handle as usize;
+        let n32 = n as i32;
+        Ok(Workload {
+            routine: "strmv",
+            label: format!("{name} n={n}{}", if misaligned { " misaligned" } else { "" }),
+            spec,
+            problem,
+            work: trmv::bytes_moved(n as u64),
+            unit: Unit::GigabytesPerSecond,
+            addresses: Box::new(move |i| (r.at(i, a_offset), r.at(i, x_offset))),
+            // SAFETY (both closures): A (n × n, lda n) and x (n floats) lie inside the pool, which the workload owns.
+            mublas: Box::new(move |i| unsafe {
+                mublas::capi::trmv::mublasStrmv(handle as mublasHandle_t, uplo, trans, diag, n32, r.at(i, a_offset) as *const f32, n32, r.at(i, x_offset) as *mut f32, 1)
+            }),
+            cublas: Some(Box::new(move |c, ch, i| unsafe {
+                (c.strmv)(ch, uplo, trans, diag, n32, r.at(i, a_offset) as *const f32, n32, r.at(i, x_offset) as *mut f32, 1)
             })),
             _pool: pool,
         })

@@ -1,0 +1,36 @@
+//! Level-2 export: mublasStrmv. (A file of its own so that SGEMV's exports
+//! can live in blas2.rs without the two changing one file.)
+
+use super::types::*;
+use super::{ffi_boundary, handle_ref, status_of, try_status};
+use crate::routines;
+use std::ffi::c_int;
+
+/// x := op(A)·x for a triangular n × n matrix A (cuBLAS `cublasStrmv`).
+/// Arguments are checked in reference-BLAS order (1 uplo, 2 trans, 3 diag,
+/// 4 n < 0, 6 lda < max(1, n), 8 incx = 0) after the handle; n = 0 returns at
+/// once. incx may be negative (reference-BLAS indexing).
+///
+/// # Safety
+/// `handle` null or live; A a device matrix holding the referenced triangle
+/// with leading dimension lda; x a device vector of n elements with increment
+/// incx, not overlapping A.
+#[unsafe(no_mangle)]
+#[allow(non_snake_case)] // `A`, as cuBLAS's header spells it
+pub unsafe extern "C" fn mublasStrmv(
+    handle: mublasHandle_t,
+    uplo: mublasFillMode_t,
+    trans: mublasOperation_t,
+    diag: mublasDiagType_t,
+    n: c_int,
+    A: *const f32,
+    lda: c_int,
+    x: *mut f32,
+    incx: c_int,
+) -> mublasStatus_t {
+    ffi_boundary!({
+        // SAFETY: per this function's contract.
+        let h = try_status!(unsafe { handle_ref(handle) });
+        status_of(routines::trmv::strmv(h, uplo, trans, diag, n as i64, A as u64, lda as i64, x as u64, incx as i64))
+    })
+}

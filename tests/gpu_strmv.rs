@@ -1,0 +1,360 @@
+//! STRMV on the GPU against a float64 CPU reference and against real cuBLAS,
+//! over the case matrix of shared/docs/testing.md. The triangle not
+//! referenced (and the diagonal when it is unit, and the rows between n and
+//! lda) hold NaN, so a kernel that reads them fails. Skipped, saying so, when
+//! there is no GPU.
+
+mod common;
+
+use common::*;
+use mublas::capi::trmv::mublasStrmv;
+use mublas::capi::types::*;
+use mublas::harness::{GuardedBuffer, Random, Stream};
+use mublas::real_cublas::RealCublas;
+use mublas::routines::trmv::{TRMV_N_SCALAR, TRMV_N_VEC4, TRMV_SUM, TRMV_T_SCALAR, TRMV_T_VEC4};
+use mublas::tuner::optimizer::candidates;
+use mublas::tuner::{KernelSpec, LaunchShape, Problem};
+
+#[derive(Clone, Copy, Debug)]
+struct Case {
+    uplo: i32,
+    trans: i32,
+    diag: i32,
+    n: usize,
+    lda: usize,
+    incx: i64,
+    /// Floats by which A and x are moved off 16-byte alignment.
+    offset: usize,
+}
+
+impl Case {
+    fn lower(&self) -> bool {
+        self.uplo == MUBLAS_FILL_MODE_LOWER
+    }
+    fn transposed(&self) -> bool {
+        self.trans != MUBLAS_OP_N
+    }
+    fn unit(&self) -> bool {
+        self.diag == MUBLAS_DIAG_UNIT
+    }
+    fn name(&self) -> String {
+        let uplo = if self.lower() { "L" } else { "U" };
+        let trans = ["N", "T", "C"][self.trans as usize];
+        let diag = if self.unit() { "U" } else { "N" };
+        format!("{uplo}{trans}{diag} n={} lda={} incx={} offset={}", self.n, self.lda, self.incx, self.offset)
+    }
+}
+
+fn referenced(i: usize, j: usize, lower: bool, unit: bool) -> bool {
+    if lower { if unit { i > j } else { i >= j } } else if unit { i < j } else { i <= j }
+}
+
+/// lda × n column-major storage: random in the referenced triangle, NaN elsewhere.
+fn matrix(random: &mut Random, case: &Case) -> Vec<f32> {
+    let mut a = vec![f32::NAN; case.lda * case.n];
+    for j in 0..case.n {
+        for i in 0..case.n {
+            if referenced(i, j, case.lower(), case.unit()) {
+                a[i + j * case.lda] = random.value();
+            }
+        }
+    }
+    a
+}
+
+/// The float64 result op(A)·x and Σ|terms| per element.
+fn reference(case: &Case, a: &[f32], x: &[f32]) -> (Vec<f64>, Vec<f64>) {
+    let n = case.n;
+    let xe: Vec<f64> = (0..n).map(|i| x[strided_index(i, n, case.incx)] as f64).collect();
+    let mut expected = vec![0f64; n];
+    let mut magnitude = vec![0f64; n];
+    for j in 0..n {
+        for i in 0..n {
+            let (value, out, input) = if !referenced(i, j, case.lower(), false) {
+                continue;
+            } else if i == j && case.unit() {
+                (1.0, i, i)
+            } else if case.transposed() {
+                (a[i + j * case.lda] as f64, j, i)
+            } else {
+                (a[i + j * case.lda] as f64, i, j)
+            };
+            expected[out] += value * xe[input];
+            magnitude[out] += (value * xe[input]).abs();
+        }
+    }
+    (expected, magnitude)
+}
+
+/// The elements of x (in element order) from its storage.
+fn elements(case: &Case, storage: &[f32]) -> Vec<f32> {
+    (0..case.n).map(|i| storage[strided_index(i, case.n, case.incx)]).collect()
+}
+
+/// Runs one case through mublasStrmv (and cuBLAS when given) on `stream`
+/// (null: the handle's current one), checking the result, the storage between
+/// strided elements, A, and the guards. Returns x as computed.
+fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCublas>) -> Vec<f32> {
+    let ctx = gpu.context();
+    let what = case.name();
+    let a = matrix(random, case);
+    let x = random.vector(span(case.n, case.incx));
+    let da = GuardedBuffer::from_slice(ctx, &a, case.offset).unwrap();
+    let dx = GuardedBuffer::from_slice(ctx, &x, case.offset).unwrap();
+    let status = unsafe {
+        mublasStrmv(gpu.handle, case.uplo, case.trans, case.diag, case.n as i32, da.address() as *const f32, case.lda as i32, dx.address() as *mut f32, case.incx as i32)
+    };
+    assert_eq!(status, MUBLAS_STATUS_SUCCESS, "{what}");
+    mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
+    let got = dx.read().unwrap();
+    assert!(da.guards_intact().unwrap() && dx.guards_intact().unwrap(), "{what}: guard zone overwritten");
+    if case.n <= 1000 {
+        let after: Vec<u32> = da.read().unwrap().iter().map(|v| v.to_bits()).collect();
+        assert!(after == a.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), "{what}: A was modified");
+    }
+    for k in 0..x.len() {
+        if case.incx.unsigned_abs() > 1 && k % case.incx.unsigned_abs() as usize != 0 {
+            assert_eq!(got[k].to_bits(), x[k].to_bits(), "{what}: storage between elements was written at {k}");
+        }
+    }
+    let (expected, magnitude) = reference(case, &a, &x);
+    let ulps = 2.0 * (case.n as f64 + 2.0);
+    let ours = elements(case, &got);
+    assert_close(&what, &ours, &expected, &magnitude, ulps);
+
+    if let Some(cublas) = cublas {
+        let dx2 = GuardedBuffer::from_slice(ctx, &x, case.offset).unwrap();
+        let mut handle = std::ptr::null_mut();
+        unsafe {
+            assert_eq!((cublas.create)(&mut handle), 0);
+            let status = (cublas.strmv)(handle, case.uplo, case.trans, case.diag, case.n as i32, da.address() as *const f32, case.lda as i32, dx2.address() as *mut f32, case.incx as i32);
+            assert_eq!(status, 0, "{what}: cuBLAS status");
+            mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
+            (cublas.destroy)(handle);
+        }
+        let theirs: Vec<f64> = elements(case, &dx2.read().unwrap()).iter().map(|v| *v as f64).collect();
+        // Both are within the bound of the exact result, so within twice it of each other.
+        assert_close(&format!("{what} against {}", cublas.soname), &ours, &theirs, &magnitude, 2.0 * ulps);
+    }
+    ours
+}
+
+const VARIANTS: [(i32, i32, i32); 8] = [
+    (MUBLAS_FILL_MODE_LOWER, MUBLAS_OP_N, MUBLAS_DIAG_NON_UNIT),
+    (MUBLAS_FILL_MODE_LOWER, MUBLAS_OP_N, MUBLAS_DIAG_UNIT),
+    (MUBLAS_FILL_MODE_UPPER, MUBLAS_OP_N, MUBLAS_DIAG_NON_UNIT),
+    (MUBLAS_FILL_MODE_UPPER, MUBLAS_OP_N, MUBLAS_DIAG_UNIT),
+    (MUBLAS_FILL_MODE_LOWER, MUBLAS_OP_T, MUBLAS_DIAG_NON_UNIT),
+    (MUBLAS_FILL_MODE_LOWER, MUBLAS_OP_T, MUBLAS_DIAG_UNIT),
+    (MUBLAS_FILL_MODE_UPPER, MUBLAS_OP_T, MUBLAS_DIAG_NON_UNIT),
+    (MUBLAS_FILL_MODE_UPPER, MUBLAS_OP_T, MUBLAS_DIAG_UNIT),
+];
+
+#[test]
+fn strmv_null_handle_is_not_initialized_before_argument_checks() {
+    let mut x = [1.0f32; 4];
+    let null: mublasHandle_t = std::ptr::null_mut();
+    unsafe {
+        assert_eq!(mublasStrmv(null, 0, 0, 0, 4, std::ptr::null(), 4, x.as_mut_ptr(), 1), MUBLAS_STATUS_NOT_INITIALIZED);
+        // Every argument bad too: the handle is checked first.
+        assert_eq!(mublasStrmv(null, 9, 9, 9, -1, std::ptr::null(), 0, x.as_mut_ptr(), 0), MUBLAS_STATUS_NOT_INITIALIZED);
+    }
+    assert_eq!(x, [1.0; 4]);
+}
+
+#[test]
+fn gpu_strmv_case_matrix() {
+    let Some(gpu) = gpu_or_skip("gpu_strmv_case_matrix") else { return };
+    let mut random = random("gpu_strmv_case_matrix");
+    let cublas = RealCublas::get().map_err(|e| say(&format!("gpu_strmv_case_matrix: not comparing with cuBLAS: {e}"))).ok();
+    let mut cases = 0;
+    for n in [1usize, 2, 3, 4, 5, 7, 33, 130, 1000] {
+        for (v, &(uplo, trans, diag)) in VARIANTS.iter().enumerate() {
+            for incx in [1i64, -1, 3, -3] {
+                for (lda, offset) in [(n, 0usize), (n + 3, 1), (n.div_ceil(4) * 4 + 4, 0)] {
+                    // C is T for real data: run some T cases as C.
+                    let trans = if trans == MUBLAS_OP_T && (n + offset) % 2 == 1 { MUBLAS_OP_C } else { trans };
+                    let case = Case { uplo, trans, diag, n, lda, incx, offset };
+                    let compare = if incx == 1 || (v + n) % 3 == 0 { cublas } else { None };
+                    run_case(&gpu, &mut random, &case, compare);
+                    cases += 1;
+                }
+            }
+        }
+    }
+    // n = 4097: every variant once, layouts and increments rotated.
+    for (v, &(uplo, trans, diag)) in VARIANTS.iter().enumerate() {
+        let n = 4097;
+        let (lda, offset) = [(n, 0), (n + 3, 1), (4100, 0), (4100, 1)][v % 4];
+        let incx = [1i64, -1, 3, -3][(v / 2) % 4];
+        run_case(&gpu, &mut random, &Case { uplo, trans, diag, n, lda, incx, offset }, cublas);
+        cases += 1;
+    }
+    say(&format!("gpu_strmv_case_matrix: {cases} cases passed"));
+}
+
+/// n = 10000 with the smallest tiles. Op N: 79 tiles of 128 rows, more than the
+/// 64 partial vectors allow, so chunks are lengthened (the work-buffer cap) and
+/// tiles have up to 40 chunks. Op T: 2500 tiles of 4 columns, up to 5 chunks.
+#[test]
+fn gpu_strmv_large_with_capped_partials() {
+    let Some(gpu) = gpu_or_skip("gpu_strmv_large_with_capped_partials") else { return };
+    let mut random = random("gpu_strmv_large_with_capped_partials");
+    let device = &gpu.inner().device;
+    let n = 10_000;
+    let smallest = LaunchShape { tx: 32, ty: 1, split: 1 };
+    for (spec, uplo, trans) in [
+        (&TRMV_N_VEC4, MUBLAS_FILL_MODE_LOWER, MUBLAS_OP_N),
+        (&TRMV_N_VEC4, MUBLAS_FILL_MODE_UPPER, MUBLAS_OP_N),
+        (&TRMV_T_VEC4, MUBLAS_FILL_MODE_LOWER, MUBLAS_OP_T),
+        (&TRMV_T_VEC4, MUBLAS_FILL_MODE_UPPER, MUBLAS_OP_T),
+    ] {
+        device.tuner.forced().set(spec.name, Some(smallest));
+        run_case(&gpu, &mut random, &Case { uplo, trans, diag: MUBLAS_DIAG_NON_UNIT, n, lda: n, incx: 1, offset: 0 }, None);
+        device.tuner.forced().set(spec.name, None);
+    }
+    // And the tuner's own choice, once.
+    run_case(&gpu, &mut random, &Case { uplo: MUBLAS_FILL_MODE_LOWER, trans: MUBLAS_OP_N, diag: MUBLAS_DIAG_UNIT, n, lda: n + 4, incx: -1, offset: 0 }, None);
+}
+
+#[test]
+fn gpu_strmv_same_bits_on_repeated_calls() {
+    let Some(gpu) = gpu_or_skip("gpu_strmv_same_bits_on_repeated_calls") else { return };
+    let mut random = random("gpu_strmv_same_bits_on_repeated_calls");
+    let ctx = gpu.context();
+    for &(uplo, trans, diag) in &VARIANTS[..] {
+        let case = Case { uplo, trans, diag, n: 3001, lda: 3004, incx: 1, offset: 0 };
+        let a = matrix(&mut random, &case);
+        let x = random.vector(case.n);
+        let da = GuardedBuffer::from_slice(ctx, &a, 0).unwrap();
+        let mut first: Option<Vec<u32>> = None;
+        for _ in 0..5 {
+            let dx = GuardedBuffer::from_slice(ctx, &x, 0).unwrap();
+            let status = unsafe { mublasStrmv(gpu.handle, uplo, trans, diag, 3001, da.address() as *const f32, 3004, dx.address() as *mut f32, 1) };
+            assert_eq!(status, 0);
+            let got: Vec<u32> = dx.read().unwrap().iter().map(|v| v.to_bits()).collect();
+            match &first {
+                None => first = Some(got),
+                Some(f) => assert!(*f == got, "{}: different bits on a repeated call", case.name()),
+            }
+        }
+    }
+}
+
+/// Every candidate shape of every kernel, forced, gives a correct result.
+#[test]
+fn gpu_every_strmv_shape_is_correct() {
+    let Some(gpu) = gpu_or_skip("gpu_every_strmv_shape_is_correct") else { return };
+    let mut random = random("gpu_every_strmv_shape_is_correct");
+    let device = &gpu.inner().device;
+    let mut checked = 0;
+    // n: op N has chunks shorter than n for small Tx; op T needs n > 2048 for two chunks at Tx = 32.
+    let specs: [(&KernelSpec, i32, usize, usize, usize); 4] = [
+        (&TRMV_N_VEC4, MUBLAS_OP_N, 701, 704, 0),
+        (&TRMV_N_SCALAR, MUBLAS_OP_N, 701, 703, 1),
+        (&TRMV_T_VEC4, MUBLAS_OP_T, 2301, 2304, 0),
+        (&TRMV_T_SCALAR, MUBLAS_OP_T, 2301, 2301, 1),
+    ];
+    for (spec, trans, large_n, large_lda, offset) in specs {
+        let kernel = device.kernel(spec.name).unwrap();
+        let problem = Problem { m: large_n as u64, n: large_n as u64, k: 0 };
+        for (index, (shape, _, _)) in candidates(device.model(), &kernel.model, spec, &problem).into_iter().enumerate() {
+            // Op T: rows are chunked by 64·Tx·split, so only Tx = 32, split 1 needs the large n
+            // for two chunks; the other shapes run at 701 to keep the CPU reference quick.
+            let (n, lda) = if trans == MUBLAS_OP_T && shape.tx * shape.split > 32 { (701, 701 + (large_lda - large_n)) } else { (large_n, large_lda) };
+            // Rotate the variants and increments over the shapes.
+            let uplo = if index % 2 == 0 { MUBLAS_FILL_MODE_LOWER } else { MUBLAS_FILL_MODE_UPPER };
+            let diag = if index % 4 < 2 { MUBLAS_DIAG_NON_UNIT } else { MUBLAS_DIAG_UNIT };
+            let incx = [1i64, -1, 3][index % 3];
+            device.tuner.forced().set(spec.name, Some(shape));
+            let case = Case { uplo, trans, diag, n, lda, incx, offset };
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_case(&gpu, &mut random, &case, None)));
+            device.tuner.forced().set(spec.name, None);
+            if let Err(e) = result {
+                say(&format!("{} forced to {shape:?} failed", spec.name));
+                std::panic::resume_unwind(e);
+            }
+            checked += 1;
+        }
+    }
+    let kernel = device.kernel(TRMV_SUM.name).unwrap();
+    let problem = Problem { n: 1000, ..Problem::default() };
+    for (shape, _, _) in candidates(device.model(), &kernel.model, &TRMV_SUM, &problem) {
+        device.tuner.forced().set(TRMV_SUM.name, Some(shape));
+        let case = Case { uplo: MUBLAS_FILL_MODE_UPPER, trans: MUBLAS_OP_T, diag: MUBLAS_DIAG_UNIT, n: 1000, lda: 1000, incx: -3, offset: 0 };
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_case(&gpu, &mut random, &case, None)));
+        device.tuner.forced().set(TRMV_SUM.name, None);
+        if let Err(e) = result {
+            say(&format!("{} forced to {shape:?} failed", TRMV_SUM.name));
+            std::panic::resume_unwind(e);
+        }
+        checked += 1;
+    }
+    say(&format!("gpu_every_strmv_shape_is_correct: {checked} shapes correct"));
+}
+
+#[test]
+fn gpu_strmv_bad_arguments_touch_nothing() {
+    let Some(gpu) = gpu_or_skip("gpu_strmv_bad_arguments_touch_nothing") else { return };
+    let mut random = random("gpu_strmv_bad_arguments_touch_nothing");
+    let ctx = gpu.context();
+    let n = 8;
+    let a = random.vector(n * n);
+    let x = random.vector(n);
+    let da = GuardedBuffer::from_slice(ctx, &a, 0).unwrap();
+    let dx = GuardedBuffer::from_slice(ctx, &x, 0).unwrap();
+    let (pa, px) = (da.address() as *const f32, dx.address() as *mut f32);
+    let n = n as i32;
+    unsafe {
+        // (uplo, trans, diag, n, lda, incx), each with one bad argument (position in the comment).
+        for (args, position) in [
+            ((MUBLAS_FILL_MODE_FULL, 0, 0, n, n, 1), 1),
+            ((-1, 0, 0, n, n, 1), 1),
+            ((0, MUBLAS_OP_CONJG, 0, n, n, 1), 2),
+            ((0, 7, 0, n, n, 1), 2),
+            ((0, 0, 2, n, n, 1), 3),
+            ((0, 0, -1, n, n, 1), 3),
+            ((0, 0, 0, -1, n, 1), 4),
+            ((0, 0, 0, n, n - 1, 1), 6),
+            ((0, 0, 0, 0, 0, 1), 6),
+            ((0, 0, 0, n, n, 0), 8),
+            // Several bad: still INVALID_VALUE (the first, position 1, is logged).
+            ((2, 3, 2, -1, 0, 0), 1),
+        ] {
+            let (uplo, trans, diag, n, lda, incx) = args;
+            assert_eq!(mublasStrmv(gpu.handle, uplo, trans, diag, n, pa, lda, px, incx), MUBLAS_STATUS_INVALID_VALUE, "position {position}: {args:?}");
+        }
+        // n = 0: success, nothing touched, even through null pointers.
+        assert_eq!(mublasStrmv(gpu.handle, 0, 0, 0, 0, std::ptr::null(), 1, std::ptr::null_mut(), 1), MUBLAS_STATUS_SUCCESS);
+        assert_eq!(mublasStrmv(gpu.handle, 1, 1, 1, 0, pa, 1, px, -2), MUBLAS_STATUS_SUCCESS);
+        // Null A or x with n > 0: INVALID_VALUE where cuBLAS would fault.
+        assert_eq!(mublasStrmv(gpu.handle, 0, 0, 0, n, std::ptr::null(), n, px, 1), MUBLAS_STATUS_INVALID_VALUE);
+        assert_eq!(mublasStrmv(gpu.handle, 0, 0, 0, n, pa, n, std::ptr::null_mut(), 1), MUBLAS_STATUS_INVALID_VALUE);
+    }
+    mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
+    assert_eq!(dx.read().unwrap(), x);
+    assert_eq!(da.read().unwrap(), a);
+    assert!(dx.guards_intact().unwrap() && da.guards_intact().unwrap());
+}
+
+#[test]
+fn gpu_strmv_on_a_created_stream() {
+    let Some(gpu) = gpu_or_skip("gpu_strmv_on_a_created_stream") else { return };
+    let mut random = random("gpu_strmv_on_a_created_stream");
+    let ctx = gpu.context();
+    let stream = Stream::new(ctx).unwrap();
+    let case = Case { uplo: MUBLAS_FILL_MODE_UPPER, trans: MUBLAS_OP_N, diag: MUBLAS_DIAG_NON_UNIT, n: 2049, lda: 2052, incx: 1, offset: 0 };
+    let a = matrix(&mut random, &case);
+    let x = random.vector(case.n);
+    let da = GuardedBuffer::from_slice(ctx, &a, 0).unwrap();
+    let dx = GuardedBuffer::from_slice(ctx, &x, 0).unwrap();
+    unsafe {
+        assert_eq!(mublas::capi::handle::mublasSetStream(gpu.handle, stream.raw() as *mut CUstream_st), MUBLAS_STATUS_SUCCESS);
+        let status = mublasStrmv(gpu.handle, case.uplo, case.trans, case.diag, case.n as i32, da.address() as *const f32, case.lda as i32, dx.address() as *mut f32, 1);
+        assert_eq!(status, MUBLAS_STATUS_SUCCESS);
+    }
+    stream.synchronize().unwrap();
+    let (expected, magnitude) = reference(&case, &a, &x);
+    assert_close("created stream", &dx.read().unwrap(), &expected, &magnitude, 2.0 * (case.n as f64 + 2.0));
+    unsafe { assert_eq!(mublas::capi::handle::mublasSetStream(gpu.handle, std::ptr::null_mut()), MUBLAS_STATUS_SUCCESS) };
+}
