@@ -6,6 +6,7 @@
 # ./gpu-out); a short table is printed last.
 #   MUBLAS_BATCH_BENCH="saxpy --quick"   what to benchmark (default: saxpy)
 #   MUBLAS_BATCH_TUNE=0                  skip the analyzer and the report
+#   MUBLAS_BATCH_REPORT="--routine sgemv" what the report sweeps (default: every routine)
 # The analyzer's recipes go to $MUBLAS_RECIPES (default /tmp/mublas-recipes.txt)
 # and are used by the report and the benchmark that follow.
 #   MUBLAS_BATCH_SANITIZE=1              also run the GPU tests under compute-sanitizer
@@ -65,7 +66,10 @@ export MUBLAS_RECIPES="${MUBLAS_RECIPES:-/tmp/mublas-recipes.txt}"
 if [ "${MUBLAS_BATCH_TUNE:-1}" = 1 ]; then
   dist/bin/mublas tune >"$out/tune.txt" 2>&1; note "tune: exit $? ($(tail -1 "$out/tune.txt"))"
   { echo "=== $MUBLAS_RECIPES"; cat "$MUBLAS_RECIPES"; } >>"$out/tune.txt" 2>&1
-  dist/bin/mublas report --out "$out" >"$out/report.txt" 2>&1; note "report: exit $?"
+  # The figures and CSVs travel as one archive: the device run returns at most 8 files.
+  rm -rf /tmp/mublas-report && mkdir -p /tmp/mublas-report
+  dist/bin/mublas report --out /tmp/mublas-report ${MUBLAS_BATCH_REPORT:-} >"$out/report.txt" 2>&1; note "report: exit $?"
+  tar czf "$out/report.tgz" -C /tmp/mublas-report .
   grep -E "within 3 %" "$out/report.txt" | tee -a "$summary"
 fi
 

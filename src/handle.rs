@@ -80,8 +80,17 @@ impl Handle {
         *self.stream.lock()
     }
 
+    /// Switching streams first waits for the old one: work queued there may
+    /// still be using the work buffer, which the next call on the new stream
+    /// would overwrite.
     pub fn set_stream(&self, stream: CUstream) {
-        *self.stream.lock() = stream;
+        let mut current = self.stream.lock();
+        if *current != stream {
+            if let Err(e) = crate::launch::context::synchronize_stream(self.device.context(), *current) {
+                log::warn!("waiting for the previous stream before switching: {e}");
+            }
+            *current = stream;
+        }
     }
 
     pub fn pointer_mode(&self) -> PointerMode {

@@ -28,9 +28,7 @@ impl Stream {
 
 /// Waits for `stream` (null: the legacy default stream) in `context`.
 pub fn synchronize(context: sys::CUcontext, stream: sys::CUstream) -> Result<()> {
-    let _bound = ContextGuard::bind(context)?;
-    // SAFETY: a valid stream of this context, or null.
-    unsafe { result::stream::synchronize(stream) }.map_err(|e| Error::ExecutionFailed(describe(&e)))
+    crate::launch::context::synchronize_stream(context, stream)
 }
 
 impl Drop for Stream {

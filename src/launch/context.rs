@@ -34,3 +34,10 @@ impl Drop for ContextGuard {
         }
     }
 }
+
+/// Waits for `stream` (null: the legacy default stream) of `context`.
+pub fn synchronize_stream(context: sys::CUcontext, stream: sys::CUstream) -> Result<()> {
+    let _bound = ContextGuard::bind(context)?;
+    // SAFETY: a valid stream of this context, or null.
+    unsafe { result::stream::synchronize(stream) }.map_err(|e| Error::ExecutionFailed(describe(&e)))
+}

@@ -32,7 +32,8 @@ impl DeviceBuffer {
         // SAFETY: the whole allocation, in its own context.
         unsafe { sys::cuMemsetD8_v2(self.address, 0, self.bytes.max(1)) }
             .result()
-            .map_err(|e| Error::ExecutionFailed(describe(&e)))
+            .map_err(|e| Error::ExecutionFailed(describe(&e)))?;
+        settle()
     }
 
     pub fn address(&self) -> u64 {
@@ -51,7 +52,8 @@ impl DeviceBuffer {
         // SAFETY: the range lies within this allocation; `data` is plain old data.
         unsafe { sys::cuMemcpyHtoD_v2(self.address + offset as u64, data.as_ptr() as *const _, bytes) }
             .result()
-            .map_err(|e| Error::ExecutionFailed(describe(&e)))
+            .map_err(|e| Error::ExecutionFailed(describe(&e)))?;
+        settle()
     }
 
     /// Copies from the buffer at byte `offset` into `out`, synchronously.
@@ -74,8 +76,20 @@ impl DeviceBuffer {
         // SAFETY: both ranges lie within this allocation (they may not overlap: callers copy disjoint slots).
         unsafe { sys::cuMemcpyDtoD_v2(self.address + to as u64, self.address + from as u64, bytes) }
             .result()
-            .map_err(|e| Error::ExecutionFailed(describe(&e)))
+            .map_err(|e| Error::ExecutionFailed(describe(&e)))?;
+        settle()
     }
+}
+
+/// Waits until the copy or memset just issued has landed. The "synchronous"
+/// cuMemcpyHtoD returns once pageable data is staged, and cuMemset and
+/// device-to-device copies are asynchronous; both go on the legacy default
+/// stream, which a kernel on a non-blocking stream does not wait for.
+fn settle() -> Result<()> {
+    // SAFETY: the null stream is always valid in the current context.
+    unsafe { sys::cuStreamSynchronize(std::ptr::null_mut()) }
+        .result()
+        .map_err(|e| Error::ExecutionFailed(describe(&e)))
 }
 
 impl Drop for DeviceBuffer {
