@@ -7,6 +7,7 @@
 //! header, ABI-identical to cuBLAS's enums) and are validated before use.
 
 pub mod blas1;
+pub mod gemm;
 pub mod handle;
 pub mod status;
 pub mod types;
