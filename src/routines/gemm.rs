@@ -275,6 +275,15 @@ pub struct GemmDecision {
     pub plan: Option<LaunchPlan>,
 }
 
+/// The problem the tuner sees for a tile kernel (module docs, steps 1–2):
+/// k when splitting is worth considering, else 0.
+pub fn tuner_problem(handle: &Handle, spec: &KernelSpec, m: u64, n: u64, k: u64) -> Result<Problem> {
+    let device = &handle.device;
+    let kernel = device.kernel(spec.name)?;
+    let unsplit = device.tuner.plan(spec, &kernel.model, &Problem { m, n, k: 0 });
+    Ok(if split_worthwhile(device.model(), &unsplit) { Problem { m, n, k } } else { Problem { m, n, k: 0 } })
+}
+
 /// The tile kernel and plan for a multiply, by the rule of the module docs.
 #[allow(clippy::too_many_arguments)]
 pub fn plan_multiply(
@@ -292,12 +301,8 @@ pub fn plan_multiply(
     let plan_of = |tile: usize| -> Result<LaunchPlan> {
         let spec = &TILE_KERNELS[tile][index];
         let kernel = device.kernel(spec.name)?;
-        let unsplit = device.tuner.plan(spec, &kernel.model, &Problem { m, n, k: 0 });
-        Ok(if split_worthwhile(device.model(), &unsplit) {
-            device.tuner.plan(spec, &kernel.model, &Problem { m, n, k })
-        } else {
-            unsplit
-        })
+        let problem = tuner_problem(handle, spec, m, n, k)?;
+        Ok(device.tuner.plan(spec, &kernel.model, &problem))
     };
     let tile = match choice {
         TileChoice::Tile(tile) => tile.min(TILES.len() - 1),

@@ -19,7 +19,7 @@ use mublas::tuner::optimizer::candidates;
 use mublas::tuner::{LaunchShape, Occupancy, RecipeBook, TuningRecipe};
 use std::time::Instant;
 
-pub const ROUTINES: &[&str] = &["saxpy"];
+pub const ROUTINES: &[&str] = &["saxpy", "sgemm"];
 
 struct Options {
     routines: Vec<String>,
@@ -55,6 +55,16 @@ pub fn sampling_workloads(h: &mublas::Handle, handle: mublasHandle_t, routine: &
             Ok(vec![
                 Workload::saxpy(h, handle, n, AxpyLayout::Aligned, random)?,
                 Workload::saxpy(h, handle, n, AxpyLayout::Misaligned, random)?,
+            ])
+        }
+        "sgemm" => {
+            // The tile kernels at the paper's matrix size (4096 here: 8192 takes 20 ms a call),
+            // and a small C with long k for the split dimension.
+            let n = size.unwrap_or(4096);
+            Ok(vec![
+                Workload::sgemm(h, handle, 0, 0, n, n, n, random)?,
+                Workload::sgemm(h, handle, 1, 0, n, n, n, random)?,
+                Workload::sgemm(h, handle, 0, 0, 256, 256, 65536, random)?,
             ])
         }
         other => Err(format!("unknown routine {other:?} (routines: {})", ROUTINES.join(", "))),
