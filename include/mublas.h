@@ -121,6 +121,30 @@ mublasStatus_t mublasSgemv(mublasHandle_t handle,
                            float *y,
                            int incy);
 
+// C = alpha·op(A)·op(B) + beta·C (cuBLAS `cublasSgemm`), column-major.
+// Bad arguments give INVALID_VALUE in reference-BLAS order (1 transa,
+// 2 transb, 3 m, 4 n, 5 k, 8 lda, 10 ldb, 13 ldc), before alpha or beta is
+// read; m or n = 0 then returns at once. A NULL alpha or beta is
+// INVALID_VALUE here, where cuBLAS would crash in host pointer mode.
+//
+// # Safety
+// `handle` null or live; `alpha` and `beta` per the pointer mode; A, B and C
+// device matrices of the sizes their dimensions and leading dimensions give.
+mublasStatus_t mublasSgemm(mublasHandle_t handle,
+                           mublasOperation_t transa,
+                           mublasOperation_t transb,
+                           int m,
+                           int n,
+                           int k,
+                           const float *alpha,
+                           const float *a,
+                           int lda,
+                           const float *b,
+                           int ldb,
+                           const float *beta,
+                           float *c,
+                           int ldc);
+
 // Creates a handle bound to the device current on the calling thread (the CUDA
 // runtime's primary context), loads the kernels and reserves the work buffer.
 //

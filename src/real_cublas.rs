@@ -31,6 +31,9 @@ pub struct RealCublas {
     pub saxpy_64: Option<unsafe extern "C" fn(CublasHandle, i64, *const f32, *const f32, i64, *mut f32, i64) -> c_int>,
     pub sgemv_64: Option<unsafe extern "C" fn(CublasHandle, c_int, i64, i64, *const f32, *const f32, i64, *const f32, i64, *const f32, *mut f32, i64) -> c_int>,
     pub strmv_64: Option<unsafe extern "C" fn(CublasHandle, c_int, c_int, c_int, i64, *const f32, i64, *mut f32, i64) -> c_int>,
+    pub sgemm_64: Option<unsafe extern "C" fn(CublasHandle, c_int, c_int, i64, i64, i64, *const f32, *const f32, i64, *const f32, i64, *const f32, *mut f32, i64) -> c_int>,
+    #[allow(clippy::type_complexity)]
+    pub gemm_ex: Option<unsafe extern "C" fn(CublasHandle, c_int, c_int, c_int, c_int, c_int, *const c_void, *const c_void, c_int, c_int, *const c_void, c_int, c_int, *const c_void, *mut c_void, c_int, c_int, c_int, c_int) -> c_int>,
     pub get_math_mode: Option<unsafe extern "C" fn(CublasHandle, *mut c_int) -> c_int>,
 }
 
@@ -84,6 +87,8 @@ impl RealCublas {
                 saxpy_64: library.get(b"cublasSaxpy_v2_64\0").ok().map(|s| *s),
                 sgemv_64: library.get(b"cublasSgemv_v2_64\0").ok().map(|s| *s),
                 strmv_64: library.get(b"cublasStrmv_v2_64\0").ok().map(|s| *s),
+                sgemm_64: library.get(b"cublasSgemm_v2_64\0").ok().map(|s| *s),
+                gemm_ex: library.get(b"cublasGemmEx\0").ok().map(|s| *s),
                 get_math_mode: library.get(b"cublasGetMathMode\0").ok().map(|s| *s),
                 _library: library,
             })

@@ -111,6 +111,35 @@ static int test_sgemv_strmv(cublasHandle_t h, cudaStream_t stream) {
     return failed;
 }
 
+/* C = A·B, 300×200 by 200×100, lda = 300: checks the SGEMM path. */
+static int test_sgemm(cublasHandle_t h, cudaStream_t stream) {
+    const int m = 300, n = 100, k = 200;
+    float *a = malloc(m * k * sizeof(float)), *b = malloc(k * n * sizeof(float)), *c = malloc(m * n * sizeof(float));
+    double *expected = malloc(m * n * sizeof(double)), *magnitude = malloc(m * n * sizeof(double));
+    for (int i = 0; i < m * k; ++i) a[i] = random_value();
+    for (int i = 0; i < k * n; ++i) b[i] = random_value();
+    float *da, *db, *dc;
+    CHECK_CUDA(cudaMalloc((void **)&da, m * k * sizeof(float)));
+    CHECK_CUDA(cudaMalloc((void **)&db, k * n * sizeof(float)));
+    CHECK_CUDA(cudaMalloc((void **)&dc, m * n * sizeof(float)));
+    CHECK_CUDA(cudaMemcpy(da, a, m * k * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(db, b, k * n * sizeof(float), cudaMemcpyHostToDevice));
+    const float one = 1.0f, zero = 0.0f;
+    CHECK_CUBLAS(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, da, m, db, k, &zero, dc, m));
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    CHECK_CUDA(cudaMemcpy(c, dc, m * n * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) {
+            double sum = 0, mag = 0;
+            for (int l = 0; l < k; ++l) { sum += (double)a[i + l * m] * b[l + j * k]; mag += fabs((double)a[i + l * m] * b[l + j * k]); }
+            expected[i + j * m] = sum; magnitude[i + j * m] = mag;
+        }
+    int failed = check("cublasSgemm NN", c, expected, magnitude, m * n, 2.0 * (k + 2));
+    cudaFree(da); cudaFree(db); cudaFree(dc);
+    free(a); free(b); free(c); free(expected); free(magnitude);
+    return failed;
+}
+
 int main(void) {
     cublasHandle_t h;
     cudaStream_t stream;
@@ -119,6 +148,7 @@ int main(void) {
     CHECK_CUBLAS(cublasSetStream(h, stream));
     int failed = test_saxpy(h, stream);
     failed |= test_sgemv_strmv(h, stream);
+    failed |= test_sgemm(h, stream);
     CHECK_CUBLAS(cublasDestroy(h));
     CHECK_CUDA(cudaStreamDestroy(stream));
 
@@ -127,9 +157,10 @@ int main(void) {
     long long served = interposed_calls ? interposed_calls("cublasSaxpy_v2") : -1;
     long long served_gemv = interposed_calls ? interposed_calls("cublasSgemv_v2") : -1;
     long long served_trmv = interposed_calls ? interposed_calls("cublasStrmv_v2") : -1;
-    printf("served by mublas: %lld calls (saxpy), %lld (sgemv), %lld (strmv)\n", served, served_gemv, served_trmv);
-    int all_served = served >= 3 && served_gemv >= 2 && served_trmv >= 1;
-    int none_served = served <= 0 && served_gemv <= 0 && served_trmv <= 0;
+    long long served_gemm = interposed_calls ? interposed_calls("cublasSgemm_v2") : -1;
+    printf("served by mublas: %lld calls (saxpy), %lld (sgemv), %lld (strmv), %lld (sgemm)\n", served, served_gemv, served_trmv, served_gemm);
+    int all_served = served >= 3 && served_gemv >= 2 && served_trmv >= 1 && served_gemm >= 1;
+    int none_served = served <= 0 && served_gemv <= 0 && served_trmv <= 0 && served_gemm <= 0;
     const char *expect = getenv("EXPECT_MUBLAS");
     if (expect && atoi(expect) == 1 && !all_served) { printf("FAIL: mublas did not serve every call\n"); failed = 1; }
     if (expect && atoi(expect) == 0 && !none_served) { printf("FAIL: mublas served calls it should have forwarded\n"); failed = 1; }

@@ -51,5 +51,16 @@ da = cupy.asfortranarray(cupy.asarray(a))
 got = cupy.cublas.gemv("N", np.float32(1.0), da, cupy.asarray(v))
 check("cupy.cublas.gemv", cupy.asnumpy(got), expected, "cublasSgemv_v2", before, 1e-5)
 
+b = rng.uniform(-1, 1, (n, 300)).astype(np.float32)
+expected = a.astype(np.float64) @ b.astype(np.float64)
+torch.backends.cuda.matmul.allow_tf32 = False  # fp32 arithmetic, as mublas computes
+before = counts(b"cublasSgemm_v2")
+got = torch.mm(torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()).cpu().numpy()
+check("torch.mm (fp32)", got, expected, "cublasSgemm_v2", before, 1e-5)
+
+before = counts(b"cublasGemmEx")
+got = cupy.asnumpy(cupy.asarray(a) @ cupy.asarray(b))
+check("cupy @ (GemmEx, fp32)", got, expected, "cublasGemmEx", before, 1e-5)
+
 print("frameworks: FAIL" if failed else "frameworks: PASS")
 raise SystemExit(1 if failed else 0)

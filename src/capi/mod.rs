@@ -8,6 +8,7 @@
 
 pub mod blas1;
 pub mod blas2;
+pub mod gemm;
 pub mod handle;
 pub mod memory;
 pub mod status;

@@ -16,6 +16,7 @@
 
 pub mod blas1;
 pub mod blas2;
+pub mod gemm;
 pub mod trmv;
 
 use crate::capi::types::mublasStatus_t;
@@ -30,7 +31,8 @@ use std::sync::{Arc, OnceLock};
 
 /// The entry points mublas serves, in the order of `SERVED_CALLS`.
 pub const ENTRY_POINTS: &[&str] =
-    &["cublasSaxpy_v2", "cublasSaxpy_v2_64", "cublasSgemv_v2", "cublasSgemv_v2_64", "cublasStrmv_v2", "cublasStrmv_v2_64"];
+    &["cublasSaxpy_v2", "cublasSaxpy_v2_64", "cublasSgemv_v2", "cublasSgemv_v2_64", "cublasStrmv_v2", "cublasStrmv_v2_64",
+      "cublasSgemm_v2", "cublasSgemm_v2_64", "cublasGemmEx"];
 
 const ZERO: AtomicU64 = AtomicU64::new(0);
 static SERVED_CALLS: [AtomicU64; ENTRY_POINTS.len()] = [ZERO; ENTRY_POINTS.len()];

@@ -5,14 +5,19 @@
 pub mod axpy;
 pub mod gemv;
 pub mod trmv;
+pub mod gemm;
 pub mod vector;
 
 use crate::launch::images;
 use crate::launch::device::EntryPoints;
 
 /// Every kernel entry point mublas launches, per embedded image: loaded at create.
-pub static ENTRY_POINTS: &EntryPoints =
-    &[(&images::AXPY, axpy::KERNEL_NAMES), (&images::GEMV, gemv::KERNEL_NAMES), (&images::TRMV, trmv::KERNEL_NAMES)];
+pub static ENTRY_POINTS: &EntryPoints = &[
+    (&images::AXPY, axpy::KERNEL_NAMES),
+    (&images::GEMV, gemv::KERNEL_NAMES),
+    (&images::TRMV, trmv::KERNEL_NAMES),
+    (&images::GEMM, gemm::KERNEL_NAMES),
+];
 
 /// A BLAS scalar (alpha, beta) under the handle's pointer mode.
 #[derive(Clone, Copy, Debug, PartialEq)]

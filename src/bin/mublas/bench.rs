@@ -12,7 +12,7 @@ use mublas::harness::{EventTimer, Random};
 use mublas::real_cublas::RealCublas;
 use std::fmt::Write as _;
 
-pub const ROUTINES: &[&str] = &["saxpy", "sgemv", "strmv", "decisions", "overhead"];
+pub const ROUTINES: &[&str] = &["saxpy", "sgemv", "strmv", "sgemm", "decisions", "overhead"];
 
 struct Options {
     routines: Vec<String>,
@@ -77,6 +77,22 @@ fn workloads(h: &mublas::Handle, handle: mublasHandle_t, routine: &str, quick: b
                 for (uplo, trans) in variants {
                     all.push(Workload::strmv(h, handle, uplo, trans, 0, n, false, random)?);
                 }
+            }
+            Ok(all)
+        }
+        "sgemm" => {
+            // Square sizes for every transpose pair, then the odd shapes (NN).
+            let squares: &[usize] = if quick { &[1024, 2048, 4096] } else { &[256, 512, 1024, 2048, 3000, 4096, 6144, 8192] };
+            let pairs: &[(i32, i32)] = if quick { &[(0, 0)] } else { &[(0, 0), (0, 1), (1, 0), (1, 1)] };
+            let shapes: &[(usize, usize, usize)] = if quick { &[(127, 129, 1023)] } else { &[(4096, 4096, 256), (256, 256, 65536), (8192, 128, 8192), (127, 129, 1023)] };
+            let mut all = Vec::new();
+            for &(ta, tb) in pairs {
+                for &n in squares {
+                    all.push(Workload::sgemm(h, handle, ta, tb, n, n, n, random)?);
+                }
+            }
+            for &(m, n, k) in shapes {
+                all.push(Workload::sgemm(h, handle, 0, 0, m, n, k, random)?);
             }
             Ok(all)
         }
@@ -157,15 +173,15 @@ fn print_table(rows: &[Row]) {
     println!("{:<7} {:<24} {:>10} {:>8} {:>10} {:>8} {:>6}  {}", "routine", "size", "mublas us", "rate", "cuBLAS us", "rate", "mu/cu", "mublas plan");
     for r in rows {
         let (cu_us, cu_rate, ratio) = match (r.cublas_us, r.cublas_rate) {
-            (Some(us), Some(rate)) => (format!("{us:.1}"), format!("{rate:.0}"), format!("{:.2}", us / r.mublas_us)),
+            (Some(us), Some(rate)) => (format!("{us:.1}"), format!("{rate:.1}"), format!("{:.2}", us / r.mublas_us)),
             _ => ("-".into(), "-".into(), "-".into()),
         };
         println!(
-            "{:<7} {:<24} {:>10.1} {:>8.0} {:>10} {:>8} {:>6}  {} [{}]",
+            "{:<7} {:<24} {:>10.1} {:>8.1} {:>10} {:>8} {:>6}  {} [{}]",
             r.routine, r.label, r.mublas_us, r.mublas_rate, cu_us, cu_rate, ratio, r.plan, r.unit
         );
     }
-    println!("(rate in GB/s; mu/cu = cuBLAS time / mublas time, above 1 means mublas is faster)");
+    println!("(rate in the unit in brackets; mu/cu = cuBLAS time / mublas time, above 1 means mublas is faster)");
 }
 
 fn csv(rows: &[Row]) -> String {

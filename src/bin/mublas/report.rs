@@ -73,6 +73,7 @@ fn sweep(routine: &str, count: usize) -> Vec<usize> {
     let (lo, hi) = match routine {
         "saxpy" => (12.0f64, 24.0f64),
         "strmv" => (9.0f64, 14.0f64),
+        "sgemm" => (8.0f64, 12.0f64),
         _ => (8.0f64, 13.5f64),
     };
     // The matrix kernels have hundreds of candidate shapes: fewer sizes keep the sweep in minutes.
@@ -86,6 +87,7 @@ fn workload_for(h: &mublas::Handle, handle: mublasHandle_t, routine: &str, size:
         "sgemv" => Workload::sgemv(h, handle, mublas::routines::gemv::Op::N, size, size, random),
         "sgemv-t" => Workload::sgemv(h, handle, mublas::routines::gemv::Op::T, size, size, random),
         "strmv" => Workload::strmv(h, handle, 0, 0, 0, size, false, random),
+        "sgemm" => Workload::sgemm(h, handle, 0, 0, size, size, size, random),
         other => Err(format!("no report for {other:?}")),
     }
 }
@@ -127,7 +129,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 Some(c) => workload.time_cublas(c, &timer, 2, 21)?,
                 None => None,
             };
-            let work = workload.work;
+            let (work, unit) = (workload.work, workload.unit);
             points.push(Point {
                 size: size as f64,
                 label: workload.label.clone(),
@@ -137,11 +139,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 best_us: mublas::harness::timing::median(&mut best_us),
                 online_rate: workload.rate(online_us),
                 cublas_rate: cublas_us.map(|us| workload.rate(us)),
-                rate_of: Box::new(move |us| work / (us * 1e-6) / 1e9),
+                rate_of: Box::new(move |us| unit.rate(work, us)),
             });
         }
         let within = points.iter().filter(|p| p.choice_within(0.03)).count();
-        println!("(rates in GB/s: chosen and best re-timed side by side, median of 5 × 11 calls, alternating; online = the normal call path)");
+        println!("(rates in {}: chosen and best re-timed side by side, median of 5 × 11 calls, alternating; online = the normal call path)", rate_unit(routine));
         println!(
             "{routine}: online choice within 3 % of the best candidate at {within} of {} sizes ({:.0} %)",
             points.len(),
@@ -188,6 +190,11 @@ fn csv(points: &[Point]) -> String {
     out
 }
 
+/// The unit of a routine's rates (the workloads' `Unit` labels).
+fn rate_unit(routine: &str) -> &'static str {
+    if routine == "sgemm" { "TFLOP/s" } else { "GB/s" }
+}
+
 fn plot(routine: &str, points: &[Point], path: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
     let root = SVGBackend::new(path, (1400, 900)).into_drawing_area();
     root.fill(&WHITE)?;
@@ -203,7 +210,7 @@ fn plot(routine: &str, points: &[Point], path: &std::path::Path) -> Result<(), B
         .x_label_area_size(40)
         .y_label_area_size(70)
         .build_cartesian_2d(x_lo..x_hi, 0f32..y_hi as f32)?;
-    chart.configure_mesh().x_desc("log2(problem size)").y_desc("GB/s").draw()?;
+    chart.configure_mesh().x_desc("log2(problem size)").y_desc(rate_unit(routine)).draw()?;
     chart.draw_series(points.iter().map(|p| {
         let rates: Vec<f64> = p.samples.iter().map(|s| (p.rate_of)(s.us)).collect();
         Boxplot::new_vertical(x_of(p), &Quartiles::new(&rates)).width(6).style(BLUE.mix(0.6))

@@ -19,7 +19,7 @@ use mublas::tuner::optimizer::candidates;
 use mublas::tuner::{LaunchShape, Occupancy, RecipeBook, TuningRecipe};
 use std::time::Instant;
 
-pub const ROUTINES: &[&str] = &["saxpy", "sgemv", "strmv"];
+pub const ROUTINES: &[&str] = &["saxpy", "sgemv", "strmv", "sgemm"];
 
 struct Options {
     routines: Vec<String>,
@@ -81,6 +81,16 @@ pub fn sampling_workloads(h: &mublas::Handle, handle: mublasHandle_t, routine: &
             sum.problem = mublas::tuner::Problem { n: n as u64, ..Default::default() };
             all.push(sum);
             Ok(all)
+        }
+        "sgemm" => {
+            // The tile kernels at the paper's matrix size (4096 here: 8192 takes 20 ms a call),
+            // and a small C with long k for the split dimension.
+            let n = size.unwrap_or(4096);
+            Ok(vec![
+                Workload::sgemm(h, handle, 0, 0, n, n, n, random)?,
+                Workload::sgemm(h, handle, 1, 0, n, n, n, random)?,
+                Workload::sgemm(h, handle, 0, 0, 256, 256, 65536, random)?,
+            ])
         }
         other => Err(format!("unknown routine {other:?} (routines: {})", ROUTINES.join(", "))),
     }

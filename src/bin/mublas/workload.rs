@@ -3,6 +3,7 @@
 //! `bench`, `tune` and `report` all time these.
 
 use mublas::capi::blas1::mublasSaxpy;
+use mublas::capi::gemm::mublasSgemm;
 use mublas::capi::types::mublasHandle_t;
 use mublas::harness::timing::median;
 use mublas::harness::{EventTimer, Random};
@@ -16,16 +17,28 @@ pub const WARMUPS: usize = 3;
 /// Bytes of distinct inputs each workload cycles through (the H100's L2 is 50 MB).
 const ROTATION_BYTES: usize = 512 << 20;
 
-/// Rate units: bytes moved per second for the memory-bound routines.
+/// Rate units: bytes moved per second for the memory-bound routines, flops
+/// per second for SGEMM.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Unit {
     GigabytesPerSecond,
+    TeraflopsPerSecond,
 }
 
 impl Unit {
     pub fn label(self) -> &'static str {
         match self {
             Unit::GigabytesPerSecond => "GB/s",
+            Unit::TeraflopsPerSecond => "TFLOP/s",
+        }
+    }
+
+    /// `work` (bytes or flops) done in `us` microseconds, in this unit.
+    pub fn rate(self, work: f64, us: f64) -> f64 {
+        let per_second = work / (us * 1e-6);
+        match self {
+            Unit::GigabytesPerSecond => per_second / 1e9,
+            Unit::TeraflopsPerSecond => per_second / 1e12,
         }
     }
 }
@@ -83,7 +96,7 @@ pub struct Workload {
     /// The kernel mublas uses for this workload, and the problem the tuner sees.
     pub spec: &'static KernelSpec,
     pub problem: Problem,
-    /// Bytes moved per call.
+    /// Bytes moved (or, for SGEMM, flops done) per call.
     pub work: f64,
     pub unit: Unit,
     mublas: Box<dyn Fn(usize) -> i32>,
@@ -204,6 +217,53 @@ impl Workload {
         })
     }
 
+    /// SGEMM C = op(A)·op(B) (alpha 1, beta 0), each rep on its own A, B, C;
+    /// the work unit is 2·m·n·k flops. `addresses` gives (A, C).
+    #[allow(clippy::too_many_arguments)]
+    pub fn sgemm(h: &Handle, handle: mublasHandle_t, transa: i32, transb: i32, m: usize, n: usize, k: usize, random: &mut Random) -> Result<Workload, String> {
+        use mublas::routines::gemm::{self, TileChoice, Transpose};
+        let ta = Transpose::from_code(transa).ok_or("transa")?;
+        let tb = Transpose::from_code(transb).ok_or("transb")?;
+        let (lda, a_cols) = if ta == Transpose::No { (m, k) } else { (k, m) };
+        let (ldb, b_cols) = if tb == Transpose::No { (k, n) } else { (n, k) };
+        // Each matrix starts on a 256-byte boundary within the slot.
+        let round = |floats: usize| floats.div_ceil(64) * 64;
+        let (a_len, b_len, c_len) = (round(lda * a_cols), round(ldb * b_cols), round(m * n));
+        let pool = Pool::new(h, a_len + b_len + c_len, random)?;
+        let r = pool.rotation;
+        let (b_offset, c_offset) = (a_len, a_len + b_len);
+        let vec = gemm::vec4_applies(ta, tb, m as i64, n as i64, k as i64, r.at(0, 0), lda as i64, r.at(0, b_offset), ldb as i64);
+        let (spec, _) = gemm::plan_multiply(h, ta, tb, m as u64, n as u64, k as u64, vec, TileChoice::Auto).map_err(|e| e.to_string())?;
+        let problem = gemm::tuner_problem(h, spec, m as u64, n as u64, k as u64).map_err(|e| e.to_string())?;
+        let ops = ["N", "T"];
+        let label = if m == n && n == k { format!("{}{} {m}", ops[transa.min(1) as usize], ops[transb.min(1) as usize]) } else {
+            format!("{}{} {m}x{n}x{k}", ops[transa.min(1) as usize], ops[transb.min(1) as usize])
+        };
+        let handle = handle as usize;
+        let (alpha, beta) = (1.0f32, 0.0f32);
+        let (mi, ni, ki, ldai, ldbi) = (m as i32, n as i32, k as i32, lda.max(1) as i32, ldb.max(1) as i32);
+        let ldci = m.max(1) as i32;
+        Ok(Workload {
+            routine: "sgemm",
+            label,
+            spec,
+            problem,
+            work: gemm::flops(m as u64, n as u64, k as u64),
+            unit: Unit::TeraflopsPerSecond,
+            addresses: Box::new(move |i| (r.at(i, 0), r.at(i, c_offset))),
+            // SAFETY (both closures): A, B and C lie inside the pool, which the workload owns.
+            mublas: Box::new(move |i| unsafe {
+                mublasSgemm(handle as mublasHandle_t, transa, transb, mi, ni, ki, &alpha, r.at(i, 0) as *const f32, ldai,
+                    r.at(i, b_offset) as *const f32, ldbi, &beta, r.at(i, c_offset) as *mut f32, ldci)
+            }),
+            cublas: Some(Box::new(move |c, ch, i| unsafe {
+                (c.sgemm)(ch, transa, transb, mi, ni, ki, &alpha, r.at(i, 0) as *const f32, ldai,
+                    r.at(i, b_offset) as *const f32, ldbi, &beta, r.at(i, c_offset) as *mut f32, ldci)
+            })),
+            _pool: pool,
+        })
+    }
+
     /// One mublas call on the inputs of rep `i`, not timed.
     pub fn call_mublas(&self, i: usize) -> Result<(), String> {
         match (self.mublas)(i) {
@@ -302,6 +362,6 @@ impl Workload {
     }
 
     pub fn rate(&self, us: f64) -> f64 {
-        self.work / (us * 1e-6) / 1e9
+        self.unit.rate(self.work, us)
     }
 }

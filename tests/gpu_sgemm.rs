@@ -1,0 +1,373 @@
+//! SGEMM on the GPU against a float64 CPU reference and against real cuBLAS,
+//! over the case matrix of shared/docs/testing.md. Skipped, saying so, when
+//! there is no GPU.
+
+mod common;
+
+use common::*;
+use mublas::capi::gemm::mublasSgemm;
+use mublas::capi::handle::mublasSetPointerMode;
+use mublas::capi::types::*;
+use mublas::harness::{GuardedBuffer, Random};
+use mublas::real_cublas::RealCublas;
+use mublas::routines::gemm::{self, TileChoice, TILES, TILE_KERNELS};
+use mublas::routines::Scalar;
+use mublas::tuner::{LaunchShape, Problem};
+
+#[derive(Clone, Copy, Debug)]
+struct Case {
+    ta: i32,
+    tb: i32,
+    m: usize,
+    n: usize,
+    k: usize,
+    /// Extra rows in each leading dimension.
+    pad: usize,
+    /// Floats by which A, B, C start past a 16-byte boundary.
+    offset: usize,
+    alpha: f32,
+    beta: f32,
+    device_scalars: bool,
+    /// C holds NaN before the call (only meaningful with beta = 0).
+    nan_c: bool,
+}
+
+impl Case {
+    fn new(ta: i32, tb: i32, m: usize, n: usize, k: usize) -> Case {
+        Case { ta, tb, m, n, k, pad: 0, offset: 0, alpha: 1.25, beta: -0.5, device_scalars: false, nan_c: false }
+    }
+    /// (rows, columns) of A and B as stored.
+    fn a_shape(&self) -> (usize, usize) {
+        if self.ta == 0 { (self.m, self.k) } else { (self.k, self.m) }
+    }
+    fn b_shape(&self) -> (usize, usize) {
+        if self.tb == 0 { (self.k, self.n) } else { (self.n, self.k) }
+    }
+    fn lda(&self) -> usize {
+        self.a_shape().0.max(1) + self.pad
+    }
+    fn ldb(&self) -> usize {
+        self.b_shape().0.max(1) + self.pad
+    }
+    fn ldc(&self) -> usize {
+        self.m.max(1) + self.pad
+    }
+}
+
+/// Floats a column-major matrix of `rows × cols` with `ld` spans.
+fn extent(rows: usize, cols: usize, ld: usize) -> usize {
+    if rows == 0 || cols == 0 { 0 } else { ld * (cols - 1) + rows }
+}
+
+/// op(X)[i][l] for X stored column-major with leading dimension ld.
+fn op(x: &[f32], ld: usize, trans: i32, i: usize, l: usize) -> f64 {
+    (if trans == 0 { x[i + l * ld] } else { x[l + i * ld] }) as f64
+}
+
+/// The float64 reference over C's whole storage: (expected, magnitude);
+/// storage between rows m and ldc is expected untouched.
+fn reference(case: &Case, a: &[f32], b: &[f32], c: &[f32]) -> (Vec<f64>, Vec<f64>) {
+    let (lda, ldb, ldc) = (case.lda(), case.ldb(), case.ldc());
+    let mut expected: Vec<f64> = c.iter().map(|v| *v as f64).collect();
+    let mut magnitude: Vec<f64> = c.iter().map(|v| v.abs() as f64).collect();
+    let mut column = vec![0f64; case.k];
+    for j in 0..case.n {
+        for (l, slot) in column.iter_mut().enumerate() {
+            *slot = op(b, ldb, case.tb, l, j);
+        }
+        for i in 0..case.m {
+            let (mut sum, mut size) = (0f64, 0f64);
+            if case.alpha != 0.0 {
+                for (l, bj) in column.iter().enumerate() {
+                    let product = op(a, lda, case.ta, i, l) * bj;
+                    sum += product;
+                    size += product.abs();
+                }
+            }
+            let index = i + j * ldc;
+            let (old, old_size) = if case.beta == 0.0 { (0.0, 0.0) } else { (case.beta as f64 * c[index] as f64, (case.beta as f64 * c[index] as f64).abs()) };
+            expected[index] = case.alpha as f64 * sum + old;
+            magnitude[index] = (case.alpha as f64).abs() * size + old_size;
+        }
+    }
+    (expected, magnitude)
+}
+
+/// Runs one case through mublas (the C ABI, or the routine with a forced tile)
+/// and, when given, through cuBLAS; checks the result, the untouched storage
+/// and the guards. Returns mublas's C.
+fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCublas>, choice: Option<TileChoice>) -> Vec<f32> {
+    let ctx = gpu.context();
+    let (ar, ac) = case.a_shape();
+    let (br, bc) = case.b_shape();
+    let a = random.vector(extent(ar, ac, case.lda()).max(1));
+    let b = random.vector(extent(br, bc, case.ldb()).max(1));
+    let mut c = random.vector(extent(case.m, case.n, case.ldc()).max(1));
+    if case.nan_c {
+        c.iter_mut().for_each(|v| *v = f32::NAN);
+    }
+    let da = GuardedBuffer::from_slice(ctx, &a, case.offset).unwrap();
+    let db = GuardedBuffer::from_slice(ctx, &b, case.offset).unwrap();
+    let dc = GuardedBuffer::from_slice(ctx, &c, case.offset).unwrap();
+    let scalars = GuardedBuffer::from_slice(ctx, &[case.alpha, case.beta], 0).unwrap();
+    let what = format!("{case:?} choice={choice:?}");
+    let (alpha_ptr, beta_ptr): (*const f32, *const f32) = if case.device_scalars {
+        (scalars.address() as *const f32, (scalars.address() + 4) as *const f32)
+    } else {
+        (&case.alpha, &case.beta)
+    };
+    let mode = if case.device_scalars { MUBLAS_POINTER_MODE_DEVICE } else { MUBLAS_POINTER_MODE_HOST };
+    let (m, n, k) = (case.m as i32, case.n as i32, case.k as i32);
+    let (lda, ldb, ldc) = (case.lda() as i32, case.ldb() as i32, case.ldc() as i32);
+    match choice {
+        None => unsafe {
+            assert_eq!(mublasSetPointerMode(gpu.handle, mode), MUBLAS_STATUS_SUCCESS);
+            let status = mublasSgemm(gpu.handle, case.ta, case.tb, m, n, k, alpha_ptr, da.address() as *const f32, lda,
+                db.address() as *const f32, ldb, beta_ptr, dc.address() as *mut f32, ldc);
+            assert_eq!(mublasSetPointerMode(gpu.handle, MUBLAS_POINTER_MODE_HOST), MUBLAS_STATUS_SUCCESS);
+            assert_eq!(status, MUBLAS_STATUS_SUCCESS, "{what}");
+        },
+        Some(choice) => {
+            let scalar = |value: f32, address: *const f32| if case.device_scalars { Scalar::Device(address as u64) } else { Scalar::Host(value) };
+            gemm::sgemm_with(gpu.inner(), case.ta, case.tb, m as i64, n as i64, k as i64, scalar(case.alpha, alpha_ptr), da.address(), lda as i64,
+                db.address(), ldb as i64, scalar(case.beta, beta_ptr), dc.address(), ldc as i64, choice)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+        }
+    }
+    mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
+    let got = dc.read().unwrap();
+    assert!(da.guards_intact().unwrap() && db.guards_intact().unwrap() && dc.guards_intact().unwrap(), "{what}: guard zone overwritten");
+    assert_eq!(da.read().unwrap(), a, "{what}: A was modified");
+    assert_eq!(db.read().unwrap(), b, "{what}: B was modified");
+
+    let (expected, magnitude) = reference(case, &a, &b, &c);
+    let ulps = 2.0 * (case.k as f64 + 2.0);
+    let ldc = case.ldc();
+    for (index, (g, e)) in got.iter().zip(&expected).enumerate() {
+        let (row, col) = (index % ldc, index / ldc);
+        if row >= case.m || col >= case.n {
+            assert_eq!(g.to_bits(), c[index].to_bits(), "{what}: storage outside C's m rows changed at ({row}, {col})");
+            continue;
+        }
+        let bound = ulps * f32::EPSILON as f64 * 0.5 * magnitude[index] + f32::MIN_POSITIVE as f64;
+        assert!(g.is_finite() && (*g as f64 - e).abs() <= bound, "{what}: C({row}, {col}) = {g}, expected {e} (bound {bound:e})");
+    }
+
+    if let Some(cublas) = cublas {
+        let dc2 = GuardedBuffer::from_slice(ctx, &c, case.offset).unwrap();
+        let mut handle = std::ptr::null_mut();
+        unsafe {
+            assert_eq!((cublas.create)(&mut handle), 0);
+            assert_eq!((cublas.set_pointer_mode)(handle, mode), 0);
+            let status = (cublas.sgemm)(handle, case.ta, case.tb, m, n, k, alpha_ptr, da.address() as *const f32, lda,
+                db.address() as *const f32, ldb, beta_ptr, dc2.address() as *mut f32, ldc as i32);
+            assert_eq!(status, 0, "{what}: cuBLAS status");
+            mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
+            (cublas.destroy)(handle);
+        }
+        let theirs = dc2.read().unwrap();
+        for (index, (g, t)) in got.iter().zip(&theirs).enumerate() {
+            let bound = 2.0 * ulps * f32::EPSILON as f64 * 0.5 * magnitude[index] + f32::MIN_POSITIVE as f64;
+            assert!((*g as f64 - *t as f64).abs() <= bound, "{what}: element {index}: mublas {g}, {} {t}", cublas.soname);
+        }
+    }
+    got
+}
+
+const PAIRS: [(i32, i32); 4] = [(0, 0), (0, 1), (1, 0), (1, 1)];
+
+#[test]
+fn gpu_sgemm_case_matrix() {
+    let Some(gpu) = gpu_or_skip("gpu_sgemm_case_matrix") else { return };
+    let mut random = random("gpu_sgemm_case_matrix");
+    let cublas = RealCublas::get().map_err(|e| say(&format!("gpu_sgemm_case_matrix: not comparing with cuBLAS: {e}"))).ok();
+    let sizes = [1usize, 7, 33, 127, 129];
+    let mut cases = 0;
+    for (p, &(ta, tb)) in PAIRS.iter().enumerate() {
+        for (i, &m) in sizes.iter().enumerate() {
+            for (j, &n) in sizes.iter().enumerate() {
+                // k over the sizes too, rotated so that every (m, n) meets several k.
+                for &k in &[sizes[(i + j + p) % 5], sizes[(i + 2 * j + 1) % 5], 1023] {
+                    let mut case = Case::new(ta, tb, m, n, k);
+                    case.pad = [0, 3, 4][(i + j) % 3];
+                    case.offset = (i + j + p) % 2;
+                    case.device_scalars = (i + 2 * j + p) % 3 == 0;
+                    let compare = if (i + j) % 4 == 0 { cublas } else { None };
+                    run_case(&gpu, &mut random, &case, compare, None);
+                    cases += 1;
+                }
+            }
+        }
+    }
+    say(&format!("gpu_sgemm_case_matrix: {cases} cases passed"));
+}
+
+#[test]
+fn gpu_sgemm_full_tiles_and_long_k() {
+    let Some(gpu) = gpu_or_skip("gpu_sgemm_full_tiles_and_long_k") else { return };
+    let mut random = random("gpu_sgemm_full_tiles_and_long_k");
+    let cublas = RealCublas::get().ok();
+    for &(ta, tb) in &PAIRS {
+        for &(m, n, k) in &[(1024usize, 1024usize, 64usize), (1023, 1025, 129), (256, 128, 1024), (128, 64, 8192), (33, 65, 4100)] {
+            for offset in [0, 1] {
+                let mut case = Case::new(ta, tb, m, n, k);
+                case.offset = offset;
+                run_case(&gpu, &mut random, &case, if offset == 0 { cublas } else { None }, None);
+            }
+        }
+    }
+}
+
+#[test]
+fn gpu_sgemm_special_scalars() {
+    let Some(gpu) = gpu_or_skip("gpu_sgemm_special_scalars") else { return };
+    let mut random = random("gpu_sgemm_special_scalars");
+    for device_scalars in [false, true] {
+        for &(ta, tb) in &PAIRS {
+            for (alpha, beta, nan_c, k) in [(0.0f32, 0.5f32, false, 37usize), (0.0, 0.0, true, 37), (1.5, 0.0, true, 37), (1.5, 1.0, false, 37),
+                (-2.0, 0.0, true, 0), (-2.0, 0.25, false, 0), (0.0, 1.0, false, 37), (1.0, 1.0, false, 0)] {
+                for (m, n) in [(7usize, 9usize), (130, 70)] {
+                    let mut case = Case::new(ta, tb, m, n, k);
+                    (case.alpha, case.beta, case.nan_c, case.device_scalars) = (alpha, beta, nan_c, device_scalars);
+                    case.pad = 2;
+                    run_case(&gpu, &mut random, &case, None, None);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn gpu_sgemm_nan_in_a_reaches_only_its_row() {
+    let Some(gpu) = gpu_or_skip("gpu_sgemm_nan_in_a_reaches_only_its_row") else { return };
+    let mut random = random("gpu_sgemm_nan_in_a_reaches_only_its_row");
+    let ctx = gpu.context();
+    for &(ta, tb) in &PAIRS {
+        for (m, n, k) in [(129usize, 67usize, 300usize), (8, 8, 2048)] {
+            let case = Case::new(ta, tb, m, n, k);
+            let (ar, ac) = case.a_shape();
+            let mut a = random.vector(extent(ar, ac, case.lda()));
+            let (bad_row, bad_l) = (m / 2, k - 1);
+            let index = if ta == 0 { bad_row + bad_l * case.lda() } else { bad_l + bad_row * case.lda() };
+            a[index] = f32::NAN;
+            let (br, bc) = case.b_shape();
+            let b = random.vector(extent(br, bc, case.ldb()));
+            let c = random.vector(extent(m, n, case.ldc()));
+            let (da, db, dc) = (GuardedBuffer::from_slice(ctx, &a, 0).unwrap(), GuardedBuffer::from_slice(ctx, &b, 0).unwrap(), GuardedBuffer::from_slice(ctx, &c, 0).unwrap());
+            let status = unsafe {
+                mublasSgemm(gpu.handle, ta, tb, m as i32, n as i32, k as i32, &1.0, da.address() as *const f32, case.lda() as i32,
+                    db.address() as *const f32, case.ldb() as i32, &0.5, dc.address() as *mut f32, case.ldc() as i32)
+            };
+            assert_eq!(status, 0);
+            let got = dc.read().unwrap();
+            for j in 0..n {
+                for i in 0..m {
+                    let v = got[i + j * case.ldc()];
+                    assert_eq!(v.is_nan(), i == bad_row, "({ta},{tb}) m={m} k={k}: C({i}, {j}) = {v}");
+                }
+            }
+        }
+    }
+}
+
+/// Every tile, vec and generic, every transpose pair, unsplit and split,
+/// forced: each must be correct, split ones on problems that really split.
+#[test]
+fn gpu_sgemm_every_tile_kernel_and_split() {
+    let Some(gpu) = gpu_or_skip("gpu_sgemm_every_tile_kernel_and_split") else { return };
+    let mut random = random("gpu_sgemm_every_tile_kernel_and_split");
+    let device = &gpu.inner().device;
+    let mut checked = 0;
+    for (tile, spec_row) in TILE_KERNELS.iter().enumerate() {
+        for &(ta, tb) in &PAIRS {
+            for offset in [0usize, 1] {
+                for split in [1u32, 3, 8] {
+                    let mut case = Case::new(ta, tb, 100, 72, 2052);
+                    case.offset = offset;
+                    case.device_scalars = split == 3;
+                    let vec = offset == 0;
+                    let spec = &spec_row[gemm::kernel_index(gemm::Transpose::from_code(ta).unwrap(), gemm::Transpose::from_code(tb).unwrap(), vec)];
+                    device.tuner.forced().set(spec.name, Some(LaunchShape { tx: TILES[tile].threads, ty: 1, split }));
+                    let (_, plan) = gemm::plan_multiply(gpu.inner(), gemm::Transpose::from_code(ta).unwrap(), gemm::Transpose::from_code(tb).unwrap(),
+                        100, 72, 2052, vec, TileChoice::Tile(tile)).unwrap();
+                    assert_eq!(plan.geometry.grid.2, split, "{}: split {split} should apply", spec.name);
+                    run_case(&gpu, &mut random, &case, None, Some(TileChoice::Tile(tile)));
+                    device.tuner.forced().set(spec.name, None);
+                    checked += 1;
+                }
+            }
+        }
+    }
+    say(&format!("gpu_sgemm_every_tile_kernel_and_split: {checked} forced launches correct"));
+}
+
+#[test]
+fn gpu_sgemm_split_k_like_256_256_65536_scaled_down() {
+    let Some(gpu) = gpu_or_skip("gpu_sgemm_split_k_like_256_256_65536_scaled_down") else { return };
+    let mut random = random("gpu_sgemm_split_k_like_256_256_65536_scaled_down");
+    let cublas = RealCublas::get().ok();
+    for &(ta, tb) in &PAIRS {
+        let case = Case::new(ta, tb, 64, 64, 16384);
+        let decision = gemm::sgemm_with(gpu.inner(), ta, tb, 64, 64, 16384, Scalar::Host(1.0), 0, 64, 0, 16384, Scalar::Host(0.0), 0, 64, TileChoice::Auto);
+        assert!(decision.is_err(), "NULL matrices are refused");
+        run_case(&gpu, &mut random, &case, cublas, None);
+    }
+}
+
+#[test]
+fn gpu_sgemm_same_bits_on_repeated_calls() {
+    let Some(gpu) = gpu_or_skip("gpu_sgemm_same_bits_on_repeated_calls") else { return };
+    for (m, n, k) in [(300usize, 200usize, 500usize), (64, 64, 8192)] {
+        let mut first: Option<Vec<f32>> = None;
+        for _ in 0..5 {
+            // The same seed each time: the same inputs.
+            let mut random = Random::new(77);
+            let got = run_case(&gpu, &mut random, &Case::new(0, 1, m, n, k), None, None);
+            match &first {
+                None => first = Some(got),
+                Some(f) => assert!(f.iter().zip(&got).all(|(a, b)| a.to_bits() == b.to_bits()), "({m}, {n}, {k}) changed between calls"),
+            }
+        }
+    }
+}
+
+#[test]
+fn gpu_sgemm_bad_arguments_write_nothing() {
+    let Some(gpu) = gpu_or_skip("gpu_sgemm_bad_arguments_write_nothing") else { return };
+    let mut random = random("gpu_sgemm_bad_arguments_write_nothing");
+    let ctx = gpu.context();
+    let c = random.vector(64);
+    let dc = GuardedBuffer::from_slice(ctx, &c, 0).unwrap();
+    let cp = dc.address() as *mut f32;
+    let x = dc.address() as *const f32;
+    let one = 1.0f32;
+    unsafe {
+        for (ta, tb, m, n, k, lda, ldb, ldc) in [(3, 0, 8, 8, 8, 8, 8, 8), (0, -1, 8, 8, 8, 8, 8, 8), (0, 0, -1, 8, 8, 8, 8, 8), (0, 0, 8, -1, 8, 8, 8, 8),
+            (0, 0, 8, 8, -1, 8, 8, 8), (0, 0, 8, 8, 8, 7, 8, 8), (0, 0, 8, 8, 8, 8, 7, 8), (0, 0, 8, 8, 8, 8, 8, 7), (0, 0, 0, 0, 0, 0, 1, 1)] {
+            assert_eq!(mublasSgemm(gpu.handle, ta, tb, m, n, k, &one, x, lda, x, ldb, &one, cp, ldc), MUBLAS_STATUS_INVALID_VALUE);
+        }
+        // m = 0: success with NULL everything; NULL alpha on a real call: INVALID_VALUE.
+        assert_eq!(mublasSgemm(gpu.handle, 0, 0, 0, 8, 8, std::ptr::null(), std::ptr::null(), 1, std::ptr::null(), 8, std::ptr::null(), std::ptr::null_mut(), 1), 0);
+        assert_eq!(mublasSgemm(gpu.handle, 0, 0, 8, 8, 8, std::ptr::null(), x, 8, x, 8, &one, cp, 8), MUBLAS_STATUS_INVALID_VALUE);
+        assert_eq!(mublasSgemm(std::ptr::null_mut(), 0, 0, 8, 8, 8, &one, x, 8, x, 8, &one, cp, 8), MUBLAS_STATUS_NOT_INITIALIZED);
+    }
+    mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
+    assert_eq!(dc.read().unwrap(), c);
+    assert!(dc.guards_intact().unwrap());
+}
+
+#[test]
+fn gpu_gemm_occupancy_model_matches_the_driver() {
+    let Some(gpu) = gpu_or_skip("gpu_gemm_occupancy_model_matches_the_driver") else { return };
+    let device = &gpu.inner().device;
+    let _bound = mublas::launch::context::ContextGuard::bind(device.context()).unwrap();
+    let specs = TILE_KERNELS.iter().flatten().chain([&gemm::SCALE, &gemm::SPLITK_REDUCE]);
+    for spec in specs {
+        let kernel = device.kernel(spec.name).unwrap();
+        say(&format!("{}: {} registers, {} B static shared", spec.name, kernel.model.registers_per_thread, kernel.model.static_shared_bytes));
+        for (shape, geometry, occupancy) in mublas::tuner::optimizer::candidates(device.model(), &kernel.model, spec, &Problem { m: 1000, n: 1000, k: 4096 }) {
+            let driver = kernel.driver_max_active_blocks_per_sm(shape.tx * shape.ty, geometry.dynamic_shared_bytes).unwrap();
+            assert_eq!(occupancy.active_blocks_per_sm, driver, "{} {shape:?}", spec.name);
+        }
+    }
+}
