@@ -3,7 +3,8 @@
 //! For each kernel file we produce PTX for `compute_70` (runs, JIT-compiled by
 //! the driver, on every GPU from Volta on) and CUBIN for the architectures in
 //! `CUBIN_ARCHS`, so that `mublasCreate` on a known GPU loads machine code and
-//! does no JIT compilation. The generated `$OUT_DIR/kernel_images.rs` holds one
+//! does no JIT compilation. Machine code for sm_80 also runs on sm_86 and sm_89
+//! (same major version), so 80 and 90 cover Ampere, Ada and Hopper. The generated `$OUT_DIR/kernel_images.rs` holds one
 //! `KernelImage` constant per file.
 //!
 //! NVRTC is loaded at build time only, by full path, from the first place that
@@ -18,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Real architectures that get embedded machine code (sm_XY).
-const CUBIN_ARCHS: &[u32] = &[80, 86, 89, 90];
+const CUBIN_ARCHS: &[u32] = &[80, 90];
 /// The virtual architecture of the portable PTX.
 const PTX_ARCH: u32 = 70;
 

@@ -13,6 +13,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-gpu-out}"
+[ -d dist ] || tar xJf pack/dist.tar.xz
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$PWD/dist/lib:${LD_LIBRARY_PATH:-}"
 # cuBLAS from the pip wheel or the toolkit, for the comparisons.

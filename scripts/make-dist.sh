@@ -5,7 +5,8 @@
 #   dist/lib/libmublas.so   the library
 #   dist/bin/mublas         the command-line tool (info, bench)
 #   dist/tests/*            the Rust test binaries (unit and GPU integration tests)
-# Then run scripts/gpu-batch.sh there.
+# and packs it as pack/dist.tar.xz. Then run scripts/gpu-batch.sh there (it
+# unpacks the archive when dist/ is absent).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${CARGO_TARGET_DIR:-target}"
@@ -27,6 +28,10 @@ for line in sys.stdin:
         shutil.copy(m["executable"], os.path.join("dist/tests", name))
         print("dist/tests/" + name)
 '
-# Debug info is most of the size, and the device run carries at most 64 MiB.
+# Debug info is much of the size, and the device run carries at most 64 MiB:
+# the binaries travel as one compressed archive (they share the embedded kernels).
 strip --strip-debug dist/lib/* dist/bin/* dist/tests/*
 du -sh dist
+mkdir -p pack && rm -f pack/dist.tar.xz
+tar cf - dist | xz -T0 -6 >pack/dist.tar.xz
+du -sh pack/dist.tar.xz

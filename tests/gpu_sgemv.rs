@@ -414,6 +414,16 @@ fn gpu_sgemv_on_a_created_stream() {
     let test = "gpu_sgemv_on_a_created_stream";
     let Some(gpu) = gpu_or_skip(test) else { return };
     let mut random = random(test);
+    // The same cases on the default stream first, to tell a stream problem from a kernel one.
+    for trans in [MUBLAS_OP_N, MUBLAS_OP_T] {
+        let case = Case { trans, m: 3001, n: 2999, lda: 3004, a_offset: 0, incx: 1, incy: -2, alpha: -0.5, beta: 1.5, device_scalars: true };
+        let prepared = Prepared::new(&gpu, &mut random, case);
+        let op = gemv::check_arguments(trans, 3001, 2999, 3004, 1, -2).unwrap();
+        let (spec, plan) = gemv::plan(gpu.inner(), op, 3001, 2999, prepared.da.address(), 3004).unwrap();
+        say(&format!("{test}: trans {trans}: {} {:?} grid {:?}", spec.name, plan.shape, plan.geometry.grid));
+        let got = prepared.run(&gpu, None);
+        prepared.check(&format!("default stream: {}", prepared.describe(None)), &got);
+    }
     let stream = Stream::new(gpu.context()).unwrap();
     unsafe { assert_eq!(mublasSetStream(gpu.handle, stream.raw() as *mut CUstream_st), MUBLAS_STATUS_SUCCESS) };
     for trans in [MUBLAS_OP_N, MUBLAS_OP_T] {

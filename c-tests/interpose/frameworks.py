@@ -48,8 +48,9 @@ check("torch.mv (fp32)", got, expected, "cublasSgemv_v2", before, 1e-5)
 
 before = counts(b"cublasSgemv_v2")
 da = cupy.asfortranarray(cupy.asarray(a))
-got = cupy.cublas.gemv("N", np.float32(1.0), da, cupy.asarray(v))
-check("cupy.cublas.gemv", cupy.asnumpy(got), expected, "cublasSgemv_v2", before, 1e-5)
+out = cupy.zeros(m, dtype=cupy.float32)
+cupy.cublas.gemv("N", np.float32(1.0), da, cupy.asarray(v), np.float32(0.0), out)
+check("cupy.cublas.gemv", cupy.asnumpy(out), expected, "cublasSgemv_v2", before, 1e-5)
 
 b = rng.uniform(-1, 1, (n, 300)).astype(np.float32)
 expected = a.astype(np.float64) @ b.astype(np.float64)

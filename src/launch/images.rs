@@ -23,18 +23,19 @@ pub enum ImageChoice {
 }
 
 impl KernelImage {
-    /// CUBIN only for an exact architecture match (a cubin for sm_XY runs on sm_XZ
-    /// with Z ≥ Y, but the newer part's own PTX JIT usually schedules better);
-    /// otherwise PTX. None when the GPU predates the PTX's architecture.
+    /// The CUBIN of the same major version and the highest minor not above the
+    /// GPU's (machine code for sm_XY runs on sm_XZ with Z ≥ Y: sm_80 serves 8.6
+    /// and 8.9); otherwise PTX. None when the GPU predates the PTX's architecture.
     pub fn choose(&self, cc_major: u32, cc_minor: u32) -> Option<ImageChoice> {
         let sm = cc_major * 10 + cc_minor;
         if sm < self.ptx_arch {
             return None;
         }
-        if std::env::var_os("MUBLAS_FORCE_PTX").is_none() && self.cubins.iter().any(|(arch, _)| *arch == sm) {
-            return Some(ImageChoice::Cubin(sm));
+        let compatible = self.cubins.iter().map(|(arch, _)| *arch).filter(|arch| arch / 10 == cc_major && *arch <= sm).max();
+        match compatible {
+            Some(arch) if std::env::var_os("MUBLAS_FORCE_PTX").is_none() => Some(ImageChoice::Cubin(arch)),
+            _ => Some(ImageChoice::Ptx(self.ptx_arch)),
         }
-        Some(ImageChoice::Ptx(self.ptx_arch))
     }
 
     pub fn bytes(&self, choice: ImageChoice) -> &'static [u8] {
@@ -67,7 +68,7 @@ mod tests {
             assert_eq!(image.ptx.last(), Some(&0), "{} PTX must be NUL-terminated", image.name);
             assert!(std::str::from_utf8(&image.ptx[..image.ptx.len() - 1]).unwrap().contains(".version"));
             let archs: Vec<u32> = image.cubins.iter().map(|(a, _)| *a).collect();
-            assert_eq!(archs, vec![80, 86, 89, 90]);
+            assert_eq!(archs, vec![80, 90]);
             for (_, cubin) in image.cubins {
                 assert_eq!(&cubin[..4], b"\x7fELF", "{} cubin is an ELF file", image.name);
             }
@@ -79,6 +80,8 @@ mod tests {
         let image = &AXPY;
         assert_eq!(image.choose(9, 0), Some(ImageChoice::Cubin(90)));
         assert_eq!(image.choose(8, 0), Some(ImageChoice::Cubin(80)));
+        assert_eq!(image.choose(8, 6), Some(ImageChoice::Cubin(80)));
+        assert_eq!(image.choose(8, 9), Some(ImageChoice::Cubin(80)));
         assert_eq!(image.choose(7, 5), Some(ImageChoice::Ptx(70)));
         assert_eq!(image.choose(10, 0), Some(ImageChoice::Ptx(70)));
         assert_eq!(image.choose(6, 1), None);

@@ -51,7 +51,9 @@ fn parse(args: &[String]) -> Result<Options, String> {
 pub fn sampling_workloads(h: &mublas::Handle, handle: mublasHandle_t, routine: &str, size: Option<usize>, random: &mut Random) -> Result<Vec<Workload>, String> {
     match routine {
         "saxpy" => {
-            let n = size.unwrap_or(1 << 24);
+            // The paper's sampling size for SAXPY: large enough to stream, small
+            // enough that block size still matters.
+            let n = size.unwrap_or(409_600);
             Ok(vec![
                 Workload::saxpy(h, handle, n, AxpyLayout::Aligned, random)?,
                 Workload::saxpy(h, handle, n, AxpyLayout::Misaligned, random)?,
