@@ -426,15 +426,23 @@ fn gpu_sgemv_on_a_created_stream() {
     }
     let stream = Stream::new(gpu.context()).unwrap();
     unsafe { assert_eq!(mublasSetStream(gpu.handle, stream.raw() as *mut CUstream_st), MUBLAS_STATUS_SUCCESS) };
+    // Every combination is run and reported before the test fails, to locate a failure.
+    let mut failures = Vec::new();
     for trans in [MUBLAS_OP_N, MUBLAS_OP_T] {
-        let case = Case { trans, m: 3001, n: 2999, lda: 3004, a_offset: 0, incx: 1, incy: -2, alpha: -0.5, beta: 1.5, device_scalars: true };
-        let prepared = Prepared::new(&gpu, &mut random, case);
-        // run() synchronises the handle's stream, which is now the created one.
-        let got = prepared.run(&gpu, None);
-        prepared.check(&format!("created stream: {}", prepared.describe(None)), &got);
-        let split = prepared.run(&gpu, Some(LaunchShape { tx: 64, ty: 2, split: 4 }));
-        prepared.check(&format!("created stream: {}", prepared.describe(None)), &split);
+        for (incy, device_scalars) in [(-2, true), (1, true), (-2, false), (1, false)] {
+            let case = Case { trans, m: 3001, n: 2999, lda: 3004, a_offset: 0, incx: 1, incy, alpha: -0.5, beta: 1.5, device_scalars };
+            let prepared = Prepared::new(&gpu, &mut random, case);
+            for shape in [None, Some(LaunchShape { tx: 64, ty: 2, split: 4 })] {
+                let got = prepared.run(&gpu, shape);
+                let what = format!("created stream: {}", prepared.describe(shape));
+                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prepared.check(&what, &got))) {
+                    Ok(()) => say(&format!("ok: {what}")),
+                    Err(_) => failures.push(what),
+                }
+            }
+        }
     }
+    assert!(failures.is_empty(), "failed on the created stream: {failures:#?}");
     unsafe { assert_eq!(mublasSetStream(gpu.handle, std::ptr::null_mut()), MUBLAS_STATUS_SUCCESS) };
 }
 
