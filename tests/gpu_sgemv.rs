@@ -432,7 +432,9 @@ fn gpu_sgemv_on_a_created_stream() {
         for (incy, device_scalars) in [(-2, true), (1, true), (-2, false), (1, false)] {
             let case = Case { trans, m: 3001, n: 2999, lda: 3004, a_offset: 0, incx: 1, incy, alpha: -0.5, beta: 1.5, device_scalars };
             let prepared = Prepared::new(&gpu, &mut random, case);
-            for shape in [None, Some(LaunchShape { tx: 64, ty: 2, split: 4 })] {
+            // A split shape valid for the op: GEMV-T's blocks are 1-D.
+            let split_shape = if trans == MUBLAS_OP_N { LaunchShape { tx: 64, ty: 2, split: 4 } } else { LaunchShape { tx: 64, ty: 1, split: 4 } };
+            for shape in [None, Some(split_shape)] {
                 let got = prepared.run(&gpu, shape);
                 let what = format!("created stream: {}", prepared.describe(shape));
                 match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prepared.check(&what, &got))) {

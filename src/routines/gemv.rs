@@ -275,6 +275,10 @@ pub fn sgemv_with_shape(
     incy: i64,
 ) -> Result<()> {
     let Some(call) = Call::new(trans, m, n, alpha, a, lda, x, incx, beta, y, incy)? else { return Ok(()) };
+    // The kernels assume their declared block shapes (GEMV-T's blocks are 1-D).
+    if !call.spec().space.contains(&shape) {
+        return Err(Error::InvalidValue(format!("{shape:?} is outside the launch space of {}", call.spec().name)));
+    }
     launch(handle, call.spec(), &call, shape)
 }
 
