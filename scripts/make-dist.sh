@@ -28,6 +28,18 @@ for line in sys.stdin:
         shutil.copy(m["executable"], os.path.join("dist/tests", name))
         print("dist/tests/" + name)
 '
+# The Fortran test, built here (the GPU machine has no Fortran compiler), with
+# libgfortran linked in; it finds libmublas.so through LD_LIBRARY_PATH there.
+if command -v gfortran >/dev/null; then
+  fdir=$(mktemp -d)
+  gfortran -O2 -J "$fdir" -static-libgfortran -static-libgcc include/mublas.f90 c-tests/fortran/test_mublas.f90 \
+    -L dist/lib -lmublas -o dist/tests/fortran_module
+  rm -rf "$fdir"
+  # libgfortran needs libquadmath, which a machine without Fortran may lack.
+  cp "$(gfortran -print-file-name=libquadmath.so.0)" dist/lib/ 2>/dev/null || true
+  echo "dist/tests/fortran_module"
+fi
+
 # Debug info is much of the size, and the device run carries at most 64 MiB:
 # the binaries travel as one compressed archive (they share the embedded kernels).
 strip --strip-debug dist/lib/* dist/bin/* dist/tests/*

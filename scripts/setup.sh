@@ -16,6 +16,7 @@ command -v cc >/dev/null 2>&1 || missing+=(gcc)
 command -v c++ >/dev/null 2>&1 || missing+=(g++)
 command -v gfortran >/dev/null 2>&1 || missing+=(gfortran)
 command -v make >/dev/null 2>&1 || missing+=(make)
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 command -v python3 >/dev/null 2>&1 || missing+=(python3 python3-pip)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"
