@@ -44,10 +44,6 @@ pub const MAX_PARTIAL_VECTORS: u64 = 64;
 /// the launch shape's split: enough loads per block to hide its start and its
 /// final reduction.
 const STEPS_PER_SPLIT: u64 = 16;
-/// Op N walks each chunk's columns one float4 group per step, each step a
-/// dependent round of loads: 16 steps made n = 256 take 42 µs (measured on the
-/// H100, against 13 µs for op T), so N chunks are 4 steps per split unit.
-const STEPS_PER_SPLIT_N: u64 = 4;
 
 /// Both pass-1 spaces stop at 512 threads, so that at ≤ 64 registers at least
 /// two blocks share an SM: with one, the SM idles while a block drains and the
@@ -157,7 +153,7 @@ pub struct Item {
 impl Layout {
     pub fn new(op: Op, n: u64, shape: &LaunchShape) -> Layout {
         let (tile, chunk_target) = match op {
-            Op::N => (PER_THREAD * shape.tx as u64, PER_THREAD * shape.ty as u64 * STEPS_PER_SPLIT_N * shape.split as u64),
+            Op::N => (PER_THREAD * shape.tx as u64, PER_THREAD * shape.ty as u64 * STEPS_PER_SPLIT * shape.split as u64),
             Op::T => (PER_THREAD * shape.ty as u64, PER_THREAD * shape.tx as u64 * STEPS_PER_SPLIT * shape.split as u64),
         };
         let tile = tile.max(1);
