@@ -147,17 +147,28 @@ __device__ __forceinline__ void trmv_n_body(i64 n, i64 P, i64 q, i64 tiles, int 
         const i64 hi = part == 0 ? item.rect_hi : item.diag_hi;
         if (part == 1) j = item.diag_lo + 4 * ty;
         for (; j < hi; j += 4 * Ty) {
+            // Every load of the step is issued before any FMA (predicated, never
+            // touching an unreferenced element): one memory round trip per step,
+            // not sixteen, which made the diagonal square dominate small n.
+            float a[4][4], xv[4];
+            bool ok[4][4];
 #pragma unroll
             for (int c = 0; c < 4; ++c) {
                 const i64 jc = j + c;
-                if (jc < hi) {
-                    const float xj = __ldg(x + jc * incx);
+                const bool in = jc < hi;
+                xv[c] = in ? __ldg(x + jc * incx) : 0.0f;
 #pragma unroll
-                    for (int e = 0; e < 4; ++e) {
-                        const i64 i = row0 + e * estride;
-                        if (i < n && trmv_referenced(i, jc, lower, unit))
-                            acc[e] = fmaf(__ldg(A + jc * lda + i), xj, acc[e]);
-                    }
+                for (int e = 0; e < 4; ++e) {
+                    const i64 i = row0 + e * estride;
+                    ok[c][e] = in && i < n && trmv_referenced(i, jc, lower, unit);
+                    a[c][e] = ok[c][e] ? __ldg(A + jc * lda + i) : 0.0f;
+                }
+            }
+#pragma unroll
+            for (int c = 0; c < 4; ++c) {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    if (ok[c][e]) acc[e] = fmaf(a[c][e], xv[c], acc[e]);
                 }
             }
         }
