@@ -99,7 +99,7 @@ pub fn choose(
     problem: &Problem,
 ) -> Option<LaunchPlan> {
     let threads_min = if recipe.threads_min == 0 { spec.space.effective_tx_step() } else { recipe.threads_min };
-    let bounds = ShapeBounds { threads_min, ty_per_tx_max: recipe.ty_per_tx_max };
+    let bounds = ShapeBounds { threads_min, ty_per_tx_max: recipe.ty_per_tx_max, prune_splits: true };
 
     let mut best: Option<LaunchPlan> = None;
     let mut any_meets_minimums = false;
@@ -145,7 +145,7 @@ fn best_grid_occupancy_ignoring_recipe(
     problem: &Problem,
 ) -> Option<LaunchPlan> {
     let mut best: Option<LaunchPlan> = None;
-    visit_runnable_shapes(device, kernel, spec, problem, &ShapeBounds::UNCONSTRAINED, |candidate| {
+    visit_runnable_shapes(device, kernel, spec, problem, &ShapeBounds { prune_splits: true, ..ShapeBounds::UNCONSTRAINED }, |candidate| {
         let paper_rule = best.is_none_or(|plan| candidate.occupancy.grid > plan.occupancy.grid);
         if covers_more(device, &candidate, best.as_ref()).unwrap_or(paper_rule) {
             best = Some(candidate);
@@ -186,10 +186,13 @@ fn meets(occupancy: f64, minimum: f64) -> bool {
 struct ShapeBounds {
     threads_min: u32,
     ty_per_tx_max: Option<f64>,
+    /// Skip the larger splits of a block shape once one engages every SM: under
+    /// the optimizer's rule they can never win (no more coverage, larger split).
+    prune_splits: bool,
 }
 
 impl ShapeBounds {
-    const UNCONSTRAINED: ShapeBounds = ShapeBounds { threads_min: 0, ty_per_tx_max: None };
+    const UNCONSTRAINED: ShapeBounds = ShapeBounds { threads_min: 0, ty_per_tx_max: None, prune_splits: false };
 }
 
 /// Calls `visit` with the plan of every runnable shape within `bounds`, in the
@@ -243,7 +246,12 @@ fn visit_runnable_shapes(
                 };
                 let occupancy = Occupancy::with_active_blocks(device, tx * ty, active, &geometry);
                 if occupancy.is_runnable() {
-                    visit(LaunchPlan { shape, geometry, occupancy });
+                    let plan = LaunchPlan { shape, geometry, occupancy };
+                    let covers_all = sm_coverage(device, &plan) >= 1.0;
+                    visit(plan);
+                    if bounds.prune_splits && covers_all {
+                        break;
+                    }
                 }
             }
         }
