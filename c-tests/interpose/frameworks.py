@@ -63,5 +63,14 @@ before = counts(b"cublasGemmEx")
 got = cupy.asnumpy(cupy.asarray(a) @ cupy.asarray(b))
 check("cupy @ (GemmEx, fp32)", got, expected, "cublasGemmEx", before, 1e-5)
 
+before = counts(b"cublasGemmEx")
+got = cupy.asnumpy(cupy.asarray(a).dot(cupy.asarray(b)))
+check("cupy ndarray.dot (GemmEx, fp32)", got, expected, "cublasGemmEx", before, 1e-5)
+
+before = counts(b"cublasSgemm_v2")
+c = cupy.zeros((m, 300), dtype=cupy.float32, order="F")
+cupy.cublas.gemm("N", "N", cupy.asfortranarray(cupy.asarray(a)), cupy.asfortranarray(cupy.asarray(b)), out=c)
+check("cupy.cublas.gemm", cupy.asnumpy(c), expected, "cublasSgemm_v2", before, 1e-5)
+
 print("frameworks: FAIL" if failed else "frameworks: PASS")
 raise SystemExit(1 if failed else 0)
