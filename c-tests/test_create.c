@@ -7,32 +7,13 @@
  * round trips and their bad values, destroy.
  */
 #include <mublas.h>
+#include "check.h"
 
 #include "cuda_driver.h"
 
 #include <stdio.h>
 
-static int failures = 0;
-static int checks = 0;
 static const char *gpu_part = "GPU part run on device 0";
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        checks++;                                                          \
-        if (!(cond)) {                                                     \
-            failures++;                                                    \
-            printf("  FAILED %s:%d: %s: ", __FILE__, __LINE__, #cond);     \
-            printf(__VA_ARGS__);                                           \
-            printf("\n");                                                  \
-        }                                                                  \
-    } while (0)
-
-#define CHECK_STATUS(call, expected)                                                             \
-    do {                                                                                         \
-        mublasStatus_t got_ = (call);                                                            \
-        CHECK(got_ == (expected), "%s returned %d (%s), expected %d (%s)", #call, got_,          \
-              mublasGetStatusName(got_), (expected), mublasGetStatusName(expected));             \
-    } while (0)
 
 static int finish(void) {
     if (failures != 0) {

@@ -4,31 +4,12 @@
  * values, the version, and the null-handle and null-argument checks.
  */
 #include <mublas.h>
+#include "check.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
-static int failures = 0;
-static int checks = 0;
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        checks++;                                                          \
-        if (!(cond)) {                                                     \
-            failures++;                                                    \
-            printf("  FAILED %s:%d: %s: ", __FILE__, __LINE__, #cond);     \
-            printf(__VA_ARGS__);                                           \
-            printf("\n");                                                  \
-        }                                                                  \
-    } while (0)
-
-#define CHECK_STATUS(call, expected)                                                             \
-    do {                                                                                         \
-        mublasStatus_t got_ = (call);                                                            \
-        CHECK(got_ == (expected), "%s returned %d (%s), expected %d (%s)", #call, got_,          \
-              mublasGetStatusName(got_), (expected), mublasGetStatusName(expected));             \
-    } while (0)
 
 /* cuBLAS's names and descriptions (cublas-abi.md), with our prefix. */
 static const struct {
