@@ -12,7 +12,7 @@ use mublas::harness::{EventTimer, Random};
 use mublas::real_cublas::RealCublas;
 use std::fmt::Write as _;
 
-pub const ROUTINES: &[&str] = &["saxpy", "sgemv", "strmv", "sgemm", "decisions", "overhead"];
+pub const ROUTINES: &[&str] = &["saxpy", "sgemv", "strmv", "sgemm", "sgemv-sawtooth", "decisions", "overhead"];
 
 struct Options {
     routines: Vec<String>,
@@ -60,6 +60,18 @@ fn workloads(h: &mublas::Handle, handle: mublasHandle_t, routine: &str, quick: b
             for (m, n) in sizes {
                 for op in [Op::N, Op::T] {
                     all.push(Workload::sgemv(h, handle, op, m, n, random)?);
+                }
+            }
+            Ok(all)
+        }
+        "sgemv-sawtooth" => {
+            // Issue 4's saw-tooth check: every n from 4096 to 4224 (4096…4112 with --quick).
+            use mublas::routines::gemv::Op;
+            let top = if quick { 4112 } else { 4224 };
+            let mut all = Vec::new();
+            for op in [Op::N, Op::T] {
+                for n in 4096..=top {
+                    all.push(Workload::sgemv(h, handle, op, n, n, random)?);
                 }
             }
             Ok(all)
@@ -161,12 +173,33 @@ pub fn run(args: &[String]) -> Result<(), String> {
         }
     }
     print_table(&rows);
+    if options.routines.iter().any(|r| r == "sgemv-sawtooth") {
+        print_spread(&rows);
+    }
     if let Some(path) = &options.csv {
         std::fs::write(path, csv(&rows)).map_err(|e| format!("{path}: {e}"))?;
     }
     // SAFETY: created above, destroyed once.
     unsafe { mublasDestroy(handle) };
     Ok(())
+}
+
+/// For a sweep of neighbouring sizes: the spread of mublas's and cuBLAS's times
+/// per op (the saw-tooth a badly chosen launch shape shows).
+fn print_spread(rows: &[Row]) {
+    for op in ["N", "T"] {
+        let pick = |f: &dyn Fn(&Row) -> Option<f64>| -> Vec<f64> {
+            rows.iter().filter(|r| r.routine == "sgemv" && r.label.starts_with(op)).filter_map(|r| f(r)).collect()
+        };
+        for (who, mut times) in [("mublas", pick(&|r: &Row| Some(r.mublas_us))), ("cuBLAS", pick(&|r: &Row| r.cublas_us))] {
+            if times.is_empty() {
+                continue;
+            }
+            let median = mublas::harness::timing::median(&mut times);
+            let (lo, hi) = (times[0], times[times.len() - 1]);
+            println!("spread {op} {who}: {} sizes, µs min {lo:.1} median {median:.1} max {hi:.1}: slowest {:.1} % above the median", times.len(), 100.0 * (hi / median - 1.0));
+        }
+    }
 }
 
 fn print_table(rows: &[Row]) {
