@@ -40,11 +40,16 @@ fn parse(args: &[String]) -> Result<Options, String> {
 }
 
 /// The workloads of one routine's benchmark.
-fn workloads(h: &mublas::Handle, handle: mublasHandle_t, routine: &str, quick: bool, random: &mut Random) -> Result<Vec<Workload>, String> {
+/// Builds one workload when called: each is made, timed and dropped in turn, so
+/// that only one rotation pool is on the device at a time.
+type MakeWorkload<'a> = Box<dyn FnOnce(&mut Random) -> Result<Workload, String> + 'a>;
+
+/// The workloads of one routine's benchmark, to be built one at a time.
+fn workloads<'a>(h: &'a mublas::Handle, handle: mublasHandle_t, routine: &str, quick: bool) -> Result<Vec<MakeWorkload<'a>>, String> {
     match routine {
         "saxpy" => {
             let powers: Vec<u32> = if quick { vec![12, 16, 20, 24, 26] } else { (10..=28).collect() };
-            powers.into_iter().map(|p| Workload::saxpy(h, handle, 1 << p, AxpyLayout::Aligned, random)).collect()
+            Ok(powers.into_iter().map(|p| -> MakeWorkload<'a> { Box::new(move |r| Workload::saxpy(h, handle, 1 << p, AxpyLayout::Aligned, r)) }).collect())
         }
         "sgemv" => {
             use mublas::routines::gemv::Op;
@@ -56,10 +61,10 @@ fn workloads(h: &mublas::Handle, handle: mublasHandle_t, routine: &str, quick: b
             if !quick {
                 sizes.extend([(1024, 65536), (65536, 1024), (16, 1048576), (1048576, 16)]);
             }
-            let mut all = Vec::new();
+            let mut all: Vec<MakeWorkload<'a>> = Vec::new();
             for (m, n) in sizes {
                 for op in [Op::N, Op::T] {
-                    all.push(Workload::sgemv(h, handle, op, m, n, random)?);
+                    all.push(Box::new(move |r| Workload::sgemv(h, handle, op, m, n, r)));
                 }
             }
             Ok(all)
@@ -68,10 +73,10 @@ fn workloads(h: &mublas::Handle, handle: mublasHandle_t, routine: &str, quick: b
             // Issue 4's saw-tooth check: every n from 4096 to 4224 (4096…4112 with --quick).
             use mublas::routines::gemv::Op;
             let top = if quick { 4112 } else { 4224 };
-            let mut all = Vec::new();
+            let mut all: Vec<MakeWorkload<'a>> = Vec::new();
             for op in [Op::N, Op::T] {
                 for n in 4096..=top {
-                    all.push(Workload::sgemv(h, handle, op, n, n, random)?);
+                    all.push(Box::new(move |r| Workload::sgemv(h, handle, op, n, n, r)));
                 }
             }
             Ok(all)
@@ -84,10 +89,10 @@ fn workloads(h: &mublas::Handle, handle: mublasHandle_t, routine: &str, quick: b
                 &[256, 512, 1000, 1024, 2000, 2048, 3000, 4096, 4097, 5000, 8192, 10000, 16384, 20000, 32768]
             };
             let variants = [(0, 0), (1, 0), (0, 1), (1, 1)]; // (uplo, trans), non-unit
-            let mut all = Vec::new();
+            let mut all: Vec<MakeWorkload<'a>> = Vec::new();
             for &n in sizes {
                 for (uplo, trans) in variants {
-                    all.push(Workload::strmv(h, handle, uplo, trans, 0, n, false, random)?);
+                    all.push(Box::new(move |r| Workload::strmv(h, handle, uplo, trans, 0, n, false, r)));
                 }
             }
             Ok(all)
@@ -97,14 +102,14 @@ fn workloads(h: &mublas::Handle, handle: mublasHandle_t, routine: &str, quick: b
             let squares: &[usize] = if quick { &[1024, 2048, 4096] } else { &[256, 512, 1024, 2048, 3000, 4096, 6144, 8192] };
             let pairs: &[(i32, i32)] = if quick { &[(0, 0)] } else { &[(0, 0), (0, 1), (1, 0), (1, 1)] };
             let shapes: &[(usize, usize, usize)] = if quick { &[(127, 129, 1023)] } else { &[(4096, 4096, 256), (256, 256, 65536), (8192, 128, 8192), (127, 129, 1023)] };
-            let mut all = Vec::new();
+            let mut all: Vec<MakeWorkload<'a>> = Vec::new();
             for &(ta, tb) in pairs {
                 for &n in squares {
-                    all.push(Workload::sgemm(h, handle, ta, tb, n, n, n, random)?);
+                    all.push(Box::new(move |r| Workload::sgemm(h, handle, ta, tb, n, n, n, r)));
                 }
             }
             for &(m, n, k) in shapes {
-                all.push(Workload::sgemm(h, handle, 0, 0, m, n, k, random)?);
+                all.push(Box::new(move |r| Workload::sgemm(h, handle, 0, 0, m, n, k, r)));
             }
             Ok(all)
         }
@@ -149,7 +154,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
         crate::overhead::run(h, handle, cublas)?;
     }
     for routine in options.routines.iter().filter(|r| *r != "decisions" && *r != "overhead") {
-        for workload in workloads(h, handle, routine, options.quick, &mut random)? {
+        for make in workloads(h, handle, routine, options.quick)? {
+            let workload = make(&mut random)?;
             let (mublas_us, cublas_us) = match cublas {
                 Some(c) => workload.time_alternating(c, &timer, WARMUPS, options.reps)?,
                 None => (workload.time_mublas(&timer, WARMUPS, options.reps)?, None),
