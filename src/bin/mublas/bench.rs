@@ -195,7 +195,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
 fn print_spread(rows: &[Row]) {
     for op in ["N", "T"] {
         let pick = |f: &dyn Fn(&Row) -> Option<f64>| -> Vec<f64> {
-            rows.iter().filter(|r| r.routine == "sgemv" && r.label.starts_with(op)).filter_map(|r| f(r)).collect()
+            // Rows of the sweep only: "N 4100x4100" with 4096 ≤ n ≤ 4224.
+            let in_sweep = |r: &&Row| {
+                r.label.strip_prefix(op).and_then(|rest| rest.trim().split('x').next()?.parse::<usize>().ok()).is_some_and(|n| (4096..=4224).contains(&n))
+            };
+            rows.iter().filter(|r| r.routine == "sgemv").filter(in_sweep).filter_map(|r| f(r)).collect()
         };
         for (who, mut times) in [("mublas", pick(&|r: &Row| Some(r.mublas_us))), ("cuBLAS", pick(&|r: &Row| r.cublas_us))] {
             if times.is_empty() {
