@@ -15,6 +15,9 @@ pub struct ContextGuard {
 
 impl ContextGuard {
     /// Costs one cuCtxGetCurrent when the context is already current (the common case).
+    // A CUcontext is an opaque driver handle that this code never dereferences;
+    // the driver checks it.
+    #[allow(clippy::not_unsafe_ptr_arg_deref)]
     pub fn bind(context: sys::CUcontext) -> Result<ContextGuard> {
         let current = result::ctx::get_current().map_err(|e| Error::Internal(describe(&e)))?;
         if current == Some(context) {
@@ -36,6 +39,8 @@ impl Drop for ContextGuard {
 }
 
 /// Waits for `stream` (null: the legacy default stream) of `context`.
+// Opaque driver handles, never dereferenced here; the driver checks them.
+#[allow(clippy::not_unsafe_ptr_arg_deref)]
 pub fn synchronize_stream(context: sys::CUcontext, stream: sys::CUstream) -> Result<()> {
     let _bound = ContextGuard::bind(context)?;
     // SAFETY: a valid stream of this context, or null.
