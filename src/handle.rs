@@ -4,7 +4,9 @@
 use crate::launch::{CUstream, DeviceBuffer, DeviceState};
 use crate::routines;
 use crate::status::{Error, Result};
+use cudarc::driver::sys::CUstream_st;
 use parking_lot::Mutex;
+use std::sync::atomic::{AtomicI32, AtomicPtr, Ordering};
 use std::sync::Arc;
 
 /// Where alpha and beta live (cuBLAS's pointer mode, same numbers).
@@ -43,8 +45,11 @@ pub fn work_buffer_bytes(sm_count: u32) -> usize {
 
 pub struct Handle {
     pub device: Arc<DeviceState>,
-    stream: Mutex<CUstream>,
-    pointer_mode: Mutex<PointerMode>,
+    /// Read on every call: atomics, not locks (the per-call host time shows in
+    /// launch-bound timings). Writers are serialised by `stream_switch`.
+    stream: AtomicPtr<CUstream_st>,
+    stream_switch: Mutex<()>,
+    pointer_mode: AtomicI32,
     work: Mutex<DeviceBuffer>,
 }
 
@@ -70,35 +75,37 @@ impl Handle {
         log::debug!("handle on device {ordinal}: work buffer {bytes} bytes");
         Ok(Handle {
             device,
-            stream: Mutex::new(std::ptr::null_mut()),
-            pointer_mode: Mutex::new(PointerMode::Host),
+            stream: AtomicPtr::new(std::ptr::null_mut()),
+            stream_switch: Mutex::new(()),
+            pointer_mode: AtomicI32::new(PointerMode::Host as i32),
             work: Mutex::new(work),
         })
     }
 
     pub fn stream(&self) -> CUstream {
-        *self.stream.lock()
+        self.stream.load(Ordering::Acquire)
     }
 
     /// Switching streams first waits for the old one: work queued there may
     /// still be using the work buffer, which the next call on the new stream
     /// would overwrite.
     pub fn set_stream(&self, stream: CUstream) {
-        let mut current = self.stream.lock();
-        if *current != stream {
-            if let Err(e) = crate::launch::context::synchronize_stream(self.device.context(), *current) {
+        let _switching = self.stream_switch.lock();
+        let current = self.stream();
+        if current != stream {
+            if let Err(e) = crate::launch::context::synchronize_stream(self.device.context(), current) {
                 log::warn!("waiting for the previous stream before switching: {e}");
             }
-            *current = stream;
+            self.stream.store(stream, Ordering::Release);
         }
     }
 
     pub fn pointer_mode(&self) -> PointerMode {
-        *self.pointer_mode.lock()
+        PointerMode::from_code(self.pointer_mode.load(Ordering::Relaxed)).unwrap_or(PointerMode::Host)
     }
 
     pub fn set_pointer_mode(&self, mode: PointerMode) {
-        *self.pointer_mode.lock() = mode;
+        self.pointer_mode.store(mode as i32, Ordering::Relaxed);
     }
 
     /// The work buffer, grown to at least `bytes` first. Growing frees the old

@@ -11,7 +11,9 @@ use crate::status::{Error, Result};
 use crate::tuner::{DeviceModel, ForcedShapes, RecipeBook, Tuner};
 use cudarc::driver::{result, sys};
 use parking_lot::Mutex;
+use crate::tuner::plan_cache::FxHasher;
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::sync::{Arc, Weak};
 use std::time::Instant;
 
@@ -23,7 +25,8 @@ pub struct DeviceState {
     device: sys::CUdevice,
     context: sys::CUcontext,
     modules: Vec<sys::CUmodule>,
-    kernels: HashMap<&'static str, Kernel>,
+    /// By entry-point name; FxHash: this lookup is on every call's path.
+    kernels: HashMap<&'static str, Kernel, BuildHasherDefault<FxHasher>>,
     /// Which binary each image was loaded from, for `mublas info` and the log.
     pub loaded_images: Vec<(&'static str, ImageChoice)>,
     pub tuner: Tuner,
@@ -62,7 +65,7 @@ impl DeviceState {
             device,
             context,
             modules: Vec::new(),
-            kernels: HashMap::new(),
+            kernels: HashMap::default(),
             loaded_images: Vec::new(),
             tuner: Tuner::new(model, load_recipes(), load_forced_shapes()),
             load_seconds: 0.0,
