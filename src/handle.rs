@@ -53,10 +53,6 @@ pub struct Handle {
     work: Mutex<DeviceBuffer>,
 }
 
-// SAFETY: the stream is an opaque driver handle usable from any thread.
-unsafe impl Send for Handle {}
-unsafe impl Sync for Handle {}
-
 impl Handle {
     /// Binds a new handle to the device current on the calling thread.
     pub fn create() -> Result<Handle> {

@@ -1,6 +1,6 @@
 //! Interposed level-2 entry points: cublasSgemv_v2 and cublasSgemv_v2_64.
 
-use super::{entry_index, note_served, route, Route};
+use super::{dispatch, forward_64};
 use crate::capi::blas2::sgemv;
 use crate::capi::ffi_boundary;
 use crate::capi::types::mublasStatus_t;
@@ -25,18 +25,15 @@ pub unsafe extern "C" fn cublasSgemv_v2(
     y: *mut f32,
     incy: c_int,
 ) -> mublasStatus_t {
+    // SAFETY (both closures): the caller's arguments, as cuBLAS takes them.
     ffi_boundary!({
-        let entry = entry_index("cublasSgemv_v2");
-        match route(handle, entry) {
-            Err(status) => status,
-            // SAFETY (all arms): the caller's arguments, as cuBLAS takes them.
-            Ok(Route::Forward(real)) => unsafe { (real.sgemv)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy) },
-            Ok(Route::Ours(h)) => unsafe { sgemv(h, trans, m as i64, n as i64, alpha, A, lda as i64, x, incx as i64, beta, y, incy as i64) },
-            Ok(Route::Shadow(h)) => {
-                note_served(entry);
-                unsafe { sgemv(&h, trans, m as i64, n as i64, alpha, A, lda as i64, x, incx as i64, beta, y, incy as i64) }
-            }
-        }
+        dispatch(
+            handle,
+            "cublasSgemv_v2",
+            |_| None,
+            |real| unsafe { (real.sgemv)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy) },
+            |h| unsafe { sgemv(h, trans, m as i64, n as i64, alpha, A, lda as i64, x, incx as i64, beta, y, incy as i64) },
+        )
     })
 }
 
@@ -58,20 +55,14 @@ pub unsafe extern "C" fn cublasSgemv_v2_64(
     y: *mut f32,
     incy: i64,
 ) -> mublasStatus_t {
+    // SAFETY (both closures): the caller's arguments, as cuBLAS takes them.
     ffi_boundary!({
-        let entry = entry_index("cublasSgemv_v2_64");
-        match route(handle, entry) {
-            Err(status) => status,
-            // SAFETY (all arms): the caller's arguments, as cuBLAS takes them.
-            Ok(Route::Forward(real)) => match real.sgemv_64 {
-                Some(f) => unsafe { f(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy) },
-                None => crate::status::Status::NotSupported as mublasStatus_t,
-            },
-            Ok(Route::Ours(h)) => unsafe { sgemv(h, trans, m, n, alpha, A, lda, x, incx, beta, y, incy) },
-            Ok(Route::Shadow(h)) => {
-                note_served(entry);
-                unsafe { sgemv(&h, trans, m, n, alpha, A, lda, x, incx, beta, y, incy) }
-            }
-        }
+        dispatch(
+            handle,
+            "cublasSgemv_v2_64",
+            |_| None,
+            |real| forward_64(real.sgemv_64, |f| unsafe { f(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy) }),
+            |h| unsafe { sgemv(h, trans, m, n, alpha, A, lda, x, incx, beta, y, incy) },
+        )
     })
 }

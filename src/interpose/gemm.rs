@@ -3,7 +3,7 @@
 //! call. A handle whose math mode allows TF32 or other reduced precision is
 //! forwarded: mublas computes in FP32 FFMA only.
 
-use super::{entry_index, note_forwarded, note_served, route, Route};
+use super::{dispatch, forward_64};
 use crate::capi::ffi_boundary;
 use crate::capi::gemm::sgemm;
 use crate::capi::types::mublasStatus_t;
@@ -18,15 +18,17 @@ const FP32_COMPUTE_TYPES: [c_int; 3] = [68, 69, CUDA_R_32F];
 /// cublasMath_t values (low bits) that keep FP32 arithmetic: DEFAULT and PEDANTIC.
 const FP32_MATH_MODES: [c_int; 2] = [0, 2];
 
-/// Whether the foreign handle's math mode keeps plain FP32 (else forward).
-fn fp32_math(real: Option<&RealCublas>, handle: CublasHandle) -> bool {
-    let Some(get) = real.and_then(|r| r.get_math_mode) else { return true };
+/// Why a foreign handle's SGEMM goes to the real library: its math mode allows
+/// reduced precision (or cannot be read). None: plain FP32, mublas serves it.
+fn reduced_precision(real: &RealCublas, handle: CublasHandle) -> Option<&'static str> {
+    const WHY: &str = "the handle's math mode allows reduced precision";
+    let get = real.get_math_mode?;
     let mut mode = 0;
     // SAFETY: the real library's accessor on its own handle.
-    if unsafe { get(handle, &mut mode) } != 0 {
-        return false;
+    if unsafe { get(handle, &mut mode) } != 0 || !FP32_MATH_MODES.contains(&(mode & 0xf)) {
+        return Some(WHY);
     }
-    FP32_MATH_MODES.contains(&(mode & 0xf))
+    None
 }
 
 /// # Safety
@@ -49,26 +51,15 @@ pub unsafe extern "C" fn cublasSgemm_v2(
     C: *mut f32,
     ldc: c_int,
 ) -> mublasStatus_t {
+    // SAFETY (both closures): the caller's arguments, as cuBLAS takes them.
     ffi_boundary!({
-        let entry = entry_index("cublasSgemm_v2");
-        let forward = |real: &RealCublas| unsafe { (real.sgemm)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) };
-        let (m, n, k, lda, ldb, ldc) = (m as i64, n as i64, k as i64, lda as i64, ldb as i64, ldc as i64);
-        match route(handle, entry) {
-            Err(status) => status,
-            // SAFETY (all arms): the caller's arguments, as cuBLAS takes them.
-            Ok(Route::Forward(real)) => forward(real),
-            Ok(Route::Ours(h)) => unsafe { sgemm(h, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) },
-            Ok(Route::Shadow(h)) => match RealCublas::get().ok() {
-                Some(real) if !fp32_math(Some(real), handle) => {
-                    note_forwarded(entry, "the handle's math mode allows reduced precision");
-                    forward(real)
-                }
-                _ => {
-                    note_served(entry);
-                    unsafe { sgemm(&h, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) }
-                }
-            },
-        }
+        dispatch(
+            handle,
+            "cublasSgemm_v2",
+            |real| reduced_precision(real, handle),
+            |real| unsafe { (real.sgemm)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) },
+            |h| unsafe { sgemm(h, transa, transb, m as i64, n as i64, k as i64, alpha, A, lda as i64, B, ldb as i64, beta, C, ldc as i64) },
+        )
     })
 }
 
@@ -92,29 +83,15 @@ pub unsafe extern "C" fn cublasSgemm_v2_64(
     C: *mut f32,
     ldc: i64,
 ) -> mublasStatus_t {
+    // SAFETY (both closures): the caller's arguments, as cuBLAS takes them.
     ffi_boundary!({
-        let entry = entry_index("cublasSgemm_v2_64");
-        let forward = |real: &RealCublas| match real.sgemm_64 {
-            // SAFETY: the caller's arguments, as cuBLAS takes them.
-            Some(f) => unsafe { f(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) },
-            None => crate::status::Status::NotSupported as mublasStatus_t,
-        };
-        match route(handle, entry) {
-            Err(status) => status,
-            Ok(Route::Forward(real)) => forward(real),
-            // SAFETY (both arms): the caller's arguments.
-            Ok(Route::Ours(h)) => unsafe { sgemm(h, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) },
-            Ok(Route::Shadow(h)) => match RealCublas::get().ok() {
-                Some(real) if !fp32_math(Some(real), handle) => {
-                    note_forwarded(entry, "the handle's math mode allows reduced precision");
-                    forward(real)
-                }
-                _ => {
-                    note_served(entry);
-                    unsafe { sgemm(&h, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) }
-                }
-            },
-        }
+        dispatch(
+            handle,
+            "cublasSgemm_v2_64",
+            |real| reduced_precision(real, handle),
+            |real| forward_64(real.sgemm_64, |f| unsafe { f(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) }),
+            |h| unsafe { sgemm(h, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) },
+        )
     })
 }
 
@@ -144,31 +121,20 @@ pub unsafe extern "C" fn cublasGemmEx(
     algo: c_int,
 ) -> mublasStatus_t {
     ffi_boundary!({
-        let entry = entry_index("cublasGemmEx");
-        let forward = |real: &RealCublas| match real.gemm_ex {
-            // SAFETY: the caller's arguments, as cuBLAS takes them.
-            Some(f) => unsafe { f(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo) },
-            None => crate::status::Status::NotSupported as mublasStatus_t,
-        };
         let plain_fp32 = Atype == CUDA_R_32F && Btype == CUDA_R_32F && Ctype == CUDA_R_32F && FP32_COMPUTE_TYPES.contains(&computeType);
-        let (m, n, k, lda, ldb, ldc) = (m as i64, n as i64, k as i64, lda as i64, ldb as i64, ldc as i64);
-        let (alpha, beta, a, b, c) = (alpha as *const f32, beta as *const f32, A as *const f32, B as *const f32, C as *mut f32);
-        match route(handle, entry) {
-            Err(status) => status,
-            Ok(Route::Forward(real)) => forward(real),
-            Ok(Route::Ours(h)) if plain_fp32 => unsafe { sgemm(h, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) },
-            Ok(Route::Ours(_)) => crate::status::Status::NotSupported as mublasStatus_t,
-            Ok(Route::Shadow(h)) => match RealCublas::get().ok() {
-                Some(real) if !plain_fp32 || !fp32_math(Some(real), handle) => {
-                    note_forwarded(entry, "not plain FP32 (types, compute type or math mode)");
-                    forward(real)
-                }
-                _ => {
-                    note_served(entry);
-                    // SAFETY: all three matrices and the scalars are FP32, as checked.
-                    unsafe { sgemm(&h, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) }
-                }
+        let (alpha_f32, beta_f32, a, b, c) = (alpha as *const f32, beta as *const f32, A as *const f32, B as *const f32, C as *mut f32);
+        dispatch(
+            handle,
+            "cublasGemmEx",
+            |real| if plain_fp32 { reduced_precision(real, handle) } else { Some("not plain FP32 (data or compute type)") },
+            // SAFETY: the caller's arguments, as cuBLAS takes them.
+            |real| forward_64(real.gemm_ex, |f| unsafe { f(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo) }),
+            |h| match plain_fp32 {
+                // SAFETY: all three matrices and the scalars are FP32, as checked.
+                true => unsafe { sgemm(h, transa, transb, m as i64, n as i64, k as i64, alpha_f32, a, lda as i64, b, ldb as i64, beta_f32, c, ldc as i64) },
+                // A handle of ours has no real library to forward other types to.
+                false => crate::status::Status::NotSupported as mublasStatus_t,
             },
-        }
+        )
     })
 }

@@ -68,10 +68,48 @@ pub(crate) fn enabled() -> bool {
 pub(crate) enum Route<'a> {
     /// By mublas, on one of our own handles.
     Ours(&'a Handle),
-    /// By mublas, on the shadow of a foreign cuBLAS handle.
-    Shadow(Arc<Handle>),
+    /// By mublas, on the shadow of a foreign cuBLAS handle (of this real library).
+    Shadow(Arc<Handle>, &'static RealCublas),
     /// By the real cuBLAS.
     Forward(&'static RealCublas),
+}
+
+/// Carries out one interposed call of entry point `name`: `serve` runs it with
+/// mublas on our own handle or a foreign handle's shadow, `forward` hands it to
+/// the real cuBLAS. For a foreign handle, `declines` may give a reason to
+/// forward a call mublas could run (a math mode that allows TF32, say).
+pub(crate) fn dispatch(
+    handle: CublasHandle,
+    name: &str,
+    declines: impl FnOnce(&'static RealCublas) -> Option<&'static str>,
+    forward: impl FnOnce(&'static RealCublas) -> mublasStatus_t,
+    serve: impl FnOnce(&Handle) -> mublasStatus_t,
+) -> mublasStatus_t {
+    let entry = entry_index(name);
+    match route(handle, entry) {
+        Err(status) => status,
+        Ok(Route::Forward(real)) => forward(real),
+        Ok(Route::Ours(h)) => serve(h),
+        Ok(Route::Shadow(h, real)) => match declines(real) {
+            Some(why) => {
+                note_forwarded(entry, why);
+                forward(real)
+            }
+            None => {
+                note_served(entry);
+                serve(&h)
+            }
+        },
+    }
+}
+
+/// Calls an optional entry point of the real library (the 64-bit forms, GemmEx),
+/// or NOT_SUPPORTED where it has none.
+pub(crate) fn forward_64<F>(entry: Option<F>, call: impl FnOnce(F) -> mublasStatus_t) -> mublasStatus_t {
+    match entry {
+        Some(f) => call(f),
+        None => Status::NotSupported as mublasStatus_t,
+    }
 }
 
 /// Shadow handles, by the address of the foreign cuBLAS handle.
@@ -99,7 +137,7 @@ pub(crate) fn route<'a>(handle: CublasHandle, entry: usize) -> Result<Route<'a>,
         return Ok(Route::Forward(real));
     }
     match shadow_of_foreign(real, handle) {
-        Ok(shadow) => Ok(Route::Shadow(shadow)),
+        Ok(shadow) => Ok(Route::Shadow(shadow, real)),
         Err(why) => {
             note_forwarded(entry, &why);
             Ok(Route::Forward(real))

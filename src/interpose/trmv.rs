@@ -1,6 +1,6 @@
 //! Interposed cublasStrmv_v2 and cublasStrmv_v2_64.
 
-use super::{entry_index, note_served, route, Route};
+use super::{dispatch, forward_64};
 use crate::capi::ffi_boundary;
 use crate::capi::status_of;
 use crate::capi::types::mublasStatus_t;
@@ -24,17 +24,14 @@ pub unsafe extern "C" fn cublasStrmv_v2(
     incx: c_int,
 ) -> mublasStatus_t {
     ffi_boundary!({
-        let entry = entry_index("cublasStrmv_v2");
-        match route(handle, entry) {
-            Err(status) => status,
+        dispatch(
+            handle,
+            "cublasStrmv_v2",
+            |_| None,
             // SAFETY: the caller's arguments, as cuBLAS takes them.
-            Ok(Route::Forward(real)) => unsafe { (real.strmv)(handle, uplo, trans, diag, n, A, lda, x, incx) },
-            Ok(Route::Ours(h)) => status_of(strmv(h, uplo, trans, diag, n as i64, A as u64, lda as i64, x as u64, incx as i64)),
-            Ok(Route::Shadow(h)) => {
-                note_served(entry);
-                status_of(strmv(&h, uplo, trans, diag, n as i64, A as u64, lda as i64, x as u64, incx as i64))
-            }
-        }
+            |real| unsafe { (real.strmv)(handle, uplo, trans, diag, n, A, lda, x, incx) },
+            |h| status_of(strmv(h, uplo, trans, diag, n as i64, A as u64, lda as i64, x as u64, incx as i64)),
+        )
     })
 }
 
@@ -54,19 +51,13 @@ pub unsafe extern "C" fn cublasStrmv_v2_64(
     incx: i64,
 ) -> mublasStatus_t {
     ffi_boundary!({
-        let entry = entry_index("cublasStrmv_v2_64");
-        match route(handle, entry) {
-            Err(status) => status,
+        dispatch(
+            handle,
+            "cublasStrmv_v2_64",
+            |_| None,
             // SAFETY: the caller's arguments, as cuBLAS takes them.
-            Ok(Route::Forward(real)) => match real.strmv_64 {
-                Some(f) => unsafe { f(handle, uplo, trans, diag, n, A, lda, x, incx) },
-                None => crate::status::Status::NotSupported as mublasStatus_t,
-            },
-            Ok(Route::Ours(h)) => status_of(strmv(h, uplo, trans, diag, n, A as u64, lda, x as u64, incx)),
-            Ok(Route::Shadow(h)) => {
-                note_served(entry);
-                status_of(strmv(&h, uplo, trans, diag, n, A as u64, lda, x as u64, incx))
-            }
-        }
+            |real| forward_64(real.strmv_64, |f| unsafe { f(handle, uplo, trans, diag, n, A, lda, x, incx) }),
+            |h| status_of(strmv(h, uplo, trans, diag, n, A as u64, lda, x as u64, incx)),
+        )
     })
 }
