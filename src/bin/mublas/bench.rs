@@ -5,8 +5,7 @@
 //! inputs rotated over 512 MiB (the H100's L2 is 50 MB), random data, cuBLAS
 //! measured the same way in the same run, its calls alternating with mublas's.
 
-use crate::workload::{AxpyLayout, Workload, WARMUPS};
-use mublas::capi::handle::{mublasCreate, mublasDestroy};
+use crate::workload::{AxpyLayout, MublasSession, Workload, WARMUPS};
 use mublas::capi::types::*;
 use mublas::harness::{EventTimer, Random};
 use mublas::real_cublas::RealCublas;
@@ -136,15 +135,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
             return Ok(());
         }
     }
-    mublas::launch::driver::init().map_err(|e| format!("no usable GPU: {e}"))?;
-    let mut handle: mublasHandle_t = std::ptr::null_mut();
-    // SAFETY: a valid out-pointer.
-    let status = unsafe { mublasCreate(&mut handle) };
-    if status != MUBLAS_STATUS_SUCCESS {
-        return Err(format!("mublasCreate failed with status {status}"));
-    }
-    // SAFETY: a live handle from mublasCreate is a Handle.
-    let h: &mublas::Handle = unsafe { &*(handle as *const mublas::Handle) };
+    let session = MublasSession::open()?;
+    let (h, handle) = (session.handle(), session.raw());
     let cublas = RealCublas::get().map_err(|e| eprintln!("mublas bench: no cuBLAS to compare with: {e}")).ok();
     println!("device: {} ({} SMs); cuBLAS: {}", h.device.model().name, h.device.model().sm_count, cublas.map(|c| c.soname).unwrap_or("none"));
     let timer = EventTimer::new(h.device.context(), h.stream()).map_err(|e| e.to_string())?;
@@ -185,8 +177,6 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if let Some(path) = &options.csv {
         std::fs::write(path, csv(&rows)).map_err(|e| format!("{path}: {e}"))?;
     }
-    // SAFETY: created above, destroyed once.
-    unsafe { mublasDestroy(handle) };
     Ok(())
 }
 

@@ -9,8 +9,7 @@
 //! within 3 % of the best candidate.
 
 use crate::tune::{time_candidates, Sample};
-use crate::workload::{AxpyLayout, Workload};
-use mublas::capi::handle::{mublasCreate, mublasDestroy};
+use crate::workload::{AxpyLayout, MublasSession, Workload};
 use mublas::capi::types::*;
 use mublas::harness::{EventTimer, Random};
 use mublas::real_cublas::RealCublas;
@@ -94,14 +93,8 @@ fn workload_for(h: &mublas::Handle, handle: mublasHandle_t, routine: &str, size:
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let options = parse(args)?;
-    mublas::launch::driver::init().map_err(|e| format!("no usable GPU: {e}"))?;
-    let mut handle: mublasHandle_t = std::ptr::null_mut();
-    // SAFETY: a valid out-pointer.
-    if unsafe { mublasCreate(&mut handle) } != MUBLAS_STATUS_SUCCESS {
-        return Err("mublasCreate failed".into());
-    }
-    // SAFETY: a live handle from mublasCreate is a Handle.
-    let h: &mublas::Handle = unsafe { &*(handle as *const mublas::Handle) };
+    let session = MublasSession::open()?;
+    let (h, handle) = (session.handle(), session.raw());
     let timer = EventTimer::new(h.device.context(), h.stream()).map_err(|e| e.to_string())?;
     let cublas = RealCublas::get().ok();
     let mut random = Random::new(8);
@@ -170,8 +163,6 @@ pub fn run(args: &[String]) -> Result<(), String> {
         plot(routine, &points, &svg_path).map_err(|e| format!("{}: {e}", svg_path.display()))?;
         println!("wrote {} and {}", csv_path.display(), svg_path.display());
     }
-    // SAFETY: created above, destroyed once.
-    unsafe { mublasDestroy(handle) };
     Ok(())
 }
 

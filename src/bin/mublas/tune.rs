@@ -11,8 +11,7 @@
 //! of every candidate (median of 5), then a longer one (median of 25) of the
 //! few within 15 % of the best, and the recipe comes from the longer timings.
 
-use crate::workload::{AxpyLayout, Workload};
-use mublas::capi::handle::{mublasCreate, mublasDestroy};
+use crate::workload::{AxpyLayout, MublasSession, Workload};
 use mublas::capi::types::*;
 use mublas::harness::{EventTimer, Random};
 use mublas::tuner::optimizer::candidates;
@@ -136,14 +135,8 @@ pub fn derive_recipe(samples: &[Sample], target: f64, two_dimensional: bool) -> 
 pub fn run(args: &[String]) -> Result<(), String> {
     let options = parse(args)?;
     let started = Instant::now();
-    mublas::launch::driver::init().map_err(|e| format!("no usable GPU: {e}"))?;
-    let mut handle: mublasHandle_t = std::ptr::null_mut();
-    // SAFETY: a valid out-pointer.
-    if unsafe { mublasCreate(&mut handle) } != MUBLAS_STATUS_SUCCESS {
-        return Err("mublasCreate failed".into());
-    }
-    // SAFETY: a live handle from mublasCreate is a Handle.
-    let h: &mublas::Handle = unsafe { &*(handle as *const mublas::Handle) };
+    let session = MublasSession::open()?;
+    let (h, handle) = (session.handle(), session.raw());
     let model = h.device.model().clone();
     let timer = EventTimer::new(h.device.context(), h.stream()).map_err(|e| e.to_string())?;
     let mut random = Random::new(409_600);
@@ -188,7 +181,5 @@ pub fn run(args: &[String]) -> Result<(), String> {
     std::fs::write(&path, book.serialise()).map_err(|e| format!("{}: {e}", path.display()))?;
     println!("recipes written to {}", path.display());
     println!("tuning took {:.1} s", started.elapsed().as_secs_f64());
-    // SAFETY: created above, destroyed once.
-    unsafe { mublasDestroy(handle) };
     Ok(())
 }

@@ -90,6 +90,71 @@ impl Pool {
     }
 }
 
+/// A cuBLAS or mublas status as a result (both libraries number them alike).
+fn checked(routine: &str, status: i32) -> mublas::Result<()> {
+    match status {
+        0 => Ok(()),
+        status => Err(Error::ExecutionFailed(format!("{routine} status {status}"))),
+    }
+}
+
+/// A mublas handle made through the C ABI, as a user's program makes it, for the
+/// tools' timed calls; destroyed on drop.
+pub struct MublasSession(mublasHandle_t);
+
+impl MublasSession {
+    /// Initialises the driver and creates the handle, or says why there is no GPU to use.
+    pub fn open() -> Result<MublasSession, String> {
+        mublas::launch::driver::init().map_err(|e| format!("no usable GPU: {e}"))?;
+        let mut handle: mublasHandle_t = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer.
+        let status = unsafe { mublas::capi::handle::mublasCreate(&mut handle) };
+        if status != mublas::capi::types::MUBLAS_STATUS_SUCCESS {
+            return Err(format!("mublasCreate failed with status {status}"));
+        }
+        Ok(MublasSession(handle))
+    }
+
+    /// The handle as C sees it, for calls through the exports.
+    pub fn raw(&self) -> mublasHandle_t {
+        self.0
+    }
+
+    /// The object behind it, for the tuner and the launch layer.
+    pub fn handle(&self) -> &Handle {
+        // SAFETY: a live handle from mublasCreate is a Handle; it lives as long as self.
+        unsafe { &*(self.0 as *const Handle) }
+    }
+}
+
+impl Drop for MublasSession {
+    fn drop(&mut self) {
+        // SAFETY: created by `open`, destroyed once.
+        unsafe { mublas::capi::handle::mublasDestroy(self.0) };
+    }
+}
+
+/// A handle of the real cuBLAS for the comparisons, destroyed on drop.
+struct CublasSession<'a>(CublasHandle, &'a RealCublas);
+
+impl<'a> CublasSession<'a> {
+    fn new(c: &'a RealCublas) -> Result<CublasSession<'a>, String> {
+        let mut ch = std::ptr::null_mut();
+        // SAFETY: cuBLAS's own create on the current device.
+        if unsafe { (c.create)(&mut ch) } != 0 {
+            return Err("cublasCreate failed".into());
+        }
+        Ok(CublasSession(ch, c))
+    }
+}
+
+impl Drop for CublasSession<'_> {
+    fn drop(&mut self) {
+        // SAFETY: created by `new`, destroyed once (cuBLAS waits for its work first).
+        unsafe { (self.1.destroy)(self.0) };
+    }
+}
+
 pub struct Workload {
     pub routine: &'static str,
     pub label: String,
@@ -266,10 +331,7 @@ impl Workload {
 
     /// One mublas call on the inputs of rep `i`, not timed.
     pub fn call_mublas(&self, i: usize) -> Result<(), String> {
-        match (self.mublas)(i) {
-            0 => Ok(()),
-            status => Err(format!("{} status {status}", self.routine)),
-        }
+        checked(self.routine, (self.mublas)(i)).map_err(|e| e.to_string())
     }
 
     pub fn addresses(&self, i: usize) -> (u64, u64) {
@@ -279,28 +341,18 @@ impl Workload {
     /// Host µs per cuBLAS call, `calls` back to back, then synchronised.
     pub fn cublas_host_us(&self, c: &RealCublas, calls: usize) -> Result<f64, String> {
         let Some(call) = &self.cublas else { return Ok(f64::NAN) };
-        let mut ch = std::ptr::null_mut();
-        // SAFETY: cuBLAS's own create/destroy on the current device.
-        if unsafe { (c.create)(&mut ch) } != 0 {
-            return Err("cublasCreate failed".into());
-        }
+        let ch = CublasSession::new(c)?;
         let started = std::time::Instant::now();
         for i in 0..calls {
-            call(c, ch, i);
+            call(c, ch.0, i);
         }
-        let us = started.elapsed().as_secs_f64() * 1e6 / calls as f64;
-        // SAFETY: destroyed once (cuBLAS synchronises its work first).
-        unsafe { (c.destroy)(ch) };
-        Ok(us)
+        Ok(started.elapsed().as_secs_f64() * 1e6 / calls as f64)
     }
 
     /// Median µs of mublas over `reps` calls after `warmups`.
     pub fn time_mublas(&self, timer: &EventTimer, warmups: usize, reps: usize) -> Result<f64, String> {
         timer
-            .median_us(warmups, reps, |i| match (self.mublas)(i) {
-                0 => Ok(()),
-                status => Err(Error::ExecutionFailed(format!("{} status {status}", self.routine))),
-            })
+            .median_us(warmups, reps, |i| checked(self.routine, (self.mublas)(i)))
             .map_err(|e| e.to_string())
     }
 
@@ -310,55 +362,24 @@ impl Workload {
     /// the other's output in the L2.
     pub fn time_alternating(&self, c: &RealCublas, timer: &EventTimer, warmups: usize, reps: usize) -> Result<(f64, Option<f64>), String> {
         let Some(call) = &self.cublas else { return Ok((self.time_mublas(timer, warmups, reps)?, None)) };
-        let mut ch = std::ptr::null_mut();
-        // SAFETY: cuBLAS's own create/destroy on the current device.
-        if unsafe { (c.create)(&mut ch) } != 0 {
-            return Err("cublasCreate failed".into());
-        }
+        let ch = CublasSession::new(c)?;
         let (mut ours, mut theirs) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
-        let mut result = Ok(());
         for i in 0..warmups + reps {
-            let mublas_us = timer.time_us(|| match (self.mublas)(2 * i) {
-                0 => Ok(()),
-                status => Err(Error::ExecutionFailed(format!("{} status {status}", self.routine))),
-            });
-            let cublas_us = timer.time_us(|| match call(c, ch, 2 * i + 1) {
-                0 => Ok(()),
-                status => Err(Error::ExecutionFailed(format!("cuBLAS {} status {status}", self.routine))),
-            });
-            match (mublas_us, cublas_us) {
-                (Ok(m), Ok(cu)) if i >= warmups => {
-                    ours.push(m);
-                    theirs.push(cu);
-                }
-                (Ok(_), Ok(_)) => {}
-                (Err(e), _) | (_, Err(e)) => {
-                    result = Err(e.to_string());
-                    break;
-                }
+            let mublas_us = timer.time_us(|| checked(self.routine, (self.mublas)(2 * i))).map_err(|e| e.to_string())?;
+            let cublas_us = timer.time_us(|| checked(self.routine, call(c, ch.0, 2 * i + 1))).map_err(|e| e.to_string())?;
+            if i >= warmups {
+                ours.push(mublas_us);
+                theirs.push(cublas_us);
             }
         }
-        // SAFETY: destroyed once.
-        unsafe { (c.destroy)(ch) };
-        result?;
         Ok((median(&mut ours), Some(median(&mut theirs))))
     }
 
     /// Median µs of cuBLAS, on a cuBLAS handle of its own on the same (default) stream.
     pub fn time_cublas(&self, c: &RealCublas, timer: &EventTimer, warmups: usize, reps: usize) -> Result<Option<f64>, String> {
         let Some(call) = &self.cublas else { return Ok(None) };
-        let mut ch = std::ptr::null_mut();
-        // SAFETY: cuBLAS's own create/destroy on the current device.
-        if unsafe { (c.create)(&mut ch) } != 0 {
-            return Err("cublasCreate failed".into());
-        }
-        let result = timer.median_us(warmups, reps, |i| match call(c, ch, i) {
-            0 => Ok(()),
-            status => Err(Error::ExecutionFailed(format!("cuBLAS {} status {status}", self.routine))),
-        });
-        // SAFETY: destroyed once.
-        unsafe { (c.destroy)(ch) };
-        result.map(Some).map_err(|e| e.to_string())
+        let ch = CublasSession::new(c)?;
+        timer.median_us(warmups, reps, |i| checked(self.routine, call(c, ch.0, i))).map(Some).map_err(|e| e.to_string())
     }
 
     pub fn rate(&self, us: f64) -> f64 {
