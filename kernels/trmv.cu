@@ -109,6 +109,9 @@ __device__ __forceinline__ void trmv_n_body(i64 n, i64 P, i64 q, i64 tiles, int 
     const i64 row0 = item.p0 + (VEC4 ? 4 * tx : tx);
     const i64 estride = VEC4 ? 1 : Tx;
     const bool rows_full = row0 + 3 * estride < n;
+    // x as one float4 (a warp-wide broadcast) instead of four scalar loads, for unit
+    // stride and a 16-byte aligned x: column groups start at multiples of 4.
+    const bool x4 = VEC4 && incx == 1 && aligned16(x);
 
     float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 
@@ -132,8 +135,13 @@ __device__ __forceinline__ void trmv_n_body(i64 n, i64 P, i64 q, i64 tiles, int 
                 }
             }
             float xv[4];
+            if (x4) {
+                const float4 v = __ldg(reinterpret_cast<const float4 *>(xp));
+                xv[0] = v.x; xv[1] = v.y; xv[2] = v.z; xv[3] = v.w;
+            } else {
 #pragma unroll
-            for (int c = 0; c < 4; ++c) xv[c] = __ldg(xp + c * incx);
+                for (int c = 0; c < 4; ++c) xv[c] = __ldg(xp + c * incx);
+            }
 #pragma unroll
             for (int c = 0; c < 4; ++c) {
 #pragma unroll

@@ -11,7 +11,8 @@ fi
 ptxas="$(python3 -c 'import nvidia.cuda_nvcc as m; print(list(m.__path__)[0])')/bin/ptxas"
 target="${CARGO_TARGET_DIR:-target}"
 cargo build --release --lib -q
-out=$(ls -dt "$target"/release/build/mublas-*/out | head -1)
+# The out folder with the newest PTX (a folder's own time changes only when files are added).
+out=$(dirname "$(ls -t "$target"/release/build/mublas-*/out/*.ptx | head -1)")
 for ptx in "$out"/*.ptx; do
   for arch in ${ARCHS:-sm_90 sm_80}; do
     echo "== $(basename "$ptx" .compute_70.ptx) $arch"
