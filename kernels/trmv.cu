@@ -24,10 +24,12 @@
 // Inside an item: the part of the reduction range outside the tile's P×P
 // diagonal square is entirely inside the referenced triangle, so it runs a fast
 // loop with 16-byte loads (vec4) or four coalesced scalar loads (scalar layout,
-// any lda and alignment), no per-element test. The diagonal square, ragged
-// ends and the rows/columns beyond n run a checked loop that tests each
-// element and never loads one outside the referenced triangle (nor the
-// diagonal when it is unit).
+// any lda and alignment), no per-element test. For op N the diagonal square
+// runs the same loads (every element of the n × n square is inside the lda × n
+// array the API describes) and adds the referenced elements only, by a select.
+// Ragged ends, the rows/columns beyond n and op T's (4-column) diagonal square
+// run a checked loop that tests each element and never loads one outside the
+// referenced triangle (nor the diagonal when it is unit).
 //
 // Thread layout. vec4: thread tx owns outputs (N) or reduction rows (T)
 // base + 4·tx + e; scalar: base + tx + e·blockDim.x (e = 0..3). Either way a
@@ -96,6 +98,79 @@ __device__ __forceinline__ bool trmv_referenced(i64 i, i64 j, bool lower, bool u
 // ---------------------------------------------------------------------------
 // Pass 1, op N: partial[k·n + i] = Σ_{j in item} A[i, j] · x[j].
 
+// One step of op N: the thread's 4 rows of 4 consecutive columns starting at
+// `col` (row0 of the first column), and the 4 x values they meet; with X4 (unit
+// stride, x 16-byte aligned; column groups start at multiples of 4) x is one
+// float4, a warp-wide broadcast, instead of four loads.
+template <bool VEC4, bool X4>
+__device__ __forceinline__ void trmv_n_load_group(const float *col, i64 lda, i64 estride, const float *xp, i64 incx,
+                                                  float (&a)[4][4], float (&xv)[4]) {
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+        if (VEC4) {
+            const float4 v = __ldg(reinterpret_cast<const float4 *>(col + c * lda));
+            a[c][0] = v.x; a[c][1] = v.y; a[c][2] = v.z; a[c][3] = v.w;
+        } else {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) a[c][e] = __ldg(col + c * lda + e * estride);
+        }
+    }
+    if (X4) {
+        const float4 v = __ldg(reinterpret_cast<const float4 *>(xp));
+        xv[0] = v.x; xv[1] = v.y; xv[2] = v.z; xv[3] = v.w;
+    } else {
+#pragma unroll
+        for (int c = 0; c < 4; ++c) xv[c] = __ldg(xp + c * incx);
+    }
+}
+
+// Op N's unchecked loops, for a thread whose 4 rows are all < n: the item's
+// rectangle from column j, then the whole column groups of its diagonal square
+// from column jd; both advance past what they did. A template per X4, so that
+// each loop keeps only its own addresses in registers.
+template <bool VEC4, bool X4>
+__device__ __forceinline__ void trmv_n_fast(const TrmvItem &item, i64 row0, i64 estride, int Ty, bool lower, bool unit,
+                                            const float *__restrict__ A, i64 lda, const float *__restrict__ x, i64 incx,
+                                            i64 &j, i64 &jd, float (&acc)[4]) {
+    // The rectangle: 4 columns per step, all referenced.
+    const float *col = A + j * lda + row0;
+    const float *xp = x + j * incx;
+    const i64 col_step = 4 * static_cast<i64>(Ty) * lda;
+    const i64 x_step = 4 * static_cast<i64>(Ty) * incx;
+    for (; j + 3 < item.rect_hi; j += 4 * Ty, col += col_step, xp += x_step) {
+        float a[4][4], xv[4];
+        trmv_n_load_group<VEC4, X4>(col, lda, estride, xp, incx, a, xv);
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) acc[e] = fmaf(a[c][e], xv[c], acc[e]);
+        }
+    }
+    // The diagonal square: the same loads, and the multiply-adds of the
+    // referenced elements only, by a select (an unreferenced element, or the x it
+    // would meet, may be NaN or Inf). Checked, the square was the slow part of
+    // every item at large tiles. Element (e, c) is referenced when
+    // sign·(i - j) ≥ need: sign = 1 and i ≥ j (lower), sign = -1 and i ≤ j
+    // (upper); need = 1 without the diagonal (unit). i - j is small: both lie in
+    // the tile's square.
+    const int sign = lower ? 1 : -1, need = unit ? 1 : 0;
+    const int sign_estride = sign * static_cast<int>(estride);
+    for (; jd + 3 < item.diag_hi; jd += 4 * Ty) {
+        float a[4][4], xv[4];
+        trmv_n_load_group<VEC4, X4>(A + jd * lda + row0, lda, estride, x + jd * incx, incx, a, xv);
+        const int sd = sign * static_cast<int>(row0 - jd);
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const bool referenced = sd + e * sign_estride - c * sign >= need;
+                const float sum = fmaf(a[c][e], xv[c], acc[e]);
+                acc[e] = referenced ? sum : acc[e];
+            }
+        }
+    }
+}
+
 template <bool VEC4>
 __device__ __forceinline__ void trmv_n_body(i64 n, i64 P, i64 q, i64 tiles, int lower, int unit,
                                             const float *__restrict__ A, i64 lda,
@@ -109,51 +184,29 @@ __device__ __forceinline__ void trmv_n_body(i64 n, i64 P, i64 q, i64 tiles, int 
     const i64 row0 = item.p0 + (VEC4 ? 4 * tx : tx);
     const i64 estride = VEC4 ? 1 : Tx;
     const bool rows_full = row0 + 3 * estride < n;
-    // x as one float4 (a warp-wide broadcast) instead of four scalar loads, for unit
-    // stride and a 16-byte aligned x: column groups start at multiples of 4.
-    const bool x4 = VEC4 && incx == 1 && aligned16(x);
 
     float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 
     i64 j = item.rect_lo + 4 * ty;
+    i64 jd = item.diag_lo + 4 * ty;
     if (rows_full) {
-        // Fast loop: 4 columns per step, all referenced, all rows < n.
-        const float *col = A + j * lda + row0;
-        const float *xp = x + j * incx;
-        const i64 col_step = 4 * static_cast<i64>(Ty) * lda;
-        const i64 x_step = 4 * static_cast<i64>(Ty) * incx;
-        for (; j + 3 < item.rect_hi; j += 4 * Ty, col += col_step, xp += x_step) {
-            float a[4][4];
-#pragma unroll
-            for (int c = 0; c < 4; ++c) {
-                if (VEC4) {
-                    const float4 v = __ldg(reinterpret_cast<const float4 *>(col + c * lda));
-                    a[c][0] = v.x; a[c][1] = v.y; a[c][2] = v.z; a[c][3] = v.w;
-                } else {
-#pragma unroll
-                    for (int e = 0; e < 4; ++e) a[c][e] = __ldg(col + c * lda + e * estride);
-                }
-            }
-            float xv[4];
-            if (x4) {
-                const float4 v = __ldg(reinterpret_cast<const float4 *>(xp));
-                xv[0] = v.x; xv[1] = v.y; xv[2] = v.z; xv[3] = v.w;
-            } else {
-#pragma unroll
-                for (int c = 0; c < 4; ++c) xv[c] = __ldg(xp + c * incx);
-            }
-#pragma unroll
-            for (int c = 0; c < 4; ++c) {
-#pragma unroll
-                for (int e = 0; e < 4; ++e) acc[e] = fmaf(a[c][e], xv[c], acc[e]);
-            }
+        if (VEC4 && incx == 1 && aligned16(x)) {
+            trmv_n_fast<VEC4, true>(item, row0, estride, Ty, lower, unit, A, lda, x, incx, j, jd, acc);
+        } else {
+            trmv_n_fast<VEC4, false>(item, row0, estride, Ty, lower, unit, A, lda, x, incx, j, jd, acc);
         }
+    } else if (row0 >= n) {
+        // No row of this thread exists (the last tile): skip the checked loop,
+        // which would walk the whole reduction range loading x for nothing. In the
+        // prefix layout (lower) that tile has the longest range of all.
+        j = item.rect_hi;
+        jd = item.diag_hi;
     }
-    // Checked: what the fast loop left of the rectangle (a ragged group, or all of
-    // it when some rows are past n), then the diagonal square.
+    // Checked: what the fast loops left of the rectangle and of the diagonal
+    // square (a ragged group, or all of them when some rows are past n).
     for (int part = 0; part < 2; ++part) {
         const i64 hi = part == 0 ? item.rect_hi : item.diag_hi;
-        if (part == 1) j = item.diag_lo + 4 * ty;
+        if (part == 1) j = jd;
         for (; j < hi; j += 4 * Ty) {
             // Every load of the step is issued before any FMA (predicated, never
             // touching an unreferenced element): one memory round trip per step,

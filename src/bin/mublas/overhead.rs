@@ -43,15 +43,58 @@ pub fn run(h: &mublas::Handle, handle: mublasHandle_t, cublas: Option<&RealCubla
     let direct_host = started.elapsed().as_secs_f64() * 1e6 / calls as f64;
     mublas::harness::stream::synchronize(ctx, h.stream()).map_err(|e| e.to_string())?;
 
-    let mublas_event = workload.time_mublas(&timer, 10, 200)?;
-    let direct_event = timer.median_us(10, 200, direct).map_err(|e| e.to_string())?;
+    // Event-timed, the mublas call and the direct launch alternating, so that a
+    // drift of the GPU's clocks or of the host does not favour either.
+    let (mut mublas_times, mut direct_times) = (Vec::new(), Vec::new());
+    for i in 0..210 {
+        let ours = timer.time_us(|| workload.call_mublas(2 * i).map_err(mublas::Error::ExecutionFailed)).map_err(|e| e.to_string())?;
+        let bare = timer.time_us(|| direct(2 * i + 1)).map_err(|e| e.to_string())?;
+        if i >= 10 {
+            mublas_times.push(ours);
+            direct_times.push(bare);
+        }
+    }
+    let mublas_event = mublas::harness::timing::median(&mut mublas_times);
+    let direct_event = mublas::harness::timing::median(&mut direct_times);
     println!("SAXPY n = {n}, plan {}x{} grid {:?}:", plan.shape.tx, plan.shape.ty, plan.geometry.grid);
     println!("  host µs per call, 20000 back to back: mublas {mublas_host:.2}, direct launch {direct_host:.2}");
-    println!("  event-timed µs (median of 200):      mublas {mublas_event:.2}, direct launch {direct_event:.2}");
+    println!("  event-timed µs (median of 200, alternating): mublas {mublas_event:.2}, direct launch {direct_event:.2}");
+    print_host_breakdown(h, handle, &workload)?;
     if let Some(c) = cublas {
-        let cublas_event = workload.time_cublas(c, &timer, 10, 200)?.unwrap_or(f64::NAN);
         let host = workload.cublas_host_us(c, calls)?;
-        println!("  cuBLAS: host µs per call {host:.2}, event-timed {cublas_event:.2}");
+        let (ours, theirs) = workload.time_alternating(c, &timer, 10, 200)?;
+        println!("  cuBLAS: host µs per call {host:.2}; event-timed, alternating with mublas: cuBLAS {:.2}, mublas {ours:.2}", theirs.unwrap_or(f64::NAN));
     }
+    Ok(())
+}
+
+/// Host ns of each step of a mublas call but the launch, each alone in a loop:
+/// where the full call's cost beyond the bare launch goes.
+fn print_host_breakdown(h: &mublas::Handle, handle: mublasHandle_t, workload: &Workload) -> Result<(), String> {
+    const ROUNDS: u32 = 200_000;
+    let per_call_ns = |f: &mut dyn FnMut()| {
+        let started = Instant::now();
+        for _ in 0..ROUNDS {
+            f();
+        }
+        started.elapsed().as_secs_f64() * 1e9 / ROUNDS as f64
+    };
+    let ctx = h.device.context();
+    let kernel = h.device.kernel(workload.spec.name).map_err(|e| e.to_string())?;
+    let mut stream = std::ptr::null_mut();
+    let api = per_call_ns(&mut || {
+        // SAFETY: a live handle and a place for the stream.
+        std::hint::black_box(unsafe { mublas::capi::handle::mublasGetStream(handle, &mut stream) });
+    });
+    let bind = per_call_ns(&mut || {
+        std::hint::black_box(mublas::launch::context::ContextGuard::bind(ctx).is_ok());
+    });
+    let lookup = per_call_ns(&mut || {
+        std::hint::black_box(h.device.kernel(std::hint::black_box(workload.spec.name)).is_ok());
+    });
+    let plan = per_call_ns(&mut || {
+        std::hint::black_box(h.device.tuner.plan(workload.spec, &kernel.model, std::hint::black_box(&workload.problem)));
+    });
+    println!("  host ns per step ({ROUNDS} rounds): C-ABI entry + handle check {api:.0}, context bind {bind:.0}, kernel lookup {lookup:.0}, plan {plan:.0}");
     Ok(())
 }
