@@ -155,12 +155,12 @@ fn candidate_dirs() -> Vec<PathBuf> {
     // The pip wheel nvidia-cuda-nvrtc-cu12, wherever the Python on PATH installed it.
     for python in ["python3", "python"] {
         let script = "import nvidia.cuda_nvrtc as m; print(list(m.__path__)[0])";
-        if let Ok(out) = Command::new(python).args(["-c", script]).output() {
-            if out.status.success() {
-                let dir = String::from_utf8_lossy(&out.stdout).trim().to_string();
-                dirs.push(PathBuf::from(dir).join("lib"));
-                break;
-            }
+        if let Ok(out) = Command::new(python).args(["-c", script]).output()
+            && out.status.success()
+        {
+            let dir = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            dirs.push(PathBuf::from(dir).join("lib"));
+            break;
         }
     }
     dirs

@@ -28,9 +28,12 @@ pub struct RealCublas {
     pub strmv: unsafe extern "C" fn(CublasHandle, c_int, c_int, c_int, c_int, *const f32, c_int, *mut f32, c_int) -> c_int,
     pub sgemm: unsafe extern "C" fn(CublasHandle, c_int, c_int, c_int, c_int, c_int, *const f32, *const f32, c_int, *const f32, c_int, *const f32, *mut f32, c_int) -> c_int,
     /// The 64-bit forms (cuBLAS 12 on): absent from older libraries.
+    #[allow(clippy::type_complexity)]
     pub saxpy_64: Option<unsafe extern "C" fn(CublasHandle, i64, *const f32, *const f32, i64, *mut f32, i64) -> c_int>,
+    #[allow(clippy::type_complexity)]
     pub sgemv_64: Option<unsafe extern "C" fn(CublasHandle, c_int, i64, i64, *const f32, *const f32, i64, *const f32, i64, *const f32, *mut f32, i64) -> c_int>,
     pub strmv_64: Option<unsafe extern "C" fn(CublasHandle, c_int, c_int, c_int, i64, *const f32, i64, *mut f32, i64) -> c_int>,
+    #[allow(clippy::type_complexity)]
     pub sgemm_64: Option<unsafe extern "C" fn(CublasHandle, c_int, c_int, i64, i64, i64, *const f32, *const f32, i64, *const f32, i64, *const f32, *mut f32, i64) -> c_int>,
     #[allow(clippy::type_complexity)]
     pub gemm_ex: Option<unsafe extern "C" fn(CublasHandle, c_int, c_int, c_int, c_int, c_int, *const c_void, *const c_void, c_int, c_int, *const c_void, c_int, c_int, *const c_void, *mut c_void, c_int, c_int, c_int, c_int) -> c_int>,

@@ -85,7 +85,7 @@ fn gpu_saxpy_case_matrix() {
             for incy in increments {
                 for (k, offset) in [0usize, 1, 2].into_iter().enumerate() {
                     let alpha = [1.5f32, -0.75, 0.0][(n + k) % 3];
-                    let device_alpha = (n + k + incx as usize) % 2 == 0;
+                    let device_alpha = (n + k + incx as usize).is_multiple_of(2);
                     let case = Case { n, incx, incy, offset, alpha, device_alpha };
                     // cuBLAS on a subset: it is slow to create a handle per case.
                     let compare = if k == 0 && incx == incy { cublas } else { None };
@@ -188,7 +188,7 @@ fn gpu_handle_api() {
         assert_eq!(mublasSetPointerMode(gpu.handle, -1), MUBLAS_STATUS_INVALID_VALUE);
         assert_eq!(mublasGetPointerMode(gpu.handle, std::ptr::null_mut()), MUBLAS_STATUS_INVALID_VALUE);
         assert_eq!(mublasGetStream(gpu.handle, std::ptr::null_mut()), MUBLAS_STATUS_INVALID_VALUE);
-        let mut stream = 1usize as *mut CUstream_st;
+        let mut stream = std::ptr::dangling_mut::<CUstream_st>(); // not null: the call must overwrite it
         assert_eq!(mublasGetStream(gpu.handle, &mut stream), MUBLAS_STATUS_SUCCESS);
         assert!(stream.is_null(), "a new handle uses the legacy default stream");
     }

@@ -68,6 +68,7 @@ fn vector_copy(n: c_int, elem_size: c_int, source: Memory, incx: c_int, destinat
 }
 
 /// The copy of a rows × cols column-major matrix, or the status for bad arguments.
+#[allow(clippy::too_many_arguments)] // cuBLAS's own argument list, plus one flag
 fn matrix_copy(rows: c_int, cols: c_int, elem_size: c_int, source: Memory, lda: c_int, destination: Memory, ldb: c_int, null: bool) -> Result<Option<Copy2d>, mublasStatus_t> {
     if rows < 0 || cols < 0 || elem_size <= 0 || lda < rows.max(1) || ldb < rows.max(1) {
         return Err(MUBLAS_STATUS_INVALID_VALUE);

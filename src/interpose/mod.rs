@@ -34,9 +34,8 @@ pub const ENTRY_POINTS: &[&str] =
     &["cublasSaxpy_v2", "cublasSaxpy_v2_64", "cublasSgemv_v2", "cublasSgemv_v2_64", "cublasStrmv_v2", "cublasStrmv_v2_64",
       "cublasSgemm_v2", "cublasSgemm_v2_64", "cublasGemmEx"];
 
-const ZERO: AtomicU64 = AtomicU64::new(0);
-static SERVED_CALLS: [AtomicU64; ENTRY_POINTS.len()] = [ZERO; ENTRY_POINTS.len()];
-static FORWARDED_CALLS: [AtomicU64; ENTRY_POINTS.len()] = [ZERO; ENTRY_POINTS.len()];
+static SERVED_CALLS: [AtomicU64; ENTRY_POINTS.len()] = [const { AtomicU64::new(0) }; ENTRY_POINTS.len()];
+static FORWARDED_CALLS: [AtomicU64; ENTRY_POINTS.len()] = [const { AtomicU64::new(0) }; ENTRY_POINTS.len()];
 
 pub(crate) fn entry_index(name: &str) -> usize {
     ENTRY_POINTS.iter().position(|n| *n == name).expect("known entry point")

@@ -40,7 +40,7 @@ fn one_dimensional(problem: &Problem, shape: &LaunchShape) -> Geometry {
 /// once y is aligned, x is too; and fewer than 2^30 float4 groups, because it
 /// counts them in 32 bits (the 64-bit API's larger vectors go strided).
 pub fn vec4_applies(x: &StridedVector, y: &StridedVector) -> bool {
-    x.is_contiguous() && y.is_contiguous() && (x.base % 16) == (y.base % 16) && x.base % 4 == 0 && y.len < (1 << 32)
+    x.is_contiguous() && y.is_contiguous() && (x.base % 16) == (y.base % 16) && x.base.is_multiple_of(4) && y.len < (1 << 32)
 }
 
 /// Which kernel, and the problem size the tuner sees for it.

@@ -268,7 +268,7 @@ mod tests {
 
     /// Shared memory on H100: 48 KiB static + 1 KiB reserved = 50176 bytes
     /// (a multiple of 128) → floor(233472 / 50176) = 4 blocks. 227 KiB dynamic
-    /// + 1 KiB = 233472 = the limit → 1 block; one byte more rounds to 233600
+    /// plus 1 KiB = 233472 = the limit → 1 block; one byte more rounds to 233600
     /// and cannot launch. 100 bytes dynamic: 1124 rounds to 1152 → 202 blocks,
     /// so the block limit (32) binds.
     #[test]

@@ -189,7 +189,7 @@ fn print_spread(rows: &[Row]) {
             let in_sweep = |r: &&Row| {
                 r.label.strip_prefix(op).and_then(|rest| rest.trim().split('x').next()?.parse::<usize>().ok()).is_some_and(|n| (4096..=4224).contains(&n))
             };
-            rows.iter().filter(|r| r.routine == "sgemv").filter(in_sweep).filter_map(|r| f(r)).collect()
+            rows.iter().filter(|r| r.routine == "sgemv").filter(in_sweep).filter_map(f).collect()
         };
         for (who, mut times) in [("mublas", pick(&|r: &Row| Some(r.mublas_us))), ("cuBLAS", pick(&|r: &Row| r.cublas_us))] {
             if times.is_empty() {
@@ -203,7 +203,7 @@ fn print_spread(rows: &[Row]) {
 }
 
 fn print_table(rows: &[Row]) {
-    println!("{:<7} {:<24} {:>10} {:>8} {:>10} {:>8} {:>6}  {}", "routine", "size", "mublas us", "rate", "cuBLAS us", "rate", "mu/cu", "mublas plan");
+    println!("{:<7} {:<24} {:>10} {:>8} {:>10} {:>8} {:>6}  mublas plan", "routine", "size", "mublas us", "rate", "cuBLAS us", "rate", "mu/cu");
     for r in rows {
         let (cu_us, cu_rate, ratio) = match (r.cublas_us, r.cublas_rate) {
             (Some(us), Some(rate)) => (format!("{us:.1}"), format!("{rate:.1}"), format!("{:.2}", us / r.mublas_us)),

@@ -155,6 +155,9 @@ impl Drop for CublasSession<'_> {
     }
 }
 
+/// The same call through the real cuBLAS: (library, its handle, rep index) → status.
+type CublasCall = Box<dyn Fn(&RealCublas, CublasHandle, usize) -> i32>;
+
 pub struct Workload {
     pub routine: &'static str,
     pub label: String,
@@ -167,7 +170,7 @@ pub struct Workload {
     mublas: Box<dyn Fn(usize) -> i32>,
     /// (x, y) addresses of rep i, for direct launches.
     addresses: Box<dyn Fn(usize) -> (u64, u64)>,
-    cublas: Option<Box<dyn Fn(&RealCublas, CublasHandle, usize) -> i32>>,
+    cublas: Option<CublasCall>,
     _pool: Pool,
 }
 
