@@ -171,6 +171,32 @@ __device__ __forceinline__ void trmv_n_fast(const TrmvItem &item, i64 row0, i64 
     }
 }
 
+// A thread of the last tile whose rows run past n: the item's rectangle with
+// the loads of rows ≥ n left out (scalar loads, whatever the kernel), and no
+// per-element triangle test, which the rectangle does not need. Checked, this
+// thread walked the longest reduction range of all at the pace of the diagonal.
+__device__ __forceinline__ void trmv_n_rect_partial(const TrmvItem &item, i64 row0, i64 estride, i64 n, int Ty,
+                                                    const float *__restrict__ A, i64 lda, const float *__restrict__ x,
+                                                    i64 incx, i64 &j, float (&acc)[4]) {
+    bool has[4];
+#pragma unroll
+    for (int e = 0; e < 4; ++e) has[e] = row0 + e * estride < n;
+    for (; j + 3 < item.rect_hi; j += 4 * Ty) {
+        float a[4][4], xv[4];
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+            xv[c] = __ldg(x + (j + c) * incx);
+#pragma unroll
+            for (int e = 0; e < 4; ++e) a[c][e] = has[e] ? __ldg(A + (j + c) * lda + row0 + e * estride) : 0.0f;
+        }
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) acc[e] = fmaf(a[c][e], xv[c], acc[e]);
+        }
+    }
+}
+
 template <bool VEC4>
 __device__ __forceinline__ void trmv_n_body(i64 n, i64 P, i64 q, i64 tiles, int lower, int unit,
                                             const float *__restrict__ A, i64 lda,
@@ -195,7 +221,9 @@ __device__ __forceinline__ void trmv_n_body(i64 n, i64 P, i64 q, i64 tiles, int 
         } else {
             trmv_n_fast<VEC4, false>(item, row0, estride, Ty, lower, unit, A, lda, x, incx, j, jd, acc);
         }
-    } else if (row0 >= n) {
+    } else if (row0 < n) {
+        trmv_n_rect_partial(item, row0, estride, n, Ty, A, lda, x, incx, j, acc);
+    } else {
         // No row of this thread exists (the last tile): skip the checked loop,
         // which would walk the whole reduction range loading x for nothing. In the
         // prefix layout (lower) that tile has the longest range of all.
