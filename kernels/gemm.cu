@@ -1,30 +1,50 @@
 // SGEMM: C = alpha * op(A) * op(B) + beta * C, column-major, FP32 FFMA only.
 //
-// Tile kernels, stamped out per (tile, transposes, alignment) by GEMM_KERNEL:
-//   gemm_f32_<BM>x<BN>_<ta><tb>[_vec]
+// Two families of tile kernels, each stamped out per (tile, transposes,
+// alignment): gemm_f32_<tile>_<ta><tb>[_vec].
+//
+// Register-staged kernels (gemm_tile), every thread 8×8 outputs:
 //  - 128x128: 256 threads (8 warps as 4 along m × 2 along n), 2 blocks per SM.
-//  - 64x64:   64 threads (2 warps along m), 8 blocks per SM; small or skinny problems.
-// Every thread owns 8×8 outputs, as 2×2 sub-blocks of 4×4 spread over the warp
-// tile (32 rows × 64 columns: rows tm*4 + {0..3} + {0, 16}, columns
-// tn*4 + {0..3} + {0, 32}), so that each k step is 4 conflict-free LDS.128
-// (A: 4 distinct float4 per warp, broadcast; B: 8 distinct float4 = 128 bytes)
-// feeding 64 FFMA.
+//  - 64x64:   64 threads (2 warps along m), several blocks per SM; small or skinny problems.
+// The 8×8 are 2×2 sub-blocks of 4×4 spread over the warp tile (32 rows × 64
+// columns: rows tm*4 + {0..3} + {0, 16}, columns tn*4 + {0..3} + {0, 32}), so
+// that each k step is 4 conflict-free LDS.128 (A: 4 distinct float4 per warp,
+// broadcast; B: 8 distinct float4 = 128 bytes) feeding 64 FFMA. Pipeline: k
+// tiles of 8, two shared-memory stages and a register stage. While the block
+// computes on stage s, each thread has already issued the global loads of the
+// next k tile into registers; after the compute it stores them into stage s^1;
+// one __syncthreads per k tile.
 //
-// Pipeline: k tiles of 8, two shared-memory stages and a register stage. While
-// the block computes on stage s, each thread has already issued the global
-// loads of the next k tile into registers; after the compute it stores them
-// into stage s^1; one __syncthreads per k tile.
+// Asynchronous-copy kernels (gemm_tile_async), every thread 16×8 outputs:
+//  - 256x128:      256 threads (8 warps as 4 along m × 2 along n), 1 block per SM.
+//  - 128x128_t128: 128 threads (4 warps as 2 × 2), 2 blocks per SM.
+// A warp computes 64×64; lane (ty, tx), ty = 0..3 along m, tx = 0..7 along n,
+// owns rows ty*4 + {0..3} + 16·{0..3} and columns tx*4 + {0..3} + 32·{0, 1}:
+// a k step is 6 LDS.128 (4 of A, 2 of B) feeding 128 FFMA, a third fewer
+// shared loads per FFMA than 8×8. Lanes are numbered in z order (ty = lane
+// bits 4 and 0, tx = bits 3..1), so that a quarter warp reads 2 float4 of A
+// and 4 of B rather than 4 and 2 (the split YHs's public Ampere SGEMM found
+// faster for LDS.128). Global → shared goes
+// through cp.async (sm_80+: no registers, no stores to issue), STAGES deep:
+// while tile t is computed, tiles t+1 … t+STAGES-1 are in flight; at the last
+// k step of tile t one __syncthreads frees tile t's stage, which then receives
+// tile t+STAGES. Operands along k are copied 4 bytes at a time, transposed
+// into the k-major layout by the copies themselves; operands along d 16 bytes
+// at a time in the _vec kernels. The compute_70 PTX (pre-Ampere GPUs) copies
+// synchronously instead: correct, not fast; the host prefers the register-
+// staged kernels there.
 //
-// Shared layout: both operands k-major, As[k][m] and Bs[k][n], rows padded by 4
-// floats. Whatever the transpose, a tile is stored this way, so the inner loop
-// is the same for NN, NT, TN, TT; only the global→shared mapping differs:
+// Shared layout (both families): both operands k-major, As[k][m] and Bs[k][n],
+// rows padded by 4 floats. Whatever the transpose, a tile is stored this way,
+// so the inner loop is the same for NN, NT, TN, TT; only the global→shared
+// mapping differs (TileMap):
 //  - "along d" operands (A not transposed, B transposed: the tile's m or n
 //    direction is contiguous in memory): a thread loads (float4 or scalar)
-//    along d and stores along a shared row — STS.128 or consecutive floats.
+//    along d and stores along a shared row.
 //  - "along k" operands (A transposed, B not transposed): a thread loads along
-//    k and stores down a shared column; with rows of 132 (or 68) floats a
-//    warp's 32 stores hit 32 different banks (row stride ≡ 4 banks, and the
-//    lanes of one k cover 16 or 4 consecutive d).
+//    k and stores down a shared column; with rows of D + 4 floats (D a
+//    multiple of 32: a row stride ≡ 4 banks) the 8 k of a warp's stores hit 8
+//    bank groups and its d their 4 consecutive banks: 32 different banks.
 //
 // Edges: the k residue (k % 8, or 8) is the *first* k tile, loaded with k
 // guards (zero fill); every later tile is whole and unguarded. Rows/columns
@@ -46,40 +66,87 @@
 #define GEMM_BK 8
 #define GEMM_PAD 4
 
-// One operand's share of a k tile: which elements this thread loads, the
-// registers that carry them from global to shared memory, and where they go.
-// D is the tile's extent along m (for A) or n (for B).
-template <int D, int THREADS, bool ALONG_K, bool VEC>
-struct TileLoader {
+// The device side of the primitives that scripts/cpu-emulation replaces with
+// host versions (so that the kernels' index and pipeline logic can be tested
+// without a GPU).
+#ifndef MUBLAS_CPU_EMULATION
+// The value, opaque to the optimizer (it cannot strength-reduce through it).
+__device__ __forceinline__ i64 opaque(i64 v) {
+    asm volatile("" : "+l"(v));
+    return v;
+}
+
+// Copies BYTES (4 or 16) from global to shared memory; when !full the
+// destination is zero-filled and nothing is read. sm_80+: cp.async, which
+// completes at copy_async_wait; before that, a plain copy.
+template <int BYTES>
+__device__ __forceinline__ void copy_async(float *shared, const float *global, bool full) {
+#if __CUDA_ARCH__ >= 800
+    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+    const int src_bytes = full ? BYTES : 0;
+    if (BYTES == 16) {
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(global), "r"(src_bytes) : "memory");
+    } else {
+        asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(global), "r"(src_bytes) : "memory");
+    }
+#else
+    if (BYTES == 16) {
+        *reinterpret_cast<float4 *>(shared) = full ? *reinterpret_cast<const float4 *>(global) : make_float4(0.f, 0.f, 0.f, 0.f);
+    } else {
+        *shared = full ? *global : 0.f;
+    }
+#endif
+}
+
+// Closes the group of copies issued since the last commit.
+__device__ __forceinline__ void copy_async_commit() {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+// Waits until at most PENDING of this thread's committed groups are still in flight.
+template <int PENDING>
+__device__ __forceinline__ void copy_async_wait() {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
+#endif
+}
+#endif
+
+// Which elements of one operand's k tile this thread moves to shared memory.
+// D is the tile's extent along m (for A) or n (for B); WIDE: float4 along d
+// (along d) or along k (along k).
+template <int D, int THREADS, bool ALONG_K, bool WIDE>
+struct TileMap {
     static constexpr int ELEMS = D * GEMM_BK / THREADS;
-    static constexpr int LOADS = VEC ? ELEMS / 4 : ELEMS;
+    static constexpr int LOADS = WIDE ? ELEMS / 4 : ELEMS;
     // along d: threads per shared row (k); along k: threads per shared column (d).
-    static constexpr int PER_LINE = ALONG_K ? (VEC ? GEMM_BK / 4 : GEMM_BK) : (VEC ? D / 4 : D);
+    static constexpr int PER_LINE = ALONG_K ? (WIDE ? GEMM_BK / 4 : GEMM_BK) : (WIDE ? D / 4 : D);
     // Between this thread's consecutive loads: k rows (along d) or d columns (along k).
     static constexpr int LINE_STEP = THREADS / PER_LINE;
     static_assert(THREADS % PER_LINE == 0, "a thread's loads stay on one line position");
-    static_assert(ELEMS % (VEC ? 4 : 1) == 0, "whole float4 per thread");
+    static_assert(ELEMS % (WIDE ? 4 : 1) == 0, "whole float4 per thread");
 
     const float *p;   // this thread's load 0 of the next k tile
     i64 stride;       // floats between this thread's loads
     unsigned mask;    // bit i: load i is inside the matrix along d
     int kk0;          // k of load 0 within the tile
     int dd0;          // d of load 0 within the tile
-    float r[ELEMS];
 
     // k0: the k of the tile's first row (the first tile may start before the
     // split's range; its rows there are masked by the first load).
     __device__ __forceinline__ void init(const float *base, i64 ld, i64 d_total, i64 d0, i64 k0, int t) {
         if (!ALONG_K) {
             // element (d, k) at base[d + k * ld]
-            dd0 = (t % PER_LINE) * (VEC ? 4 : 1);
+            dd0 = (t % PER_LINE) * (WIDE ? 4 : 1);
             kk0 = t / PER_LINE;
             stride = static_cast<i64>(LINE_STEP) * ld;
             mask = (d0 + dd0 < d_total) ? ~0u : 0u;
             p = base + (d0 + dd0) + (k0 + kk0) * ld;
         } else {
             // element (d, k) at base[k + d * ld]
-            kk0 = (t % PER_LINE) * (VEC ? 4 : 1);
+            kk0 = (t % PER_LINE) * (WIDE ? 4 : 1);
             dd0 = t / PER_LINE;
             stride = static_cast<i64>(LINE_STEP) * ld;
             mask = 0;
@@ -91,21 +158,45 @@ struct TileLoader {
         }
     }
 
+    // Whether load i is read (else zero): inside along d and, with GUARD_K,
+    // at a k row >= k_skip of the tile.
+    template <bool GUARD_K>
+    __device__ __forceinline__ bool inside(int i, int k_skip) const {
+        bool ok = (mask >> i) & 1u;
+        if (GUARD_K) ok = ok && (ALONG_K ? kk0 : kk0 + i * LINE_STEP) >= k_skip;
+        return ok;
+    }
+
+    // Moves on to the next k tile: 8 k rows, a multiple of `stride` along d.
+    __device__ __forceinline__ void advance() {
+        if (ALONG_K) {
+            p += GEMM_BK;
+        } else {
+            p += (GEMM_BK / LINE_STEP) * stride;
+        }
+    }
+};
+
+// The register-staged path: the loads of a k tile into registers, then their
+// stores into a shared stage.
+template <int D, int THREADS, bool ALONG_K, bool VEC>
+struct TileLoader : TileMap<D, THREADS, ALONG_K, VEC> {
+    using Map = TileMap<D, THREADS, ALONG_K, VEC>;
+    float r[Map::ELEMS];
+
     // Loads the tile at p; with GUARD_K only rows k >= k_skip (relative to the
     // tile) are read, the others are zero.
     template <bool GUARD_K>
     __device__ __forceinline__ void load(int k_skip) {
-        // The stride passes through an empty asm so that it is opaque here: the
-        // compiler would otherwise strength-reduce every load's 64-bit address
-        // into a pointer of its own, live across the whole k loop (registers
-        // the 64 accumulators need). Recomputing p + i * stride costs an IMAD.
-        i64 step = stride;
-        asm volatile("" : "+l"(step));
-        const float *q = p;
+        // The stride is opaque here: the compiler would otherwise
+        // strength-reduce every load's 64-bit address into a pointer of its
+        // own, live across the whole k loop (registers the 64 accumulators
+        // need). Recomputing p + i * stride costs an IMAD.
+        const i64 step = opaque(this->stride);
+        const float *q = this->p;
 #pragma unroll
-        for (int i = 0; i < LOADS; ++i, q += step) {
-            bool ok = (mask >> i) & 1u;
-            if (GUARD_K) ok = ok && (ALONG_K ? kk0 : kk0 + i * LINE_STEP) >= k_skip;
+        for (int i = 0; i < Map::LOADS; ++i, q += step) {
+            const bool ok = this->template inside<GUARD_K>(i, k_skip);
             if (VEC) {
                 float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
                 if (ok) v = __ldg(reinterpret_cast<const float4 *>(q));
@@ -119,37 +210,115 @@ struct TileLoader {
         }
     }
 
-    // Moves on to the next k tile: 8 k rows, a multiple of `stride` along d.
-    __device__ __forceinline__ void advance() {
-        if (ALONG_K) {
-            p += GEMM_BK;
-        } else {
-            p += (GEMM_BK / LINE_STEP) * stride;
-        }
-    }
-
     __device__ __forceinline__ void store(float (*s)[D + GEMM_PAD]) const {
 #pragma unroll
-        for (int i = 0; i < LOADS; ++i) {
+        for (int i = 0; i < Map::LOADS; ++i) {
             if (!ALONG_K) {
-                const int kk = kk0 + i * LINE_STEP;
+                const int kk = this->kk0 + i * Map::LINE_STEP;
                 if (VEC) {
-                    *reinterpret_cast<float4 *>(&s[kk][dd0]) = make_float4(r[4 * i], r[4 * i + 1], r[4 * i + 2], r[4 * i + 3]);
+                    *reinterpret_cast<float4 *>(&s[kk][this->dd0]) = make_float4(r[4 * i], r[4 * i + 1], r[4 * i + 2], r[4 * i + 3]);
                 } else {
-                    s[kk][dd0] = r[i];
+                    s[kk][this->dd0] = r[i];
                 }
             } else {
-                const int dd = dd0 + i * LINE_STEP;
+                const int dd = this->dd0 + i * Map::LINE_STEP;
                 if (VEC) {
 #pragma unroll
-                    for (int j = 0; j < 4; ++j) s[kk0 + j][dd] = r[4 * i + j];
+                    for (int j = 0; j < 4; ++j) s[this->kk0 + j][dd] = r[4 * i + j];
                 } else {
-                    s[kk0][dd] = r[i];
+                    s[this->kk0][dd] = r[i];
                 }
             }
         }
     }
 };
+
+// The asynchronous path: copies of a k tile straight into a shared stage.
+// Along k a copy cannot transpose a float4, so those are 4 bytes each even in
+// the _vec kernels (a warp's copies still read whole 32-byte sectors: 8 k of 4
+// columns).
+template <int D, int THREADS, bool ALONG_K, bool VEC>
+struct TileCopier : TileMap<D, THREADS, ALONG_K, VEC && !ALONG_K> {
+    using Map = TileMap<D, THREADS, ALONG_K, VEC && !ALONG_K>;
+
+    template <bool GUARD_K>
+    __device__ __forceinline__ void copy(float (*s)[D + GEMM_PAD], int k_skip) const {
+        const i64 step = opaque(this->stride);  // as in TileLoader::load
+        const float *q = this->p;
+#pragma unroll
+        for (int i = 0; i < Map::LOADS; ++i, q += step) {
+            const bool ok = this->template inside<GUARD_K>(i, k_skip);
+            if (ALONG_K) {
+                copy_async<4>(&s[this->kk0][this->dd0 + i * Map::LINE_STEP], q, ok);
+            } else {
+                copy_async<VEC ? 16 : 4>(&s[this->kk0 + i * Map::LINE_STEP][this->dd0], q, ok);
+            }
+        }
+    }
+};
+
+// This block's share of k: `tiles` k tiles, the first of them holding the
+// residue, `first` ∈ 1..8 k values, read as a whole tile that ends where the
+// second begins (its first 8 - first rows masked) so that every tile after it
+// is one constant step on; it starts at k0.
+struct KRange {
+    int tiles;
+    int first;
+    i64 k0;
+};
+
+__device__ __forceinline__ KRange k_range(i64 k, bool skip) {
+    const i64 k_tiles = (k + GEMM_BK - 1) / GEMM_BK;
+    const i64 per = (k_tiles + gridDim.z - 1) / gridDim.z * GEMM_BK;
+    const i64 kbeg = static_cast<i64>(blockIdx.z) * per;
+    const i64 kend = min(k, kbeg + per);
+    KRange r;
+    r.tiles = (skip || kend <= kbeg) ? 0 : static_cast<int>((kend - kbeg + GEMM_BK - 1) / GEMM_BK);
+    r.first = r.tiles > 0 ? static_cast<int>(kend - kbeg) - (r.tiles - 1) * GEMM_BK : 0;
+    r.k0 = kbeg + r.first - GEMM_BK;
+    return r;
+}
+
+// Epilogue: C = alpha * acc + beta * C for a thread's ROWS×8 outputs (rows
+// am + (i & 3) + 16 * (i >> 2), columns bn + (j & 3) + 32 * (j >> 2) of the
+// block's tile at (m0, n0)); float4 where C allows it.
+template <int ROWS>
+__device__ __forceinline__ void store_c(const float (&acc)[ROWS][8], float alpha, float beta, float *__restrict__ C, i64 ldc,
+                                        i64 m, i64 n, i64 m0, i64 n0, int am, int bn, int c_vec) {
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+        const i64 col = n0 + bn + (j & 3) + (j >> 2) * 32;
+        if (col >= n) continue;
+        float *c_col = C + col * ldc;
+#pragma unroll
+        for (int h = 0; h < ROWS / 4; ++h) {
+            const i64 row = m0 + am + h * 16;
+            float v[4];
+#pragma unroll
+            for (int r = 0; r < 4; ++r) v[r] = alpha * acc[h * 4 + r][j];
+            if (c_vec && row + 3 < m) {
+                float4 *c4 = reinterpret_cast<float4 *>(c_col + row);
+                if (beta != 0.0f) {
+                    const float4 old = *c4;
+                    v[0] = fmaf(beta, old.x, v[0]);
+                    v[1] = fmaf(beta, old.y, v[1]);
+                    v[2] = fmaf(beta, old.z, v[2]);
+                    v[3] = fmaf(beta, old.w, v[3]);
+                }
+                *c4 = make_float4(v[0], v[1], v[2], v[3]);
+            } else {
+#pragma unroll
+                for (int r = 0; r < 4; ++r) {
+                    if (row + r < m) {
+                        float out = v[r];
+                        if (beta != 0.0f) out = fmaf(beta, c_col[row + r], out);
+                        c_col[row + r] = out;
+                    }
+                }
+            }
+        }
+    }
+}
 
 // acc += the 8 k steps of one shared stage (the thread's 8×8 outer products).
 template <int BM, int BN>
@@ -194,13 +363,7 @@ __device__ __forceinline__ void gemm_tile(i64 m, i64 n, i64 k, float alpha_value
     const unsigned tiles_m = static_cast<unsigned>((m + BM - 1) / BM);
     const i64 m0 = static_cast<i64>(blockIdx.x % tiles_m) * BM;
     const i64 n0 = static_cast<i64>(blockIdx.x / tiles_m) * BN;
-
-    // This split's k range, in whole k tiles except for the end of k.
-    const i64 k_tiles = (k + GEMM_BK - 1) / GEMM_BK;
-    const i64 per = (k_tiles + gridDim.z - 1) / gridDim.z * GEMM_BK;
-    const i64 kbeg = static_cast<i64>(blockIdx.z) * per;
-    const i64 kend = min(k, kbeg + per);
-    const int tiles = (alpha == 0.0f || kend <= kbeg) ? 0 : static_cast<int>((kend - kbeg + GEMM_BK - 1) / GEMM_BK);
+    const KRange kr = k_range(k, alpha == 0.0f);
 
     float acc[8][8];
 #pragma unroll
@@ -208,24 +371,19 @@ __device__ __forceinline__ void gemm_tile(i64 m, i64 n, i64 k, float alpha_value
 #pragma unroll
         for (int j = 0; j < 8; ++j) acc[i][j] = 0.f;
 
-    if (tiles > 0) {
+    if (kr.tiles > 0) {
         TileLoader<BM, THREADS, TRANS_A, VEC> la;
         TileLoader<BN, THREADS, !TRANS_B, VEC> lb;
-        // The first tile holds the residue, `first` ∈ 1..8 k values: it is read
-        // as a whole tile that ends where the second begins, its first 8 - first
-        // rows masked, so that every tile after it is one constant step on.
-        const int first = static_cast<int>(kend - kbeg) - (tiles - 1) * GEMM_BK;
-        const i64 k0 = kbeg + first - GEMM_BK;
-        la.init(A, lda, m, m0, k0, t);
-        lb.init(B, ldb, n, n0, k0, t);
-        la.template load<true>(GEMM_BK - first);
-        lb.template load<true>(GEMM_BK - first);
+        la.init(A, lda, m, m0, kr.k0, t);
+        lb.init(B, ldb, n, n0, kr.k0, t);
+        la.template load<true>(GEMM_BK - kr.first);
+        lb.template load<true>(GEMM_BK - kr.first);
         la.store(As[0]);
         lb.store(Bs[0]);
         __syncthreads();
 
         int cur = 0;
-        for (int tile = 1; tile < tiles; ++tile) {
+        for (int tile = 1; tile < kr.tiles; ++tile) {
             la.advance();
             lb.advance();
             la.template load<false>(0);
@@ -239,41 +397,122 @@ __device__ __forceinline__ void gemm_tile(i64 m, i64 n, i64 k, float alpha_value
         multiply_tile<BM, BN>(As[cur], Bs[cur], am, bn, acc);
     }
 
-    // Epilogue: C = alpha * acc + beta * C; float4 where C allows it.
-    C += static_cast<i64>(blockIdx.z) * c_split_stride;
+    store_c<8>(acc, alpha, beta, C + static_cast<i64>(blockIdx.z) * c_split_stride, ldc, m, n, m0, n0, am, bn, c_vec);
+}
+
+// One k step's operands for a 16×8 thread: A rows am + {0..3} + 16·{0..3}
+// and B columns bn + {0..3} + 32·{0, 1} of shared row kk (as, bs point at
+// (kk, am) and (kk, bn)).
+__device__ __forceinline__ void load_fragments(const float *as, const float *bs, float (&a)[16], float (&b)[8]) {
 #pragma unroll
-    for (int j = 0; j < 8; ++j) {
-        const i64 col = n0 + bn + (j & 3) + (j >> 2) * 32;
-        if (col >= n) continue;
-        float *c_col = C + col * ldc;
+    for (int h = 0; h < 4; ++h) {
+        const float4 v = *reinterpret_cast<const float4 *>(as + 16 * h);
+        a[4 * h + 0] = v.x;
+        a[4 * h + 1] = v.y;
+        a[4 * h + 2] = v.z;
+        a[4 * h + 3] = v.w;
+    }
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const i64 row = m0 + am + h * 16;
-            float v[4];
+    for (int g = 0; g < 2; ++g) {
+        const float4 v = *reinterpret_cast<const float4 *>(bs + 32 * g);
+        b[4 * g + 0] = v.x;
+        b[4 * g + 1] = v.y;
+        b[4 * g + 2] = v.z;
+        b[4 * g + 3] = v.w;
+    }
+}
+
+template <int BM, int BN, int STAGES, bool TRANS_A, bool TRANS_B, bool VEC>
+__device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha_value, const float *alpha_ptr,
+                                                const float *__restrict__ A, i64 lda, const float *__restrict__ B, i64 ldb,
+                                                float beta_value, const float *beta_ptr, float *__restrict__ C, i64 ldc,
+                                                i64 c_split_stride, int c_vec) {
+    static_assert(BM % 64 == 0 && BN % 64 == 0, "warp tiles of 64x64");
+    static_assert(STAGES >= 2, "at least one tile in flight");
+    constexpr int WARPS_M = BM / 64;
+    constexpr int THREADS = WARPS_M * (BN / 64) * 32;
+    __shared__ __align__(16) float As[STAGES][GEMM_BK][BM + GEMM_PAD];
+    __shared__ __align__(16) float Bs[STAGES][GEMM_BK][BN + GEMM_PAD];
+
+    const float alpha = load_scalar(alpha_value, alpha_ptr);
+    const float beta = load_scalar(beta_value, beta_ptr);
+    if (alpha == 0.0f && beta == 1.0f) return;
+
+    const int t = threadIdx.x;
+    const int lane = t & 31, warp = t >> 5;
+    const int wm = warp % WARPS_M, wn = warp / WARPS_M;
+    const int ty = (lane >> 4) * 2 + (lane & 1);  // z order: see the file's header
+    const int tx = (lane >> 1) & 7;
+    const int am = wm * 64 + ty * 4;  // + {0..3} + 16·{0..3}
+    const int bn = wn * 64 + tx * 4;  // + {0..3} + 32·{0, 1}
+
+    const KRange kr = k_range(k, alpha == 0.0f);
+
+    float acc[16][8];
 #pragma unroll
-            for (int r = 0; r < 4; ++r) v[r] = alpha * acc[h * 4 + r][j];
-            if (c_vec && row + 3 < m) {
-                float4 *c4 = reinterpret_cast<float4 *>(c_col + row);
-                if (beta != 0.0f) {
-                    const float4 old = *c4;
-                    v[0] = fmaf(beta, old.x, v[0]);
-                    v[1] = fmaf(beta, old.y, v[1]);
-                    v[2] = fmaf(beta, old.z, v[2]);
-                    v[3] = fmaf(beta, old.w, v[3]);
-                }
-                *c4 = make_float4(v[0], v[1], v[2], v[3]);
-            } else {
+    for (int i = 0; i < 16; ++i)
 #pragma unroll
-                for (int r = 0; r < 4; ++r) {
-                    if (row + r < m) {
-                        float out = v[r];
-                        if (beta != 0.0f) out = fmaf(beta, c_col[row + r], out);
-                        c_col[row + r] = out;
-                    }
-                }
+        for (int j = 0; j < 8; ++j) acc[i][j] = 0.f;
+
+    if (kr.tiles > 0) {
+        const unsigned tiles_m = static_cast<unsigned>((m + BM - 1) / BM);
+        TileCopier<BM, THREADS, TRANS_A, VEC> ca;
+        TileCopier<BN, THREADS, !TRANS_B, VEC> cb;
+        ca.init(A, lda, m, static_cast<i64>(blockIdx.x % tiles_m) * BM, kr.k0, t);
+        cb.init(B, ldb, n, static_cast<i64>(blockIdx.x / tiles_m) * BN, kr.k0, t);
+        // Prologue: tiles 0 … STAGES-1 into every stage, one commit group
+        // each (empty past the last tile, so that the counting stays uniform).
+        ca.template copy<true>(As[0], GEMM_BK - kr.first);
+        cb.template copy<true>(Bs[0], GEMM_BK - kr.first);
+        copy_async_commit();
+#pragma unroll
+        for (int s = 1; s < STAGES; ++s) {
+            if (s < kr.tiles) {
+                ca.advance();
+                cb.advance();
+                ca.template copy<false>(As[s], 0);
+                cb.template copy<false>(Bs[s], 0);
             }
+            copy_async_commit();
+        }
+        copy_async_wait<STAGES - 1>();
+        __syncthreads();
+
+        // One fragment set, loaded where it is used (ptxas hoists the loads
+        // within a tile). Two sets, the next step's loaded under this step's
+        // FFMA and across the barrier, measured 5 % slower on the H100 (more
+        // registers, worse schedule).
+        int stage = 0;
+        for (int tile = 0; tile < kr.tiles; ++tile) {
+#pragma unroll
+            for (int kk = 0; kk < GEMM_BK; ++kk) {
+                float a[16], b[8];
+                load_fragments(&As[stage][kk][am], &Bs[stage][kk][bn], a, b);
+#pragma unroll
+                for (int i = 0; i < 16; ++i)
+#pragma unroll
+                    for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+            }
+            // Every thread has read this tile's stage: after the barrier it
+            // takes tile + STAGES, and tile + 1 is ready to read.
+            copy_async_wait<STAGES - 2>();
+            __syncthreads();
+            if (tile + STAGES < kr.tiles) {
+                ca.advance();
+                cb.advance();
+                ca.template copy<false>(As[stage], 0);
+                cb.template copy<false>(Bs[stage], 0);
+            }
+            copy_async_commit();
+            stage = stage + 1 == STAGES ? 0 : stage + 1;
         }
     }
+
+    // The tile's origin again rather than live across the k loop (registers).
+    const unsigned tiles_m = static_cast<unsigned>((m + BM - 1) / BM);
+    const i64 m0 = static_cast<i64>(blockIdx.x % tiles_m) * BM;
+    const i64 n0 = static_cast<i64>(blockIdx.x / tiles_m) * BN;
+    store_c<16>(acc, alpha, beta, C + static_cast<i64>(blockIdx.z) * c_split_stride, ldc, m, n, m0, n0, am, bn, c_vec);
 }
 
 #define GEMM_PARAMS                                                                                         \
@@ -300,6 +539,26 @@ GEMM_TRANSPOSES(128, 128, 256, 2, _vec, true)
 // have few blocks per SM anyway.
 GEMM_TRANSPOSES(64, 64, 64, 6, , false)
 GEMM_TRANSPOSES(64, 64, 64, 6, _vec, true)
+
+// NAME: the tile's part of the kernel name.
+#define GEMM_ASYNC_KERNEL(NAME, BM, BN, STAGES, MIN_BLOCKS, ta, tb, TA, TB, suffix, VEC)                        \
+    extern "C" __global__ void __launch_bounds__((BM / 64) * (BN / 64) * 32, MIN_BLOCKS)                          \
+        gemm_f32_##NAME##_##ta##tb##suffix(GEMM_PARAMS) {                                                         \
+        gemm_tile_async<BM, BN, STAGES, TA, TB, VEC>(GEMM_ARGS);                                                  \
+    }
+
+#define GEMM_ASYNC_TRANSPOSES(NAME, BM, BN, STAGES, MIN_BLOCKS, suffix, VEC)         \
+    GEMM_ASYNC_KERNEL(NAME, BM, BN, STAGES, MIN_BLOCKS, n, n, false, false, suffix, VEC) \
+    GEMM_ASYNC_KERNEL(NAME, BM, BN, STAGES, MIN_BLOCKS, n, t, false, true, suffix, VEC)  \
+    GEMM_ASYNC_KERNEL(NAME, BM, BN, STAGES, MIN_BLOCKS, t, n, true, false, suffix, VEC)  \
+    GEMM_ASYNC_KERNEL(NAME, BM, BN, STAGES, MIN_BLOCKS, t, t, true, true, suffix, VEC)
+
+// 128 accumulators and two fragment sets need ~200 registers: one 256-thread
+// block per SM (8 warps), or two of 128 threads.
+GEMM_ASYNC_TRANSPOSES(256x128, 256, 128, 3, 1, , false)
+GEMM_ASYNC_TRANSPOSES(256x128, 256, 128, 3, 1, _vec, true)
+GEMM_ASYNC_TRANSPOSES(128x128_t128, 128, 128, 3, 2, , false)
+GEMM_ASYNC_TRANSPOSES(128x128_t128, 128, 128, 3, 2, _vec, true)
 
 // C = beta * C over m × n (k == 0 or alpha == 0). beta == 0 writes zeros
 // without reading C; beta == 1 writes nothing. Grid: x over rows in blocks of

@@ -295,6 +295,12 @@ fn gpu_sgemm_every_tile_kernel_and_split() {
                     device.tuner.forced().set(spec.name, None);
                     checked += 1;
                 }
+                // Several blocks each way with partial ones at both far edges, padded leading dimensions.
+                let mut case = Case::new(ta, tb, 300, 260, 77);
+                case.offset = offset;
+                case.pad = if offset == 0 { 4 } else { 3 };
+                run_case(&gpu, &mut random, &case, None, Some(TileChoice::Tile(tile)));
+                checked += 1;
             }
         }
     }

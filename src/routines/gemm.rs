@@ -2,30 +2,31 @@
 //!
 //! # Which kernel
 //!
-//! Tile kernels come in two tiles — 128×128 (256 threads) and 64×64 (64
-//! threads), each thread 8×8 outputs — per transpose pair, each in a 16-byte
-//! load version (`_vec`) and a generic one. Every tile kernel is its own
-//! [`KernelSpec`] with a fixed block (`tx_min == tx_max`) and the split-K
-//! factor as the launch space's extra dimension.
+//! Tile kernels come in four tiles ([`TILES`]) per transpose pair, each in a
+//! 16-byte load version (`_vec`) and a generic one: 256×128 (256 threads) and
+//! 128×128 (128 threads), each thread 16×8 outputs with cp.async pipelines
+//! (sm_80 and later); 128×128 (256 threads) and 64×64 (64 threads), each
+//! thread 8×8 outputs staged through registers (any GPU). Every tile kernel
+//! is its own [`KernelSpec`] with a fixed block (`tx_min == tx_max`) and the
+//! split-K factor as the launch space's extra dimension.
 //!
 //! The choice, per call (all of it pure, in [`choose_tile`]):
 //!
 //! 1. For each tile the tuner plans the unsplit launch (`Problem.k = 0`,
 //!    which [`tile_geometry`] reads as "no split").
-//! 2. If that grid has fewer blocks than one wave of the device (active
-//!    blocks per SM × SMs), splitting k is worth considering: the tile is
-//!    planned again with `Problem.k = k`, and the tuner's optimizer picks the
-//!    split that engages the most SMs, then has the best Grid-Occupancy
-//!    (ties: the smallest split). [`tile_geometry`] caps the split at
+//! 2. If that grid is short of one wave of the device (active blocks per SM
+//!    × SMs, by more than [`FULL_COVERAGE`]), splitting k is worth
+//!    considering: every split is planned (the tuner's block, the split's
+//!    geometry and occupancy) and the one of the least [`estimated_time`]
+//!    kept ([`tile_plan`]). [`tile_geometry`] caps the split at
 //!    `k / MIN_K_PER_SPLIT` and at `MAX_PARTIAL_BYTES` of partial sums.
-//! 3. Between tiles: first the one engaging more SMs (as the optimizer does
-//!    for shapes), then the larger *wave efficiency*,
-//!    `GrdOcp × edge fill × tile efficiency × split cost`, where edge fill is
-//!    m·n over the area the tiles cover, tile efficiency is [`TILES`]'s
-//!    estimate of FFMA throughput per SM relative to 128×128, and split cost
-//!    is `1 / (1 + SPLIT_COST · split / k)` (each split writes and the
-//!    reduction reads a partial C: ~8 bytes per output per split, against
-//!    2k flops per output at ~17 flops per byte of H100 bandwidth).
+//! 3. Between the tiles meant for the device ([`Tile::min_compute_capability`]),
+//!    the least [`estimated_time`] ([`choose_tile`]): a model of rounds of
+//!    blocks on the busiest SM, with each tile's measured efficiency per
+//!    transpose pair, the throughput of the warps an SM holds in the last
+//!    round, and the reduction's cost for a split. Its constants
+//!    ([`time_model`]) come from the H100; elsewhere only their ranking of the
+//!    candidates matters.
 //!
 //! k == 0 or alpha == 0 (host) use `gemm_scale_f32` (C = beta·C); a split
 //! launch is followed by `gemm_splitk_reduce_f32`, which sums the partial
@@ -36,7 +37,7 @@ use crate::handle::Handle;
 use crate::launch::context::ContextGuard;
 use crate::launch::KernelArg::{F32, I32, I64, Ptr};
 use crate::status::{Error, Result};
-use crate::tuner::{DeviceModel, Geometry, KernelSpec, LaunchPlan, LaunchShape, LaunchSpace, Problem};
+use crate::tuner::{DeviceModel, Geometry, KernelModel, KernelSpec, LaunchPlan, LaunchShape, LaunchSpace, Occupancy, Problem, Tuner};
 
 /// op(X) for a real matrix: cuBLAS's N 0, T 1, C 2 (= T for real types).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,69 +59,122 @@ impl Transpose {
 /// One tile variant of the tile kernels.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Tile {
+    /// The tile's part of its kernels' names: `gemm_f32_<name>_<ta><tb>[_vec]`.
+    pub name: &'static str,
     pub rows: u64,
     pub cols: u64,
     pub threads: u32,
-    /// FFMA throughput per SM relative to 128×128 (an estimate: smaller tiles
-    /// do more shared loads per FFMA and hold fewer warps per SM).
-    pub efficiency: f64,
+    /// The oldest GPU the tile is meant for: the asynchronous-copy tiles need
+    /// sm_80's cp.async to be fast (older GPUs run their portable PTX, which
+    /// copies synchronously: correct, slow), so older GPUs are not offered them.
+    pub min_compute_capability: (u32, u32),
+    /// FFMA throughput of a fully occupied SM relative to the 128×128 tile of
+    /// 256 threads, per transpose pair in [`pair_index`] order (NN, NT, TN,
+    /// TT): measured on the H100 at n = 4096 and, for 64×64, at 2048 and
+    /// 3000 through [`estimated_time`]'s model.
+    pub efficiency: [f64; 4],
 }
 
 /// The tiles, largest first, with their kernels in [`TILE_KERNELS`] at the same index.
-pub const TILES: [Tile; 2] = [
-    // rows | cols | threads | efficiency
-    Tile { rows: 128, cols: 128, threads: 256, efficiency: 1.0 },
-    Tile { rows: 64, cols: 64, threads: 64, efficiency: 0.75 },
+#[rustfmt::skip]
+pub const TILES: [Tile; 4] = [
+    //     name                  rows       cols       threads       min cc                          efficiency NN, NT, TN, TT
+    Tile { name: "256x128",      rows: 256, cols: 128, threads: 256, min_compute_capability: (8, 0), efficiency: [1.06, 1.02, 0.95, 0.98] },
+    Tile { name: "128x128_t128", rows: 128, cols: 128, threads: 128, min_compute_capability: (8, 0), efficiency: [1.01, 1.00, 0.93, 0.99] },
+    Tile { name: "128x128",      rows: 128, cols: 128, threads: 256, min_compute_capability: (7, 0), efficiency: [1.0, 1.0, 1.0, 1.0] },
+    Tile { name: "64x64",        rows: 64,  cols: 64,  threads: 64,  min_compute_capability: (7, 0), efficiency: [0.98, 0.98, 0.92, 0.94] },
 ];
 
 /// Split-K factors the tuner may choose (the optimizer's extra dimension).
 pub const SPLITS: &[u32] = &[1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64];
-/// Each split gets at least this much of k.
-pub const MIN_K_PER_SPLIT: u64 = 256;
+/// Each split gets at least this much of k (4 k tiles).
+pub const MIN_K_PER_SPLIT: u64 = 32;
 /// Partial sums in the work buffer stay below this.
 pub const MAX_PARTIAL_BYTES: u64 = 64 << 20;
-/// The split cost's constant: extra bytes per output per split (8) × flops per byte (~17) / 2 flops per k.
-pub const SPLIT_COST: f64 = 64.0;
+/// A grid short of one wave by more than this fraction is worth splitting
+/// (128 blocks of 256×128 on the H100's 132 SMs are one wave, 3 % idle:
+/// splitting k would only trade that for partial sums).
+pub const FULL_COVERAGE: f64 = 0.95;
+
+/// [`estimated_time`]'s constants, measured on the H100 (`mublas bench sgemm-tiles`).
+pub mod time_model {
+    /// µs for one k of a 128×128 block on a fully occupied SM (a 128×128 block
+    /// of 256 threads, two per SM, at n = 2048: 391.9 µs for k = 2048, two at a time).
+    pub const US_PER_K_OF_128X128: f64 = 0.0952;
+    /// Fixed µs per block round: the pipeline filling, the epilogue.
+    pub const ROUND_US: f64 = 1.5;
+    /// A split's fixed µs: the reduction's launch and its own rounds.
+    pub const REDUCE_US: f64 = 8.0;
+    /// Partial sums written and read back, bytes per µs (mostly through the L2).
+    pub const PARTIAL_BYTES_PER_US: f64 = 4.0e6;
+    /// An SM holding c of the a blocks it could runs at (c / a)^FILL_EXPONENT
+    /// of its full speed: a lone 128×128 block of a kernel made for two ran
+    /// at ~0.75 (n = 1024, split 2), 64×64 blocks at 1, 2 and 4 of 6 at about
+    /// 0.3, 0.5 and 0.9 (n = 512).
+    pub const FILL_EXPONENT: f64 = 0.5;
+}
 
 const fn tile_space(threads: u32) -> LaunchSpace {
     LaunchSpace { tx_step: threads, tx_min: threads, tx_max: threads, ty_min: 1, ty_max: 1, splits: SPLITS }
 }
 
-macro_rules! tile_kernels {
-    ($rows:literal, $cols:literal, $threads:literal, $($name:literal),*) => {
-        [$(KernelSpec { name: $name, space: tile_space($threads), geometry: tile_geometry::<$rows, $cols> }),*]
+/// The kernel names of each tile, `[tile][transpose pair index × 2 + vec]` (see [`kernel_index`]).
+macro_rules! tile_kernel_names {
+    ($($name:literal),*) => {
+        [$([
+            concat!("gemm_f32_", $name, "_nn"), concat!("gemm_f32_", $name, "_nn_vec"),
+            concat!("gemm_f32_", $name, "_nt"), concat!("gemm_f32_", $name, "_nt_vec"),
+            concat!("gemm_f32_", $name, "_tn"), concat!("gemm_f32_", $name, "_tn_vec"),
+            concat!("gemm_f32_", $name, "_tt"), concat!("gemm_f32_", $name, "_tt_vec"),
+        ]),*]
     };
+}
+const TILE_KERNEL_NAMES: [[&str; 8]; TILES.len()] = tile_kernel_names!("256x128", "128x128_t128", "128x128", "64x64");
+
+macro_rules! tile_kernels {
+    ($tile:expr, $rows:literal, $cols:literal, $threads:literal) => {{
+        const fn spec(name: &'static str) -> KernelSpec {
+            KernelSpec { name, space: tile_space($threads), geometry: tile_geometry::<$rows, $cols> }
+        }
+        let names = TILE_KERNEL_NAMES[$tile];
+        [spec(names[0]), spec(names[1]), spec(names[2]), spec(names[3]), spec(names[4]), spec(names[5]), spec(names[6]), spec(names[7])]
+    }};
 }
 
 /// Tile kernels: `[tile][transpose pair index × 2 + vec]`, see [`kernel_index`].
-pub static TILE_KERNELS: [[KernelSpec; 8]; 2] = [
-    tile_kernels!(128, 128, 256,
-        "gemm_f32_128x128_nn", "gemm_f32_128x128_nn_vec", "gemm_f32_128x128_nt", "gemm_f32_128x128_nt_vec",
-        "gemm_f32_128x128_tn", "gemm_f32_128x128_tn_vec", "gemm_f32_128x128_tt", "gemm_f32_128x128_tt_vec"),
-    tile_kernels!(64, 64, 64,
-        "gemm_f32_64x64_nn", "gemm_f32_64x64_nn_vec", "gemm_f32_64x64_nt", "gemm_f32_64x64_nt_vec",
-        "gemm_f32_64x64_tn", "gemm_f32_64x64_tn_vec", "gemm_f32_64x64_tt", "gemm_f32_64x64_tt_vec"),
-];
+pub static TILE_KERNELS: [[KernelSpec; 8]; TILES.len()] =
+    [tile_kernels!(0, 256, 128, 256), tile_kernels!(1, 128, 128, 128), tile_kernels!(2, 128, 128, 256), tile_kernels!(3, 64, 64, 64)];
 
 const ELEMENTWISE_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 512, ty_min: 1, ty_max: 1, splits: &[1] };
 
 /// C = beta·C (k == 0 or alpha == 0): problem (m, n, 0).
-pub static SCALE: KernelSpec = KernelSpec { name: "gemm_scale_f32", space: ELEMENTWISE_SPACE, geometry: elementwise_geometry };
+pub static SCALE: KernelSpec = KernelSpec { name: SCALE_NAME, space: ELEMENTWISE_SPACE, geometry: elementwise_geometry };
+const SCALE_NAME: &str = "gemm_scale_f32";
 /// C = alpha·Σ partials + beta·C: problem (m, n, 0).
 pub static SPLITK_REDUCE: KernelSpec =
-    KernelSpec { name: "gemm_splitk_reduce_f32", space: ELEMENTWISE_SPACE, geometry: elementwise_geometry };
+    KernelSpec { name: SPLITK_REDUCE_NAME, space: ELEMENTWISE_SPACE, geometry: elementwise_geometry };
+const SPLITK_REDUCE_NAME: &str = "gemm_splitk_reduce_f32";
 
-pub const KERNEL_NAMES: &[&str] = &[
-    TILE_KERNELS[0][0].name, TILE_KERNELS[0][1].name, TILE_KERNELS[0][2].name, TILE_KERNELS[0][3].name,
-    TILE_KERNELS[0][4].name, TILE_KERNELS[0][5].name, TILE_KERNELS[0][6].name, TILE_KERNELS[0][7].name,
-    TILE_KERNELS[1][0].name, TILE_KERNELS[1][1].name, TILE_KERNELS[1][2].name, TILE_KERNELS[1][3].name,
-    TILE_KERNELS[1][4].name, TILE_KERNELS[1][5].name, TILE_KERNELS[1][6].name, TILE_KERNELS[1][7].name,
-    SCALE.name, SPLITK_REDUCE.name,
-];
+pub const KERNEL_NAMES: &[&str] = &{
+    let mut names = [""; TILES.len() * 8 + 2];
+    let mut i = 0;
+    while i < TILES.len() * 8 {
+        names[i] = TILE_KERNEL_NAMES[i / 8][i % 8];
+        i += 1;
+    }
+    names[i] = SCALE_NAME;
+    names[i + 1] = SPLITK_REDUCE_NAME;
+    names
+};
 
 /// Index into a row of [`TILE_KERNELS`].
 pub fn kernel_index(transa: Transpose, transb: Transpose, vec: bool) -> usize {
-    ((transa == Transpose::Yes) as usize * 2 + (transb == Transpose::Yes) as usize) * 2 + vec as usize
+    pair_index(transa, transb) * 2 + vec as usize
+}
+
+/// NN 0, NT 1, TN 2, TT 3 (as [`Tile::efficiency`]).
+pub fn pair_index(transa: Transpose, transb: Transpose) -> usize {
+    (transa == Transpose::Yes) as usize * 2 + (transb == Transpose::Yes) as usize
 }
 
 /// Floats between consecutive columns of a partial C in the work buffer:
@@ -226,36 +280,106 @@ pub fn vec4_applies(ta: Transpose, tb: Transpose, m: i64, n: i64, k: i64, a: u64
 }
 
 /// Whether splitting k is worth considering for an unsplit plan: its grid is
-/// less than one wave of the device.
+/// less than one wave of the device, short of [`FULL_COVERAGE`].
 pub fn split_worthwhile(device: &DeviceModel, unsplit: &LaunchPlan) -> bool {
     let wave = unsplit.occupancy.active_blocks_per_sm as u64 * device.sm_count as u64;
-    unsplit.geometry.blocks() < wave
+    (unsplit.geometry.blocks() as f64) < FULL_COVERAGE * wave as f64
 }
 
-/// The estimated wave efficiency of a tile's plan (module docs, step 3):
-/// (SM coverage, GrdOcp × edge fill × tile efficiency × split cost).
-pub fn tile_score(device: &DeviceModel, tile: &Tile, plan: &LaunchPlan, m: u64, n: u64, k: u64) -> (f64, f64) {
-    let coverage = crate::tuner::optimizer::sm_coverage(device, plan);
-    let covered = (m.div_ceil(tile.rows) * tile.rows) as f64 * (n.div_ceil(tile.cols) * tile.cols) as f64;
-    let edge_fill = if covered > 0.0 { (m as f64 * n as f64) / covered } else { 0.0 };
-    let split = plan.geometry.grid.2.max(1) as f64;
-    let split_cost = if split > 1.0 { 1.0 / (1.0 + SPLIT_COST * split / k.max(1) as f64) } else { 1.0 };
-    (coverage, plan.occupancy.grid * edge_fill * tile.efficiency * split_cost)
+/// Whether a tile is meant for the device (see [`Tile::min_compute_capability`]).
+pub fn tile_suits(device: &DeviceModel, tile: &Tile) -> bool {
+    device.compute_capability >= tile.min_compute_capability
 }
 
-/// Picks the tile: `plans[i]` is the plan of `TILES[i]` (already split or
-/// not). The better score wins, lexicographically; ties go to the larger tile.
-pub fn choose_tile(device: &DeviceModel, plans: &[LaunchPlan], m: u64, n: u64, k: u64) -> usize {
-    let mut best = 0;
-    let mut best_score = (f64::NEG_INFINITY, f64::NEG_INFINITY);
+/// The estimated µs of a tile's plan (module docs, step 3). Blocks run in
+/// rounds of `a × SMs` (a: active blocks per SM); a round takes as long as
+/// its busiest SM, which holds `c` blocks: `c × work / (efficiency × (c /
+/// a)^FILL_EXPONENT)` plus a fixed [`time_model::ROUND_US`]; the last round's
+/// `c` is its blocks over the SMs. A split adds the reduction and the partial sums.
+pub fn estimated_time(device: &DeviceModel, tile: &Tile, pair: usize, plan: &LaunchPlan, m: u64, n: u64, k: u64) -> f64 {
+    use time_model::*;
+    let active = plan.occupancy.active_blocks_per_sm as u64;
+    let sms = device.sm_count as u64;
+    if active == 0 || sms == 0 {
+        return f64::INFINITY;
+    }
+    let split = plan.geometry.grid.2.max(1) as u64;
+    let blocks = plan.geometry.blocks();
+    // The most k a block of the plan covers, in whole k tiles of 8 (as the kernels step).
+    let k_per_block = (k.div_ceil(8).div_ceil(split) * 8) as f64;
+    let work = (tile.rows * tile.cols) as f64 / (128.0 * 128.0) * k_per_block * US_PER_K_OF_128X128;
+    let efficiency = tile.efficiency[pair.min(3)];
+    let round = |c: u64| {
+        let throughput = (c as f64 / active as f64).powf(FILL_EXPONENT);
+        c as f64 * work / (efficiency * throughput) + ROUND_US
+    };
+    let per_round = active * sms;
+    let mut time = (blocks / per_round) as f64 * round(active);
+    let rest = blocks % per_round;
+    if rest > 0 {
+        time += round(rest.div_ceil(sms).min(active));
+    }
+    if split > 1 {
+        time += REDUCE_US + 8.0 * m as f64 * n as f64 * split as f64 / PARTIAL_BYTES_PER_US;
+    }
+    time
+}
+
+/// A tile's plan for a multiply (module docs, steps 1–2): the tuner's unsplit
+/// plan, or, when that is short of a wave, the split of the least
+/// [`estimated_time`]; cached by the tuner ([`Tuner::plan_with`]). A shape
+/// forced for the kernel wins, its split applied as far as k allows.
+#[allow(clippy::too_many_arguments)]
+pub fn tile_plan(tuner: &Tuner, spec: &KernelSpec, kernel: &KernelModel, tile: &Tile, pair: usize, m: u64, n: u64, k: u64) -> LaunchPlan {
+    let full = Problem { m, n, k };
+    tuner.plan_with(spec, kernel, &full, || {
+        let unsplit = tuner.plan(spec, kernel, &Problem { m, n, k: 0 });
+        let device = tuner.device();
+        if !unsplit.occupancy.is_runnable() || !split_worthwhile(device, &unsplit) {
+            return unsplit;
+        }
+        let per_round = unsplit.occupancy.active_blocks_per_sm as u64 * device.sm_count as u64;
+        let mut best = unsplit;
+        let mut best_time = estimated_time(device, tile, pair, &unsplit, m, n, k);
+        for &split in SPLITS.iter().filter(|&&split| split > 1) {
+            let shape = LaunchShape { split, ..unsplit.shape };
+            let geometry = (spec.geometry)(&full, &shape);
+            if geometry.grid.2 != split {
+                break; // capped by k or the partial sums: so are the larger splits
+            }
+            let occupancy = Occupancy::with_active_blocks(device, shape.tx * shape.ty, unsplit.occupancy.active_blocks_per_sm, &geometry);
+            let plan = LaunchPlan { shape, geometry, occupancy };
+            let time = estimated_time(device, tile, pair, &plan, m, n, k);
+            if time < best_time {
+                (best, best_time) = (plan, time);
+            }
+            if geometry.blocks() >= 2 * per_round {
+                break; // two rounds or more: larger splits only add partial sums
+            }
+        }
+        best
+    })
+}
+
+/// Picks the tile: `plans[i]` is the plan of `TILES[i]` (split or not) for
+/// the transpose pair `pair`. Among the tiles meant for the device (all of
+/// them if none is), the least [`estimated_time`] wins; ties go to the earlier tile.
+pub fn choose_tile(device: &DeviceModel, pair: usize, plans: &[LaunchPlan], m: u64, n: u64, k: u64) -> usize {
+    let any_suits = TILES.iter().take(plans.len()).any(|tile| tile_suits(device, tile));
+    let mut best = None;
+    let mut best_time = f64::INFINITY;
     for (i, plan) in plans.iter().enumerate() {
-        let score = tile_score(device, &TILES[i], plan, m, n, k);
-        if plan.occupancy.is_runnable() && (score.0 > best_score.0 || (score.0 == best_score.0 && score.1 > best_score.1)) {
-            best = i;
-            best_score = score;
+        if any_suits && !tile_suits(device, &TILES[i]) {
+            continue;
+        }
+        let time = estimated_time(device, &TILES[i], pair, plan, m, n, k);
+        if plan.occupancy.is_runnable() && time < best_time {
+            best = Some(i);
+            best_time = time;
         }
     }
-    best
+    // Nothing runnable: the first suitable tile, whose launch then fails with the driver's error.
+    best.unwrap_or_else(|| TILES.iter().position(|tile| !any_suits || tile_suits(device, tile)).unwrap_or(0))
 }
 
 /// How to run a multiply: forced (tests, experiments) or chosen.
@@ -276,9 +400,12 @@ pub struct GemmDecision {
 }
 
 /// The problem the tuner sees for a tile kernel (module docs, steps 1–2):
-/// k when splitting is worth considering, else 0.
+/// k when splitting is worth considering or a split is forced, else 0.
 pub fn tuner_problem(handle: &Handle, spec: &KernelSpec, m: u64, n: u64, k: u64) -> Result<Problem> {
     let device = &handle.device;
+    if device.tuner.forced().get(spec.name).is_some_and(|shape| shape.split > 1) {
+        return Ok(Problem { m, n, k });
+    }
     let kernel = device.kernel(spec.name)?;
     let unsplit = device.tuner.plan(spec, &kernel.model, &Problem { m, n, k: 0 });
     Ok(if split_worthwhile(device.model(), &unsplit) { Problem { m, n, k } } else { Problem { m, n, k: 0 } })
@@ -298,17 +425,18 @@ pub fn plan_multiply(
 ) -> Result<(&'static KernelSpec, LaunchPlan)> {
     let device = &handle.device;
     let index = kernel_index(ta, tb, vec);
+    let pair = pair_index(ta, tb);
     let plan_of = |tile: usize| -> Result<LaunchPlan> {
         let spec = &TILE_KERNELS[tile][index];
         let kernel = device.kernel(spec.name)?;
-        let problem = tuner_problem(handle, spec, m, n, k)?;
-        Ok(device.tuner.plan(spec, &kernel.model, &problem))
+        Ok(tile_plan(&device.tuner, spec, &kernel.model, &TILES[tile], pair, m, n, k))
     };
     let tile = match choice {
         TileChoice::Tile(tile) => tile.min(TILES.len() - 1),
         TileChoice::Auto => {
             let plans = (0..TILES.len()).map(plan_of).collect::<Result<Vec<_>>>()?;
-            choose_tile(device.model(), &plans, m, n, k)
+            let tile = choose_tile(device.model(), pair, &plans, m, n, k);
+            return Ok((&TILE_KERNELS[tile][index], plans[tile]));
         }
     };
     Ok((&TILE_KERNELS[tile][index], plan_of(tile)?))
@@ -511,7 +639,8 @@ mod tests {
     #[test]
     fn kernel_table_matches_the_names() {
         for (tile, row) in TILE_KERNELS.iter().enumerate() {
-            let prefix = format!("gemm_f32_{}x{}_", TILES[tile].rows, TILES[tile].cols);
+            let prefix = format!("gemm_f32_{}_", TILES[tile].name);
+            assert!(TILES[tile].name.starts_with(&format!("{}x{}", TILES[tile].rows, TILES[tile].cols)));
             for (ta, a) in [(Transpose::No, 'n'), (Transpose::Yes, 't')] {
                 for (tb, b) in [(Transpose::No, 'n'), (Transpose::Yes, 't')] {
                     for vec in [false, true] {
@@ -524,7 +653,8 @@ mod tests {
                 }
             }
         }
-        assert_eq!(KERNEL_NAMES.len(), 18);
+        assert_eq!(KERNEL_NAMES.len(), TILES.len() * 8 + 2);
+        assert!(KERNEL_NAMES.contains(&SCALE.name) && KERNEL_NAMES.contains(&SPLITK_REDUCE.name));
     }
 
     #[test]
@@ -538,12 +668,13 @@ mod tests {
             let g = tile_geometry::<64, 64>(&Problem { m, n, k: 0 }, &shape(1));
             assert_eq!(g.grid.0 as u64, m.div_ceil(64) * n.div_ceil(64));
         }
-        // k / 256 caps the split; so do 64 MiB of partial sums.
+        // k / 32 caps the split; so do 64 MiB of partial sums.
         assert_eq!(effective_split(&Problem { m: 256, n: 256, k: 65536 }, 64), 64);
-        assert_eq!(effective_split(&Problem { m: 256, n: 256, k: 1023 }, 64), 3);
+        assert_eq!(effective_split(&Problem { m: 256, n: 256, k: 1023 }, 64), 31);
         assert_eq!(effective_split(&Problem { m: 8192, n: 128, k: 8192 }, 64), 16);
+        assert_eq!(effective_split(&Problem { m: 64, n: 64, k: 100 }, 4), 3);
         assert_eq!(effective_split(&Problem { m: 8192, n: 8192, k: 8192 }, 4), 1);
-        assert_eq!(effective_split(&Problem { m: 1, n: 1, k: 100 }, 4), 1);
+        assert_eq!(effective_split(&Problem { m: 1, n: 1, k: 31 }, 4), 1);
         // Partials: ld rounded to 4 floats.
         assert_eq!(partial_ld(1), 4);
         assert_eq!(partial_ld(128), 128);
@@ -564,56 +695,119 @@ mod tests {
     }
 
     fn model(tile: usize) -> KernelModel {
-        match tile {
-            0 => KernelModel { registers_per_thread: 128, static_shared_bytes: 16_896, max_threads_per_block: 256 },
+        match TILES[tile].name {
+            "256x128" => KernelModel { registers_per_thread: 232, static_shared_bytes: 37_632, max_threads_per_block: 256 },
+            "128x128_t128" => KernelModel { registers_per_thread: 232, static_shared_bytes: 25_344, max_threads_per_block: 128 },
+            "128x128" => KernelModel { registers_per_thread: 128, static_shared_bytes: 16_896, max_threads_per_block: 256 },
             _ => KernelModel { registers_per_thread: 168, static_shared_bytes: 8_704, max_threads_per_block: 64 },
         }
     }
 
-    /// plan_multiply's rule without a GPU: returns (tile, split, blocks).
-    fn decide(m: u64, n: u64, k: u64) -> (usize, u32, u64) {
+    fn tile_named(name: &str) -> usize {
+        TILES.iter().position(|tile| tile.name == name).unwrap()
+    }
+
+    /// plan_multiply's rule without a GPU for a transpose pair: returns (tile, split, blocks).
+    fn decide_pair(pair: usize, m: u64, n: u64, k: u64) -> (usize, u32, u64) {
         let tuner = tuner();
         let device = tuner.device().clone();
-        let plan_of = |tile: usize| {
-            let spec = &TILE_KERNELS[tile][0];
-            let unsplit = tuner.plan(spec, &model(tile), &Problem { m, n, k: 0 });
-            if split_worthwhile(&device, &unsplit) { tuner.plan(spec, &model(tile), &Problem { m, n, k }) } else { unsplit }
-        };
-        let plans: Vec<LaunchPlan> = (0..TILES.len()).map(plan_of).collect();
-        let tile = choose_tile(&device, &plans, m, n, k);
+        let plans: Vec<LaunchPlan> = (0..TILES.len())
+            .map(|tile| tile_plan(&tuner, &TILE_KERNELS[tile][pair * 2], &model(tile), &TILES[tile], pair, m, n, k))
+            .collect();
+        let tile = choose_tile(&device, pair, &plans, m, n, k);
         (tile, plans[tile].geometry.grid.2, plans[tile].geometry.blocks())
+    }
+
+    fn decide(m: u64, n: u64, k: u64) -> (usize, u32, u64) {
+        decide_pair(0, m, n, k)
     }
 
     #[test]
     fn occupancy_of_the_tiles_on_h100() {
         let tuner = tuner();
-        let plan = tuner.plan(&TILE_KERNELS[0][0], &model(0), &Problem { m: 4096, n: 4096, k: 0 });
-        assert_eq!(plan.occupancy.active_blocks_per_sm, 2);
-        assert_eq!(plan.geometry.blocks(), 1024);
-        let plan = tuner.plan(&TILE_KERNELS[1][0], &model(1), &Problem { m: 4096, n: 4096, k: 0 });
-        assert_eq!(plan.occupancy.active_blocks_per_sm, 6);
+        for (name, active, blocks) in [("256x128", 1, 512), ("128x128_t128", 2, 1024), ("128x128", 2, 1024), ("64x64", 6, 4096)] {
+            let tile = tile_named(name);
+            let plan = tuner.plan(&TILE_KERNELS[tile][0], &model(tile), &Problem { m: 4096, n: 4096, k: 0 });
+            assert_eq!((plan.occupancy.active_blocks_per_sm, plan.geometry.blocks()), (active, blocks), "{name}");
+        }
     }
 
     #[test]
-    fn large_squares_take_128x128_unsplit() {
-        for n in [2048u64, 3000, 4096, 6144, 8192] {
-            assert_eq!(decide(n, n, n), (0, 1, n.div_ceil(128).pow(2)), "n = {n}");
+    fn large_squares_take_the_tile_measured_fastest() {
+        // As measured on the H100 (mublas bench sgemm-tiles): 256×128 for NN and NT at
+        // 2048, 4096, 8192; 64×64 at 3000 (its rounds: 2209 blocks, 792 a round, the
+        // last one full enough), the 128×128 of 256 threads for TN at 4096.
+        for n in [2048u64, 4096, 8192] {
+            assert_eq!(decide(n, n, n), (tile_named("256x128"), 1, n.div_ceil(256) * n.div_ceil(128)), "n = {n}");
+            assert_eq!(decide_pair(1, n, n, n).0, tile_named("256x128"), "NT n = {n}");
         }
-        // Short k on a large C: no split either (the grid is several waves).
+        assert_eq!(decide(3000, 3000, 3000).0, tile_named("64x64"));
+        assert_eq!(decide_pair(2, 4096, 4096, 4096).0, tile_named("128x128"));
+        // Short k on a large C: no split (the grid is several waves).
         assert_eq!(decide(4096, 4096, 256).1, 1);
     }
 
     #[test]
+    fn the_model_orders_the_measured_runs() {
+        // (tile, m, n, k, split) measured on the H100 (mublas bench sgemm-tiles), faster first.
+        let device = DeviceModel::h100_sxm();
+        let tuner = tuner();
+        let time = |name: &str, m: u64, n: u64, k: u64, split: u32| {
+            let tile = tile_named(name);
+            let spec = &TILE_KERNELS[tile][0];
+            let shape = LaunchShape { tx: TILES[tile].threads, ty: 1, split };
+            let plan = LaunchPlan::of_shape(tuner.device(), &model(tile), spec, &Problem { m, n, k }, shape);
+            estimated_time(&device, &TILES[tile], 0, &plan, m, n, k)
+        };
+        // 8192 × 128 × 8192: split 4 (379 µs) < 8 (387) < 6 (506: two rounds of one block per SM).
+        assert!(time("256x128", 8192, 128, 8192, 4) < time("256x128", 8192, 128, 8192, 8));
+        assert!(time("256x128", 8192, 128, 8192, 8) < time("256x128", 8192, 128, 8192, 6));
+        // 3000: 64×64 (1255) < 128×128 (1423) < 256×128 (1604).
+        assert!(time("64x64", 3000, 3000, 3000, 1) < time("128x128", 3000, 3000, 3000, 1));
+        assert!(time("128x128", 3000, 3000, 3000, 1) < time("256x128", 3000, 3000, 3000, 1));
+        // 4096: 256×128 (2873) < 128×128 of 128 threads (3018) < of 256 (3040) < 64×64 (3182).
+        assert!(time("256x128", 4096, 4096, 4096, 1) < time("128x128_t128", 4096, 4096, 4096, 1));
+        assert!(time("128x128_t128", 4096, 4096, 4096, 1) < time("128x128", 4096, 4096, 4096, 1));
+        assert!(time("128x128", 4096, 4096, 4096, 1) < time("64x64", 4096, 4096, 4096, 1));
+        // 1024: 256×128 split 4 (65) < 128×128 split 4 (67) < split 2 (77: one block of two per SM).
+        assert!(time("256x128", 1024, 1024, 1024, 4) < time("128x128", 1024, 1024, 1024, 4));
+        assert!(time("128x128", 1024, 1024, 1024, 4) < time("128x128", 1024, 1024, 1024, 2));
+        // 512: 64×64 split 8 (20.6) < split 4 (25.7) < split 2 (36.8).
+        assert!(time("64x64", 512, 512, 512, 8) < time("64x64", 512, 512, 512, 4));
+        assert!(time("64x64", 512, 512, 512, 4) < time("64x64", 512, 512, 512, 2));
+        // And within 15 % of the measured µs where the model was fitted (not at 1 block
+        // of 6 per SM: 64×64 split 2 at 512 ran 36.8 µs, the model says 26).
+        for (name, m, n, k, split, us) in [("256x128", 4096, 4096, 4096, 1, 2873.0), ("64x64", 3000, 3000, 3000, 1, 1255.0),
+            ("256x128", 8192, 128, 8192, 4, 379.0), ("256x128", 1024, 1024, 1024, 4, 65.0), ("128x128", 2048, 2048, 2048, 1, 392.0),
+            ("128x128", 1024, 1024, 1024, 2, 77.3), ("64x64", 512, 512, 512, 8, 20.6)] {
+            let estimate = time(name, m, n, k, split);
+            assert!((estimate / us - 1.0).abs() < 0.15, "{name} ({m}, {n}, {k}) split {split}: {estimate:.1} µs against {us}");
+        }
+    }
+
+    #[test]
+    fn older_gpus_are_not_offered_the_cp_async_tiles() {
+        let mut device = DeviceModel::h100_sxm();
+        device.compute_capability = (7, 5);
+        let tuner = Tuner::new(device.clone(), RecipeBook::built_in(), ForcedShapes::new());
+        let plans: Vec<LaunchPlan> = (0..TILES.len())
+            .map(|tile| tuner.plan(&TILE_KERNELS[tile][0], &model(tile), &Problem { m: 4096, n: 4096, k: 0 }))
+            .collect();
+        assert_eq!(TILES[choose_tile(&device, 0, &plans, 4096, 4096, 4096)].name, "128x128");
+    }
+
+    #[test]
     fn small_c_with_long_k_splits() {
-        // (256, 256, 65536): 4 tiles of 128×128 — split to fill the GPU.
+        let every_sm = (FULL_COVERAGE * 132.0) as u64;
+        // (256, 256, 65536): 2 to 16 tiles — split to fill the GPU.
         let (tile, split, blocks) = decide(256, 256, 65536);
-        assert!(split >= 32 && blocks >= 132, "tile {tile} split {split} blocks {blocks}");
-        // (8192, 128, 8192): 64 tiles of 128×128.
+        assert!(split >= 8 && blocks >= every_sm, "tile {tile} split {split} blocks {blocks}");
+        // (8192, 128, 8192): 32 to 128 tiles.
         let (_, split, blocks) = decide(8192, 128, 8192);
-        assert!(split > 1 && blocks >= 132, "split {split} blocks {blocks}");
-        // Odd and small: everything engages as many SMs as it can.
-        let (_, split, _) = decide(127, 129, 1023);
-        assert!((1..=3).contains(&split));
+        assert!(split > 1 && blocks >= every_sm, "split {split} blocks {blocks}");
+        // Odd and small: split down to a few k tiles a block, to engage the SMs.
+        let (_, split, blocks) = decide(127, 129, 1023);
+        assert!(split >= 8 && blocks >= 96, "split {split} blocks {blocks}");
     }
 
     #[test]
@@ -631,13 +825,15 @@ mod tests {
         }
     }
 
-    /// Prints the decisions for the benchmark's sizes (`cargo test -- --nocapture decisions_table`).
+    /// Prints the decisions for the benchmark's sizes, every transpose pair (`cargo test -- --nocapture decisions_table`).
     #[test]
     fn decisions_table() {
         for (m, n, k) in [(256u64, 256u64, 256u64), (512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (3000, 3000, 3000),
             (4096, 4096, 4096), (8192, 8192, 8192), (4096, 4096, 256), (256, 256, 65536), (8192, 128, 8192), (127, 129, 1023)] {
-            let (tile, split, blocks) = decide(m, n, k);
-            println!("({m}, {n}, {k}): {}x{} split {split}, {blocks} blocks", TILES[tile].rows, TILES[tile].cols);
+            for (pair, name) in ["NN", "NT", "TN", "TT"].iter().enumerate() {
+                let (tile, split, blocks) = decide_pair(pair, m, n, k);
+                println!("{name} ({m}, {n}, {k}): {} split {split}, {blocks} blocks", TILES[tile].name);
+            }
         }
     }
 }

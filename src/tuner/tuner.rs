@@ -78,6 +78,25 @@ impl Tuner {
         plan
     }
 
+    /// [`Self::plan`] with the caller's rule in place of the optimizer, for a
+    /// routine that chooses among its kernel's shapes by a model of its own
+    /// (SGEMM's split): a forced shape still wins, and the rule's plan is
+    /// cached as the optimizer's would be, under the same key, so one
+    /// kernel's plans must all come from one rule.
+    pub fn plan_with(&self, spec: &KernelSpec, kernel: &KernelModel, problem: &Problem, rule: impl FnOnce() -> LaunchPlan) -> LaunchPlan {
+        if let Some(shape) = self.forced.get(spec.name)
+            && let Some(plan) = self.forced_plan(spec, kernel, problem, shape)
+        {
+            return plan;
+        }
+        if let Some(plan) = self.cache.get(spec.name, kernel, problem) {
+            return plan;
+        }
+        let plan = rule();
+        self.cache.insert(spec.name, kernel, problem, plan);
+        plan
+    }
+
     /// What [`Self::plan`] decides without forcing or cache: the optimizer
     /// under this device's recipe for the kernel.
     pub fn plan_uncached(&self, spec: &KernelSpec, kernel: &KernelModel, problem: &Problem) -> LaunchPlan {
@@ -226,6 +245,28 @@ mod tests {
         assert_eq!(tuner.cached_plans(), 1);
         tuner.forced().set("axpy_f32_vec4", None);
         assert_eq!(tuner.plan(&AXPY, &AXPY_KERNEL, &problem), chosen);
+    }
+
+    #[test]
+    fn a_callers_rule_is_cached_and_forced_shapes_still_win() {
+        let tuner = h100_tuner();
+        let problem = vector(1 << 20);
+        let mine = LaunchPlan::of_shape(tuner.device(), &AXPY_KERNEL, &AXPY, &problem, LaunchShape { tx: 64, ty: 1, split: 1 });
+        assert_ne!(tuner.plan_uncached(&AXPY, &AXPY_KERNEL, &problem).shape, mine.shape);
+        let mut calls = 0;
+        for _ in 0..3 {
+            let plan = tuner.plan_with(&AXPY, &AXPY_KERNEL, &problem, || {
+                calls += 1;
+                mine
+            });
+            assert_eq!(plan, mine);
+        }
+        assert_eq!((calls, tuner.cached_plans()), (1, 1), "the rule ran once, then the cache answered");
+        let forced = LaunchShape { tx: 96, ty: 1, split: 1 };
+        tuner.forced().set("axpy_f32_vec4", Some(forced));
+        assert_eq!(tuner.plan_with(&AXPY, &AXPY_KERNEL, &problem, || mine).shape, forced);
+        tuner.forced().set("axpy_f32_vec4", None);
+        assert_eq!(tuner.plan_with(&AXPY, &AXPY_KERNEL, &problem, || unreachable!("cached")), mine);
     }
 
     #[test]

@@ -11,7 +11,7 @@ use mublas::harness::{EventTimer, Random};
 use mublas::real_cublas::RealCublas;
 use std::fmt::Write as _;
 
-pub const ROUTINES: &[&str] = &["saxpy", "sgemv", "strmv", "sgemm", "sgemv-sawtooth", "decisions", "overhead"];
+pub const ROUTINES: &[&str] = &["saxpy", "sgemv", "strmv", "sgemm", "sgemm-tiles", "sgemv-sawtooth", "decisions", "overhead"];
 
 struct Options {
     routines: Vec<String>,
@@ -145,15 +145,17 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if options.routines.iter().any(|r| r == "overhead") {
         crate::overhead::run(h, handle, cublas)?;
     }
-    for routine in options.routines.iter().filter(|r| *r != "decisions" && *r != "overhead") {
+    if options.routines.iter().any(|r| r == "sgemm-tiles") {
+        sgemm_tiles(h, handle, cublas, &timer, &mut random, options.quick, options.reps)?;
+    }
+    for routine in options.routines.iter().filter(|r| !["decisions", "overhead", "sgemm-tiles"].contains(&r.as_str())) {
         for make in workloads(h, handle, routine, options.quick)? {
             let workload = make(&mut random)?;
             let (mublas_us, cublas_us) = match cublas {
                 Some(c) => workload.time_alternating(c, &timer, WARMUPS, options.reps)?,
                 None => (workload.time_mublas(&timer, WARMUPS, options.reps)?, None),
             };
-            let kernel = h.device.kernel(workload.spec.name).map_err(|e| e.to_string())?;
-            let plan = h.device.tuner.plan(workload.spec, &kernel.model, &workload.problem);
+            let plan = workload.plan(h)?;
             rows.push(Row {
                 routine: workload.routine,
                 label: workload.label.clone(),
@@ -176,6 +178,108 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     if let Some(path) = &options.csv {
         std::fs::write(path, csv(&rows)).map_err(|e| format!("{path}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// `mublas bench sgemm-tiles`: every SGEMM tile forced on each shape (with the
+/// split the tuner gives it, and on some shapes forced splits too) beside
+/// cuBLAS and the automatic choice, to see which tile each shape wants. Times
+/// in µs, then cuBLAS time / this time (above 1: faster than cuBLAS).
+fn sgemm_tiles(
+    h: &mublas::Handle,
+    handle: mublasHandle_t,
+    cublas: Option<&RealCublas>,
+    timer: &EventTimer,
+    random: &mut Random,
+    quick: bool,
+    reps: usize,
+) -> Result<(), String> {
+    use mublas::routines::gemm::{self, TileChoice, TILES};
+    use mublas::tuner::LaunchShape;
+    let squares: &[usize] = if quick { &[1024, 4096] } else { &[256, 512, 1024, 2048, 3000, 4096, 8192] };
+    let mut shapes: Vec<(i32, i32, usize, usize, usize)> = squares.iter().map(|&n| (0, 0, n, n, n)).collect();
+    if !quick {
+        for (ta, tb) in [(0, 1), (1, 0), (1, 1)] {
+            shapes.extend([(ta, tb, 1024, 1024, 1024), (ta, tb, 4096, 4096, 4096)]);
+        }
+        shapes.extend([(0, 0, 4096, 4096, 256), (0, 0, 256, 256, 65536), (0, 0, 8192, 128, 8192), (0, 0, 127, 129, 1023)]);
+    }
+    // (shape, tile, splits) forced beyond the tuner's own split.
+    type SplitTrial = ((usize, usize, usize), &'static str, &'static [u32]);
+    let split_trials: &[SplitTrial] = if quick {
+        &[]
+    } else {
+        &[
+            ((256, 256, 256), "64x64", &[4, 8, 16]),
+            ((256, 256, 256), "128x128", &[4, 8]),
+            ((256, 256, 256), "128x128_t128", &[4, 8]),
+            ((512, 512, 512), "64x64", &[2, 4, 8]),
+            ((512, 512, 512), "128x128", &[4, 8, 16]),
+            ((512, 512, 512), "128x128_t128", &[8, 16]),
+            ((1024, 1024, 1024), "128x128", &[2, 4]),
+            ((1024, 1024, 1024), "128x128_t128", &[2, 4]),
+            ((1024, 1024, 1024), "256x128", &[4, 8]),
+            ((127, 129, 1023), "64x64", &[8, 16, 24, 32]),
+            ((127, 129, 1023), "128x128", &[8, 16]),
+        ]
+    };
+    let device = h.device.model();
+    let plan_text = |w: &crate::workload::Workload| -> String {
+        let split = w.plan(h).map(|plan| plan.geometry.grid.2).unwrap_or(0);
+        format!("{} split {split}", w.spec.name.trim_start_matches("gemm_f32_"))
+    };
+    let ops = [gemm::Transpose::No, gemm::Transpose::Yes];
+    println!("sgemm-tiles: µs (cuBLAS time / this time) per tile, the tuner's split unless forced");
+    for (ta, tb, m, n, k) in shapes {
+        let auto = Workload::sgemm(h, handle, ta, tb, m, n, k, random)?;
+        let (auto_us, cublas_us) = match cublas {
+            Some(c) => auto.time_alternating(c, timer, WARMUPS, reps)?,
+            None => (auto.time_mublas(timer, WARMUPS, reps)?, None),
+        };
+        let ratio = |us: f64| cublas_us.map(|c| format!("{:.2}", c / us)).unwrap_or_else(|| "-".into());
+        println!(
+            "{:<22} cuBLAS {:>9} | auto {:>9.1} ({}) {:.1} TFLOP/s [{}]",
+            auto.label,
+            cublas_us.map(|c| format!("{c:.1}")).unwrap_or_else(|| "-".into()),
+            auto_us,
+            ratio(auto_us),
+            auto.rate(auto_us),
+            plan_text(&auto)
+        );
+        drop(auto);
+        let mut line = String::new();
+        for (tile, info) in TILES.iter().enumerate() {
+            if !gemm::tile_suits(device, info) {
+                continue;
+            }
+            let w = Workload::sgemm_with(h, handle, ta, tb, m, n, k, TileChoice::Tile(tile), random)?;
+            let us = w.time_mublas(timer, WARMUPS, reps)?;
+            let _ = write!(line, " | {} {:.1} ({}) s{}", info.name, us, ratio(us), plan_text(&w).rsplit(' ').next().unwrap_or(""));
+        }
+        println!("{:<22}{line}", "");
+        for &((sm, sn, sk), name, splits) in split_trials {
+            if (sm, sn, sk) != (m, n, k) || (ta, tb) != (0, 0) {
+                continue;
+            }
+            let Some(tile) = TILES.iter().position(|t| t.name == name && gemm::tile_suits(device, t)) else { continue };
+            let mut line = String::new();
+            for &split in splits {
+                let probe = Workload::sgemm_with(h, handle, ta, tb, m, n, k, TileChoice::Tile(tile), random)?;
+                let kernel = probe.spec.name;
+                h.device.tuner.forced().set(kernel, Some(LaunchShape { tx: TILES[tile].threads, ty: 1, split }));
+                let us = probe.time_mublas(timer, WARMUPS, reps);
+                // The split the forced calls made (the probe's plan predates the forcing).
+                let vec = kernel.ends_with("_vec");
+                let applied = gemm::plan_multiply(h, ops[ta as usize], ops[tb as usize], m as u64, n as u64, k as u64, vec, TileChoice::Tile(tile))
+                    .map(|(_, plan)| format!("{} split {}", kernel.trim_start_matches("gemm_f32_"), plan.geometry.grid.2))
+                    .unwrap_or_default();
+                h.device.tuner.forced().set(kernel, None);
+                let us = us?;
+                let _ = write!(line, " | split {split}: {us:.1} ({}) [{applied}]", ratio(us));
+            }
+            println!("{:<22} {name} forced{line}", "");
+        }
     }
     Ok(())
 }

@@ -105,8 +105,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             let workload = workload_for(h, handle, routine, size, &mut random)?;
             let (warmups, reps) = if routine == "saxpy" { (2, 11) } else { (1, 5) };
             let samples = time_candidates(h, &workload, &timer, warmups, reps)?;
-            let kernel = h.device.kernel(workload.spec.name).map_err(|e| e.to_string())?;
-            let chosen = h.device.tuner.plan(workload.spec, &kernel.model, &workload.problem).shape;
+            let chosen = workload.plan(h)?.shape;
             let best_shape = samples.iter().min_by(|a, b| a.us.total_cmp(&b.us)).map(|s| s.shape).ok_or("no candidate")?;
             let (mut chosen_us, mut best_us) = (Vec::new(), Vec::new());
             for _ in 0..5 {

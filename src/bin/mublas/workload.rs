@@ -10,7 +10,7 @@ use mublas::harness::{EventTimer, Random};
 use mublas::launch::DeviceBuffer;
 use mublas::real_cublas::{CublasHandle, RealCublas};
 use mublas::routines::vector::StridedVector;
-use mublas::tuner::{KernelSpec, Problem};
+use mublas::tuner::{KernelSpec, LaunchPlan, Problem};
 use mublas::{Error, Handle};
 
 pub const WARMUPS: usize = 3;
@@ -164,6 +164,9 @@ pub struct Workload {
     /// The kernel mublas uses for this workload, and the problem the tuner sees.
     pub spec: &'static KernelSpec,
     pub problem: Problem,
+    /// The plan the routine itself chose, where that is not the tuner's plan
+    /// of (spec, problem) (SGEMM's split: see `routines::gemm::tile_plan`).
+    pub routine_plan: Option<LaunchPlan>,
     /// Bytes moved (or, for SGEMM, flops done) per call.
     pub work: f64,
     pub unit: Unit,
@@ -208,6 +211,7 @@ impl Workload {
             cublas: Some(Box::new(move |c, ch, i| unsafe {
                 (c.saxpy)(ch, n as i32, &alpha, r.at(i, x_offset) as *const f32, 1, r.at(i, y_offset) as *mut f32, 1)
             })),
+            routine_plan: None,
             _pool: pool,
         })
     }
@@ -240,6 +244,7 @@ impl Workload {
             cublas: Some(Box::new(move |c, ch, i| unsafe {
                 (c.sgemv)(ch, trans, m as i32, n as i32, &alpha, r.at(i, 0) as *const f32, m as i32, r.at(i, x_at) as *const f32, 1, &beta, r.at(i, y_at) as *mut f32, 1)
             })),
+            routine_plan: None,
             _pool: pool,
         })
     }
@@ -281,6 +286,7 @@ impl Workload {
             cublas: Some(Box::new(move |c, ch, i| unsafe {
                 (c.strmv)(ch, uplo, trans, diag, n32, r.at(i, a_offset) as *const f32, n32, r.at(i, x_offset) as *mut f32, 1)
             })),
+            routine_plan: None,
             _pool: pool,
         })
     }
@@ -289,6 +295,23 @@ impl Workload {
     /// the work unit is 2·m·n·k flops. `addresses` gives (A, C).
     #[allow(clippy::too_many_arguments)]
     pub fn sgemm(h: &Handle, handle: mublasHandle_t, transa: i32, transb: i32, m: usize, n: usize, k: usize, random: &mut Random) -> Result<Workload, String> {
+        Workload::sgemm_with(h, handle, transa, transb, m, n, k, mublas::routines::gemm::TileChoice::Auto, random)
+    }
+
+    /// [`Self::sgemm`] with the tile forced (through the routine, not the C
+    /// ABI) or, with `TileChoice::Auto`, chosen as for any caller.
+    #[allow(clippy::too_many_arguments)]
+    pub fn sgemm_with(
+        h: &Handle,
+        handle: mublasHandle_t,
+        transa: i32,
+        transb: i32,
+        m: usize,
+        n: usize,
+        k: usize,
+        choice: mublas::routines::gemm::TileChoice,
+        random: &mut Random,
+    ) -> Result<Workload, String> {
         use mublas::routines::gemm::{self, TileChoice, Transpose};
         let ta = Transpose::from_code(transa).ok_or("transa")?;
         let tb = Transpose::from_code(transb).ok_or("transb")?;
@@ -301,7 +324,7 @@ impl Workload {
         let r = pool.rotation;
         let (b_offset, c_offset) = (a_len, a_len + b_len);
         let vec = gemm::vec4_applies(ta, tb, m as i64, n as i64, k as i64, r.at(0, 0), lda as i64, r.at(0, b_offset), ldb as i64);
-        let (spec, _) = gemm::plan_multiply(h, ta, tb, m as u64, n as u64, k as u64, vec, TileChoice::Auto).map_err(|e| e.to_string())?;
+        let (spec, plan) = gemm::plan_multiply(h, ta, tb, m as u64, n as u64, k as u64, vec, choice).map_err(|e| e.to_string())?;
         let problem = gemm::tuner_problem(h, spec, m as u64, n as u64, k as u64).map_err(|e| e.to_string())?;
         let ops = ["N", "T"];
         let label = if m == n && n == k { format!("{}{} {m}", ops[transa.min(1) as usize], ops[transb.min(1) as usize]) } else {
@@ -320,14 +343,25 @@ impl Workload {
             unit: Unit::TeraflopsPerSecond,
             addresses: Box::new(move |i| (r.at(i, 0), r.at(i, c_offset))),
             // SAFETY (both closures): A, B and C lie inside the pool, which the workload owns.
-            mublas: Box::new(move |i| unsafe {
-                mublasSgemm(handle as mublasHandle_t, transa, transb, mi, ni, ki, &alpha, r.at(i, 0) as *const f32, ldai,
-                    r.at(i, b_offset) as *const f32, ldbi, &beta, r.at(i, c_offset) as *mut f32, ldci)
+            mublas: Box::new(move |i| match choice {
+                TileChoice::Auto => unsafe {
+                    mublasSgemm(handle as mublasHandle_t, transa, transb, mi, ni, ki, &alpha, r.at(i, 0) as *const f32, ldai,
+                        r.at(i, b_offset) as *const f32, ldbi, &beta, r.at(i, c_offset) as *mut f32, ldci)
+                },
+                TileChoice::Tile(_) => {
+                    // SAFETY: a live handle from mublasCreate is a Handle (as MublasSession::handle).
+                    let h = unsafe { &*(handle as *const Handle) };
+                    let (alpha, beta) = (mublas::routines::Scalar::Host(alpha), mublas::routines::Scalar::Host(beta));
+                    let result = gemm::sgemm_with(h, transa, transb, mi as i64, ni as i64, ki as i64, alpha, r.at(i, 0), ldai as i64,
+                        r.at(i, b_offset), ldbi as i64, beta, r.at(i, c_offset), ldci as i64, choice);
+                    result.map_or_else(|e| e.status() as i32, |_| 0)
+                }
             }),
             cublas: Some(Box::new(move |c, ch, i| unsafe {
                 (c.sgemm)(ch, transa, transb, mi, ni, ki, &alpha, r.at(i, 0) as *const f32, ldai,
                     r.at(i, b_offset) as *const f32, ldbi, &beta, r.at(i, c_offset) as *mut f32, ldci)
             })),
+            routine_plan: Some(plan),
             _pool: pool,
         })
     }
@@ -387,5 +421,14 @@ impl Workload {
 
     pub fn rate(&self, us: f64) -> f64 {
         self.unit.rate(self.work, us)
+    }
+
+    /// The plan a call makes: the routine's own where it chose one, else the tuner's.
+    pub fn plan(&self, h: &Handle) -> Result<LaunchPlan, String> {
+        if let Some(plan) = self.routine_plan {
+            return Ok(plan);
+        }
+        let kernel = h.device.kernel(self.spec.name).map_err(|e| e.to_string())?;
+        Ok(h.device.tuner.plan(self.spec, &kernel.model, &self.problem))
     }
 }

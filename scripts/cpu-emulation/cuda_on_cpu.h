@@ -1,0 +1,133 @@
+// Just enough of CUDA to run mublas's tile kernels on the CPU: every thread of
+// a block is a std::thread, __syncthreads a std::barrier, __shared__ a static
+// (blocks run one after another), and cp.async a queue per thread that
+// copy_async_wait drains — either at the latest moment the PTX allows
+// (Deferred: a missing wait reads stale shared memory) or at once (Eager: a
+// stage overwritten while another thread still reads it shows up as a race).
+// Correctness of indices, edges and pipeline order only; nothing about speed.
+#pragma once
+#define MUBLAS_CPU_EMULATION 1
+
+#include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#define __device__
+#define __global__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+#define __shared__ static
+#define __align__(n) __attribute__((aligned(n)))
+
+struct uint3 {
+    unsigned x = 0, y = 0, z = 0;
+};
+struct float4 {
+    float x, y, z, w;
+};
+inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+template <class T>
+inline T __ldg(const T *p) { return *p; }
+using std::max;
+using std::min;
+
+inline thread_local uint3 threadIdx;
+inline uint3 blockIdx, blockDim, gridDim;
+
+namespace emu {
+inline std::barrier<> *block_barrier = nullptr;
+
+enum class CopyMode { Deferred, Eager };
+inline CopyMode copy_mode = CopyMode::Deferred;
+
+struct Copy {
+    float *dst;
+    const float *src;
+    int bytes;
+    bool full;
+};
+inline void perform(const Copy &c) {
+    if (c.full) {
+        std::memcpy(c.dst, c.src, c.bytes);
+    } else {
+        std::memset(c.dst, 0, c.bytes);
+    }
+}
+struct ThreadCopies {
+    std::vector<std::vector<Copy>> committed;  // oldest first
+    std::vector<Copy> open;
+};
+inline thread_local ThreadCopies copies;
+}  // namespace emu
+
+inline void __syncthreads() { emu::block_barrier->arrive_and_wait(); }
+
+typedef long long i64;
+inline i64 opaque(i64 v) { return v; }
+
+template <int BYTES>
+inline void copy_async(float *shared, const float *global, bool full) {
+    static_assert(BYTES == 4 || BYTES == 16, "cp.async sizes used by the kernels");
+    if (BYTES == 16 && (reinterpret_cast<unsigned long long>(shared) % 16 || (full && reinterpret_cast<unsigned long long>(global) % 16))) {
+        std::fprintf(stderr, "misaligned 16-byte cp.async\n");
+        std::abort();
+    }
+    const emu::Copy c{shared, global, BYTES, full};
+    if (emu::copy_mode == emu::CopyMode::Eager) {
+        emu::perform(c);
+    } else {
+        emu::copies.open.push_back(c);
+    }
+}
+inline void copy_async_commit() {
+    emu::copies.committed.push_back(std::move(emu::copies.open));
+    emu::copies.open.clear();
+}
+template <int PENDING>
+inline void copy_async_wait() {
+    auto &groups = emu::copies.committed;
+    while (groups.size() > static_cast<size_t>(PENDING)) {
+        for (const auto &c : groups.front()) emu::perform(c);
+        groups.erase(groups.begin());
+    }
+}
+
+namespace emu {
+// Copies issued but never waited for when a thread ended (wasted reads).
+inline std::atomic<long> unwaited_copies{0};
+
+// Runs `body` (a kernel call) on every block of `grid`, `threads` threads each.
+template <class F>
+void launch(uint3 grid, unsigned threads, F &&body) {
+    gridDim = grid;
+    blockDim = {threads, 1, 1};
+    for (unsigned z = 0; z < grid.z; ++z) {
+        for (unsigned y = 0; y < grid.y; ++y) {
+            for (unsigned x = 0; x < grid.x; ++x) {
+                blockIdx = {x, y, z};
+                std::barrier<> barrier(threads);
+                block_barrier = &barrier;
+                std::vector<std::thread> pool;
+                pool.reserve(threads);
+                for (unsigned t = 0; t < threads; ++t) {
+                    pool.emplace_back([&, t] {
+                        threadIdx = {t, 0, 0};
+                        copies = ThreadCopies{};
+                        body();
+                        long left = static_cast<long>(copies.open.size());
+                        for (const auto &g : copies.committed) left += static_cast<long>(g.size());
+                        unwaited_copies += left;
+                    });
+                }
+                for (auto &th : pool) th.join();
+            }
+        }
+    }
+}
+}  // namespace emu
