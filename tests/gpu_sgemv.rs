@@ -416,11 +416,11 @@ fn gpu_sgemv_split_counters_reset_between_calls() {
         (&skinny, LaunchShape { tx: 32, ty: 1, split: 512 }),
         (&wide, LaunchShape { tx: 64, ty: 2, split: 16 }),
         (&skinny, LaunchShape { tx: 128, ty: 1, split: 256 }),
-        (&short, LaunchShape { tx: 1024, ty: 1, split: 256 }),
+        (&short, LaunchShape { tx: 512, ty: 1, split: 256 }),
         (&tall, LaunchShape { tx: 32, ty: 1, split: 2 }),
         (&short, LaunchShape { tx: 256, ty: 1, split: 64 }),
         (&skinny, LaunchShape { tx: 512, ty: 1, split: 512 }),
-        (&short, LaunchShape { tx: 1024, ty: 1, split: 512 }),
+        (&short, LaunchShape { tx: 512, ty: 1, split: 512 }),
     ];
     for (prepared, shape) in steps {
         let got = prepared.run(&gpu, Some(shape));
