@@ -19,11 +19,13 @@
 //    the same element). The column sums are folded over the lanes of a warp by
 //    shuffles, then over the warps through shared memory.
 //  - gemv_t_f32 / gemv_t_f32_scalar: op T. 1-D block of Tx threads (a multiple
-//    of 32); L lanes per column of A (32 unless m is small), Tx / L columns per
-//    block; x staged in shared memory GEMV_T_XCHUNK elements at a time, the
-//    first loads of A of a chunk issued before it is staged; a shuffle
-//    reduction over the L lanes. The float4 variant needs A 16-byte aligned and
-//    lda % 4 == 0.
+//    of 32). m > 64: a warp per column, Tx / 32 columns per block (when fewer
+//    columns are left, warps share a column, each taking every ways-th round of
+//    its rows, added in slice order); x staged in shared memory GEMV_T_XCHUNK
+//    elements at a time, the first loads of A of a chunk issued before it is
+//    staged; a shuffle reduction. m <= 64 (gemv_t_small): L lanes per column,
+//    GEMV_T_SMALL_COLUMNS columns per lane, 4 * Tx / L columns per block, no
+//    split. The float4 variant needs A 16-byte aligned and lda % 4 == 0.
 //
 // Split (gridDim.y > 1): the reduction dimension (columns for N, rows for T) is
 // cut into gridDim.y ranges of `per_split` each, one block per range and tile.
