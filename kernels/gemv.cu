@@ -1,29 +1,40 @@
 // SGEMV: y = alpha * op(A) * x + beta * y, A column-major (m rows, n columns, lda).
 //
-// Four kernels, the routine (src/routines/gemv.rs) picks one per call:
+// Six kernels, the routine (src/routines/gemv.rs) picks one per call:
 //  - gemv_n_f32 / gemv_n_f32_scalar: op N. Block (Tx, Ty); the block owns
 //    GEMV_N_ROWS * Tx rows, each thread GEMV_N_ROWS of them; the Ty thread rows
 //    split the block's columns in groups of GEMV_N_COLS (the loads of a group are
-//    all issued before its multiply-adds); x is staged in shared memory,
-//    GEMV_N_XCHUNK elements at a time; the Ty partial sums of a row are added
-//    through shared memory in the order ty = 0, 1, ..., Ty-1.
+//    all issued before its multiply-adds, the first group of a chunk before x is
+//    staged); x is staged in shared memory, GEMV_N_XCHUNK elements at a time; the
+//    Ty partial sums of a row are folded pairwise through shared memory in a
+//    fixed order.
 //    gemv_n_f32 needs A 16-byte aligned and lda % 4 == 0: a thread's rows are
 //    4 consecutive ones, read as one float4 per column. gemv_n_f32_scalar takes
 //    any A and lda: a thread's rows are tx, tx + Tx, tx + 2 Tx, tx + 3 Tx of the
 //    block, so each scalar load of a warp is coalesced.
+//  - gemv_n_f32_short / gemv_n_f32_short_scalar: op N with m <= GEMV_SHORT_ROWS,
+//    where a tile of 4 * 32 rows would leave most lanes idle. 1-D block; L lanes
+//    share a column (gemv_lanes_per_column: the fewest that give each 4 rows), so
+//    a warp reads 32 / L columns per load; x is read directly (L lanes ask for
+//    the same element). The column sums are folded over the lanes of a warp by
+//    shuffles, then over the warps through shared memory.
 //  - gemv_t_f32 / gemv_t_f32_scalar: op T. 1-D block of Tx threads (a multiple
-//    of 32): one warp per column of A, Tx / 32 columns per block; x staged in
-//    shared memory GEMV_T_XCHUNK elements at a time; a warp-shuffle reduction.
-//    The float4 variant needs A 16-byte aligned and lda % 4 == 0.
+//    of 32). m > 64: a warp per column, Tx / 32 columns per block (when fewer
+//    columns are left, warps share a column, each taking every ways-th round of
+//    its rows, added in slice order); x staged in shared memory GEMV_T_XCHUNK
+//    elements at a time, the first loads of A of a chunk issued before it is
+//    staged; a shuffle reduction. m <= 64 (gemv_t_small): L lanes per column,
+//    GEMV_T_SMALL_COLUMNS columns per lane, 4 * Tx / L columns per block, no
+//    split. The float4 variant needs A 16-byte aligned and lda % 4 == 0.
 //
 // Split (gridDim.y > 1): the reduction dimension (columns for N, rows for T) is
 // cut into gridDim.y ranges of `per_split` each, one block per range and tile.
 // Each block writes its partial vector to `partials[split_index * len_y + i]`,
 // then counts itself in `counters[blockIdx.x]`; the last block of a tile to
-// arrive adds the partials in the fixed order 0, 1, ..., split-1, applies alpha
-// and beta, writes y and resets the counter to 0 for the next call. One launch,
-// and the same bits whichever block happens to finish last. The counters must
-// be 0 before the first call (the routine sees to it).
+// arrive adds the partials in a fixed order (gemv_finish), applies alpha and
+// beta, writes y and resets the counter to 0 for the next call. One launch, and
+// the same bits whichever block happens to finish last. The counters must be 0
+// before the first call (the routine sees to it).
 //
 // Every result is a fixed-order sum for a given (kernel, Tx, Ty, split), so
 // repeated calls give the same bits. Scalars come as (value, device address or
@@ -33,9 +44,16 @@
 
 #define GEMV_N_ROWS 4
 #define GEMV_N_COLS 4
-#define GEMV_N_XCHUNK 1024
-#define GEMV_T_XCHUNK 1024
-#define GEMV_T_UNROLL 4
+#define GEMV_N_XCHUNK 2048
+#define GEMV_T_XCHUNK 2048
+// Loads in flight per lane in the T kernels: float4 and scalar.
+#define GEMV_T_UNROLL 8
+#define GEMV_T_UNROLL_SCALAR 16
+// The T kernels with m <= 64 (fewer than 32 lanes per column): columns per lane.
+#define GEMV_T_SMALL_COLUMNS 4
+// The short N kernels: at most this many rows, and columns in flight per lane.
+#define GEMV_SHORT_ROWS 64
+#define GEMV_SHORT_UNROLL 4
 
 // alpha * dot + beta * y, not reading y when beta == 0.
 __device__ __forceinline__ float gemv_result(float alpha, float dot, float beta, const float *y) {
@@ -47,6 +65,15 @@ __device__ __forceinline__ float gemv_result(float alpha, float dot, float beta,
 __device__ __forceinline__ void gemv_scale_only(float beta, float *y) {
     if (beta == 1.0f) return;
     *y = beta == 0.0f ? 0.0f : beta * *y;
+}
+
+// Lanes that share a column in the T and short N kernels: the fewest (a power of
+// two, at most a warp) that give each lane 4 of the m rows. The routine computes
+// the same (lanes_per_column in gemv.rs).
+__device__ __forceinline__ int gemv_lanes_per_column(i64 m) {
+    int lanes = 1;
+    while (lanes < 32 && 4 * static_cast<i64>(lanes) < m) lanes *= 2;
+    return lanes;
 }
 
 // Called by every thread of the block after its partials are written: true in
@@ -64,20 +91,55 @@ __device__ __forceinline__ bool gemv_arrive_last(unsigned *counter, unsigned blo
     return last;
 }
 
-// The 4 rows of one thread in column `col`: rows r, r+1, r+2, r+3 (VEC) or
-// r, r+step, r+2 step, r+3 step; rows at or past m read as 0.
-template <bool VEC>
-__device__ __forceinline__ float4 gemv_n_load(const float *__restrict__ col, i64 r, int step, i64 m, bool full) {
-    if (VEC && full) return __ldg(reinterpret_cast<const float4 *>(col + r));
-    if (!VEC && full) {
-        return make_float4(__ldg(col + r), __ldg(col + r + step), __ldg(col + r + 2 * step), __ldg(col + r + 3 * step));
+// Adds `count` vectors of `len` floats, `stride` floats apart in shared memory,
+// into the first: the upper half onto the lower half, then again, in an order
+// fixed by (count, len). Every thread of the block calls it.
+__device__ __forceinline__ void gemv_fold(float *buf, int count, int stride, int len, int tid, int threads) {
+    while (count > 1) {
+        const int half = (count + 1) / 2;  // vectors half..count-1 go onto 0..count-half-1
+        for (int t = tid; t < (count - half) * len; t += threads) {
+            const int v = t / len, e = t - v * len;
+            buf[v * stride + e] += buf[(v + half) * stride + e];
+        }
+        __syncthreads();
+        count = half;
     }
+}
+
+// In the last block of a tile: scratch[o] = sum over s < splits of
+// partials[s * stride + o], for o < outputs. G groups of threads (G a power of
+// two, G * outputs <= the block's threads) each add the splits s = g, g + G, ...
+// in order, then the G sums of an output are folded (gemv_fold): the order
+// depends only on (outputs, splits, block size), and the loads of the whole
+// block are in flight at once instead of one chain of `splits` per output.
+// scratch holds at least max(outputs, threads) floats. Every thread calls it.
+__device__ __forceinline__ void gemv_finish(const float *partials, i64 stride, int outputs, unsigned splits, float *scratch,
+                                            int tid, int threads) {
+    int groups = 1;
+    while (2 * groups * outputs <= threads && 2u * groups <= splits) groups *= 2;
+    for (int t = tid; t < groups * outputs; t += threads) {
+        const int g = t / outputs, o = t - g * outputs;
+        float sum = 0.0f;
+        for (unsigned s = g; s < splits; s += groups) sum += __ldcg(partials + static_cast<i64>(s) * stride + o);
+        scratch[t] = sum;
+    }
+    __syncthreads();
+    gemv_fold(scratch, groups, outputs, outputs, tid, threads);
+}
+
+// The 4 rows of one thread in one column, p pointing at its first: rows
+// p[0], p[1], p[2], p[3] (VEC) or p[0], p[step], p[2 step], p[3 step]; `left`
+// rows of A from p on (m - r), rows past them read as 0 (unless `full`).
+template <bool VEC>
+__device__ __forceinline__ float4 gemv_n_load(const float *__restrict__ p, int step, bool full, i64 left) {
+    if (VEC && full) return __ldg(reinterpret_cast<const float4 *>(p));
+    if (!VEC && full) return make_float4(__ldg(p), __ldg(p + step), __ldg(p + 2 * step), __ldg(p + 3 * step));
     const int s = VEC ? 1 : step;
     float4 v;
-    v.x = r < m ? __ldg(col + r) : 0.0f;
-    v.y = r + s < m ? __ldg(col + r + s) : 0.0f;
-    v.z = r + 2 * s < m ? __ldg(col + r + 2 * s) : 0.0f;
-    v.w = r + 3 * s < m ? __ldg(col + r + 3 * s) : 0.0f;
+    v.x = 0 < left ? __ldg(p) : 0.0f;
+    v.y = s < left ? __ldg(p + s) : 0.0f;
+    v.z = 2 * s < left ? __ldg(p + 2 * s) : 0.0f;
+    v.w = 3 * s < left ? __ldg(p + 3 * s) : 0.0f;
     return v;
 }
 
@@ -88,24 +150,82 @@ __device__ __forceinline__ void fma4(float4 &acc, const float4 a, float x) {
     acc.w = fmaf(a.w, x, acc.w);
 }
 
+__device__ __forceinline__ void add4(float4 &acc, const float4 v) {
+    acc.x += v.x;
+    acc.y += v.y;
+    acc.z += v.z;
+    acc.w += v.w;
+}
+
 __device__ __forceinline__ float component(const float4 &v, int k) {
     return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
 }
 
-template <bool VEC>
+// The columns [c_begin, c_end) of one thread's 4 rows r0 + k * step in the N
+// kernels: x staged a chunk at a time in xs, this thread row's groups of
+// GEMV_N_COLS columns (g = GEMV_N_COLS * ty, then every GEMV_N_COLS * Ty) with
+// their loads issued together. FULL: every row of the block is inside A.
+template <bool VEC, bool FULL, int COLS>
+__device__ __forceinline__ float4 gemv_n_columns(const float *__restrict__ A, i64 lda, const float *__restrict__ x,
+                                                 i64 incx, i64 m, i64 r0, int step, i64 c_begin, i64 c_end, float *xs,
+                                                 int ty, int Ty, int tid, int threads) {
+    const bool full = FULL || r0 + 3 * step < m;
+    const bool any = FULL || r0 < m;
+    const i64 left = m - r0;
+    float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    for (i64 c = c_begin; c < c_end; c += GEMV_N_XCHUNK) {
+        const int len = static_cast<int>(min(static_cast<i64>(GEMV_N_XCHUNK), c_end - c));
+        const float *Ac = A + c * lda + r0;
+        int g = COLS * ty;
+        bool more = any && g + COLS <= len;
+        float4 a[COLS];
+        // A does not depend on x: this thread row's first group is requested before x is staged.
+        if (more) {
+            const float *p = Ac + g * lda;
+#pragma unroll
+            for (int k = 0; k < COLS; ++k, p += lda) a[k] = gemv_n_load<VEC>(p, step, full, left);
+        }
+        __syncthreads();  // the previous chunk is no longer read
+        for (int i = tid; i < len; i += threads) xs[i] = x[(c + i) * incx];
+        __syncthreads();
+        while (more) {
+#pragma unroll
+            for (int k = 0; k < COLS; k += 4) {
+                const float4 xv = *reinterpret_cast<const float4 *>(xs + g + k);
+                fma4(acc, a[k], xv.x);
+                fma4(acc, a[k + 1], xv.y);
+                fma4(acc, a[k + 2], xv.z);
+                fma4(acc, a[k + 3], xv.w);
+            }
+            g += COLS * Ty;
+            more = g + COLS <= len;
+            if (more) {
+                const float *p = Ac + g * lda;
+#pragma unroll
+                for (int k = 0; k < COLS; ++k, p += lda) a[k] = gemv_n_load<VEC>(p, step, full, left);
+            }
+        }
+        // At most one thread row holds a group cut short by the end of the chunk.
+        if (any) {
+            for (; g < len; ++g) fma4(acc, gemv_n_load<VEC>(Ac + g * lda, step, full, left), xs[g]);
+        }
+    }
+    return acc;
+}
+
+template <bool VEC, int COLS = GEMV_N_COLS>
 __device__ __forceinline__ void gemv_n(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
                                        const float *__restrict__ A, i64 lda, const float *__restrict__ x, i64 incx,
                                        float beta_value, const float *beta_ptr, float *y, i64 incy,
                                        i64 per_split, unsigned *counters, float *partials) {
+    // A chunk of x; after the columns, the fold of the Ty partial sums and the split's final sum.
     __shared__ __align__(16) float xs[GEMV_N_XCHUNK];
-    // (Ty - 1) * GEMV_N_ROWS * Tx floats: the partial sums of thread rows 1..Ty-1.
-    extern __shared__ __align__(16) float reduce[];
 
     const float alpha = load_scalar(alpha_value, alpha_ptr);
     const float beta = load_scalar(beta_value, beta_ptr);
     const int tx = threadIdx.x, ty = threadIdx.y, Tx = blockDim.x, Ty = blockDim.y;
     const int tid = ty * Tx + tx, threads = Tx * Ty;
-    const i64 tile_rows = static_cast<i64>(GEMV_N_ROWS) * Tx;
+    const int tile_rows = GEMV_N_ROWS * Tx;
     const i64 row0 = static_cast<i64>(blockIdx.x) * tile_rows;
     const unsigned split = gridDim.y;
 
@@ -123,61 +243,38 @@ __device__ __forceinline__ void gemv_n(i64 m, i64 n, float alpha_value, const fl
     const int step = VEC ? 1 : Tx;
     const int l0 = VEC ? GEMV_N_ROWS * tx : tx;
     const i64 r0 = row0 + l0;
-    const bool full = r0 + 3 * step < m;
-    const bool any = r0 < m;
 
     const i64 c_begin = static_cast<i64>(blockIdx.y) * per_split;
     const i64 c_end = min(n, c_begin + per_split);
-    float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    for (i64 c = c_begin; c < c_end; c += GEMV_N_XCHUNK) {
-        const int len = static_cast<int>(min(static_cast<i64>(GEMV_N_XCHUNK), c_end - c));
-        __syncthreads();  // the previous chunk is no longer read
-        for (int i = tid; i < len; i += threads) xs[i] = x[(c + i) * incx];
-        __syncthreads();
-        if (!any) continue;
-        const float *Ac = A + c * lda;
-        int g = GEMV_N_COLS * ty;
-        for (; g + GEMV_N_COLS <= len; g += GEMV_N_COLS * Ty) {
-            const float *col = Ac + g * lda;
-            const float4 a0 = gemv_n_load<VEC>(col, r0, step, m, full);
-            const float4 a1 = gemv_n_load<VEC>(col + lda, r0, step, m, full);
-            const float4 a2 = gemv_n_load<VEC>(col + 2 * lda, r0, step, m, full);
-            const float4 a3 = gemv_n_load<VEC>(col + 3 * lda, r0, step, m, full);
-            const float4 xv = *reinterpret_cast<const float4 *>(xs + g);
-            fma4(acc, a0, xv.x);
-            fma4(acc, a1, xv.y);
-            fma4(acc, a2, xv.z);
-            fma4(acc, a3, xv.w);
-        }
-        // At most one thread row holds a group cut short by the end of the chunk.
-        for (; g < len; ++g) fma4(acc, gemv_n_load<VEC>(Ac + g * lda, r0, step, m, full), xs[g]);
-    }
+    // Only the last row tile may hold rows past m; the choice is the whole block's, so its barriers match.
+    float4 acc = row0 + tile_rows <= m
+        ? gemv_n_columns<VEC, true, COLS>(A, lda, x, incx, m, r0, step, c_begin, c_end, xs, ty, Ty, tid, threads)
+        : gemv_n_columns<VEC, false, COLS>(A, lda, x, incx, m, r0, step, c_begin, c_end, xs, ty, Ty, tid, threads);
 
+    // Fold the Ty thread rows: with h half of Ty rounded up to a power of two,
+    // rows h..Ty-1 hand their sums to rows 0..Ty-h-1 through xs, then h halves.
+    // At most Ty / 2 slots of tile_rows floats: 2 * Tx * Ty <= GEMV_N_XCHUNK.
     if (Ty > 1) {
-        if (ty > 0) {
-            float *mine = reduce + (ty - 1) * tile_rows;
-            if (VEC) {
-                *reinterpret_cast<float4 *>(mine + l0) = acc;
-            } else {
-#pragma unroll
-                for (int k = 0; k < GEMV_N_ROWS; ++k) mine[l0 + k * step] = component(acc, k);
-            }
-        }
-        __syncthreads();
-        if (ty == 0) {
-            for (int t = 1; t < Ty; ++t) {
-                const float *theirs = reduce + (t - 1) * tile_rows;
+        int h = 1;
+        while (2 * h < Ty) h *= 2;
+        for (int active = Ty; h >= 1; active = h, h /= 2) {
+            __syncthreads();  // xs is no longer read
+            if (ty >= h && ty < active) {
+                float *slot = xs + (ty - h) * tile_rows;
                 if (VEC) {
-                    const float4 v = *reinterpret_cast<const float4 *>(theirs + l0);
-                    acc.x += v.x;
-                    acc.y += v.y;
-                    acc.z += v.z;
-                    acc.w += v.w;
+                    *reinterpret_cast<float4 *>(slot + l0) = acc;
                 } else {
-                    acc.x += theirs[l0];
-                    acc.y += theirs[l0 + step];
-                    acc.z += theirs[l0 + 2 * step];
-                    acc.w += theirs[l0 + 3 * step];
+#pragma unroll
+                    for (int k = 0; k < GEMV_N_ROWS; ++k) slot[l0 + k * step] = component(acc, k);
+                }
+            }
+            __syncthreads();
+            if (ty + h < active) {
+                const float *slot = xs + ty * tile_rows;
+                if (VEC) {
+                    add4(acc, *reinterpret_cast<const float4 *>(slot + l0));
+                } else {
+                    add4(acc, make_float4(slot[l0], slot[l0 + step], slot[l0 + 2 * step], slot[l0 + 3 * step]));
                 }
             }
         }
@@ -205,15 +302,181 @@ __device__ __forceinline__ void gemv_n(i64 m, i64 n, float alpha_value, const fl
         }
     }
     if (!gemv_arrive_last(counters + blockIdx.x, split)) return;
-    for (i64 lr = tid; lr < tile_rows; lr += threads) {
-        const i64 r = row0 + lr;
-        if (r >= m) break;
-        float sum = __ldcg(partials + r);
-        for (unsigned s = 1; s < split; ++s) sum += __ldcg(partials + static_cast<i64>(s) * m + r);
-        float *yr = y + r * incy;
-        *yr = gemv_result(alpha, sum, beta, yr);
+    const int rows = static_cast<int>(min(static_cast<i64>(tile_rows), m - row0));
+    gemv_finish(partials + row0, m, rows, split, xs, tid, threads);
+    for (int lr = tid; lr < rows; lr += threads) {
+        float *yr = y + (row0 + lr) * incy;
+        *yr = gemv_result(alpha, xs[lr], beta, yr);
     }
     if (tid == 0) counters[blockIdx.x] = 0;
+}
+
+// The columns first, first + block_step, ... < c_end of one lane in the short N
+// kernels, GEMV_SHORT_UNROLL at a time, J apart; Ar points at the lane's first row.
+template <bool VEC, bool FULL>
+__device__ __forceinline__ float4 gemv_n_short_columns(const float *__restrict__ Ar, i64 lda, const float *__restrict__ x,
+                                                       i64 incx, i64 left, int step, i64 first, i64 c_end,
+                                                       i64 block_step, int J) {
+    float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    for (i64 base = first; base < c_end; base += block_step) {
+        float4 a[GEMV_SHORT_UNROLL];
+        float xv[GEMV_SHORT_UNROLL];
+#pragma unroll
+        for (int u = 0; u < GEMV_SHORT_UNROLL; ++u) {
+            const i64 c = base + u * J;
+            const bool in = c < c_end;
+            a[u] = in ? gemv_n_load<VEC>(Ar + c * lda, step, FULL, left) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            xv[u] = in ? __ldg(x + c * incx) : 0.0f;
+        }
+#pragma unroll
+        for (int u = 0; u < GEMV_SHORT_UNROLL; ++u) fma4(acc, a[u], xv[u]);
+    }
+    return acc;
+}
+
+template <bool VEC>
+__device__ __forceinline__ void gemv_n_short(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
+                                             const float *__restrict__ A, i64 lda, const float *__restrict__ x,
+                                             i64 incx, float beta_value, const float *beta_ptr, float *y, i64 incy,
+                                             i64 per_split, unsigned *counters, float *partials) {
+    // The row sums of each warp (GEMV_SHORT_ROWS apart), then the split's final sum.
+    __shared__ __align__(16) float sums[32 * GEMV_SHORT_ROWS];
+
+    const float alpha = load_scalar(alpha_value, alpha_ptr);
+    const float beta = load_scalar(beta_value, beta_ptr);
+    const int tid = threadIdx.x, threads = blockDim.x;
+    const int lane = tid & 31, warp = tid >> 5, warps = threads >> 5;
+    const unsigned split = gridDim.y;
+
+    if (alpha == 0.0f) {
+        if (blockIdx.y != 0) return;
+        for (int r = tid; r < m; r += threads) gemv_scale_only(beta, y + r * incy);
+        return;
+    }
+
+    // Lane = q + L * j: rows 4q..4q+3 (VEC) or q, q + L, q + 2L, q + 3L, of column j of each group of 32 / L.
+    const int L = gemv_lanes_per_column(m), J = 32 / L;
+    const int q = lane & (L - 1), j = lane / L;
+    const int step = VEC ? 1 : L;
+    const int r0 = VEC ? 4 * q : q;
+    const bool full = r0 + 3 * step < m;
+    const bool any = r0 < m;
+
+    // A warp's load u covers J consecutive columns; its GEMV_SHORT_UNROLL loads, J * GEMV_SHORT_UNROLL.
+    const i64 c_begin = static_cast<i64>(blockIdx.y) * per_split;
+    const i64 c_end = min(n, c_begin + per_split);
+    const i64 block_step = static_cast<i64>(warps) * J * GEMV_SHORT_UNROLL;
+    const i64 first = c_begin + static_cast<i64>(warp) * J * GEMV_SHORT_UNROLL + j;
+    const float *Ar = A + r0;
+    float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (full) {
+        acc = gemv_n_short_columns<VEC, true>(Ar, lda, x, incx, m - r0, step, first, c_end, block_step, J);
+    } else if (any) {
+        acc = gemv_n_short_columns<VEC, false>(Ar, lda, x, incx, m - r0, step, first, c_end, block_step, J);
+    }
+
+    // Lanes with the same q hold sums over different columns: fold them.
+    for (int offset = L; offset < 32; offset <<= 1) {
+        acc.x += __shfl_xor_sync(0xffffffffu, acc.x, offset);
+        acc.y += __shfl_xor_sync(0xffffffffu, acc.y, offset);
+        acc.z += __shfl_xor_sync(0xffffffffu, acc.z, offset);
+        acc.w += __shfl_xor_sync(0xffffffffu, acc.w, offset);
+    }
+    if (lane < L) {
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            const int r = r0 + k * step;
+            if (r < m) sums[warp * GEMV_SHORT_ROWS + r] = component(acc, k);
+        }
+    }
+    __syncthreads();
+    gemv_fold(sums, warps, GEMV_SHORT_ROWS, static_cast<int>(m), tid, threads);
+
+    if (split == 1) {
+        for (int r = tid; r < m; r += threads) {
+            float *yr = y + r * incy;
+            *yr = gemv_result(alpha, sums[r], beta, yr);
+        }
+        return;
+    }
+
+    for (int r = tid; r < m; r += threads) partials[static_cast<i64>(blockIdx.y) * m + r] = sums[r];
+    if (!gemv_arrive_last(counters + blockIdx.x, split)) return;
+    gemv_finish(partials, m, static_cast<int>(m), split, sums, tid, threads);
+    for (int r = tid; r < m; r += threads) {
+        float *yr = y + r * incy;
+        *yr = gemv_result(alpha, sums[r], beta, yr);
+    }
+    if (tid == 0) counters[blockIdx.x] = 0;
+}
+
+// One round of a lane's loads in the T kernels: rows i + stretch * u of the
+// chunk `a`, u < U (float4s for VEC, 4 floats each in av), 0 past `last`.
+template <bool VEC, int U>
+__device__ __forceinline__ void gemv_t_load_round(float (&av)[VEC ? 4 * U : U], const float *__restrict__ a, int i,
+                                                  int stretch, int last) {
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+        const int r = i + stretch * u;
+        if constexpr (VEC) {
+            const float4 v = r <= last ? __ldg(reinterpret_cast<const float4 *>(a + r)) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            av[4 * u] = v.x;
+            av[4 * u + 1] = v.y;
+            av[4 * u + 2] = v.z;
+            av[4 * u + 3] = v.w;
+        } else {
+            av[u] = r <= last ? __ldg(a + r) : 0.0f;
+        }
+    }
+}
+
+// op T with m <= 4 * 16 rows (L < 32 lanes per column): no split, one chunk of
+// x; each lane holds one group of 4 rows of GEMV_T_SMALL_COLUMNS columns, the
+// block's threads / L column slots apart, all loaded before the sums.
+template <bool VEC>
+__device__ __forceinline__ void gemv_t_small(i64 m, i64 n, float alpha, float beta, const float *__restrict__ A, i64 lda,
+                                             const float *__restrict__ x, i64 incx, float *y, i64 incy, int L,
+                                             float *xs) {
+    const int tid = threadIdx.x, threads = blockDim.x;
+    const int q = tid & (L - 1);
+    const int slots = threads / L;
+    const i64 col = static_cast<i64>(blockIdx.x) * slots * GEMV_T_SMALL_COLUMNS + tid / L;
+    if (alpha == 0.0f) {
+        if (q != 0) return;
+#pragma unroll
+        for (int k = 0; k < GEMV_T_SMALL_COLUMNS; ++k) {
+            const i64 c = col + static_cast<i64>(k) * slots;
+            if (c < n) gemv_scale_only(beta, y + c * incy);
+        }
+        return;
+    }
+    for (int i = tid; i < m; i += threads) xs[i] = x[i * incx];
+    __syncthreads();
+    const int step = VEC ? 1 : L;
+    const int r0 = VEC ? 4 * q : q;
+    const bool full = r0 + 3 * step < m;
+    const bool any = r0 < m;
+    float4 a[GEMV_T_SMALL_COLUMNS];
+#pragma unroll
+    for (int k = 0; k < GEMV_T_SMALL_COLUMNS; ++k) {
+        const i64 c = col + static_cast<i64>(k) * slots;
+        a[k] = any && c < n ? gemv_n_load<VEC>(A + c * lda + r0, step, full, m - r0) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    }
+    float4 xv;
+    xv.x = r0 < m ? xs[r0] : 0.0f;
+    xv.y = r0 + step < m ? xs[r0 + step] : 0.0f;
+    xv.z = r0 + 2 * step < m ? xs[r0 + 2 * step] : 0.0f;
+    xv.w = r0 + 3 * step < m ? xs[r0 + 3 * step] : 0.0f;
+#pragma unroll
+    for (int k = 0; k < GEMV_T_SMALL_COLUMNS; ++k) {
+        float sum = fmaf(a[k].w, xv.w, fmaf(a[k].z, xv.z, fmaf(a[k].y, xv.y, a[k].x * xv.x)));
+        for (int offset = L >> 1; offset > 0; offset >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+        const i64 c = col + static_cast<i64>(k) * slots;
+        if (q == 0 && c < n) {
+            float *yc = y + c * incy;
+            *yc = gemv_result(alpha, sum, beta, yc);
+        }
+    }
 }
 
 template <bool VEC>
@@ -221,102 +484,116 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
                                        const float *__restrict__ A, i64 lda, const float *__restrict__ x, i64 incx,
                                        float beta_value, const float *beta_ptr, float *y, i64 incy,
                                        i64 per_split, unsigned *counters, float *partials) {
+    // A chunk of x; at the end, the slices' sums and the split's final sum.
     __shared__ __align__(16) float xs[GEMV_T_XCHUNK];
+    constexpr int U = VEC ? GEMV_T_UNROLL : GEMV_T_UNROLL_SCALAR;
 
     const float alpha = load_scalar(alpha_value, alpha_ptr);
     const float beta = load_scalar(beta_value, beta_ptr);
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-    const i64 col = static_cast<i64>(blockIdx.x) * warps + warp;
-    const bool has_col = col < n;
+    const int L = gemv_lanes_per_column(m);
+    if (L < 32) {
+        gemv_t_small<VEC>(m, n, alpha, beta, A, lda, x, incx, y, incy, L, xs);
+        return;
+    }
+
+    // One warp per column; when the block has more warps than columns left (the
+    // last tile, or a matrix narrower than the block), `ways` warps share a
+    // column, each taking every ways-th round of its rows.
+    const int tid = threadIdx.x, threads = blockDim.x;
+    const int lane = tid & 31, warp = tid >> 5, warps = threads >> 5;
+    const i64 col0 = static_cast<i64>(blockIdx.x) * warps;
+    const int columns = static_cast<int>(min(static_cast<i64>(warps), n - col0));
+    const int ways = warps / columns;
+    const int slice = warp / columns;
+    const bool active = slice < ways;
+    const i64 col = col0 + (warp - slice * columns);
     const unsigned split = gridDim.y;
 
     if (alpha == 0.0f) {
-        if (blockIdx.y == 0 && has_col && lane == 0) gemv_scale_only(beta, y + col * incy);
+        if (blockIdx.y == 0 && slice == 0 && lane == 0) gemv_scale_only(beta, y + col * incy);
         return;
     }
 
     const i64 r_begin = static_cast<i64>(blockIdx.y) * per_split;
     const i64 r_end = min(m, r_begin + per_split);
-    const float *Acol = A + (has_col ? col : 0) * lda;
+    const float *Acol = A + col * lda;
+    // Lane l reads rows 4l..4l+3 (VEC) or l of each stretch; a round is U stretches.
+    const int stretch = VEC ? 128 : 32;
+    const int round = stretch * U;
     float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     for (i64 c = r_begin; c < r_end; c += GEMV_T_XCHUNK) {
         const int len = static_cast<int>(min(static_cast<i64>(GEMV_T_XCHUNK), r_end - c));
-        __syncthreads();  // the previous chunk is no longer read
-        for (int i = threadIdx.x; i < len; i += blockDim.x) xs[i] = x[(c + i) * incx];
-        __syncthreads();
-        if (!has_col) continue;
+        // Rows (of the chunk) a lane reads: i + stretch * u; whole float4s only (VEC).
+        const int last = VEC ? len - 4 : len - 1;
         const float *a = Acol + c;
-        if (VEC) {
-            // Lane l reads rows 4l..4l+3 of each 128-row stretch.
-            int i = 4 * lane;
-            for (; i + 128 * (GEMV_T_UNROLL - 1) + 4 <= len; i += 128 * GEMV_T_UNROLL) {
-                float4 av[GEMV_T_UNROLL];
+        int i = (VEC ? 4 * lane : lane) + round * slice;
+        bool more = active && i <= last;
+        float av[VEC ? 4 * U : U];
+        // A does not depend on x: the first round is requested before x is staged.
+        if (more) gemv_t_load_round<VEC, U>(av, a, i, stretch, last);
+        __syncthreads();  // the previous chunk is no longer read
+        for (int k = tid; k < len; k += threads) xs[k] = x[(c + k) * incx];
+        __syncthreads();
+        while (more) {
 #pragma unroll
-                for (int u = 0; u < GEMV_T_UNROLL; ++u) av[u] = __ldg(reinterpret_cast<const float4 *>(a + i + 128 * u));
-#pragma unroll
-                for (int u = 0; u < GEMV_T_UNROLL; ++u) {
-                    const float4 xv = *reinterpret_cast<const float4 *>(xs + i + 128 * u);
-                    acc.x = fmaf(av[u].x, xv.x, acc.x);
-                    acc.y = fmaf(av[u].y, xv.y, acc.y);
-                    acc.z = fmaf(av[u].z, xv.z, acc.z);
-                    acc.w = fmaf(av[u].w, xv.w, acc.w);
+            for (int u = 0; u < U; ++u) {
+                const int r = i + stretch * u;
+                if (r <= last) {
+                    if constexpr (VEC) {
+                        const float4 xv = *reinterpret_cast<const float4 *>(xs + r);
+                        acc.x = fmaf(av[4 * u], xv.x, acc.x);
+                        acc.y = fmaf(av[4 * u + 1], xv.y, acc.y);
+                        acc.z = fmaf(av[4 * u + 2], xv.z, acc.z);
+                        acc.w = fmaf(av[4 * u + 3], xv.w, acc.w);
+                    } else {
+                        float &s = (u & 3) == 0 ? acc.x : (u & 3) == 1 ? acc.y : (u & 3) == 2 ? acc.z : acc.w;
+                        s = fmaf(av[u], xs[r], s);
+                    }
                 }
             }
-            for (; i + 4 <= len; i += 128) {
-                const float4 av = __ldg(reinterpret_cast<const float4 *>(a + i));
-                const float4 xv = *reinterpret_cast<const float4 *>(xs + i);
-                acc.x = fmaf(av.x, xv.x, acc.x);
-                acc.y = fmaf(av.y, xv.y, acc.y);
-                acc.z = fmaf(av.z, xv.z, acc.z);
-                acc.w = fmaf(av.w, xv.w, acc.w);
+            i += round * ways;
+            more = i <= last;
+            if (more) gemv_t_load_round<VEC, U>(av, a, i, stretch, last);
+        }
+        // VEC: a group of fewer than 4 rows at the end of the chunk (only at the end of A's rows),
+        // read by the lane (and slice) whose float4 would start there.
+        if (VEC && active) {
+            const int tail = len & ~3;
+            if (tail < len && ((tail >> 2) & 31) == lane && (tail / round) % ways == slice) {
+                for (int r = tail; r < len; ++r) acc.x = fmaf(__ldg(a + r), xs[r], acc.x);
             }
-            // At most one lane holds a group of 4 cut short by the end of the chunk.
-            if (i < len) acc.x = fmaf(__ldg(a + i), xs[i], acc.x);
-            if (i + 1 < len) acc.y = fmaf(__ldg(a + i + 1), xs[i + 1], acc.y);
-            if (i + 2 < len) acc.z = fmaf(__ldg(a + i + 2), xs[i + 2], acc.z);
-        } else {
-            // Lane l reads rows l, l + 32, ...: each load of the warp is coalesced.
-            int i = lane;
-            for (; i + 32 * 7 < len; i += 32 * 8) {
-                float av[8];
-#pragma unroll
-                for (int u = 0; u < 8; ++u) av[u] = __ldg(a + i + 32 * u);
-                acc.x = fmaf(av[0], xs[i], acc.x);
-                acc.y = fmaf(av[1], xs[i + 32], acc.y);
-                acc.z = fmaf(av[2], xs[i + 64], acc.z);
-                acc.w = fmaf(av[3], xs[i + 96], acc.w);
-                acc.x = fmaf(av[4], xs[i + 128], acc.x);
-                acc.y = fmaf(av[5], xs[i + 160], acc.y);
-                acc.z = fmaf(av[6], xs[i + 192], acc.z);
-                acc.w = fmaf(av[7], xs[i + 224], acc.w);
-            }
-            for (; i < len; i += 32) acc.x = fmaf(__ldg(a + i), xs[i], acc.x);
         }
     }
 
     float sum = (acc.x + acc.y) + (acc.z + acc.w);
 #pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+    for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    if (ways > 1) {
+        // The slices of a column, added in the order 0, 1, ..., ways-1 by slice 0.
+        __syncthreads();  // xs is no longer read
+        if (active && lane == 0) xs[slice * columns + (warp - slice * columns)] = sum;
+        __syncthreads();
+        if (slice == 0) {
+            for (int t = 1; t < ways; ++t) sum += xs[t * columns + warp];
+        }
+    }
 
     if (split == 1) {
-        if (has_col && lane == 0) {
+        if (slice == 0 && lane == 0) {
             float *yc = y + col * incy;
             *yc = gemv_result(alpha, sum, beta, yc);
         }
         return;
     }
 
-    if (has_col && lane == 0) partials[static_cast<i64>(blockIdx.y) * n + col] = sum;
+    if (slice == 0 && lane == 0) partials[static_cast<i64>(blockIdx.y) * n + col] = sum;
     if (!gemv_arrive_last(counters + blockIdx.x, split)) return;
-    for (int w = threadIdx.x; w < warps; w += blockDim.x) {
-        const i64 c = static_cast<i64>(blockIdx.x) * warps + w;
-        if (c >= n) break;
-        float total = __ldcg(partials + c);
-        for (unsigned s = 1; s < split; ++s) total += __ldcg(partials + static_cast<i64>(s) * n + c);
-        float *yc = y + c * incy;
-        *yc = gemv_result(alpha, total, beta, yc);
+    gemv_finish(partials + col0, n, columns, split, xs, tid, threads);
+    for (int o = tid; o < columns; o += threads) {
+        float *yc = y + (col0 + o) * incy;
+        *yc = gemv_result(alpha, xs[o], beta, yc);
     }
-    if (threadIdx.x == 0) counters[blockIdx.x] = 0;
+    if (tid == 0) counters[blockIdx.x] = 0;
 }
 
 #define GEMV_PARAMS                                                                                        \
@@ -328,5 +605,7 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
 
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32(GEMV_PARAMS) { gemv_n<true>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_scalar(GEMV_PARAMS) { gemv_n<false>(GEMV_ARGS); }
+extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_short(GEMV_PARAMS) { gemv_n_short<true>(GEMV_ARGS); }
+extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_short_scalar(GEMV_PARAMS) { gemv_n_short<false>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32(GEMV_PARAMS) { gemv_t<true>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_scalar(GEMV_PARAMS) { gemv_t<false>(GEMV_ARGS); }

@@ -336,11 +336,21 @@ fn gpu_sgemv_every_launch_shape() {
         (MUBLAS_OP_T, 1100, 67, 1101, 0, 3, -2, 0.75, 0.5),
         (MUBLAS_OP_T, 2000, 3, 2000, 0, -1, 1, -1.5, 0.0),
         (MUBLAS_OP_T, 2000, 3, 2000, 1, 1, 1, -1.5, 0.0),
+        // The short N kernels (m <= 64): whole and partial lane groups, float4 and scalar.
+        (MUBLAS_OP_N, 16, 3000, 16, 0, 1, 1, 0.75, 0.5),
+        (MUBLAS_OP_N, 16, 3000, 17, 1, -2, 3, 0.75, 0.5),
+        (MUBLAS_OP_N, 5, 700, 8, 0, 3, -1, 1.5, 0.0),
+        (MUBLAS_OP_N, 61, 500, 61, 0, 1, 1, -0.5, 1.0),
+        // The T kernels with fewer than 32 lanes per column (m <= 64).
+        (MUBLAS_OP_T, 16, 300, 16, 0, 1, 1, 0.75, 0.5),
+        (MUBLAS_OP_T, 7, 100, 9, 1, -1, 2, 1.5, 0.0),
+        (MUBLAS_OP_T, 50, 90, 52, 0, 2, 1, -0.5, 1.0),
+        (MUBLAS_OP_T, 1, 40, 1, 0, 1, -1, 0.75, 0.5),
     ];
     for (trans, m, n, lda, a_offset, incx, incy, alpha, beta) in problems {
         let case = Case { trans, m, n, lda, a_offset, incx, incy, alpha, beta, device_scalars: false };
         let prepared = Prepared::new(&gpu, &mut random, case);
-        let spec: &KernelSpec = gemv::select_kernel(case.op(), prepared.da.address(), lda as i64);
+        let spec: &KernelSpec = gemv::select_kernel(case.op(), m as i64, prepared.da.address(), lda as i64);
         let max_threads = device.kernel(spec.name).unwrap().model.max_threads_per_block;
         let space = spec.space;
         let mut tx = space.tx_min;
@@ -370,7 +380,10 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
         (Case { trans: MUBLAS_OP_N, m: 1000, n: 1000, lda: 1000, a_offset: 0, incx: 1, incy: 1, alpha: 0.3, beta: 0.7, device_scalars: false }, Some(LaunchShape { tx: 32, ty: 4, split: 8 })),
         (Case { trans: MUBLAS_OP_T, m: 1000, n: 1000, lda: 1001, a_offset: 1, incx: 1, incy: 1, alpha: 0.3, beta: 0.7, device_scalars: true }, None),
         (Case { trans: MUBLAS_OP_T, m: 20000, n: 16, lda: 20000, a_offset: 0, incx: 1, incy: 1, alpha: 0.3, beta: 0.0, device_scalars: false }, Some(LaunchShape { tx: 64, ty: 1, split: 32 })),
-        (Case { trans: MUBLAS_OP_N, m: 16, n: 20000, lda: 16, a_offset: 0, incx: -1, incy: 1, alpha: 0.3, beta: 1.0, device_scalars: false }, Some(LaunchShape { tx: 32, ty: 8, split: 128 })),
+        (Case { trans: MUBLAS_OP_N, m: 16, n: 20000, lda: 16, a_offset: 0, incx: -1, incy: 1, alpha: 0.3, beta: 1.0, device_scalars: false }, Some(LaunchShape { tx: 256, ty: 1, split: 128 })),
+        (Case { trans: MUBLAS_OP_N, m: 16, n: 200000, lda: 17, a_offset: 0, incx: 1, incy: 1, alpha: 0.3, beta: 1.0, device_scalars: false }, None),
+        (Case { trans: MUBLAS_OP_N, m: 3000, n: 3000, lda: 3000, a_offset: 0, incx: 1, incy: 1, alpha: 0.3, beta: 0.7, device_scalars: false }, Some(LaunchShape { tx: 32, ty: 16, split: 8 })),
+        (Case { trans: MUBLAS_OP_T, m: 16, n: 20000, lda: 16, a_offset: 0, incx: 1, incy: 1, alpha: 0.3, beta: 0.7, device_scalars: false }, None),
     ];
     for (case, shape) in cases {
         let prepared = Prepared::new(&gpu, &mut random, case);
@@ -393,7 +406,9 @@ fn gpu_sgemv_split_counters_reset_between_calls() {
     let wide = Case { trans: MUBLAS_OP_N, m: 40000, n: 256, lda: 40000, a_offset: 0, incx: 1, incy: 1, alpha: 1.25, beta: 0.5, device_scalars: false };
     let tall = Case { trans: MUBLAS_OP_T, m: 5000, n: 40, lda: 5000, a_offset: 0, incx: 1, incy: 1, alpha: 1.25, beta: 0.5, device_scalars: false };
     let skinny = Case { trans: MUBLAS_OP_T, m: 1 << 20, n: 16, lda: 1 << 20, a_offset: 0, incx: 1, incy: 1, alpha: 1.25, beta: 0.5, device_scalars: false };
+    let short = Case { trans: MUBLAS_OP_N, m: 16, n: 1 << 18, lda: 16, a_offset: 0, incx: 1, incy: 1, alpha: 1.25, beta: 0.5, device_scalars: false };
     let (wide, tall, skinny) = (Prepared::new(&gpu, &mut random, wide), Prepared::new(&gpu, &mut random, tall), Prepared::new(&gpu, &mut random, skinny));
+    let short = Prepared::new(&gpu, &mut random, short);
     let steps = [
         (&tall, LaunchShape { tx: 64, ty: 1, split: 8 }),
         (&wide, LaunchShape { tx: 32, ty: 1, split: 64 }),
@@ -401,7 +416,11 @@ fn gpu_sgemv_split_counters_reset_between_calls() {
         (&skinny, LaunchShape { tx: 32, ty: 1, split: 512 }),
         (&wide, LaunchShape { tx: 64, ty: 2, split: 16 }),
         (&skinny, LaunchShape { tx: 128, ty: 1, split: 256 }),
+        (&short, LaunchShape { tx: 512, ty: 1, split: 256 }),
         (&tall, LaunchShape { tx: 32, ty: 1, split: 2 }),
+        (&short, LaunchShape { tx: 256, ty: 1, split: 64 }),
+        (&skinny, LaunchShape { tx: 512, ty: 1, split: 512 }),
+        (&short, LaunchShape { tx: 512, ty: 1, split: 512 }),
     ];
     for (prepared, shape) in steps {
         let got = prepared.run(&gpu, Some(shape));

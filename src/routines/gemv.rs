@@ -8,12 +8,14 @@
 //!
 //! Kernels (kernels/gemv.cu): `gemv_n_f32` / `gemv_t_f32` when A is 16-byte
 //! aligned and lda a multiple of 4 (float4 loads down the columns), the
-//! `_scalar` twins otherwise. Both take a reduction split (the tuner's
-//! `LaunchShape::split`, grid.y): the columns (N) or rows (T) are cut into
-//! ranges, one block per range and tile, so that a short y still fills the
-//! GPU; partial vectors go to the handle's work buffer and the last block of a
-//! tile adds them in a fixed order, so one launch suffices and the result does
-//! not depend on timing.
+//! `_scalar` twins otherwise; for op N with at most [`SHORT_ROWS_MAX`] rows,
+//! `gemv_n_f32_short` (and its `_scalar` twin), in which a warp reads several
+//! columns at once instead of leaving most of its lanes without a row. All take
+//! a reduction split (the tuner's `LaunchShape::split`, grid.y): the columns
+//! (N) or rows (T) are cut into ranges, one block per range and tile, so that a
+//! short y still fills the GPU; partial vectors go to the handle's work buffer
+//! and the last block of a tile adds them in a fixed order, so one launch
+//! suffices and the result does not depend on timing.
 
 use super::vector::StridedVector;
 use super::Scalar;
@@ -25,10 +27,23 @@ use crate::tuner::{Geometry, KernelSpec, LaunchPlan, LaunchShape, LaunchSpace, P
 
 /// Rows per thread in the N kernels (GEMV_N_ROWS in kernels/gemv.cu).
 const N_ROWS_PER_THREAD: u64 = 4;
-/// Columns per unrolled group in the N kernels (GEMV_N_COLS): column ranges of a split are multiples of it.
-const N_COLUMN_GRANULE: u64 = 4;
-/// Row ranges of a split in the T kernels are multiples of one warp's float4 sweep (32 lanes × 4 rows).
-const T_ROW_GRANULE: u64 = 128;
+/// Column ranges of a split in the N kernels are multiples of this (and so of
+/// the kernels' 4-column groups). On the H100, ranges shorter than about 128
+/// columns cost more in partial sums than their extra blocks bring (SGEMV-N at
+/// n = 512 and 1024 ran 1.3–1.6× slower with 8 to 32 columns per range than
+/// with 128 or more).
+const N_COLUMN_GRANULE: u64 = 128;
+/// Row ranges of a split in the T kernels are multiples of this (one chunk of
+/// x, GEMV_T_XCHUNK): on the H100, splitting SGEMV-T at n = 1024 to 2048 into
+/// shorter ranges was 10–50 % slower than not splitting.
+const T_ROW_GRANULE: u64 = 2048;
+/// Column ranges of a split in the short N kernels.
+const SHORT_COLUMN_GRANULE: u64 = 1024;
+/// Columns per lane in the T kernels when m ≤ 64 (GEMV_T_SMALL_COLUMNS).
+const T_SMALL_COLUMNS: u64 = 4;
+/// op N with at most this many rows goes to the short kernels (GEMV_SHORT_ROWS):
+/// a row tile of the N kernels has at least 128 rows.
+pub const SHORT_ROWS_MAX: i64 = 64;
 /// Split counters at the start of the work buffer, one per row tile (N) or column group (T).
 /// A launch with more tiles than this does not split.
 pub(crate) const COUNTER_SLOTS: u64 = 16384;
@@ -42,17 +57,27 @@ pub(crate) const PARTIALS_BYTES_MAX: u64 = 4 << 20;
 const SPLITS: &[u32] = &[1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 
 const N_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 256, ty_min: 1, ty_max: 16, splits: SPLITS };
+/// At most 512 threads: a block of 1024 holds an SM alone (60 registers), so
+/// the 256 ranges that fill the GPU would run in two waves (H100, m = 16,
+/// n = 2^20: 39 µs against 36 µs with 512 threads).
+const SHORT_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 512, ty_min: 1, ty_max: 1, splits: SPLITS };
 const T_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 1024, ty_min: 1, ty_max: 1, splits: SPLITS };
 
 /// op N, A 16-byte aligned and lda % 4 == 0. problem.m = rows, problem.n = columns of A.
 pub static GEMV_N: KernelSpec = KernelSpec { name: "gemv_n_f32", space: N_SPACE, geometry: n_geometry };
 /// op N, any alignment and lda.
 pub static GEMV_N_SCALAR: KernelSpec = KernelSpec { name: "gemv_n_f32_scalar", space: N_SPACE, geometry: n_geometry };
+/// op N, m ≤ SHORT_ROWS_MAX, A 16-byte aligned and lda % 4 == 0.
+pub static GEMV_N_SHORT: KernelSpec = KernelSpec { name: "gemv_n_f32_short", space: SHORT_SPACE, geometry: short_geometry };
+/// op N, m ≤ SHORT_ROWS_MAX, any alignment and lda.
+pub static GEMV_N_SHORT_SCALAR: KernelSpec =
+    KernelSpec { name: "gemv_n_f32_short_scalar", space: SHORT_SPACE, geometry: short_geometry };
 /// op T, A 16-byte aligned and lda % 4 == 0.
 pub static GEMV_T: KernelSpec = KernelSpec { name: "gemv_t_f32", space: T_SPACE, geometry: t_geometry };
 /// op T, any alignment and lda.
 pub static GEMV_T_SCALAR: KernelSpec = KernelSpec { name: "gemv_t_f32_scalar", space: T_SPACE, geometry: t_geometry };
-pub const KERNEL_NAMES: &[&str] = &[GEMV_N.name, GEMV_N_SCALAR.name, GEMV_T.name, GEMV_T_SCALAR.name];
+pub const KERNEL_NAMES: &[&str] =
+    &[GEMV_N.name, GEMV_N_SCALAR.name, GEMV_N_SHORT.name, GEMV_N_SHORT_SCALAR.name, GEMV_T.name, GEMV_T_SCALAR.name];
 
 /// op(A), validated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,14 +130,49 @@ pub fn quick_return(m: i64, n: i64, alpha: Scalar, beta: Scalar) -> bool {
     m == 0 || n == 0 || (alpha.is(0.0) && beta.is(1.0))
 }
 
+/// How a kernel family lays a launch over A: which dimension the split cuts and
+/// what a tile (grid.x) is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// op N: row tiles of 4·Tx rows; the split cuts the columns.
+    N,
+    /// op N, m ≤ SHORT_ROWS_MAX: one tile; the split cuts the columns.
+    NShort,
+    /// op T: tiles of Tx / 32 columns, or 4·Tx / L when m ≤ 64 (L lanes per column); the split cuts the rows.
+    T,
+}
+
+impl Layout {
+    pub fn of(op: Op, m: i64) -> Layout {
+        match op {
+            Op::N if m <= SHORT_ROWS_MAX => Layout::NShort,
+            Op::N => Layout::N,
+            Op::T => Layout::T,
+        }
+    }
+}
+
+/// Lanes that share a column in the T and short N kernels: the fewest (a power
+/// of two, at most a warp) that give each lane 4 of the m rows
+/// (gemv_lanes_per_column in kernels/gemv.cu).
+pub fn lanes_per_column(m: u64) -> u64 {
+    let mut lanes = 1;
+    while lanes < 32 && 4 * lanes < m {
+        lanes *= 2;
+    }
+    lanes
+}
+
 /// The float4 kernels need every column of A to start 16-byte aligned.
-pub fn select_kernel(op: Op, a: u64, lda: i64) -> &'static KernelSpec {
+pub fn select_kernel(op: Op, m: i64, a: u64, lda: i64) -> &'static KernelSpec {
     let vec4 = a.is_multiple_of(16) && lda % 4 == 0;
-    match (op, vec4) {
-        (Op::N, true) => &GEMV_N,
-        (Op::N, false) => &GEMV_N_SCALAR,
-        (Op::T, true) => &GEMV_T,
-        (Op::T, false) => &GEMV_T_SCALAR,
+    match (Layout::of(op, m), vec4) {
+        (Layout::N, true) => &GEMV_N,
+        (Layout::N, false) => &GEMV_N_SCALAR,
+        (Layout::NShort, true) => &GEMV_N_SHORT,
+        (Layout::NShort, false) => &GEMV_N_SHORT_SCALAR,
+        (Layout::T, true) => &GEMV_T,
+        (Layout::T, false) => &GEMV_T_SCALAR,
     }
 }
 
@@ -131,24 +191,34 @@ pub fn split_ranges(len: u64, split: u32, granule: u64) -> (u64, u32) {
     (per, len.div_ceil(per) as u32)
 }
 
-/// Blocks along grid.x: row tiles (N) or column groups (T).
-fn tiles(op: Op, problem: &Problem, shape: &LaunchShape) -> u64 {
-    let n = match op {
-        Op::N => problem.m.div_ceil(N_ROWS_PER_THREAD * shape.tx.max(1) as u64),
-        Op::T => problem.n.div_ceil((shape.tx / 32).max(1) as u64),
+/// Blocks along grid.x: row tiles (N), column groups (T), or the one tile of the short kernels.
+fn tiles(layout: Layout, problem: &Problem, shape: &LaunchShape) -> u64 {
+    let n = match layout {
+        Layout::N => problem.m.div_ceil(N_ROWS_PER_THREAD * shape.tx.max(1) as u64),
+        Layout::NShort => 1,
+        Layout::T => problem.n.div_ceil(t_columns_per_block(problem.m, shape.tx)),
     };
     n.max(1)
+}
+
+/// Columns one block of the T kernels covers: a warp per column from m = 65
+/// on; below, Tx / L column slots of T_SMALL_COLUMNS columns each.
+pub fn t_columns_per_block(m: u64, tx: u32) -> u64 {
+    let lanes = lanes_per_column(m);
+    let slots = (tx as u64 / lanes).max(1);
+    if lanes < 32 { slots * T_SMALL_COLUMNS } else { slots }
 }
 
 /// The split a launch really uses, (range length, ranges = grid.y): the shape's,
 /// cut down so that no range is empty and the partial vectors fit in
 /// PARTIALS_BYTES_MAX, and 1 when there are more tiles than counters.
-pub fn reduction_split(op: Op, problem: &Problem, shape: &LaunchShape) -> (u64, u32) {
-    let (len, granule, len_y) = match op {
-        Op::N => (problem.n, N_COLUMN_GRANULE, problem.m),
-        Op::T => (problem.m, T_ROW_GRANULE, problem.n),
+pub fn reduction_split(layout: Layout, problem: &Problem, shape: &LaunchShape) -> (u64, u32) {
+    let (len, granule, len_y) = match layout {
+        Layout::N => (problem.n, N_COLUMN_GRANULE, problem.m),
+        Layout::NShort => (problem.n, SHORT_COLUMN_GRANULE, problem.m),
+        Layout::T => (problem.m, T_ROW_GRANULE, problem.n),
     };
-    if tiles(op, problem, shape) > COUNTER_SLOTS {
+    if tiles(layout, problem, shape) > COUNTER_SLOTS {
         return (len.max(1), 1);
     }
     let fits = (PARTIALS_BYTES_MAX / (len_y.max(1) * 4)).clamp(1, u32::MAX as u64) as u32;
@@ -159,18 +229,23 @@ fn grid_x(blocks: u64) -> u32 {
     blocks.min(i32::MAX as u64) as u32
 }
 
+fn geometry(layout: Layout, problem: &Problem, shape: &LaunchShape) -> Geometry {
+    let (_, splits) = reduction_split(layout, problem, shape);
+    // Every kernel's shared memory is static (the N kernels fold their thread rows through the x chunk).
+    Geometry { grid: (grid_x(tiles(layout, problem, shape)), splits, 1), dynamic_shared_bytes: 0 }
+}
+
 fn n_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
-    let (_, splits) = reduction_split(Op::N, problem, shape);
-    // Thread rows 1..Ty-1 leave their partial sums in shared memory for row 0.
-    let reduce_floats = (shape.ty.max(1) as u64 - 1) * N_ROWS_PER_THREAD * shape.tx as u64;
-    Geometry { grid: (grid_x(tiles(Op::N, problem, shape)), splits, 1), dynamic_shared_bytes: (reduce_floats * 4) as u32 }
+    geometry(Layout::N, problem, shape)
+}
+
+fn short_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
+    geometry(Layout::NShort, problem, shape)
 }
 
 fn t_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
-    let (_, splits) = reduction_split(Op::T, problem, shape);
-    Geometry { grid: (grid_x(tiles(Op::T, problem, shape)), splits, 1), dynamic_shared_bytes: 0 }
+    geometry(Layout::T, problem, shape)
 }
-
 
 /// Work-buffer bytes a launch with `splits` ranges needs: the counters, then
 /// one partial vector (the length of y) per range. 0 without a split.
@@ -233,14 +308,14 @@ impl Call {
     }
 
     fn spec(&self) -> &'static KernelSpec {
-        select_kernel(self.op, self.a, self.lda)
+        select_kernel(self.op, self.m, self.a, self.lda)
     }
 }
 
 /// The kernel and the tuner's plan for a call (what `sgemv` launches), for the
 /// benchmark's report.
 pub fn plan(handle: &Handle, op: Op, m: i64, n: i64, a: u64, lda: i64) -> Result<(&'static KernelSpec, LaunchPlan)> {
-    let spec = select_kernel(op, a, lda);
+    let spec = select_kernel(op, m, a, lda);
     let kernel = handle.device.kernel(spec.name)?;
     Ok((spec, handle.device.tuner.plan(spec, &kernel.model, &problem(m, n))))
 }
@@ -287,7 +362,7 @@ fn launch(handle: &Handle, spec: &'static KernelSpec, call: &Call, shape: Launch
     let kernel = device.kernel(spec.name)?;
     let problem = problem(call.m, call.n);
     let geometry = (spec.geometry)(&problem, &shape);
-    let (per_split, splits) = reduction_split(call.op, &problem, &shape);
+    let (per_split, splits) = reduction_split(Layout::of(call.op, call.m), &problem, &shape);
     debug_assert_eq!(splits, geometry.grid.1);
     let (alpha_value, alpha_address) = call.alpha.kernel_args();
     let (beta_value, beta_address) = call.beta.kernel_args();
@@ -429,16 +504,36 @@ mod tests {
 
     #[test]
     fn kernel_selection_needs_aligned_columns() {
-        assert_eq!(select_kernel(Op::N, 4096, 1024).name, "gemv_n_f32");
-        assert_eq!(select_kernel(Op::N, 4100, 1024).name, "gemv_n_f32_scalar");
-        assert_eq!(select_kernel(Op::N, 4096, 1027).name, "gemv_n_f32_scalar");
-        assert_eq!(select_kernel(Op::N, 4096, 1026).name, "gemv_n_f32_scalar");
-        assert_eq!(select_kernel(Op::T, 4096, 8).name, "gemv_t_f32");
-        assert_eq!(select_kernel(Op::T, 4104, 8).name, "gemv_t_f32_scalar");
-        assert_eq!(select_kernel(Op::T, 4096, 7).name, "gemv_t_f32_scalar");
-        for name in [GEMV_N.name, GEMV_N_SCALAR.name, GEMV_T.name, GEMV_T_SCALAR.name] {
-            assert!(KERNEL_NAMES.contains(&name));
+        assert_eq!(select_kernel(Op::N, 1000, 4096, 1024).name, "gemv_n_f32");
+        assert_eq!(select_kernel(Op::N, 1000, 4100, 1024).name, "gemv_n_f32_scalar");
+        assert_eq!(select_kernel(Op::N, 1000, 4096, 1027).name, "gemv_n_f32_scalar");
+        assert_eq!(select_kernel(Op::N, 1000, 4096, 1026).name, "gemv_n_f32_scalar");
+        assert_eq!(select_kernel(Op::T, 8, 4096, 8).name, "gemv_t_f32");
+        assert_eq!(select_kernel(Op::T, 8, 4104, 8).name, "gemv_t_f32_scalar");
+        assert_eq!(select_kernel(Op::T, 7, 4096, 7).name, "gemv_t_f32_scalar");
+        for spec in [&GEMV_N, &GEMV_N_SCALAR, &GEMV_N_SHORT, &GEMV_N_SHORT_SCALAR, &GEMV_T, &GEMV_T_SCALAR] {
+            assert!(KERNEL_NAMES.contains(&spec.name));
         }
+    }
+
+    #[test]
+    fn few_rows_go_to_the_short_kernels_for_op_n_only() {
+        assert_eq!(select_kernel(Op::N, 64, 4096, 64).name, "gemv_n_f32_short");
+        assert_eq!(select_kernel(Op::N, 16, 4096, 17).name, "gemv_n_f32_short_scalar");
+        assert_eq!(select_kernel(Op::N, 1, 4100, 1).name, "gemv_n_f32_short_scalar");
+        assert_eq!(select_kernel(Op::N, 65, 4096, 68).name, "gemv_n_f32");
+        assert_eq!(select_kernel(Op::T, 16, 4096, 16).name, "gemv_t_f32");
+        assert_eq!(Layout::of(Op::N, SHORT_ROWS_MAX), Layout::NShort);
+        assert_eq!(Layout::of(Op::N, SHORT_ROWS_MAX + 1), Layout::N);
+    }
+
+    #[test]
+    fn lanes_per_column_give_each_lane_four_rows() {
+        let expected = [(1u64, 1u64), (4, 1), (5, 2), (8, 2), (9, 4), (16, 4), (17, 8), (32, 8), (33, 16), (64, 16), (65, 32), (128, 32), (1 << 20, 32)];
+        for (m, lanes) in expected {
+            assert_eq!(lanes_per_column(m), lanes, "m = {m}");
+        }
+        assert_eq!(lanes_per_column(0), 1);
     }
 
     #[test]
@@ -462,28 +557,27 @@ mod tests {
     }
 
     #[test]
-    fn n_geometry_covers_rows_and_sizes_shared_memory() {
+    fn n_geometry_covers_rows_without_dynamic_shared_memory() {
         let shape = LaunchShape { tx: 32, ty: 8, split: 1 };
         let g = n_geometry(&problem(1000, 1000), &shape);
         assert_eq!(g.grid, (8, 1, 1)); // 128 rows per block
-        assert_eq!(g.dynamic_shared_bytes, 7 * 128 * 4);
+        assert_eq!(g.dynamic_shared_bytes, 0);
         let g = n_geometry(&problem(1, 1), &LaunchShape { tx: 256, ty: 1, split: 1 });
         assert_eq!((g.grid, g.dynamic_shared_bytes), ((1, 1, 1), 0));
         let g = n_geometry(&problem(4097, 4097), &LaunchShape { tx: 256, ty: 4, split: 1 });
-        assert_eq!(g.grid, (5, 1, 1));
-        assert_eq!(g.dynamic_shared_bytes, 3 * 1024 * 4);
+        assert_eq!((g.grid, g.dynamic_shared_bytes), ((5, 1, 1), 0));
     }
 
     #[test]
     fn n_geometry_splits_columns() {
         let g = n_geometry(&problem(1000, 1000), &LaunchShape { tx: 32, ty: 8, split: 8 });
         assert_eq!(g.grid, (8, 8, 1));
-        // Three columns cannot be split.
-        let g = n_geometry(&problem(5000, 3), &LaunchShape { tx: 64, ty: 1, split: 64 });
+        assert_eq!(reduction_split(Layout::N, &problem(1000, 1000), &LaunchShape { tx: 32, ty: 8, split: 8 }), (128, 8));
+        // A range holds at least 128 columns.
+        let g = n_geometry(&problem(5000, 128), &LaunchShape { tx: 64, ty: 1, split: 64 });
         assert_eq!(g.grid.1, 1);
-        // Short and wide: one row tile, many column ranges.
-        let g = n_geometry(&problem(16, 1 << 20), &LaunchShape { tx: 32, ty: 4, split: 128 });
-        assert_eq!(g.grid, (1, 128, 1));
+        let g = n_geometry(&problem(5000, 300), &LaunchShape { tx: 64, ty: 1, split: 64 });
+        assert_eq!(g.grid.1, 3);
         // Partial vectors beyond PARTIALS_BYTES_MAX: a smaller split.
         let g = n_geometry(&problem(1 << 16, 4096), &LaunchShape { tx: 32, ty: 1, split: 64 });
         assert_eq!(g.grid.1, 16);
@@ -495,28 +589,52 @@ mod tests {
     }
 
     #[test]
-    fn t_geometry_one_warp_per_column() {
+    fn short_geometry_is_one_tile_of_column_ranges() {
+        let g = short_geometry(&problem(16, 1 << 20), &LaunchShape { tx: 512, ty: 1, split: 256 });
+        assert_eq!((g.grid, g.dynamic_shared_bytes), ((1, 256, 1), 0));
+        assert_eq!(reduction_split(Layout::NShort, &problem(16, 1 << 20), &LaunchShape { tx: 512, ty: 1, split: 256 }), (4096, 256));
+        // Ranges of at least 1024 columns.
+        let g = short_geometry(&problem(3, 2500), &LaunchShape { tx: 64, ty: 1, split: 64 });
+        assert_eq!(g.grid, (1, 3, 1));
+        let g = short_geometry(&problem(64, 1024), &LaunchShape { tx: 64, ty: 1, split: 64 });
+        assert_eq!(g.grid, (1, 1, 1));
+    }
+
+    #[test]
+    fn t_geometry_lanes_per_column() {
+        // 32 lanes per column from m = 65 on: Tx / 32 columns per block.
         let g = t_geometry(&problem(1000, 1000), &LaunchShape { tx: 256, ty: 1, split: 1 });
         assert_eq!((g.grid, g.dynamic_shared_bytes), ((125, 1, 1), 0));
         let g = t_geometry(&problem(1000, 1001), &LaunchShape { tx: 256, ty: 1, split: 1 });
         assert_eq!(g.grid, (126, 1, 1));
-        // Tall and skinny: split the rows.
+        // 16 rows: 4 lanes per column, 8 column slots per warp, 4 columns per slot.
+        assert_eq!(t_columns_per_block(16, 1024), 1024);
+        let g = t_geometry(&problem(16, 1 << 20), &LaunchShape { tx: 1024, ty: 1, split: 1 });
+        assert_eq!(g.grid, (1024, 1, 1));
+        assert_eq!(t_columns_per_block(1, 32), 128);
+        let g = t_geometry(&problem(1, 1000), &LaunchShape { tx: 32, ty: 1, split: 1 });
+        assert_eq!(g.grid, (8, 1, 1));
+        // Few rows are never split.
+        let g = t_geometry(&problem(64, 1000), &LaunchShape { tx: 32, ty: 1, split: 512 });
+        assert_eq!(g.grid, (125, 1, 1));
+        // Tall and skinny: split the rows, in ranges of at least 2048.
         let g = t_geometry(&problem(1 << 20, 16), &LaunchShape { tx: 32, ty: 1, split: 64 });
         assert_eq!(g.grid, (16, 64, 1));
-        let g = t_geometry(&problem(1 << 20, 16), &LaunchShape { tx: 32, ty: 1, split: 512 });
-        assert_eq!(g.grid, (16, 512, 1));
-        // Fewer rows than one range: no split.
-        let g = t_geometry(&problem(100, 16), &LaunchShape { tx: 32, ty: 1, split: 64 });
+        let g = t_geometry(&problem(1 << 20, 16), &LaunchShape { tx: 512, ty: 1, split: 512 });
+        assert_eq!(g.grid, (1, 512, 1));
+        assert_eq!(reduction_split(Layout::T, &problem(1 << 20, 16), &LaunchShape { tx: 512, ty: 1, split: 512 }), (2048, 512));
+        let g = t_geometry(&problem(2048, 16), &LaunchShape { tx: 32, ty: 1, split: 64 });
         assert_eq!(g.grid.1, 1);
-        let g = t_geometry(&problem(300, 16), &LaunchShape { tx: 32, ty: 1, split: 64 });
+        let g = t_geometry(&problem(5000, 16), &LaunchShape { tx: 32, ty: 1, split: 64 });
         assert_eq!(g.grid.1, 3);
     }
 
     #[test]
     fn geometry_agrees_with_the_launch_split_for_every_candidate() {
-        for (spec, op) in [(&GEMV_N, Op::N), (&GEMV_N_SCALAR, Op::N), (&GEMV_T, Op::T), (&GEMV_T_SCALAR, Op::T)] {
+        let specs = [(&GEMV_N, Layout::N), (&GEMV_N_SCALAR, Layout::N), (&GEMV_N_SHORT, Layout::NShort), (&GEMV_N_SHORT_SCALAR, Layout::NShort), (&GEMV_T, Layout::T), (&GEMV_T_SCALAR, Layout::T)];
+        for (spec, layout) in specs {
             let space = spec.space;
-            for (m, n) in [(1u64, 1u64), (7, 33), (1000, 1000), (5000, 3), (3, 5000), (1 << 20, 16), (16, 1 << 20)] {
+            for (m, n) in [(1u64, 1u64), (7, 33), (1000, 1000), (5000, 3), (3, 5000), (1 << 20, 16), (16, 1 << 20), (64, 100_000)] {
                 let problem = Problem { m, n, k: 0 };
                 let mut tx = space.tx_min;
                 while tx <= space.tx_max {
@@ -524,13 +642,20 @@ mod tests {
                         for &split in space.splits {
                             let shape = LaunchShape { tx, ty, split };
                             let g = (spec.geometry)(&problem, &shape);
-                            let (per, splits) = reduction_split(op, &problem, &shape);
+                            let (per, splits) = reduction_split(layout, &problem, &shape);
                             assert_eq!(g.grid.1, splits);
-                            let len = if op == Op::N { n } else { m };
+                            let len = if layout == Layout::T { m } else { n };
                             assert!(per * splits as u64 >= len && (splits as u64 - 1) * per < len);
-                            let rows_or_columns = if op == Op::N { m.div_ceil(4 * tx as u64) } else { n.div_ceil(tx as u64 / 32) };
-                            assert_eq!(g.grid.0 as u64, rows_or_columns.max(1));
-                            assert!(g.dynamic_shared_bytes <= 48 * 1024, "{shape:?}");
+                            let tiles = match layout {
+                                Layout::N => m.div_ceil(4 * tx as u64),
+                                Layout::NShort => 1,
+                                Layout::T => n.div_ceil(t_columns_per_block(m, tx)),
+                            };
+                            assert_eq!(g.grid.0 as u64, tiles.max(1));
+                            assert_eq!(g.dynamic_shared_bytes, 0, "{shape:?}");
+                            // The N kernels fold Ty / 2 slots of 4·Tx floats through their x chunk (GEMV_N_XCHUNK).
+                            assert!(2 * tx * ty <= 2048);
+                            let op = if layout == Layout::T { Op::T } else { Op::N };
                             assert!(work_bytes(op, m as i64, n as i64, splits) <= COUNTER_BYTES + PARTIALS_BYTES_MAX);
                         }
                     }

@@ -12,8 +12,9 @@ fn kernels() -> Vec<(&'static KernelSpec, u32, u32)> {
     vec![
         (&axpy::AXPY_VEC4, 32, 0),
         (&axpy::AXPY_STRIDED, 32, 0),
-        (&gemv::GEMV_N, 60, 4112),
-        (&gemv::GEMV_T, 32, 4112),
+        (&gemv::GEMV_N, 62, 8193),
+        (&gemv::GEMV_N_SHORT, 60, 8193),
+        (&gemv::GEMV_T, 64, 8193),
         (&trmv::TRMV_N_VEC4, 64, 0),
         (&trmv::TRMV_T_VEC4, 62, 0),
         (&trmv::TRMV_SUM, 28, 0),
