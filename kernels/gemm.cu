@@ -279,6 +279,21 @@ __device__ __forceinline__ KRange k_range(i64 k, bool skip) {
     return r;
 }
 
+// The block's tile: rows m0…, columns n0…. Tiles are numbered m fastest in x
+// (no 65535 limit on either dimension).
+struct TileOrigin {
+    i64 m0, n0;
+};
+
+template <int BM, int BN>
+__device__ __forceinline__ TileOrigin tile_origin(i64 m) {
+    const unsigned tiles_m = static_cast<unsigned>((m + BM - 1) / BM);
+    TileOrigin o;
+    o.m0 = static_cast<i64>(blockIdx.x % tiles_m) * BM;
+    o.n0 = static_cast<i64>(blockIdx.x / tiles_m) * BN;
+    return o;
+}
+
 // Epilogue: C = alpha * acc + beta * C for a thread's ROWS×8 outputs (rows
 // am + (i & 3) + 16 * (i >> 2), columns bn + (j & 3) + 32 * (j >> 2) of the
 // block's tile at (m0, n0)); float4 where C allows it.
@@ -359,10 +374,8 @@ __device__ __forceinline__ void gemm_tile(i64 m, i64 n, i64 k, float alpha_value
     const int am = wm * 32 + tm * 4;  // + {0..3} + {0, 16}
     const int bn = wn * 64 + tn * 4;  // + {0..3} + {0, 32}
 
-    // Tiles are numbered m fastest in x (no 65535 limit on either dimension).
-    const unsigned tiles_m = static_cast<unsigned>((m + BM - 1) / BM);
-    const i64 m0 = static_cast<i64>(blockIdx.x % tiles_m) * BM;
-    const i64 n0 = static_cast<i64>(blockIdx.x / tiles_m) * BN;
+    const TileOrigin origin = tile_origin<BM, BN>(m);
+    const i64 m0 = origin.m0, n0 = origin.n0;
     const KRange kr = k_range(k, alpha == 0.0f);
 
     float acc[8][8];
@@ -455,11 +468,11 @@ __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha
         for (int j = 0; j < 8; ++j) acc[i][j] = 0.f;
 
     if (kr.tiles > 0) {
-        const unsigned tiles_m = static_cast<unsigned>((m + BM - 1) / BM);
+        const TileOrigin origin = tile_origin<BM, BN>(m);
         TileCopier<BM, THREADS, TRANS_A, VEC> ca;
         TileCopier<BN, THREADS, !TRANS_B, VEC> cb;
-        ca.init(A, lda, m, static_cast<i64>(blockIdx.x % tiles_m) * BM, kr.k0, t);
-        cb.init(B, ldb, n, static_cast<i64>(blockIdx.x / tiles_m) * BN, kr.k0, t);
+        ca.init(A, lda, m, origin.m0, kr.k0, t);
+        cb.init(B, ldb, n, origin.n0, kr.k0, t);
         // Prologue: tiles 0 … STAGES-1 into every stage, one commit group
         // each (empty past the last tile, so that the counting stays uniform).
         ca.template copy<true>(As[0], GEMM_BK - kr.first);
@@ -509,10 +522,8 @@ __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha
     }
 
     // The tile's origin again rather than live across the k loop (registers).
-    const unsigned tiles_m = static_cast<unsigned>((m + BM - 1) / BM);
-    const i64 m0 = static_cast<i64>(blockIdx.x % tiles_m) * BM;
-    const i64 n0 = static_cast<i64>(blockIdx.x / tiles_m) * BN;
-    store_c<16>(acc, alpha, beta, C + static_cast<i64>(blockIdx.z) * c_split_stride, ldc, m, n, m0, n0, am, bn, c_vec);
+    const TileOrigin origin = tile_origin<BM, BN>(m);
+    store_c<16>(acc, alpha, beta, C + static_cast<i64>(blockIdx.z) * c_split_stride, ldc, m, n, origin.m0, origin.n0, am, bn, c_vec);
 }
 
 #define GEMM_PARAMS                                                                                         \
