@@ -1,10 +1,13 @@
 //! Compiles every `kernels/*.cu` with NVRTC and embeds the result.
 //!
-//! For each kernel file we produce PTX for `compute_70` (runs, JIT-compiled by
-//! the driver, on every GPU from Volta on) and CUBIN for the architectures in
-//! `CUBIN_ARCHS`, so that `mublasCreate` on a known GPU loads machine code and
-//! does no JIT compilation. Machine code for sm_80 also runs on sm_86 and sm_89
-//! (same major version), so 80 and 90 cover Ampere, Ada and Hopper. The generated `$OUT_DIR/kernel_images.rs` holds one
+//! For each kernel file we produce PTX for the virtual architectures in
+//! `PTX_ARCHS` and CUBIN for those in `CUBIN_ARCHS`, so that `mublasCreate` on
+//! a known GPU loads machine code and does no JIT compilation. Machine code for
+//! sm_80 also runs on sm_86 and sm_89 (same major version), so 80 and 90 cover
+//! Ampere, Ada and Hopper. Other GPUs get the newest PTX not above them,
+//! compiled by the driver's JIT: compute_70 for Volta and Turing, compute_80
+//! (which keeps the kernels' sm_80 code, cp.async) for Blackwell and later,
+//! which NVRTC 12.6 cannot make machine code for. The generated `$OUT_DIR/kernel_images.rs` holds one
 //! `KernelImage` constant per file.
 //!
 //! NVRTC is loaded at build time only, by full path, from the first place that
@@ -20,8 +23,8 @@ use std::process::Command;
 
 /// Real architectures that get embedded machine code (sm_XY).
 const CUBIN_ARCHS: &[u32] = &[80, 90];
-/// The virtual architecture of the portable PTX.
-const PTX_ARCH: u32 = 70;
+/// Virtual architectures that get embedded PTX (compute_XY), oldest first.
+const PTX_ARCHS: &[u32] = &[70, 80];
 
 const HOW_TO_GET_NVRTC: &str = "\
 mublas needs NVRTC 12.x at build time to compile its CUDA kernels (no GPU needed).
@@ -236,13 +239,17 @@ fn main() {
                 std::process::exit(1);
             })
         };
-        let ptx_path = out_dir.join(format!("{stem}.compute_{PTX_ARCH}.ptx"));
-        let mut ptx = compile(&format!("compute_{PTX_ARCH}"));
-        // cuModuleLoadData wants PTX NUL-terminated.
-        if ptx.last() != Some(&0) {
-            ptx.push(0);
+        let mut ptxs = String::new();
+        for arch in PTX_ARCHS {
+            let ptx_path = out_dir.join(format!("{stem}.compute_{arch}.ptx"));
+            let mut ptx = compile(&format!("compute_{arch}"));
+            // cuModuleLoadData wants PTX NUL-terminated.
+            if ptx.last() != Some(&0) {
+                ptx.push(0);
+            }
+            std::fs::write(&ptx_path, &ptx).unwrap();
+            let _ = write!(ptxs, "({arch}, include_bytes!({:?})), ", ptx_path.display().to_string());
         }
-        std::fs::write(&ptx_path, &ptx).unwrap();
         let mut cubins = String::new();
         for arch in CUBIN_ARCHS {
             let cubin_path = out_dir.join(format!("{stem}.sm_{arch}.cubin"));
@@ -250,11 +257,7 @@ fn main() {
             let _ = write!(cubins, "({arch}, include_bytes!({:?})), ", cubin_path.display().to_string());
         }
         let constant = stem.to_uppercase();
-        let _ = writeln!(
-            generated,
-            "pub const {constant}: KernelImage = KernelImage {{ name: {stem:?}, ptx_arch: {PTX_ARCH}, ptx: include_bytes!({:?}), cubins: &[{cubins}] }};",
-            ptx_path.display().to_string()
-        );
+        let _ = writeln!(generated, "pub const {constant}: KernelImage = KernelImage {{ name: {stem:?}, ptxs: &[{ptxs}], cubins: &[{cubins}] }};");
         all.push(constant);
     }
     let _ = writeln!(generated, "\n/// Every embedded kernel file.\npub const ALL: &[KernelImage] = &[{}];", all.join(", "));

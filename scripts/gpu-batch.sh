@@ -26,7 +26,12 @@ note() { echo "$*" | tee -a "$summary"; }
 
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader | tee -a "$summary"
 dist/bin/mublas info 2>&1 | tee -a "$summary"
-MUBLAS_FORCE_PTX=1 dist/bin/mublas info 2>&1 | grep -E "create:|ptx" | sed 's/^/PTX JIT: /' | tee -a "$summary"
+# The PTX that GPUs without embedded machine code get (Blackwell: compute_80;
+# Volta, Turing: compute_70), JIT-compiled here: its load time, and SGEMM's
+# tests on it (its kernels are the ones with code for sm_80 and later).
+for arch in 80 70; do
+  MUBLAS_FORCE_PTX=$arch dist/bin/mublas info 2>&1 | grep -E "create:" | sed "s/^/PTX compute_$arch JIT: /" | tee -a "$summary"
+done
 
 # Rust tests: one log, a line per binary in the summary.
 : >"$out/tests.log"
@@ -43,6 +48,14 @@ for t in dist/tests/*; do
     note "rust $name: $(grep -E '^test result' "$out/tests.log" | tail -1)"
   else
     note "rust $name: FAILED (see tests.log)"
+  fi
+done
+for arch in 80 70; do
+  echo "=== gpu_sgemm on PTX compute_$arch" >>"$out/tests.log"
+  if MUBLAS_FORCE_PTX=$arch dist/tests/gpu_sgemm --test-threads=1 >>"$out/tests.log" 2>&1; then
+    note "rust gpu_sgemm on PTX compute_$arch: $(grep -E '^test result' "$out/tests.log" | tail -1)"
+  else
+    note "rust gpu_sgemm on PTX compute_$arch: FAILED (see tests.log)"
   fi
 done
 grep -E "SKIPPED|FAILED|panicked" "$out/tests.log" | head -20 | tee -a "$summary"

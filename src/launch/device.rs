@@ -5,7 +5,7 @@
 //! uses it, so a second handle costs no module loading.
 
 use super::driver::{self, describe};
-use super::images::{ImageChoice, KernelImage};
+use super::images::{ImageChoice, KernelImage, PtxForcing};
 use super::kernel::Kernel;
 use crate::status::{Error, Result};
 use crate::tuner::{DeviceModel, ForcedShapes, RecipeBook, Tuner};
@@ -73,13 +73,17 @@ impl DeviceState {
         // From here on, Drop releases what was taken so far.
         let _bound = super::context::ContextGuard::bind(context)?;
         let started = Instant::now();
+        let forcing = PtxForcing::from_env();
         for (image, names) in entry_points {
-            let choice = image.choose(major, minor).ok_or_else(|| {
-                Error::ArchMismatch(format!(
+            let choice = image.choose(major, minor, forcing).ok_or_else(|| match forcing {
+                PtxForcing::Arch(arch) => Error::ArchMismatch(format!(
+                    "MUBLAS_FORCE_PTX={arch}: no PTX for compute_{arch} that runs on compute capability {major}.{minor} is embedded"
+                )),
+                _ => Error::ArchMismatch(format!(
                     "compute capability {major}.{minor} is older than the oldest supported, {}.{}",
-                    image.ptx_arch / 10,
-                    image.ptx_arch % 10
-                ))
+                    image.oldest_ptx_arch() / 10,
+                    image.oldest_ptx_arch() % 10
+                )),
             })?;
             // SAFETY: the image bytes are a complete PTX (NUL-terminated) or CUBIN file.
             let module = unsafe { result::module::load_data(image.bytes(choice).as_ptr() as *const _) }.map_err(|e| {
