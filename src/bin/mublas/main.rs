@@ -19,7 +19,7 @@ use std::process::ExitCode;
 
 const USAGE: &str = "usage: mublas info
        mublas bench [saxpy] [sgemv] [strmv] [sgemm] [decisions] [overhead] [--quick] [--reps N] [--csv FILE]
-       mublas tune [--routine R] [--size N] [--target 0.98]
+       mublas tune [--routine R] [--size N]... [--target 0.98]
        mublas report [--routine R] [--out DIR] [--sizes N]";
 
 fn main() -> ExitCode {
