@@ -11,7 +11,7 @@ use mublas::harness::{EventTimer, Random};
 use mublas::real_cublas::RealCublas;
 use std::fmt::Write as _;
 
-pub const ROUTINES: &[&str] = &["saxpy", "sgemv", "strmv", "sgemm", "sgemm-tiles", "sgemv-sawtooth", "decisions", "overhead"];
+pub const ROUTINES: &[&str] = &["saxpy", "sgemv", "strmv", "sgemm", "sgemm-tiles", "sgemv-sawtooth", "sgemv-shapes", "decisions", "overhead"];
 
 struct Options {
     routines: Vec<String>,
@@ -148,7 +148,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if options.routines.iter().any(|r| r == "sgemm-tiles") {
         sgemm_tiles(h, handle, cublas, &timer, &mut random, options.quick, options.reps)?;
     }
-    for routine in options.routines.iter().filter(|r| !["decisions", "overhead", "sgemm-tiles"].contains(&r.as_str())) {
+    if options.routines.iter().any(|r| r == "sgemv-shapes") {
+        sgemv_shapes(h, handle, &timer, &mut random, options.quick)?;
+    }
+    for routine in options.routines.iter().filter(|r| !["decisions", "overhead", "sgemm-tiles", "sgemv-shapes"].contains(&r.as_str())) {
         for make in workloads(h, handle, routine, options.quick)? {
             let workload = make(&mut random)?;
             let (mublas_us, cublas_us) = match cublas {
@@ -178,6 +181,52 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     if let Some(path) = &options.csv {
         std::fs::write(path, csv(&rows)).map_err(|e| format!("{path}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// `mublas bench sgemv-shapes`: at each of issue 4's shapes up to n = 10000
+/// (N and T), every candidate shape of the kernel forced in turn (median of 5,
+/// then of 25 for those within 15 % of the fastest), beside the tuner's
+/// choice: how far the optimizer's choice is from the fastest candidate, and
+/// the five fastest.
+fn sgemv_shapes(h: &mublas::Handle, handle: mublasHandle_t, timer: &EventTimer, random: &mut Random, quick: bool) -> Result<(), String> {
+    use mublas::routines::gemv::Op;
+    let mut sizes: Vec<(usize, usize)> = if quick {
+        vec![(1024, 1024), (4096, 4096)]
+    } else {
+        [256, 512, 1000, 1024, 2000, 2048, 3000, 4096, 5000, 8192, 10000].iter().map(|&n| (n, n)).collect()
+    };
+    if !quick {
+        sizes.extend([(1024, 65536), (65536, 1024), (16, 1048576), (1048576, 16)]);
+    }
+    for (m, n) in sizes {
+        for op in [Op::N, Op::T] {
+            let workload = Workload::sgemv(h, handle, op, m, n, random)?;
+            let chosen = workload.plan(h)?.shape;
+            let mut samples = crate::tune::time_candidates(h, &workload, timer, 1, 5)?;
+            let best = samples.iter().map(|s| s.us).fold(f64::INFINITY, f64::min);
+            for sample in samples.iter_mut().filter(|s| best / s.us >= 0.85 || s.shape == chosen) {
+                h.device.tuner.forced().set(workload.spec.name, Some(sample.shape));
+                let timed = workload.time_mublas(timer, 2, 25);
+                h.device.tuner.forced().set(workload.spec.name, None);
+                sample.us = timed?;
+            }
+            samples.sort_by(|a, b| a.us.total_cmp(&b.us));
+            let at = |shape: mublas::tuner::LaunchShape| samples.iter().find(|s| s.shape == shape).map_or(f64::NAN, |s| s.us);
+            let fastest: Vec<String> = samples
+                .iter()
+                .take(6)
+                .map(|s| format!("{}x{}x{} {:.1} (w{:.2} g{:.2})", s.shape.tx, s.shape.ty, s.shape.split, s.us, s.occupancy.warp, s.occupancy.grid))
+                .collect();
+            let chosen_us = at(chosen);
+            println!(
+                "shapes {:<16} chosen {}x{}x{} {:.1} µs = {:.0} % of fastest | {}",
+                workload.label, chosen.tx, chosen.ty, chosen.split, chosen_us, 100.0 * samples[0].us / chosen_us, fastest.join(", ")
+            );
+            let all: Vec<String> = samples.iter().map(|s| format!("{}x{}x{}:{:.1}", s.shape.tx, s.shape.ty, s.shape.split, s.us)).collect();
+            println!("all {:<16} {}", workload.label, all.join(" "));
+        }
     }
     Ok(())
 }
