@@ -1,6 +1,6 @@
 // SGEMV: y = alpha * op(A) * x + beta * y, A column-major (m rows, n columns, lda).
 //
-// Six kernels, the routine (src/routines/gemv.rs) picks one per call:
+// Eight kernels, the routine (src/routines/gemv.rs) picks one per call:
 //  - gemv_n_f32 / gemv_n_f32_scalar: op N. Block (Tx, Ty); the block owns
 //    GEMV_N_ROWS * Tx rows, each thread GEMV_N_ROWS of them; the Ty thread rows
 //    split the block's columns in groups of GEMV_N_COLS (the loads of a group are
@@ -18,14 +18,15 @@
 //    a warp reads 32 / L columns per load; x is read directly (L lanes ask for
 //    the same element). The column sums are folded over the lanes of a warp by
 //    shuffles, then over the warps through shared memory.
-//  - gemv_t_f32 / gemv_t_f32_scalar: op T. 1-D block of Tx threads (a multiple
-//    of 32). m > 64: a warp per column, Tx / 32 columns per block (when fewer
-//    columns are left, warps share a column, each taking every ways-th round of
-//    its rows, added in slice order); x staged in shared memory GEMV_T_XCHUNK
-//    elements at a time, the first loads of A of a chunk issued before it is
-//    staged; a shuffle reduction. m <= 64 (gemv_t_small): L lanes per column,
-//    GEMV_T_SMALL_COLUMNS columns per lane, 4 * Tx / L columns per block, no
-//    split. The float4 variant needs A 16-byte aligned and lda % 4 == 0.
+//  - gemv_t_f32 / gemv_t_f32_scalar: op T with m > 64. 1-D block of Tx threads
+//    (a multiple of 32). A warp per column, Tx / 32 columns per block (when
+//    fewer columns are left, warps share a column, each taking every ways-th
+//    round of its rows, added in slice order); x staged in shared memory
+//    GEMV_T_XCHUNK elements at a time, the first loads of A of a chunk issued
+//    before it is staged; a shuffle reduction.
+//  - gemv_t_f32_short / gemv_t_f32_short_scalar: op T with m <= 64: L lanes per
+//    column, GEMV_T_SMALL_COLUMNS columns per lane, 4 * Tx / L columns per block,
+//    no split. The float4 variants need A 16-byte aligned and lda % 4 == 0.
 //
 // Split (gridDim.y > 1): the reduction dimension (columns for N, rows for T) is
 // cut into gridDim.y ranges of `per_split` each, one block per range and tile.
@@ -430,13 +431,22 @@ __device__ __forceinline__ void gemv_t_load_round(float (&av)[VEC ? 4 * U : U], 
     }
 }
 
-// op T with m <= 4 * 16 rows (L < 32 lanes per column): no split, one chunk of
-// x; each lane holds one group of 4 rows of GEMV_T_SMALL_COLUMNS columns, the
-// block's threads / L column slots apart, all loaded before the sums.
+// op T with m <= GEMV_SHORT_ROWS (L < 32 lanes per column): no split; each lane
+// holds one group of 4 rows of GEMV_T_SMALL_COLUMNS columns, the block's
+// threads / L column slots apart, all loaded before x is staged (the loads do
+// not depend on it) and before the sums. Its own kernel, not a branch of gemv_t:
+// without gemv_t's unrolled loads and x chunk it needs fewer registers and 256
+// bytes of shared memory, so more blocks share an SM; a block lives about one
+// memory round trip, and with one 1024-thread block per SM (gemv_t's 64
+// registers) those round trips ran one after another.
 template <bool VEC>
-__device__ __forceinline__ void gemv_t_small(i64 m, i64 n, float alpha, float beta, const float *__restrict__ A, i64 lda,
-                                             const float *__restrict__ x, i64 incx, float *y, i64 incy, int L,
-                                             float *xs) {
+__device__ __forceinline__ void gemv_t_short(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
+                                             const float *__restrict__ A, i64 lda, const float *__restrict__ x,
+                                             i64 incx, float beta_value, const float *beta_ptr, float *y, i64 incy) {
+    __shared__ float xs[GEMV_SHORT_ROWS];
+    const float alpha = load_scalar(alpha_value, alpha_ptr);
+    const float beta = load_scalar(beta_value, beta_ptr);
+    const int L = gemv_lanes_per_column(m);
     const int tid = threadIdx.x, threads = blockDim.x;
     const int q = tid & (L - 1);
     const int slots = threads / L;
@@ -450,8 +460,6 @@ __device__ __forceinline__ void gemv_t_small(i64 m, i64 n, float alpha, float be
         }
         return;
     }
-    for (int i = tid; i < m; i += threads) xs[i] = x[i * incx];
-    __syncthreads();
     const int step = VEC ? 1 : L;
     const int r0 = VEC ? 4 * q : q;
     const bool full = r0 + 3 * step < m;
@@ -462,6 +470,8 @@ __device__ __forceinline__ void gemv_t_small(i64 m, i64 n, float alpha, float be
         const i64 c = col + static_cast<i64>(k) * slots;
         a[k] = any && c < n ? gemv_n_load<VEC>(A + c * lda + r0, step, full, m - r0) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     }
+    for (int i = tid; i < m; i += threads) xs[i] = x[i * incx];
+    __syncthreads();
     float4 xv;
     xv.x = r0 < m ? xs[r0] : 0.0f;
     xv.y = r0 + step < m ? xs[r0 + step] : 0.0f;
@@ -490,13 +500,8 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
 
     const float alpha = load_scalar(alpha_value, alpha_ptr);
     const float beta = load_scalar(beta_value, beta_ptr);
-    const int L = gemv_lanes_per_column(m);
-    if (L < 32) {
-        gemv_t_small<VEC>(m, n, alpha, beta, A, lda, x, incx, y, incy, L, xs);
-        return;
-    }
 
-    // One warp per column; when the block has more warps than columns left (the
+    // m > GEMV_SHORT_ROWS (gemv_t_short takes the rest). One warp per column; when the block has more warps than columns left (the
     // last tile, or a matrix narrower than the block), `ways` warps share a
     // column, each taking every ways-th round of its rows.
     const int tid = threadIdx.x, threads = blockDim.x;
@@ -609,3 +614,6 @@ extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_short(GEMV_PARAMS)
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_short_scalar(GEMV_PARAMS) { gemv_n_short<false>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32(GEMV_PARAMS) { gemv_t<true>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_scalar(GEMV_PARAMS) { gemv_t<false>(GEMV_ARGS); }
+#define GEMV_T_SHORT_ARGS m, n, alpha_value, alpha_ptr, A, lda, x, incx, beta_value, beta_ptr, y, incy
+extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short(GEMV_PARAMS) { gemv_t_short<true>(GEMV_T_SHORT_ARGS); }
+extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short_scalar(GEMV_PARAMS) { gemv_t_short<false>(GEMV_T_SHORT_ARGS); }

@@ -16,7 +16,7 @@ fn kernel_specs() -> Vec<&'static KernelSpec> {
     use mublas::routines::{axpy, gemv, trmv};
     vec![
         &axpy::AXPY_VEC4, &axpy::AXPY_STRIDED,
-        &gemv::GEMV_N, &gemv::GEMV_N_SCALAR, &gemv::GEMV_T, &gemv::GEMV_T_SCALAR,
+        &gemv::GEMV_N, &gemv::GEMV_N_SCALAR, &gemv::GEMV_T, &gemv::GEMV_T_SCALAR, &gemv::GEMV_T_SHORT, &gemv::GEMV_T_SHORT_SCALAR,
         &trmv::TRMV_N_VEC4, &trmv::TRMV_N_SCALAR, &trmv::TRMV_T_VEC4, &trmv::TRMV_T_SCALAR, &trmv::TRMV_SUM,
     ]
 }

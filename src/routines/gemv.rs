@@ -8,9 +8,10 @@
 //!
 //! Kernels (kernels/gemv.cu): `gemv_n_f32` / `gemv_t_f32` when A is 16-byte
 //! aligned and lda a multiple of 4 (float4 loads down the columns), the
-//! `_scalar` twins otherwise; for op N with at most [`SHORT_ROWS_MAX`] rows,
-//! `gemv_n_f32_short` (and its `_scalar` twin), in which a warp reads several
-//! columns at once instead of leaving most of its lanes without a row. All take
+//! `_scalar` twins otherwise; for at most [`SHORT_ROWS_MAX`] rows,
+//! `gemv_n_f32_short` and `gemv_t_f32_short` (and their `_scalar` twins), in
+//! which a warp reads several columns at once instead of leaving most of its
+//! lanes without a row. All but the short T kernels take
 //! a reduction split (the tuner's `LaunchShape::split`, grid.y): the columns
 //! (N) or rows (T) are cut into ranges, one block per range and tile, so that a
 //! short y still fills the GPU; partial vectors go to the handle's work buffer
@@ -62,6 +63,8 @@ const N_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 256,
 /// n = 2^20: 39 µs against 36 µs with 512 threads).
 const SHORT_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 512, ty_min: 1, ty_max: 1, splits: SPLITS };
 const T_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 1024, ty_min: 1, ty_max: 1, splits: SPLITS };
+/// The short T kernels never split: a column's rows are one lane group's.
+const T_SHORT_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 1024, ty_min: 1, ty_max: 1, splits: &[1] };
 
 /// op N, A 16-byte aligned and lda % 4 == 0. problem.m = rows, problem.n = columns of A.
 pub static GEMV_N: KernelSpec = KernelSpec { name: "gemv_n_f32", space: N_SPACE, geometry: n_geometry };
@@ -76,8 +79,21 @@ pub static GEMV_N_SHORT_SCALAR: KernelSpec =
 pub static GEMV_T: KernelSpec = KernelSpec { name: "gemv_t_f32", space: T_SPACE, geometry: t_geometry };
 /// op T, any alignment and lda.
 pub static GEMV_T_SCALAR: KernelSpec = KernelSpec { name: "gemv_t_f32_scalar", space: T_SPACE, geometry: t_geometry };
-pub const KERNEL_NAMES: &[&str] =
-    &[GEMV_N.name, GEMV_N_SCALAR.name, GEMV_N_SHORT.name, GEMV_N_SHORT_SCALAR.name, GEMV_T.name, GEMV_T_SCALAR.name];
+/// op T, m ≤ SHORT_ROWS_MAX, A 16-byte aligned and lda % 4 == 0.
+pub static GEMV_T_SHORT: KernelSpec = KernelSpec { name: "gemv_t_f32_short", space: T_SHORT_SPACE, geometry: t_short_geometry };
+/// op T, m ≤ SHORT_ROWS_MAX, any alignment and lda.
+pub static GEMV_T_SHORT_SCALAR: KernelSpec =
+    KernelSpec { name: "gemv_t_f32_short_scalar", space: T_SHORT_SPACE, geometry: t_short_geometry };
+pub const KERNEL_NAMES: &[&str] = &[
+    GEMV_N.name,
+    GEMV_N_SCALAR.name,
+    GEMV_N_SHORT.name,
+    GEMV_N_SHORT_SCALAR.name,
+    GEMV_T.name,
+    GEMV_T_SCALAR.name,
+    GEMV_T_SHORT.name,
+    GEMV_T_SHORT_SCALAR.name,
+];
 
 /// op(A), validated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -138,8 +154,10 @@ pub enum Layout {
     N,
     /// op N, m ≤ SHORT_ROWS_MAX: one tile; the split cuts the columns.
     NShort,
-    /// op T: tiles of Tx / 32 columns, or 4·Tx / L when m ≤ 64 (L lanes per column); the split cuts the rows.
+    /// op T: tiles of Tx / 32 columns; the split cuts the rows.
     T,
+    /// op T, m ≤ SHORT_ROWS_MAX: tiles of 4·Tx / L columns (L lanes per column); no split.
+    TShort,
 }
 
 impl Layout {
@@ -147,6 +165,7 @@ impl Layout {
         match op {
             Op::N if m <= SHORT_ROWS_MAX => Layout::NShort,
             Op::N => Layout::N,
+            Op::T if m <= SHORT_ROWS_MAX => Layout::TShort,
             Op::T => Layout::T,
         }
     }
@@ -173,6 +192,8 @@ pub fn select_kernel(op: Op, m: i64, a: u64, lda: i64) -> &'static KernelSpec {
         (Layout::NShort, false) => &GEMV_N_SHORT_SCALAR,
         (Layout::T, true) => &GEMV_T,
         (Layout::T, false) => &GEMV_T_SCALAR,
+        (Layout::TShort, true) => &GEMV_T_SHORT,
+        (Layout::TShort, false) => &GEMV_T_SHORT_SCALAR,
     }
 }
 
@@ -196,13 +217,13 @@ fn tiles(layout: Layout, problem: &Problem, shape: &LaunchShape) -> u64 {
     let n = match layout {
         Layout::N => problem.m.div_ceil(N_ROWS_PER_THREAD * shape.tx.max(1) as u64),
         Layout::NShort => 1,
-        Layout::T => problem.n.div_ceil(t_columns_per_block(problem.m, shape.tx)),
+        Layout::T | Layout::TShort => problem.n.div_ceil(t_columns_per_block(problem.m, shape.tx)),
     };
     n.max(1)
 }
 
 /// Columns one block of the T kernels covers: a warp per column from m = 65
-/// on; below, Tx / L column slots of T_SMALL_COLUMNS columns each.
+/// on; below (the short T kernels), Tx / L column slots of T_SMALL_COLUMNS columns each.
 pub fn t_columns_per_block(m: u64, tx: u32) -> u64 {
     let lanes = lanes_per_column(m);
     let slots = (tx as u64 / lanes).max(1);
@@ -211,12 +232,14 @@ pub fn t_columns_per_block(m: u64, tx: u32) -> u64 {
 
 /// The split a launch really uses, (range length, ranges = grid.y): the shape's,
 /// cut down so that no range is empty and the partial vectors fit in
-/// PARTIALS_BYTES_MAX, and 1 when there are more tiles than counters.
+/// PARTIALS_BYTES_MAX, and 1 when there are more tiles than counters or the
+/// kernel does not split (the short T kernels).
 pub fn reduction_split(layout: Layout, problem: &Problem, shape: &LaunchShape) -> (u64, u32) {
     let (len, granule, len_y) = match layout {
         Layout::N => (problem.n, N_COLUMN_GRANULE, problem.m),
         Layout::NShort => (problem.n, SHORT_COLUMN_GRANULE, problem.m),
         Layout::T => (problem.m, T_ROW_GRANULE, problem.n),
+        Layout::TShort => return (problem.m.max(1), 1),
     };
     if tiles(layout, problem, shape) > COUNTER_SLOTS {
         return (len.max(1), 1);
@@ -245,6 +268,10 @@ fn short_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
 
 fn t_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
     geometry(Layout::T, problem, shape)
+}
+
+fn t_short_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
+    geometry(Layout::TShort, problem, shape)
 }
 
 /// Work-buffer bytes a launch with `splits` ranges needs: the counters, then
@@ -508,23 +535,30 @@ mod tests {
         assert_eq!(select_kernel(Op::N, 1000, 4100, 1024).name, "gemv_n_f32_scalar");
         assert_eq!(select_kernel(Op::N, 1000, 4096, 1027).name, "gemv_n_f32_scalar");
         assert_eq!(select_kernel(Op::N, 1000, 4096, 1026).name, "gemv_n_f32_scalar");
-        assert_eq!(select_kernel(Op::T, 8, 4096, 8).name, "gemv_t_f32");
-        assert_eq!(select_kernel(Op::T, 8, 4104, 8).name, "gemv_t_f32_scalar");
-        assert_eq!(select_kernel(Op::T, 7, 4096, 7).name, "gemv_t_f32_scalar");
-        for spec in [&GEMV_N, &GEMV_N_SCALAR, &GEMV_N_SHORT, &GEMV_N_SHORT_SCALAR, &GEMV_T, &GEMV_T_SCALAR] {
+        assert_eq!(select_kernel(Op::T, 1000, 4096, 1000).name, "gemv_t_f32");
+        assert_eq!(select_kernel(Op::T, 1000, 4104, 1000).name, "gemv_t_f32_scalar");
+        assert_eq!(select_kernel(Op::T, 1000, 4096, 1001).name, "gemv_t_f32_scalar");
+        assert_eq!(select_kernel(Op::T, 8, 4096, 8).name, "gemv_t_f32_short");
+        assert_eq!(select_kernel(Op::T, 8, 4104, 8).name, "gemv_t_f32_short_scalar");
+        assert_eq!(select_kernel(Op::T, 7, 4096, 7).name, "gemv_t_f32_short_scalar");
+        for spec in [&GEMV_N, &GEMV_N_SCALAR, &GEMV_N_SHORT, &GEMV_N_SHORT_SCALAR, &GEMV_T, &GEMV_T_SCALAR, &GEMV_T_SHORT, &GEMV_T_SHORT_SCALAR] {
             assert!(KERNEL_NAMES.contains(&spec.name));
         }
     }
 
     #[test]
-    fn few_rows_go_to_the_short_kernels_for_op_n_only() {
+    fn few_rows_go_to_the_short_kernels() {
         assert_eq!(select_kernel(Op::N, 64, 4096, 64).name, "gemv_n_f32_short");
         assert_eq!(select_kernel(Op::N, 16, 4096, 17).name, "gemv_n_f32_short_scalar");
         assert_eq!(select_kernel(Op::N, 1, 4100, 1).name, "gemv_n_f32_short_scalar");
         assert_eq!(select_kernel(Op::N, 65, 4096, 68).name, "gemv_n_f32");
-        assert_eq!(select_kernel(Op::T, 16, 4096, 16).name, "gemv_t_f32");
+        assert_eq!(select_kernel(Op::T, 16, 4096, 16).name, "gemv_t_f32_short");
+        assert_eq!(select_kernel(Op::T, 64, 4100, 64).name, "gemv_t_f32_short_scalar");
+        assert_eq!(select_kernel(Op::T, 65, 4096, 68).name, "gemv_t_f32");
         assert_eq!(Layout::of(Op::N, SHORT_ROWS_MAX), Layout::NShort);
         assert_eq!(Layout::of(Op::N, SHORT_ROWS_MAX + 1), Layout::N);
+        assert_eq!(Layout::of(Op::T, SHORT_ROWS_MAX), Layout::TShort);
+        assert_eq!(Layout::of(Op::T, SHORT_ROWS_MAX + 1), Layout::T);
     }
 
     #[test]
@@ -607,15 +641,15 @@ mod tests {
         assert_eq!((g.grid, g.dynamic_shared_bytes), ((125, 1, 1), 0));
         let g = t_geometry(&problem(1000, 1001), &LaunchShape { tx: 256, ty: 1, split: 1 });
         assert_eq!(g.grid, (126, 1, 1));
-        // 16 rows: 4 lanes per column, 8 column slots per warp, 4 columns per slot.
+        // The short T kernels, 16 rows: 4 lanes per column, 8 column slots per warp, 4 columns per slot.
         assert_eq!(t_columns_per_block(16, 1024), 1024);
-        let g = t_geometry(&problem(16, 1 << 20), &LaunchShape { tx: 1024, ty: 1, split: 1 });
+        let g = t_short_geometry(&problem(16, 1 << 20), &LaunchShape { tx: 1024, ty: 1, split: 1 });
         assert_eq!(g.grid, (1024, 1, 1));
         assert_eq!(t_columns_per_block(1, 32), 128);
-        let g = t_geometry(&problem(1, 1000), &LaunchShape { tx: 32, ty: 1, split: 1 });
+        let g = t_short_geometry(&problem(1, 1000), &LaunchShape { tx: 32, ty: 1, split: 1 });
         assert_eq!(g.grid, (8, 1, 1));
         // Few rows are never split.
-        let g = t_geometry(&problem(64, 1000), &LaunchShape { tx: 32, ty: 1, split: 512 });
+        let g = t_short_geometry(&problem(64, 1000), &LaunchShape { tx: 32, ty: 1, split: 512 });
         assert_eq!(g.grid, (125, 1, 1));
         // Tall and skinny: split the rows, in ranges of at least 2048.
         let g = t_geometry(&problem(1 << 20, 16), &LaunchShape { tx: 32, ty: 1, split: 64 });
@@ -631,7 +665,7 @@ mod tests {
 
     #[test]
     fn geometry_agrees_with_the_launch_split_for_every_candidate() {
-        let specs = [(&GEMV_N, Layout::N), (&GEMV_N_SCALAR, Layout::N), (&GEMV_N_SHORT, Layout::NShort), (&GEMV_N_SHORT_SCALAR, Layout::NShort), (&GEMV_T, Layout::T), (&GEMV_T_SCALAR, Layout::T)];
+        let specs = [(&GEMV_N, Layout::N), (&GEMV_N_SCALAR, Layout::N), (&GEMV_N_SHORT, Layout::NShort), (&GEMV_N_SHORT_SCALAR, Layout::NShort), (&GEMV_T, Layout::T), (&GEMV_T_SCALAR, Layout::T), (&GEMV_T_SHORT, Layout::TShort), (&GEMV_T_SHORT_SCALAR, Layout::TShort)];
         for (spec, layout) in specs {
             let space = spec.space;
             for (m, n) in [(1u64, 1u64), (7, 33), (1000, 1000), (5000, 3), (3, 5000), (1 << 20, 16), (16, 1 << 20), (64, 100_000)] {
@@ -644,18 +678,18 @@ mod tests {
                             let g = (spec.geometry)(&problem, &shape);
                             let (per, splits) = reduction_split(layout, &problem, &shape);
                             assert_eq!(g.grid.1, splits);
-                            let len = if layout == Layout::T { m } else { n };
+                            let op = if matches!(layout, Layout::T | Layout::TShort) { Op::T } else { Op::N };
+                            let len = if op == Op::T { m } else { n };
                             assert!(per * splits as u64 >= len && (splits as u64 - 1) * per < len);
                             let tiles = match layout {
                                 Layout::N => m.div_ceil(4 * tx as u64),
                                 Layout::NShort => 1,
-                                Layout::T => n.div_ceil(t_columns_per_block(m, tx)),
+                                Layout::T | Layout::TShort => n.div_ceil(t_columns_per_block(m, tx)),
                             };
                             assert_eq!(g.grid.0 as u64, tiles.max(1));
                             assert_eq!(g.dynamic_shared_bytes, 0, "{shape:?}");
                             // The N kernels fold Ty / 2 slots of 4·Tx floats through their x chunk (GEMV_N_XCHUNK).
                             assert!(2 * tx * ty <= 2048);
-                            let op = if layout == Layout::T { Op::T } else { Op::N };
                             assert!(work_bytes(op, m as i64, n as i64, splits) <= COUNTER_BYTES + PARTIALS_BYTES_MAX);
                         }
                     }

@@ -109,7 +109,9 @@ use ArchFamily::Hopper;
 /// sampled at n = 409600, the matrix routines at 8192, SGEMM at 4096 and
 /// (256, 256, 65536)). Other families use a row of their own where the table
 /// has one, else the Hopper row, as a starting point: running the analyzer on
-/// the GPU writes measured rows that replace them.
+/// the GPU writes measured rows that replace them. The `gemv_t_f32_short` rows
+/// are not the analyzer's: they ask only for whole warps and half the SM's
+/// warps (its launch space, at most 64 threads, is what was measured).
 #[rustfmt::skip]
 const BUILT_IN_RECIPES: &[BuiltInRecipe] = &[
     //       family   kernel                     warp_occupancy_min  block_occupancy_min  threads_min  ty_per_tx_max
@@ -121,6 +123,8 @@ const BUILT_IN_RECIPES: &[BuiltInRecipe] = &[
     built_in(Hopper,  "gemv_n_f32_short_scalar", 0.5,                0.0,                 256,         None),
     built_in(Hopper,  "gemv_t_f32",              0.5,                0.0,                 512,         None),
     built_in(Hopper,  "gemv_t_f32_scalar",       0.5,                0.0,                 512,         None),
+    built_in(Hopper,  "gemv_t_f32_short",        0.5,                0.0,                 32,          None),
+    built_in(Hopper,  "gemv_t_f32_short_scalar", 0.5,                0.0,                 32,          None),
     built_in(Hopper,  "trmv_n_f32_vec4",         0.5,                0.25,                128,         Some(0.125)),
     built_in(Hopper,  "trmv_n_f32_scalar",       0.5,                0.25,                128,         Some(0.125)),
     built_in(Hopper,  "trmv_t_f32_vec4",         0.375,              0.0625,              96,          Some(0.0625)),
