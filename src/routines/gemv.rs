@@ -63,8 +63,13 @@ const N_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 256,
 /// n = 2^20: 39 µs against 36 µs with 512 threads).
 const SHORT_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 512, ty_min: 1, ty_max: 1, splits: SPLITS };
 const T_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 1024, ty_min: 1, ty_max: 1, splits: SPLITS };
-/// The short T kernels never split: a column's rows are one lane group's.
-const T_SHORT_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 1024, ty_min: 1, ty_max: 1, splits: &[1] };
+/// The short T kernels never split: a column's rows are one lane group's. At
+/// most 64 threads: a block reads its columns in one round and exits, and
+/// on the H100 (m = 16, n = 2^20, every block size timed in one run) time grew
+/// with the block: 37.8 µs at 32 threads, 41.9 at 64, 43–44 at 128 and 256,
+/// 46–62 from 288 to 1024; among 32 to 128 the optimizer's largest
+/// Grid-Occupancy fell on 96 threads (51.0 µs).
+const T_SHORT_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 64, ty_min: 1, ty_max: 1, splits: &[1] };
 
 /// op N, A 16-byte aligned and lda % 4 == 0. problem.m = rows, problem.n = columns of A.
 pub static GEMV_N: KernelSpec = KernelSpec { name: "gemv_n_f32", space: N_SPACE, geometry: n_geometry };
