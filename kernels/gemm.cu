@@ -24,13 +24,16 @@
 // shared loads per FFMA than 8×8. Lanes are numbered in z order (ty = lane
 // bits 4 and 0, tx = bits 3..1), so that a quarter warp reads 2 float4 of A
 // and 4 of B rather than 4 and 2 (the split YHs's public Ampere SGEMM found
-// faster for LDS.128). Global → shared goes
+// faster for LDS.128); the fragments are double-buffered (a k step's shared
+// loads are issued under the previous step's FFMA). Global → shared goes
 // through cp.async (sm_80+: no registers, no stores to issue), STAGES deep:
-// while tile t is computed, tiles t+1 … t+STAGES-1 are in flight; at the last
-// k step of tile t one __syncthreads frees tile t's stage, which then receives
-// tile t+STAGES. Operands along k are copied 4 bytes at a time, transposed
-// into the k-major layout by the copies themselves; operands along d 16 bytes
-// at a time in the _vec kernels. The compute_70 PTX (pre-Ampere GPUs) copies
+// while tile t is computed, tiles t+1 … t+STAGES-1 are in flight; before the
+// last k step of tile t one __syncthreads frees tile t's stage, which then
+// receives tile t+STAGES. Operands along d are copied 16 bytes at a time in
+// the _vec kernels; A along k 4 bytes at a time, transposed into the k-major
+// layout by the copies themselves; B along k, in the _vec kernels, is loaded
+// as float4 into registers one tile ahead and stored transposed
+// (RegisterOperand). The compute_70 PTX (pre-Ampere GPUs) copies
 // synchronously instead: correct, not fast; the host prefers the register-
 // staged kernels there.
 //
@@ -117,12 +120,12 @@ __device__ __forceinline__ void copy_async_wait() {
 // Which elements of one operand's k tile this thread moves to shared memory.
 // D is the tile's extent along m (for A) or n (for B); WIDE: float4 along d
 // (along d) or along k (along k).
-template <int D, int THREADS, bool ALONG_K, bool WIDE>
+template <int D, int THREADS, bool ALONG_K, bool WIDE, int BK = GEMM_BK>
 struct TileMap {
-    static constexpr int ELEMS = D * GEMM_BK / THREADS;
+    static constexpr int ELEMS = D * BK / THREADS;
     static constexpr int LOADS = WIDE ? ELEMS / 4 : ELEMS;
     // along d: threads per shared row (k); along k: threads per shared column (d).
-    static constexpr int PER_LINE = ALONG_K ? (WIDE ? GEMM_BK / 4 : GEMM_BK) : (WIDE ? D / 4 : D);
+    static constexpr int PER_LINE = ALONG_K ? (WIDE ? BK / 4 : BK) : (WIDE ? D / 4 : D);
     // Between this thread's consecutive loads: k rows (along d) or d columns (along k).
     static constexpr int LINE_STEP = THREADS / PER_LINE;
     static_assert(THREADS % PER_LINE == 0, "a thread's loads stay on one line position");
@@ -167,12 +170,12 @@ struct TileMap {
         return ok;
     }
 
-    // Moves on to the next k tile: 8 k rows, a multiple of `stride` along d.
+    // Moves on to the next k tile: BK k rows, a multiple of `stride` along d.
     __device__ __forceinline__ void advance() {
         if (ALONG_K) {
-            p += GEMM_BK;
+            p += BK;
         } else {
-            p += (GEMM_BK / LINE_STEP) * stride;
+            p += (BK / LINE_STEP) * stride;
         }
     }
 };
@@ -237,9 +240,9 @@ struct TileLoader : TileMap<D, THREADS, ALONG_K, VEC> {
 // Along k a copy cannot transpose a float4, so those are 4 bytes each even in
 // the _vec kernels (a warp's copies still read whole 32-byte sectors: 8 k of 4
 // columns).
-template <int D, int THREADS, bool ALONG_K, bool VEC>
-struct TileCopier : TileMap<D, THREADS, ALONG_K, VEC && !ALONG_K> {
-    using Map = TileMap<D, THREADS, ALONG_K, VEC && !ALONG_K>;
+template <int D, int THREADS, bool ALONG_K, bool VEC, int BK>
+struct TileCopier : TileMap<D, THREADS, ALONG_K, VEC && !ALONG_K, BK> {
+    using Map = TileMap<D, THREADS, ALONG_K, VEC && !ALONG_K, BK>;
 
     template <bool GUARD_K>
     __device__ __forceinline__ void copy(float (*s)[D + GEMM_PAD], int k_skip) const {
@@ -257,9 +260,9 @@ struct TileCopier : TileMap<D, THREADS, ALONG_K, VEC && !ALONG_K> {
     }
 };
 
-// This block's share of k: `tiles` k tiles, the first of them holding the
-// residue, `first` ∈ 1..8 k values, read as a whole tile that ends where the
-// second begins (its first 8 - first rows masked) so that every tile after it
+// This block's share of k: `tiles` k tiles of BK, the first of them holding
+// the residue, `first` ∈ 1..BK k values, read as a whole tile that ends where
+// the second begins (its first BK - first rows masked) so that every tile after it
 // is one constant step on; it starts at k0.
 struct KRange {
     int tiles;
@@ -267,15 +270,16 @@ struct KRange {
     i64 k0;
 };
 
+template <int BK = GEMM_BK>
 __device__ __forceinline__ KRange k_range(i64 k, bool skip) {
-    const i64 k_tiles = (k + GEMM_BK - 1) / GEMM_BK;
-    const i64 per = (k_tiles + gridDim.z - 1) / gridDim.z * GEMM_BK;
+    const i64 k_tiles = (k + BK - 1) / BK;
+    const i64 per = (k_tiles + gridDim.z - 1) / gridDim.z * BK;
     const i64 kbeg = static_cast<i64>(blockIdx.z) * per;
     const i64 kend = min(k, kbeg + per);
     KRange r;
-    r.tiles = (skip || kend <= kbeg) ? 0 : static_cast<int>((kend - kbeg + GEMM_BK - 1) / GEMM_BK);
-    r.first = r.tiles > 0 ? static_cast<int>(kend - kbeg) - (r.tiles - 1) * GEMM_BK : 0;
-    r.k0 = kbeg + r.first - GEMM_BK;
+    r.tiles = (skip || kend <= kbeg) ? 0 : static_cast<int>((kend - kbeg + BK - 1) / BK);
+    r.first = r.tiles > 0 ? static_cast<int>(kend - kbeg) - (r.tiles - 1) * BK : 0;
+    r.k0 = kbeg + r.first - BK;
     return r;
 }
 
@@ -435,7 +439,14 @@ __device__ __forceinline__ void load_fragments(const float *as, const float *bs,
     }
 }
 
-template <int BM, int BN, int STAGES, bool TRANS_A, bool TRANS_B, bool VEC>
+// The asynchronous-copy kernels' shared memory is dynamic: their stages take
+// more than the 48 KiB a static array may (the host passes
+// async_shared_bytes, and opts every kernel in to the device's per-block limit).
+#ifndef MUBLAS_CPU_EMULATION
+#define DYNAMIC_SHARED_FLOATS(name) extern __shared__ __align__(16) float name[]
+#endif
+
+template <int BM, int BN, int BK, int STAGES, bool TRANS_A, bool TRANS_B, bool VEC>
 __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha_value, const float *alpha_ptr,
                                                 const float *__restrict__ A, i64 lda, const float *__restrict__ B, i64 ldb,
                                                 float beta_value, const float *beta_ptr, float *__restrict__ C, i64 ldc,
@@ -444,8 +455,9 @@ __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha
     static_assert(STAGES >= 2, "at least one tile in flight");
     constexpr int WARPS_M = BM / 64;
     constexpr int THREADS = WARPS_M * (BN / 64) * 32;
-    __shared__ __align__(16) float As[STAGES][GEMM_BK][BM + GEMM_PAD];
-    __shared__ __align__(16) float Bs[STAGES][GEMM_BK][BN + GEMM_PAD];
+    DYNAMIC_SHARED_FLOATS(shared);
+    float(*As)[BK][BM + GEMM_PAD] = reinterpret_cast<float(*)[BK][BM + GEMM_PAD]>(shared);
+    float(*Bs)[BK][BN + GEMM_PAD] = reinterpret_cast<float(*)[BK][BN + GEMM_PAD]>(shared + STAGES * BK * (BM + GEMM_PAD));
 
     const float alpha = load_scalar(alpha_value, alpha_ptr);
     const float beta = load_scalar(beta_value, beta_ptr);
@@ -459,7 +471,7 @@ __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha
     const int am = wm * 64 + ty * 4;  // + {0..3} + 16·{0..3}
     const int bn = wn * 64 + tx * 4;  // + {0..3} + 32·{0, 1}
 
-    const KRange kr = k_range(k, alpha == 0.0f);
+    const KRange kr = k_range<BK>(k, alpha == 0.0f);
 
     float acc[16][8];
 #pragma unroll
@@ -469,14 +481,14 @@ __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha
 
     if (kr.tiles > 0) {
         const TileOrigin origin = tile_origin<BM, BN>(m);
-        TileCopier<BM, THREADS, TRANS_A, VEC> ca;
-        TileCopier<BN, THREADS, !TRANS_B, VEC> cb;
+        TileCopier<BM, THREADS, TRANS_A, VEC, BK> ca;
+        TileCopier<BN, THREADS, !TRANS_B, VEC, BK> cb;
         ca.init(A, lda, m, origin.m0, kr.k0, t);
         cb.init(B, ldb, n, origin.n0, kr.k0, t);
         // Prologue: tiles 0 … STAGES-1 into every stage, one commit group
         // each (empty past the last tile, so that the counting stays uniform).
-        ca.template copy<true>(As[0], GEMM_BK - kr.first);
-        cb.template copy<true>(Bs[0], GEMM_BK - kr.first);
+        ca.template copy<true>(As[0], BK - kr.first);
+        cb.template copy<true>(Bs[0], BK - kr.first);
         copy_async_commit();
 #pragma unroll
         for (int s = 1; s < STAGES; ++s) {
@@ -491,33 +503,39 @@ __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha
         copy_async_wait<STAGES - 1>();
         __syncthreads();
 
-        // One fragment set, loaded where it is used (ptxas hoists the loads
-        // within a tile). Two sets, the next step's loaded under this step's
-        // FFMA and across the barrier, measured 5 % slower on the H100 (more
-        // registers, worse schedule).
+        // Fragments double-buffered: k step kk's FFMA run on the set loaded
+        // during step kk - 1, so that no step waits for its shared loads. The
+        // barrier comes before the tile's last step (whose operands are
+        // already in registers): after it, tile + 1's stage is complete and
+        // this tile's stage is free for tile + STAGES.
         int stage = 0;
+        float a[2][16], b[2][8];
+        load_fragments(&As[0][0][am], &Bs[0][0][bn], a[0], b[0]);
         for (int tile = 0; tile < kr.tiles; ++tile) {
 #pragma unroll
-            for (int kk = 0; kk < GEMM_BK; ++kk) {
-                float a[16], b[8];
-                load_fragments(&As[stage][kk][am], &Bs[stage][kk][bn], a, b);
+            for (int kk = 0; kk < BK; ++kk) {
+                if (kk < BK - 1) {
+                    load_fragments(&As[stage][kk + 1][am], &Bs[stage][kk + 1][bn], a[(kk + 1) & 1], b[(kk + 1) & 1]);
+                } else {
+                    copy_async_wait<STAGES - 2>();
+                    __syncthreads();
+                    if (tile + STAGES < kr.tiles) {
+                        ca.advance();
+                        cb.advance();
+                        ca.template copy<false>(As[stage], 0);
+                        cb.template copy<false>(Bs[stage], 0);
+                    }
+                    copy_async_commit();
+                    stage = stage + 1 == STAGES ? 0 : stage + 1;
+                    // After the last tile this reads a stage nobody uses:
+                    // harmless, and it keeps the loop uniform.
+                    load_fragments(&As[stage][0][am], &Bs[stage][0][bn], a[0], b[0]);
+                }
 #pragma unroll
                 for (int i = 0; i < 16; ++i)
 #pragma unroll
-                    for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+                    for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(a[kk & 1][i], b[kk & 1][j], acc[i][j]);
             }
-            // Every thread has read this tile's stage: after the barrier it
-            // takes tile + STAGES, and tile + 1 is ready to read.
-            copy_async_wait<STAGES - 2>();
-            __syncthreads();
-            if (tile + STAGES < kr.tiles) {
-                ca.advance();
-                cb.advance();
-                ca.template copy<false>(As[stage], 0);
-                cb.template copy<false>(Bs[stage], 0);
-            }
-            copy_async_commit();
-            stage = stage + 1 == STAGES ? 0 : stage + 1;
         }
     }
 
@@ -552,24 +570,27 @@ GEMM_TRANSPOSES(64, 64, 64, 6, , false)
 GEMM_TRANSPOSES(64, 64, 64, 6, _vec, true)
 
 // NAME: the tile's part of the kernel name.
-#define GEMM_ASYNC_KERNEL(NAME, BM, BN, STAGES, MIN_BLOCKS, ta, tb, TA, TB, suffix, VEC)                        \
+#define GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, ta, tb, TA, TB, suffix, VEC)                    \
     extern "C" __global__ void __launch_bounds__((BM / 64) * (BN / 64) * 32, MIN_BLOCKS)                          \
         gemm_f32_##NAME##_##ta##tb##suffix(GEMM_PARAMS) {                                                         \
-        gemm_tile_async<BM, BN, STAGES, TA, TB, VEC>(GEMM_ARGS);                                                  \
+        gemm_tile_async<BM, BN, BK, STAGES, TA, TB, VEC>(GEMM_ARGS);                                              \
     }
 
-#define GEMM_ASYNC_TRANSPOSES(NAME, BM, BN, STAGES, MIN_BLOCKS, suffix, VEC)         \
-    GEMM_ASYNC_KERNEL(NAME, BM, BN, STAGES, MIN_BLOCKS, n, n, false, false, suffix, VEC) \
-    GEMM_ASYNC_KERNEL(NAME, BM, BN, STAGES, MIN_BLOCKS, n, t, false, true, suffix, VEC)  \
-    GEMM_ASYNC_KERNEL(NAME, BM, BN, STAGES, MIN_BLOCKS, t, n, true, false, suffix, VEC)  \
-    GEMM_ASYNC_KERNEL(NAME, BM, BN, STAGES, MIN_BLOCKS, t, t, true, true, suffix, VEC)
+#define GEMM_ASYNC_TRANSPOSES(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, suffix, VEC)         \
+    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, n, n, false, false, suffix, VEC) \
+    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, n, t, false, true, suffix, VEC)  \
+    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, t, n, true, false, suffix, VEC)  \
+    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, t, t, true, true, suffix, VEC)
 
-// 128 accumulators and two fragment sets need ~200 registers: one 256-thread
-// block per SM (8 warps), or two of 128 threads.
-GEMM_ASYNC_TRANSPOSES(256x128, 256, 128, 3, 1, , false)
-GEMM_ASYNC_TRANSPOSES(256x128, 256, 128, 3, 1, _vec, true)
-GEMM_ASYNC_TRANSPOSES(128x128_t128, 128, 128, 3, 2, , false)
-GEMM_ASYNC_TRANSPOSES(128x128_t128, 128, 128, 3, 2, _vec, true)
+// 128 accumulators and two fragment sets need ~220 registers: one 256-thread
+// block per SM (8 warps), or two of 128 threads. k tiles of 16, two stages
+// (host: async_shared_bytes = 2 · 16 · (BM + 4 + BN + 4) · 4): on the H100
+// 2-3 % faster than tiles of 8 in three stages for NN, NT and TT (half the
+// barriers per FFMA), 1 % slower for TN (whose 4-byte copies spill at 16).
+GEMM_ASYNC_TRANSPOSES(256x128, 256, 128, 16, 2, 1, , false)
+GEMM_ASYNC_TRANSPOSES(256x128, 256, 128, 16, 2, 1, _vec, true)
+GEMM_ASYNC_TRANSPOSES(128x128_t128, 128, 128, 16, 2, 2, , false)
+GEMM_ASYNC_TRANSPOSES(128x128_t128, 128, 128, 16, 2, 2, _vec, true)
 
 // C = beta * C over m × n (k == 0 or alpha == 0). beta == 0 writes zeros
 // without reading C; beta == 1 writes nothing. Grid: x over rows in blocks of

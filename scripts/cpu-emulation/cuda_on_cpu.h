@@ -24,6 +24,8 @@
 #define __launch_bounds__(...)
 #define __shared__ static
 #define __align__(n) __attribute__((aligned(n)))
+// A kernel's dynamic shared memory: a static as large as any launch asks for.
+#define DYNAMIC_SHARED_FLOATS(name) alignas(16) static float name[64 * 1024]
 
 struct uint3 {
     unsigned x = 0, y = 0, z = 0;

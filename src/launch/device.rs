@@ -91,8 +91,9 @@ impl DeviceState {
             })?;
             state.modules.push(module);
             state.loaded_images.push((image.name, choice));
+            let shared_optin = state.tuner.device().shared_bytes_per_block_optin;
             for name in names.iter() {
-                let kernel = Kernel::resolve(module, name)
+                let kernel = Kernel::resolve(module, name, shared_optin)
                     .map_err(|e| Error::Internal(format!("kernel {name} missing from {}: {}", image.name, describe(&e))))?;
                 state.kernels.insert(name, kernel);
             }

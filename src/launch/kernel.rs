@@ -46,7 +46,16 @@ impl KernelArg {
 const MAX_ARGS: usize = 24;
 
 impl Kernel {
-    pub(super) fn resolve(module: sys::CUmodule, name: &'static str) -> std::result::Result<Kernel, result::DriverError> {
+    /// Resolves `name` in `module` and opts it in to `shared_bytes_per_block_optin`
+    /// (the device's per-block limit) of static plus dynamic shared memory: a
+    /// launch may otherwise ask for at most 48 KiB of dynamic shared memory,
+    /// and SGEMM's asynchronous-copy stages take more. The limit only permits;
+    /// each launch still reserves what its geometry asks for.
+    pub(super) fn resolve(
+        module: sys::CUmodule,
+        name: &'static str,
+        shared_bytes_per_block_optin: u32,
+    ) -> std::result::Result<Kernel, result::DriverError> {
         let cname = std::ffi::CString::new(name).expect("kernel names have no NUL");
         // SAFETY: `module` is loaded and current-context; the name is NUL-terminated.
         let function = unsafe { result::module::get_function(module, cname) }?;
@@ -60,6 +69,13 @@ impl Kernel {
             static_shared_bytes: attribute(A::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
             max_threads_per_block: attribute(A::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
         };
+        let dynamic_limit = shared_bytes_per_block_optin.saturating_sub(model.static_shared_bytes);
+        if dynamic_limit > 48 << 10 {
+            // SAFETY: `function` was just resolved; the value is within the device's limit.
+            unsafe {
+                result::function::set_function_attribute(function, A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, dynamic_limit as i32)
+            }?;
+        }
         Ok(Kernel { name, function, model })
     }
 

@@ -73,16 +73,24 @@ pub struct Tile {
     /// TT): measured on the H100 at n = 4096 and, for 64×64, at 2048 and
     /// 3000 through [`estimated_time`]'s model.
     pub efficiency: [f64; 4],
+    /// Dynamic shared memory per block (the asynchronous-copy tiles' stages:
+    /// 2 stages × 16 k × (rows + 4 + cols + 4) floats; kernels/gemm.cu).
+    pub dynamic_shared_bytes: u32,
+}
+
+/// The asynchronous-copy kernels' shared memory for a rows × cols tile.
+pub const fn async_shared_bytes(rows: u32, cols: u32) -> u32 {
+    2 * 16 * (rows + 4 + cols + 4) * 4
 }
 
 /// The tiles, largest first, with their kernels in [`TILE_KERNELS`] at the same index.
 #[rustfmt::skip]
 pub const TILES: [Tile; 4] = [
-    //     name                  rows       cols       threads       min cc                          efficiency NN, NT, TN, TT
-    Tile { name: "256x128",      rows: 256, cols: 128, threads: 256, min_compute_capability: (8, 0), efficiency: [1.06, 1.02, 0.95, 0.98] },
-    Tile { name: "128x128_t128", rows: 128, cols: 128, threads: 128, min_compute_capability: (8, 0), efficiency: [1.01, 1.00, 0.93, 0.99] },
-    Tile { name: "128x128",      rows: 128, cols: 128, threads: 256, min_compute_capability: (7, 0), efficiency: [1.0, 1.0, 1.0, 1.0] },
-    Tile { name: "64x64",        rows: 64,  cols: 64,  threads: 64,  min_compute_capability: (7, 0), efficiency: [0.98, 0.98, 0.92, 0.94] },
+    //     name                  rows       cols       threads       min cc                          efficiency NN, NT, TN, TT      dynamic shared memory
+    Tile { name: "256x128",      rows: 256, cols: 128, threads: 256, min_compute_capability: (8, 0), efficiency: [1.09, 1.035, 0.96, 1.05], dynamic_shared_bytes: async_shared_bytes(256, 128) },
+    Tile { name: "128x128_t128", rows: 128, cols: 128, threads: 128, min_compute_capability: (8, 0), efficiency: [1.04, 1.03, 0.90, 1.03],  dynamic_shared_bytes: async_shared_bytes(128, 128) },
+    Tile { name: "128x128",      rows: 128, cols: 128, threads: 256, min_compute_capability: (7, 0), efficiency: [1.0, 1.0, 1.0, 1.0],     dynamic_shared_bytes: 0 },
+    Tile { name: "64x64",        rows: 64,  cols: 64,  threads: 64,  min_compute_capability: (7, 0), efficiency: [0.98, 0.98, 0.92, 0.94], dynamic_shared_bytes: 0 },
 ];
 
 /// Split-K factors the tuner may choose (the optimizer's extra dimension).
@@ -134,7 +142,7 @@ const TILE_KERNEL_NAMES: [[&str; 8]; TILES.len()] = tile_kernel_names!("256x128"
 macro_rules! tile_kernels {
     ($tile:expr, $rows:literal, $cols:literal, $threads:literal) => {{
         const fn spec(name: &'static str) -> KernelSpec {
-            KernelSpec { name, space: tile_space($threads), geometry: tile_geometry::<$rows, $cols> }
+            KernelSpec { name, space: tile_space($threads), geometry: tile_geometry::<$rows, $cols, { TILES[$tile].dynamic_shared_bytes }> }
         }
         let names = TILE_KERNEL_NAMES[$tile];
         [spec(names[0]), spec(names[1]), spec(names[2]), spec(names[3]), spec(names[4]), spec(names[5]), spec(names[6]), spec(names[7])]
@@ -194,9 +202,9 @@ pub fn effective_split(problem: &Problem, requested: u32) -> u32 {
 
 /// One block per ROWS×COLS tile of C, linear in x (m fastest: the kernel
 /// decodes it), the split in z.
-pub fn tile_geometry<const ROWS: u64, const COLS: u64>(problem: &Problem, shape: &LaunchShape) -> Geometry {
+pub fn tile_geometry<const ROWS: u64, const COLS: u64, const SHARED: u32>(problem: &Problem, shape: &LaunchShape) -> Geometry {
     let tiles = problem.m.div_ceil(ROWS) * problem.n.div_ceil(COLS);
-    Geometry { grid: (tiles.min(i32::MAX as u64) as u32, 1, effective_split(problem, shape.split)), dynamic_shared_bytes: 0 }
+    Geometry { grid: (tiles.min(i32::MAX as u64) as u32, 1, effective_split(problem, shape.split)), dynamic_shared_bytes: SHARED }
 }
 
 /// Scale and reduce kernels: a thread per row in blocks of tx, up to 65535 column strides.
@@ -267,7 +275,7 @@ pub fn path(m: i64, n: i64, k: i64, alpha: Scalar, beta: Scalar) -> GemmPath {
 /// direction (m or n for a tile laid out along d, k for one laid out along k),
 /// the leading dimension and the address all multiples of 4 floats.
 pub fn operand_is_vec4(address: u64, ld: i64, contiguous_extent: i64) -> bool {
-    address % 16 == 0 && ld % 4 == 0 && contiguous_extent % 4 == 0
+    address.is_multiple_of(16) && ld % 4 == 0 && contiguous_extent % 4 == 0
 }
 
 /// Both operands readable as float4, for a transpose pair.
@@ -513,7 +521,7 @@ pub fn sgemm_with(
     let (alpha_value, alpha_address) = alpha.kernel_args();
     let splits = plan.geometry.grid.2;
     if splits <= 1 {
-        let c_vec = (c % 16 == 0 && ldc % 4 == 0) as i32;
+        let c_vec = (c.is_multiple_of(16) && ldc % 4 == 0) as i32;
         // SAFETY: arguments as in kernels/gemm.cu; A, B, C span what their
         // dimensions and leading dimensions say (the caller's promise).
         unsafe {
@@ -660,12 +668,12 @@ mod tests {
     #[test]
     fn grid_covers_m_by_n_and_splits_are_capped() {
         let shape = |split| LaunchShape { tx: 256, ty: 1, split };
-        let g = tile_geometry::<128, 128>(&Problem { m: 129, n: 257, k: 0 }, &shape(8));
+        let g = tile_geometry::<128, 128, 0>(&Problem { m: 129, n: 257, k: 0 }, &shape(8));
         assert_eq!(g.grid, (2 * 3, 1, 1), "k = 0 rules splitting out");
         for (m, n) in [(1u64, 1u64), (127, 129), (128, 128), (1023, 1), (4096, 4096), (3000, 3000)] {
-            let g = tile_geometry::<128, 128>(&Problem { m, n, k: 0 }, &shape(1));
+            let g = tile_geometry::<128, 128, 0>(&Problem { m, n, k: 0 }, &shape(1));
             assert!(g.grid.0 as u64 * 128 >= m * n.div_ceil(128).min(1) && (g.grid.0 as u64) == m.div_ceil(128) * n.div_ceil(128));
-            let g = tile_geometry::<64, 64>(&Problem { m, n, k: 0 }, &shape(1));
+            let g = tile_geometry::<64, 64, 0>(&Problem { m, n, k: 0 }, &shape(1));
             assert_eq!(g.grid.0 as u64, m.div_ceil(64) * n.div_ceil(64));
         }
         // k / 32 caps the split; so do 64 MiB of partial sums.
@@ -696,8 +704,8 @@ mod tests {
 
     fn model(tile: usize) -> KernelModel {
         match TILES[tile].name {
-            "256x128" => KernelModel { registers_per_thread: 232, static_shared_bytes: 37_632, max_threads_per_block: 256 },
-            "128x128_t128" => KernelModel { registers_per_thread: 232, static_shared_bytes: 25_344, max_threads_per_block: 128 },
+            "256x128" => KernelModel { registers_per_thread: 232, static_shared_bytes: 0, max_threads_per_block: 256 },
+            "128x128_t128" => KernelModel { registers_per_thread: 232, static_shared_bytes: 0, max_threads_per_block: 128 },
             "128x128" => KernelModel { registers_per_thread: 128, static_shared_bytes: 16_896, max_threads_per_block: 256 },
             _ => KernelModel { registers_per_thread: 168, static_shared_bytes: 8_704, max_threads_per_block: 64 },
         }
@@ -734,12 +742,13 @@ mod tests {
 
     #[test]
     fn large_squares_take_the_tile_measured_fastest() {
-        // As measured on the H100 (mublas bench sgemm-tiles): 256×128 for NN and NT at
-        // 2048, 4096, 8192; 64×64 at 3000 (its rounds: 2209 blocks, 792 a round, the
-        // last one full enough), the 128×128 of 256 threads for TN at 4096.
+        // As measured on the H100 (mublas bench sgemm-tiles): 256×128 for NN, NT and
+        // TT at 2048, 4096, 8192; 64×64 at 3000 (its rounds: 2209 blocks, 792 a round,
+        // the last one full enough), the 128×128 of 256 threads for TN at 4096.
         for n in [2048u64, 4096, 8192] {
             assert_eq!(decide(n, n, n), (tile_named("256x128"), 1, n.div_ceil(256) * n.div_ceil(128)), "n = {n}");
             assert_eq!(decide_pair(1, n, n, n).0, tile_named("256x128"), "NT n = {n}");
+            assert_eq!(decide_pair(3, n, n, n).0, tile_named("256x128"), "TT n = {n}");
         }
         assert_eq!(decide(3000, 3000, 3000).0, tile_named("64x64"));
         assert_eq!(decide_pair(2, 4096, 4096, 4096).0, tile_named("128x128"));
