@@ -30,11 +30,10 @@
 // while tile t is computed, tiles t+1 … t+STAGES-1 are in flight; before the
 // last k step of tile t one __syncthreads frees tile t's stage, which then
 // receives tile t+STAGES. Operands along d are copied 16 bytes at a time in
-// the _vec kernels; A along k 4 bytes at a time, transposed into the k-major
-// layout by the copies themselves; B along k, in the _vec kernels, is loaded
-// as float4 into registers one tile ahead and stored transposed
-// (RegisterOperand). The compute_70 PTX (pre-Ampere GPUs) copies
-// synchronously instead: correct, not fast; the host prefers the register-
+// the _vec kernels; operands along k 4 bytes at a time, transposed into the
+// k-major layout by the copies themselves, except B in TN _vec, which goes 16
+// bytes at a time through a staging area (StagedTranspose). The compute_70
+// PTX (pre-Ampere GPUs) copies synchronously instead: correct, not fast; the host prefers the register-
 // staged kernels there.
 //
 // Shared layout (both families): both operands k-major, As[k][m] and Bs[k][n],
@@ -446,6 +445,81 @@ __device__ __forceinline__ void load_fragments(const float *as, const float *bs,
 #define DYNAMIC_SHARED_FLOATS(name) extern __shared__ __align__(16) float name[]
 #endif
 
+// How the asynchronous-copy kernels fill one operand's k-major stage:
+//  - DirectCopy: cp.async straight into the stage (16 bytes along d, 4 bytes
+//    along k, transposing as it goes).
+//  - StagedTranspose (B along k in the TN _vec kernels): cp.async of 16 bytes
+//    along k into a staging area laid out as in memory, then, once they have
+//    landed, the same thread reads its float4 back and stores it transposed.
+//    TN has both operands along k: 24 four-byte copies per thread and k tile
+//    spill registers, and this measured 3 % faster than them on the H100
+//    (for A, or for B in NN, it was 2-3 % slower than the direct copies).
+// Both: copy(stage) issues the copies of the current k tile; transpose(stage)
+// finishes that stage once its copies have landed.
+template <int D, int THREADS, bool ALONG_K, bool VEC, int BK>
+struct DirectCopy {
+    static constexpr int STAGING_FLOATS = 0;
+    TileCopier<D, THREADS, ALONG_K, VEC, BK> copier;
+    float (*stages)[BK][D + GEMM_PAD];
+
+    __device__ __forceinline__ void init(const float *base, i64 ld, i64 d_total, i64 d0, i64 k0, int t, float *stage_area, float *) {
+        copier.init(base, ld, d_total, d0, k0, t);
+        stages = reinterpret_cast<float (*)[BK][D + GEMM_PAD]>(stage_area);
+    }
+    template <bool GUARD_K>
+    __device__ __forceinline__ void copy(int stage, int k_skip) const { copier.template copy<GUARD_K>(stages[stage], k_skip); }
+    __device__ __forceinline__ void advance() { copier.advance(); }
+    __device__ __forceinline__ void transpose(int) const {}
+};
+
+template <int D, int THREADS, int BK>
+struct StagedTranspose {
+    static constexpr int STAGING_FLOATS = D * BK;
+    using Map = TileMap<D, THREADS, true, true, BK>;
+    Map map;
+    float (*stages)[BK][D + GEMM_PAD];
+    float (*staging)[D][BK];
+
+    __device__ __forceinline__ void init(const float *base, i64 ld, i64 d_total, i64 d0, i64 k0, int t, float *stage_area,
+                                         float *staging_area) {
+        map.init(base, ld, d_total, d0, k0, t);
+        stages = reinterpret_cast<float (*)[BK][D + GEMM_PAD]>(stage_area);
+        staging = reinterpret_cast<float (*)[D][BK]>(staging_area);
+    }
+    template <bool GUARD_K>
+    __device__ __forceinline__ void copy(int stage, int k_skip) const {
+        const i64 step = opaque(map.stride);  // as in TileLoader::load
+        const float *q = map.p;
+#pragma unroll
+        for (int i = 0; i < Map::LOADS; ++i, q += step) {
+            copy_async<16>(&staging[stage][map.dd0 + i * Map::LINE_STEP][map.kk0], q, map.template inside<GUARD_K>(i, k_skip));
+        }
+    }
+    __device__ __forceinline__ void advance() { map.advance(); }
+    // Only this thread's own copies are read: they are complete after its
+    // copy_async_wait, no barrier needed.
+    __device__ __forceinline__ void transpose(int stage) const {
+#pragma unroll
+        for (int i = 0; i < Map::LOADS; ++i) {
+            const int dd = map.dd0 + i * Map::LINE_STEP;
+            const float4 v = *reinterpret_cast<const float4 *>(&staging[stage][dd][map.kk0]);
+            stages[stage][map.kk0 + 0][dd] = v.x;
+            stages[stage][map.kk0 + 1][dd] = v.y;
+            stages[stage][map.kk0 + 2][dd] = v.z;
+            stages[stage][map.kk0 + 3][dd] = v.w;
+        }
+    }
+};
+
+template <bool STAGED, int D, int THREADS, bool ALONG_K, bool VEC, int BK>
+struct OperandFill {
+    using type = DirectCopy<D, THREADS, ALONG_K, VEC, BK>;
+};
+template <int D, int THREADS, bool ALONG_K, bool VEC, int BK>
+struct OperandFill<true, D, THREADS, ALONG_K, VEC, BK> {
+    using type = StagedTranspose<D, THREADS, BK>;
+};
+
 template <int BM, int BN, int BK, int STAGES, bool TRANS_A, bool TRANS_B, bool VEC>
 __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha_value, const float *alpha_ptr,
                                                 const float *__restrict__ A, i64 lda, const float *__restrict__ B, i64 ldb,
@@ -455,9 +529,16 @@ __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha
     static_assert(STAGES >= 2, "at least one tile in flight");
     constexpr int WARPS_M = BM / 64;
     constexpr int THREADS = WARPS_M * (BN / 64) * 32;
+    using FillA = typename OperandFill<false, BM, THREADS, TRANS_A, VEC, BK>::type;
+    using FillB = typename OperandFill<VEC && TRANS_A && !TRANS_B, BN, THREADS, !TRANS_B, VEC, BK>::type;
+    // Layout: A's stages, B's stages, B's staging area (TN _vec only; the
+    // host reserves it for every kernel of the tile).
     DYNAMIC_SHARED_FLOATS(shared);
-    float(*As)[BK][BM + GEMM_PAD] = reinterpret_cast<float(*)[BK][BM + GEMM_PAD]>(shared);
-    float(*Bs)[BK][BN + GEMM_PAD] = reinterpret_cast<float(*)[BK][BN + GEMM_PAD]>(shared + STAGES * BK * (BM + GEMM_PAD));
+    float *const a_stages = shared;
+    float *const b_stages = a_stages + STAGES * BK * (BM + GEMM_PAD);
+    float *const b_staging = b_stages + STAGES * BK * (BN + GEMM_PAD);
+    float(*As)[BK][BM + GEMM_PAD] = reinterpret_cast<float(*)[BK][BM + GEMM_PAD]>(a_stages);
+    float(*Bs)[BK][BN + GEMM_PAD] = reinterpret_cast<float(*)[BK][BN + GEMM_PAD]>(b_stages);
 
     const float alpha = load_scalar(alpha_value, alpha_ptr);
     const float beta = load_scalar(beta_value, beta_ptr);
@@ -481,26 +562,28 @@ __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha
 
     if (kr.tiles > 0) {
         const TileOrigin origin = tile_origin<BM, BN>(m);
-        TileCopier<BM, THREADS, TRANS_A, VEC, BK> ca;
-        TileCopier<BN, THREADS, !TRANS_B, VEC, BK> cb;
-        ca.init(A, lda, m, origin.m0, kr.k0, t);
-        cb.init(B, ldb, n, origin.n0, kr.k0, t);
+        FillA fa;
+        FillB fb;
+        fa.init(A, lda, m, origin.m0, kr.k0, t, a_stages, nullptr);
+        fb.init(B, ldb, n, origin.n0, kr.k0, t, b_stages, b_staging);
         // Prologue: tiles 0 … STAGES-1 into every stage, one commit group
         // each (empty past the last tile, so that the counting stays uniform).
-        ca.template copy<true>(As[0], BK - kr.first);
-        cb.template copy<true>(Bs[0], BK - kr.first);
+        fa.template copy<true>(0, BK - kr.first);
+        fb.template copy<true>(0, BK - kr.first);
         copy_async_commit();
 #pragma unroll
         for (int s = 1; s < STAGES; ++s) {
             if (s < kr.tiles) {
-                ca.advance();
-                cb.advance();
-                ca.template copy<false>(As[s], 0);
-                cb.template copy<false>(Bs[s], 0);
+                fa.advance();
+                fb.advance();
+                fa.template copy<false>(s, 0);
+                fb.template copy<false>(s, 0);
             }
             copy_async_commit();
         }
         copy_async_wait<STAGES - 1>();
+        fa.transpose(0);
+        fb.transpose(0);
         __syncthreads();
 
         // Fragments double-buffered: k step kk's FFMA run on the set loaded
@@ -518,15 +601,20 @@ __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha
                     load_fragments(&As[stage][kk + 1][am], &Bs[stage][kk + 1][bn], a[(kk + 1) & 1], b[(kk + 1) & 1]);
                 } else {
                     copy_async_wait<STAGES - 2>();
+                    const int next = stage + 1 == STAGES ? 0 : stage + 1;
+                    if (tile + 1 < kr.tiles) {
+                        fa.transpose(next);
+                        fb.transpose(next);
+                    }
                     __syncthreads();
                     if (tile + STAGES < kr.tiles) {
-                        ca.advance();
-                        cb.advance();
-                        ca.template copy<false>(As[stage], 0);
-                        cb.template copy<false>(Bs[stage], 0);
+                        fa.advance();
+                        fb.advance();
+                        fa.template copy<false>(stage, 0);
+                        fb.template copy<false>(stage, 0);
                     }
                     copy_async_commit();
-                    stage = stage + 1 == STAGES ? 0 : stage + 1;
+                    stage = next;
                     // After the last tile this reads a stage nobody uses:
                     // harmless, and it keeps the loop uniform.
                     load_fragments(&As[stage][0][am], &Bs[stage][0][bn], a[0], b[0]);
@@ -584,9 +672,9 @@ GEMM_TRANSPOSES(64, 64, 64, 6, _vec, true)
 
 // 128 accumulators and two fragment sets need ~220 registers: one 256-thread
 // block per SM (8 warps), or two of 128 threads. k tiles of 16, two stages
-// (host: async_shared_bytes = 2 · 16 · (BM + 4 + BN + 4) · 4): on the H100
-// 2-3 % faster than tiles of 8 in three stages for NN, NT and TT (half the
-// barriers per FFMA), 1 % slower for TN (whose 4-byte copies spill at 16).
+// (host: async_shared_bytes = 2 · 16 · (BM + 4 + BN + 4 + BN) · 4, the last
+// BN for TN's staging area): on the H100 2-3 % faster than tiles of 8 in
+// three stages for NN, NT and TT (half the barriers per FFMA).
 GEMM_ASYNC_TRANSPOSES(256x128, 256, 128, 16, 2, 1, , false)
 GEMM_ASYNC_TRANSPOSES(256x128, 256, 128, 16, 2, 1, _vec, true)
 GEMM_ASYNC_TRANSPOSES(128x128_t128, 128, 128, 16, 2, 2, , false)
