@@ -9,7 +9,8 @@
 #   MUBLAS_BATCH_REPORT="--routine sgemv" what the report sweeps (default: every routine)
 #   MUBLAS_BATCH_TUNE=0                  skip the analyzer (its recipes go to
 #                                        their own file; the report and bench don't use them)
-#   MUBLAS_BATCH_SANITIZE=1              also run the GPU tests under compute-sanitizer
+#   MUBLAS_BATCH_SANITIZE=1              also run the GPU tests under compute-sanitizer (memcheck;
+#                                        racecheck and synccheck on the SGEMM tile kernels)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-gpu-out}"
@@ -64,6 +65,12 @@ if [ "${MUBLAS_BATCH_SANITIZE:-0}" = 1 ] && command -v compute-sanitizer >/dev/n
   for t in dist/tests/gpu_*; do
     compute-sanitizer --tool memcheck --error-exitcode 9 "$t" --test-threads=1 >>"$out/sanitizer.log" 2>&1 \
       && note "memcheck $(basename "$t"): clean" || note "memcheck $(basename "$t"): ERRORS (see sanitizer.log)"
+  done
+  # Shared-memory races and barrier misuse in the SGEMM pipelines: every tile
+  # kernel and split, forced in turn (racecheck is slow: this test only).
+  for tool in racecheck synccheck; do
+    compute-sanitizer --tool $tool --error-exitcode 9 dist/tests/gpu_sgemm gpu_sgemm_every_tile_kernel_and_split --test-threads=1 \
+      >>"$out/sanitizer.log" 2>&1 && note "$tool gpu_sgemm tile kernels: clean" || note "$tool gpu_sgemm tile kernels: ERRORS (see sanitizer.log)"
   done
 fi
 

@@ -97,7 +97,8 @@ pub const TILES: [Tile; 4] = [
 
 /// Split-K factors the tuner may choose (the optimizer's extra dimension).
 pub const SPLITS: &[u32] = &[1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64];
-/// Each split gets at least this much of k (4 k tiles).
+/// Each split gets at least this much of k (4 k tiles of the register-staged
+/// kernels, 2 of the cp.async ones).
 pub const MIN_K_PER_SPLIT: u64 = 32;
 /// Partial sums in the work buffer stay below this.
 pub const MAX_PARTIAL_BYTES: u64 = 64 << 20;
