@@ -293,7 +293,7 @@ pub fn vec4_applies(ta: Transpose, tb: Transpose, m: i64, n: i64, k: i64, a: u64
 /// Whether splitting k is worth considering for an unsplit plan: its grid is
 /// less than one wave of the device, short of [`FULL_COVERAGE`].
 pub fn split_worthwhile(device: &DeviceModel, unsplit: &LaunchPlan) -> bool {
-    let wave = unsplit.occupancy.active_blocks_per_sm as u64 * device.sm_count as u64;
+    let wave = unsplit.occupancy.blocks_per_wave(device);
     (unsplit.geometry.blocks() as f64) < FULL_COVERAGE * wave as f64
 }
 
@@ -349,7 +349,7 @@ pub fn tile_plan(tuner: &Tuner, spec: &KernelSpec, kernel: &KernelModel, tile: &
         if !unsplit.occupancy.is_runnable() || !split_worthwhile(device, &unsplit) {
             return unsplit;
         }
-        let per_round = unsplit.occupancy.active_blocks_per_sm as u64 * device.sm_count as u64;
+        let per_round = unsplit.occupancy.blocks_per_wave(device);
         let mut best = unsplit;
         let mut best_time = estimated_time(device, tile, pair, &unsplit, m, n, k);
         for &split in SPLITS.iter().filter(|&&split| split > 1) {

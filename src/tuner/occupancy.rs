@@ -52,6 +52,11 @@ impl Occupancy {
         }
     }
 
+    /// Blocks the whole device holds at once: one wave.
+    pub fn blocks_per_wave(&self, device: &DeviceModel) -> u64 {
+        self.active_blocks_per_sm as u64 * device.sm_count as u64
+    }
+
     /// Whether at least one block fits on an SM.
     pub fn is_runnable(&self) -> bool {
         self.active_blocks_per_sm > 0
@@ -65,8 +70,14 @@ pub fn grid_occupancy(blocks: u64, active_blocks_per_device: u64) -> f64 {
     if blocks == 0 || active_blocks_per_device == 0 {
         return 0.0;
     }
-    let whole_waves = blocks.div_ceil(active_blocks_per_device).saturating_mul(active_blocks_per_device);
+    let whole_waves = waves(blocks, active_blocks_per_device).saturating_mul(active_blocks_per_device);
     blocks as f64 / whole_waves as f64
+}
+
+/// Waves `blocks` need at `active_blocks_per_device` a wave (u64::MAX when
+/// nothing fits).
+pub fn waves(blocks: u64, active_blocks_per_device: u64) -> u64 {
+    if active_blocks_per_device == 0 { u64::MAX } else { blocks.div_ceil(active_blocks_per_device) }
 }
 
 /// Blocks of `threads_per_block` threads and `dynamic_shared_bytes` of

@@ -79,7 +79,7 @@
 
 use super::device_model::DeviceModel;
 use super::kernel_model::{Geometry, KernelModel, KernelSpec, LaunchShape, Problem};
-use super::occupancy::{max_active_blocks_per_sm, Occupancy};
+use super::occupancy::{self, max_active_blocks_per_sm, Occupancy};
 use super::recipe::TuningRecipe;
 
 /// The launch the tuner chose for one problem.
@@ -194,10 +194,9 @@ fn covers_more(device: &DeviceModel, candidate: &LaunchPlan, best: Option<&Launc
     None
 }
 
-/// Waves of blocks the plan's grid needs: blocks over what the device holds at once.
+/// Waves of blocks the plan's grid needs.
 pub fn waves(device: &DeviceModel, plan: &LaunchPlan) -> u64 {
-    let capacity = plan.occupancy.active_blocks_per_sm as u64 * device.sm_count as u64;
-    if capacity == 0 { u64::MAX } else { plan.geometry.blocks().div_ceil(capacity) }
+    occupancy::waves(plan.geometry.blocks(), plan.occupancy.blocks_per_wave(device))
 }
 
 /// The fewer-waves extension: the same Grid-Occupancy as `best` in fewer waves.
