@@ -33,8 +33,8 @@
 // the _vec kernels; operands along k 4 bytes at a time, transposed into the
 // k-major layout by the copies themselves, except B in TN _vec, which goes 16
 // bytes at a time through a staging area (StagedTranspose). The compute_70
-// PTX (pre-Ampere GPUs) copies synchronously instead: correct, not fast; the host prefers the register-
-// staged kernels there.
+// PTX (pre-Ampere GPUs) copies synchronously instead: correct, not fast; the
+// host prefers the register-staged kernels there.
 //
 // Shared layout (both families): both operands k-major, As[k][m] and Bs[k][n],
 // rows padded by 4 floats. Whatever the transpose, a tile is stored this way,
@@ -458,7 +458,6 @@ __device__ __forceinline__ void load_fragments(const float *as, const float *bs,
 // finishes that stage once its copies have landed.
 template <int D, int THREADS, bool ALONG_K, bool VEC, int BK>
 struct DirectCopy {
-    static constexpr int STAGING_FLOATS = 0;
     TileCopier<D, THREADS, ALONG_K, VEC, BK> copier;
     float (*stages)[BK][D + GEMM_PAD];
 
@@ -474,7 +473,6 @@ struct DirectCopy {
 
 template <int D, int THREADS, int BK>
 struct StagedTranspose {
-    static constexpr int STAGING_FLOATS = D * BK;
     using Map = TileMap<D, THREADS, true, true, BK>;
     Map map;
     float (*stages)[BK][D + GEMM_PAD];
@@ -529,7 +527,7 @@ __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha
     static_assert(STAGES >= 2, "at least one tile in flight");
     constexpr int WARPS_M = BM / 64;
     constexpr int THREADS = WARPS_M * (BN / 64) * 32;
-    using FillA = typename OperandFill<false, BM, THREADS, TRANS_A, VEC, BK>::type;
+    using FillA = DirectCopy<BM, THREADS, TRANS_A, VEC, BK>;
     using FillB = typename OperandFill<VEC && TRANS_A && !TRANS_B, BN, THREADS, !TRANS_B, VEC, BK>::type;
     // Layout: A's stages, B's stages, B's staging area (TN _vec only; the
     // host reserves it for every kernel of the tile).
