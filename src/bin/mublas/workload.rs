@@ -17,6 +17,15 @@ pub const WARMUPS: usize = 3;
 /// Bytes of distinct inputs each workload cycles through (the H100's L2 is 50 MB).
 const ROTATION_BYTES: usize = 512 << 20;
 
+/// Rotation slots for inputs of `slot_bytes`: enough to fill ROTATION_BYTES,
+/// and never fewer than two. With one slot (inputs above 256 MiB, SGEMV from
+/// n = 8192), mublas and cuBLAS, timed alternately, read the same matrix, and
+/// each found in the L2 the last 50 MB the other had just read: cuBLAS's
+/// SGEMV-N at 8192² took 88.5 µs that way against 100–106 µs on its own copy.
+fn rotation_copies(slot_bytes: usize) -> usize {
+    (ROTATION_BYTES / slot_bytes.max(1)).max(2)
+}
+
 /// Rate units: bytes moved per second for the memory-bound routines, flops
 /// per second for SGEMM.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -71,7 +80,7 @@ impl Pool {
 
     /// Random values in ±[scale/16, scale] (see [`Random::value`]).
     pub fn new_scaled(h: &Handle, slot_floats: usize, scale: f32, random: &mut Random) -> Result<Pool, String> {
-        let copies = (ROTATION_BYTES / (slot_floats * 4)).max(1);
+        let copies = rotation_copies(slot_floats * 4);
         let floats = copies * slot_floats;
         let buffer = DeviceBuffer::new(h.device.context(), floats * 4).map_err(|e| e.to_string())?;
         // Random data for the first 64 MiB, replicated on the device beyond: distinct
@@ -430,5 +439,23 @@ impl Workload {
         }
         let kernel = h.device.kernel(self.spec.name).map_err(|e| e.to_string())?;
         Ok(h.device.tuner.plan(self.spec, &kernel.model, &self.problem))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rotation_fills_the_pool_and_keeps_alternating_calls_apart() {
+        assert_eq!(rotation_copies(4 << 20), 128);
+        assert_eq!(rotation_copies(200 << 20), 2);
+        // SGEMV at 8192²: one copy would fit, but mublas (even reps) and cuBLAS (odd) need one each.
+        assert_eq!(rotation_copies(8192 * 8192 * 4 + 3 * 8192 * 4), 2);
+        assert_eq!(rotation_copies(1 << 32), 2);
+        let r = Rotation { base: 0, slot_floats: 10, copies: rotation_copies(1 << 30) };
+        for i in 0..8 {
+            assert_ne!(r.at(2 * i, 0), r.at(2 * i + 1, 0), "a mublas rep and the cuBLAS rep after it share a slot");
+        }
     }
 }
