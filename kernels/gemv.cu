@@ -617,3 +617,25 @@ extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_scalar(GEMV_PARAMS
 #define GEMV_T_SHORT_ARGS m, n, alpha_value, alpha_ptr, A, lda, x, incx, beta_value, beta_ptr, y, incy
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short(GEMV_PARAMS) { gemv_t_short<true>(GEMV_T_SHORT_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short_scalar(GEMV_PARAMS) { gemv_t_short<false>(GEMV_T_SHORT_ARGS); }
+
+// Not a BLAS routine: the bandwidth floor a GEMV of n4 float4s of A cannot
+// beat, for `mublas bench floor`. Reads A (grid-stride, 4 float4 in flight
+// per thread) and nothing else; the sum goes to `sink` only for a bit
+// pattern (a NaN) that random data never give, so the loads stay.
+extern "C" __global__ void __launch_bounds__(1024) gemv_read_floor_f32(i64 n4, const float4 *__restrict__ a, float *sink) {
+    const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
+    i64 i = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x;
+    float s = 0.f;
+    for (; i + 3 * stride < n4; i += 4 * stride) {
+        float4 v[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) v[u] = __ldg(a + i + u * stride);
+#pragma unroll
+        for (int u = 0; u < 4; ++u) s += (v[u].x + v[u].y) + (v[u].z + v[u].w);
+    }
+    for (; i < n4; i += stride) {
+        const float4 v = __ldg(a + i);
+        s += (v.x + v.y) + (v.z + v.w);
+    }
+    if (__float_as_uint(s) == 0xffffffffu) *sink = s;
+}

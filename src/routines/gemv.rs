@@ -89,7 +89,12 @@ pub static GEMV_T_SHORT: KernelSpec = KernelSpec { name: "gemv_t_f32_short", spa
 /// op T, m ≤ SHORT_ROWS_MAX, any alignment and lda.
 pub static GEMV_T_SHORT_SCALAR: KernelSpec =
     KernelSpec { name: "gemv_t_f32_short_scalar", space: T_SHORT_SPACE, geometry: t_short_geometry };
+/// Not a routine's kernel: `gemv_read_floor_f32(n4, A, sink)` reads n4 float4s
+/// and nothing else, the floor for a GEMV's time (`mublas bench floor`).
+pub const READ_FLOOR_NAME: &str = "gemv_read_floor_f32";
+
 pub const KERNEL_NAMES: &[&str] = &[
+    READ_FLOOR_NAME,
     GEMV_N.name,
     GEMV_N_SCALAR.name,
     GEMV_N_SHORT.name,

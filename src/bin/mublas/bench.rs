@@ -11,7 +11,7 @@ use mublas::harness::{EventTimer, Random};
 use mublas::real_cublas::RealCublas;
 use std::fmt::Write as _;
 
-pub const ROUTINES: &[&str] = &["saxpy", "sgemv", "strmv", "sgemm", "sgemm-tiles", "sgemv-sawtooth", "sgemv-shapes", "decisions", "overhead"];
+pub const ROUTINES: &[&str] = &["saxpy", "sgemv", "strmv", "sgemm", "sgemm-tiles", "sgemv-sawtooth", "sgemv-shapes", "floor", "decisions", "overhead"];
 
 struct Options {
     routines: Vec<String>,
@@ -153,7 +153,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if options.routines.iter().any(|r| r == "sgemv-shapes") {
         sgemv_shapes(h, handle, &timer, &mut random, options.quick)?;
     }
-    for routine in options.routines.iter().filter(|r| !["decisions", "overhead", "sgemm-tiles", "sgemv-shapes"].contains(&r.as_str())) {
+    if options.routines.iter().any(|r| r == "floor") {
+        crate::floor::run(h, handle, cublas, &timer, &mut random, options.quick, options.reps)?;
+    }
+    for routine in options.routines.iter().filter(|r| !["decisions", "overhead", "sgemm-tiles", "sgemv-shapes", "floor"].contains(&r.as_str())) {
         for make in workloads(h, handle, routine, options.quick)? {
             let workload = make(&mut random)?;
             let (mublas_us, cublas_us) = match cublas {

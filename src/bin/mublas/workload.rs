@@ -74,6 +74,10 @@ impl Rotation {
 }
 
 impl Pool {
+    pub fn rotation(&self) -> Rotation {
+        self.rotation
+    }
+
     pub fn new(h: &Handle, slot_floats: usize, random: &mut Random) -> Result<Pool, String> {
         Pool::new_scaled(h, slot_floats, 1.0, random)
     }
