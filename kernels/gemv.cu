@@ -1,6 +1,6 @@
 // SGEMV: y = alpha * op(A) * x + beta * y, A column-major (m rows, n columns, lda).
 //
-// Eight kernels, the routine (src/routines/gemv.rs) picks one per call:
+// Ten kernels, the routine (src/routines/gemv.rs) picks one per call:
 //  - gemv_n_f32 / gemv_n_f32_scalar: op N. Block (Tx, Ty); the block owns
 //    GEMV_N_ROWS * Tx rows, each thread GEMV_N_ROWS of them; the Ty thread rows
 //    split the block's columns in groups of GEMV_N_COLS (the loads of a group are
@@ -24,6 +24,8 @@
 //    round of its rows, added in slice order); x staged in shared memory
 //    GEMV_T_XCHUNK elements at a time, the first loads of A of a chunk issued
 //    before it is staged; a shuffle reduction.
+//    gemv_t_f32_lean / gemv_t_f32_scalar_lean: the same with half the loads
+//    in flight and at most 48 registers, for more warps per SM.
 //  - gemv_t_f32_short / gemv_t_f32_short_scalar: op T with m <= 64: L lanes per
 //    column, GEMV_T_SMALL_COLUMNS columns per lane, 4 * Tx / L columns per block,
 //    no split. The float4 variants need A 16-byte aligned and lda % 4 == 0.
@@ -489,14 +491,13 @@ __device__ __forceinline__ void gemv_t_short(i64 m, i64 n, float alpha_value, co
     }
 }
 
-template <bool VEC>
+template <bool VEC, int U>
 __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
                                        const float *__restrict__ A, i64 lda, const float *__restrict__ x, i64 incx,
                                        float beta_value, const float *beta_ptr, float *y, i64 incy,
                                        i64 per_split, unsigned *counters, float *partials) {
     // A chunk of x; at the end, the slices' sums and the split's final sum.
     __shared__ __align__(16) float xs[GEMV_T_XCHUNK];
-    constexpr int U = VEC ? GEMV_T_UNROLL : GEMV_T_UNROLL_SCALAR;
 
     const float alpha = load_scalar(alpha_value, alpha_ptr);
     const float beta = load_scalar(beta_value, beta_ptr);
@@ -612,8 +613,15 @@ extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32(GEMV_PARAMS) { gem
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_scalar(GEMV_PARAMS) { gemv_n<false>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_short(GEMV_PARAMS) { gemv_n_short<true>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_short_scalar(GEMV_PARAMS) { gemv_n_short<false>(GEMV_ARGS); }
-extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32(GEMV_PARAMS) { gemv_t<true>(GEMV_ARGS); }
-extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_scalar(GEMV_PARAMS) { gemv_t<false>(GEMV_ARGS); }
+extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32(GEMV_PARAMS) { gemv_t<true, GEMV_T_UNROLL>(GEMV_ARGS); }
+extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_scalar(GEMV_PARAMS) { gemv_t<false, GEMV_T_UNROLL_SCALAR>(GEMV_ARGS); }
+// The lean T kernels: half the loads in flight and at most 48 registers
+// (64 above), so that an SM holds 40 warps, not 32, and 5280 columns fit one
+// wave of an H100 instead of 4224 (the routine takes them only where that
+// saves a wave). __maxnreg__ excludes __launch_bounds__; 1024 threads is the
+// limit either way.
+extern "C" __global__ void __maxnreg__(48) gemv_t_f32_lean(GEMV_PARAMS) { gemv_t<true, GEMV_T_UNROLL / 2>(GEMV_ARGS); }
+extern "C" __global__ void __maxnreg__(48) gemv_t_f32_scalar_lean(GEMV_PARAMS) { gemv_t<false, GEMV_T_UNROLL_SCALAR / 2>(GEMV_ARGS); }
 #define GEMV_T_SHORT_ARGS m, n, alpha_value, alpha_ptr, A, lda, x, incx, beta_value, beta_ptr, y, incy
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short(GEMV_PARAMS) { gemv_t_short<true>(GEMV_T_SHORT_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short_scalar(GEMV_PARAMS) { gemv_t_short<false>(GEMV_T_SHORT_ARGS); }

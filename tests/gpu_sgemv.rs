@@ -130,11 +130,22 @@ impl Prepared {
     }
 
     /// Restores y, runs mublasSgemv (or the routine with a forced shape) and returns y's storage.
+    /// The kernels that can serve this case, the default first.
+    fn kernels(&self) -> Vec<&'static KernelSpec> {
+        gemv::candidate_kernels(self.case.op(), self.case.m as i64, self.da.address(), self.case.lda as i64)
+    }
+
+    /// Through the C API (shape None), or with the default kernel forced to `shape`.
     fn run(&self, gpu: &Gpu, shape: Option<LaunchShape>) -> Vec<f32> {
+        self.run_kernel(gpu, shape.map(|shape| (self.kernels()[0], shape)))
+    }
+
+    fn run_kernel(&self, gpu: &Gpu, forced: Option<(&'static KernelSpec, LaunchShape)>) -> Vec<f32> {
         let c = &self.case;
+        let shape = forced.map(|(_, shape)| shape);
         let what = self.describe(shape);
         self.dy.write(&self.y).unwrap();
-        match shape {
+        match forced {
             None => unsafe {
                 let mode = if c.device_scalars { MUBLAS_POINTER_MODE_DEVICE } else { MUBLAS_POINTER_MODE_HOST };
                 assert_eq!(mublasSetPointerMode(gpu.handle, mode), MUBLAS_STATUS_SUCCESS);
@@ -155,9 +166,10 @@ impl Prepared {
                 assert_eq!(mublasSetPointerMode(gpu.handle, MUBLAS_POINTER_MODE_HOST), MUBLAS_STATUS_SUCCESS);
                 assert_eq!(status, MUBLAS_STATUS_SUCCESS, "{what}");
             },
-            Some(shape) => {
+            Some((spec, shape)) => {
                 let result = gemv::sgemv_with_shape(
                     gpu.inner(),
+                    spec,
                     shape,
                     c.trans,
                     c.m as i64,
@@ -171,7 +183,7 @@ impl Prepared {
                     self.dy.address(),
                     c.incy,
                 );
-                assert_eq!(result, Ok(()), "{what}");
+                assert_eq!(result, Ok(()), "{what} [{}]", spec.name);
             }
         }
         mublas::harness::stream::synchronize(gpu.context(), gpu.inner().stream()).unwrap();
@@ -350,20 +362,21 @@ fn gpu_sgemv_every_launch_shape() {
     for (trans, m, n, lda, a_offset, incx, incy, alpha, beta) in problems {
         let case = Case { trans, m, n, lda, a_offset, incx, incy, alpha, beta, device_scalars: false };
         let prepared = Prepared::new(&gpu, &mut random, case);
-        let spec: &KernelSpec = gemv::select_kernel(case.op(), m as i64, prepared.da.address(), lda as i64);
-        let max_threads = device.kernel(spec.name).unwrap().model.max_threads_per_block;
-        let space = spec.space;
-        let mut tx = space.tx_min;
-        while tx <= space.tx_max {
-            for ty in (space.ty_min..=space.ty_max).filter(|ty| tx * ty <= max_threads) {
-                for &split in space.splits {
-                    let shape = LaunchShape { tx, ty, split };
-                    let got = prepared.run(&gpu, Some(shape));
-                    prepared.check(&format!("{} [{}]", prepared.describe(Some(shape)), spec.name), &got);
-                    launches += 1;
+        for spec in prepared.kernels() {
+            let max_threads = device.kernel(spec.name).unwrap().model.max_threads_per_block;
+            let space = spec.space;
+            let mut tx = space.tx_min;
+            while tx <= space.tx_max {
+                for ty in (space.ty_min..=space.ty_max).filter(|ty| tx * ty <= max_threads) {
+                    for &split in space.splits {
+                        let shape = LaunchShape { tx, ty, split };
+                        let got = prepared.run_kernel(&gpu, Some((spec, shape)));
+                        prepared.check(&format!("{} [{}]", prepared.describe(Some(shape)), spec.name), &got);
+                        launches += 1;
+                    }
                 }
+                tx += space.tx_step;
             }
-            tx += space.tx_step;
         }
         prepared.check_inputs_unchanged(&prepared.describe(None));
     }
@@ -384,6 +397,8 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
         (Case { trans: MUBLAS_OP_N, m: 16, n: 200000, lda: 17, a_offset: 0, incx: 1, incy: 1, alpha: 0.3, beta: 1.0, device_scalars: false }, None),
         (Case { trans: MUBLAS_OP_N, m: 3000, n: 3000, lda: 3000, a_offset: 0, incx: 1, incy: 1, alpha: 0.3, beta: 0.7, device_scalars: false }, Some(LaunchShape { tx: 32, ty: 16, split: 8 })),
         (Case { trans: MUBLAS_OP_T, m: 16, n: 20000, lda: 16, a_offset: 0, incx: 1, incy: 1, alpha: 0.3, beta: 0.7, device_scalars: false }, None),
+        // 5000 columns: more warps than an H100 holds at 64 registers, so the lean T kernel.
+        (Case { trans: MUBLAS_OP_T, m: 2000, n: 5000, lda: 2000, a_offset: 0, incx: 1, incy: 1, alpha: 0.3, beta: 0.7, device_scalars: false }, None),
     ];
     for (case, shape) in cases {
         let prepared = Prepared::new(&gpu, &mut random, case);

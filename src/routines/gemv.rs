@@ -84,6 +84,11 @@ pub static GEMV_N_SHORT_SCALAR: KernelSpec =
 pub static GEMV_T: KernelSpec = KernelSpec { name: "gemv_t_f32", space: T_SPACE, geometry: t_geometry };
 /// op T, any alignment and lda.
 pub static GEMV_T_SCALAR: KernelSpec = KernelSpec { name: "gemv_t_f32_scalar", space: T_SPACE, geometry: t_geometry };
+/// GEMV_T and GEMV_T_SCALAR with half the loads in flight and at most 48
+/// registers: more warps per SM, for the problems whose columns that fits in
+/// one wave instead of two (see `choose`).
+pub static GEMV_T_LEAN: KernelSpec = KernelSpec { name: "gemv_t_f32_lean", space: T_SPACE, geometry: t_geometry };
+pub static GEMV_T_SCALAR_LEAN: KernelSpec = KernelSpec { name: "gemv_t_f32_scalar_lean", space: T_SPACE, geometry: t_geometry };
 /// op T, m ≤ SHORT_ROWS_MAX, A 16-byte aligned and lda % 4 == 0.
 pub static GEMV_T_SHORT: KernelSpec = KernelSpec { name: "gemv_t_f32_short", space: T_SHORT_SPACE, geometry: t_short_geometry };
 /// op T, m ≤ SHORT_ROWS_MAX, any alignment and lda.
@@ -101,6 +106,8 @@ pub const KERNEL_NAMES: &[&str] = &[
     GEMV_N_SHORT_SCALAR.name,
     GEMV_T.name,
     GEMV_T_SCALAR.name,
+    GEMV_T_LEAN.name,
+    GEMV_T_SCALAR_LEAN.name,
     GEMV_T_SHORT.name,
     GEMV_T_SHORT_SCALAR.name,
 ];
@@ -205,6 +212,43 @@ pub fn select_kernel(op: Op, m: i64, a: u64, lda: i64) -> &'static KernelSpec {
         (Layout::TShort, true) => &GEMV_T_SHORT,
         (Layout::TShort, false) => &GEMV_T_SHORT_SCALAR,
     }
+}
+
+/// Every kernel that can serve the call, the default (`select_kernel`) first.
+pub fn candidate_kernels(op: Op, m: i64, a: u64, lda: i64) -> Vec<&'static KernelSpec> {
+    let default = select_kernel(op, m, a, lda);
+    let lean = if std::ptr::eq(default, &GEMV_T) {
+        Some(&GEMV_T_LEAN)
+    } else if std::ptr::eq(default, &GEMV_T_SCALAR) {
+        Some(&GEMV_T_SCALAR_LEAN)
+    } else {
+        None
+    };
+    std::iter::once(default).chain(lean).collect()
+}
+
+/// The kernel and the tuner's plan for a call: the default kernel, unless its
+/// lean variant needs one wave where the default needs more. A warp per
+/// column holds 32 warps per SM at 64 registers, 4224 columns per wave on an
+/// H100, so n = 5000 ran 1.18 waves; the lean kernel's 40 warps run it in one
+/// (SGEMV-T 5000²: 43.2–44.4 µs against 47.5–48.5). Where both need the same
+/// waves, the default's 8 loads in flight per lane win (8192² to 32768²: the
+/// lean kernel 1–2 % slower, 65536×1024 4 %).
+fn choose(handle: &Handle, op: Op, m: i64, n: i64, a: u64, lda: i64) -> Result<(&'static KernelSpec, LaunchPlan)> {
+    let device = &handle.device;
+    let mut chosen: Option<(&'static KernelSpec, LaunchPlan, u64)> = None;
+    for spec in candidate_kernels(op, m, a, lda) {
+        let kernel = device.kernel(spec.name)?;
+        let plan = device.tuner.plan(spec, &kernel.model, &problem(m, n));
+        let (x, y, z) = plan.geometry.grid;
+        let waves = crate::tuner::occupancy::waves(x as u64 * y as u64 * z as u64, plan.occupancy.blocks_per_wave(device.model()));
+        match chosen {
+            Some((_, _, best_waves)) if !(best_waves > 1 && waves == 1) => {}
+            _ => chosen = Some((spec, plan, waves)),
+        }
+    }
+    let (spec, plan, _) = chosen.expect("every call has a kernel");
+    Ok((spec, plan))
 }
 
 /// What the tuner sizes a launch for: A's rows and columns.
@@ -343,36 +387,30 @@ impl Call {
             y: StridedVector { base: y, len: len_y, inc: incy },
         }))
     }
-
-    fn spec(&self) -> &'static KernelSpec {
-        select_kernel(self.op, self.m, self.a, self.lda)
-    }
 }
 
 /// The kernel and the tuner's plan for a call (what `sgemv` launches), for the
 /// benchmark's report.
 pub fn plan(handle: &Handle, op: Op, m: i64, n: i64, a: u64, lda: i64) -> Result<(&'static KernelSpec, LaunchPlan)> {
-    let spec = select_kernel(op, m, a, lda);
-    let kernel = handle.device.kernel(spec.name)?;
-    Ok((spec, handle.device.tuner.plan(spec, &kernel.model, &problem(m, n))))
+    choose(handle, op, m, n, a, lda)
 }
 
 /// y = alpha·op(A)·x + beta·y (cuBLAS `cublasSgemv`), the launch shape chosen by the tuner.
 #[allow(clippy::too_many_arguments)]
 pub fn sgemv(handle: &Handle, trans: i32, m: i64, n: i64, alpha: Scalar, a: u64, lda: i64, x: u64, incx: i64, beta: Scalar, y: u64, incy: i64) -> Result<()> {
     let Some(call) = Call::new(trans, m, n, alpha, a, lda, x, incx, beta, y, incy)? else { return Ok(()) };
-    let spec = call.spec();
-    let kernel = handle.device.kernel(spec.name)?;
-    let plan = handle.device.tuner.plan(spec, &kernel.model, &problem(m, n));
+    let (spec, plan) = choose(handle, call.op, m, n, a, lda)?;
     launch(handle, spec, &call, plan.shape)
 }
 
-/// [`sgemv`] with a launch shape given instead of planned: for tests that run
-/// every candidate of the launch space. Same checks, same launch.
+/// [`sgemv`] with the kernel (one of [`candidate_kernels`]) and the launch
+/// shape given instead of chosen: for tests that run every candidate of every
+/// kernel. Same checks, same launch.
 #[doc(hidden)]
 #[allow(clippy::too_many_arguments)]
 pub fn sgemv_with_shape(
     handle: &Handle,
+    spec: &'static KernelSpec,
     shape: LaunchShape,
     trans: i32,
     m: i64,
@@ -387,11 +425,14 @@ pub fn sgemv_with_shape(
     incy: i64,
 ) -> Result<()> {
     let Some(call) = Call::new(trans, m, n, alpha, a, lda, x, incx, beta, y, incy)? else { return Ok(()) };
-    // The kernels assume their declared block shapes (GEMV-T's blocks are 1-D).
-    if !call.spec().space.contains(&shape) {
-        return Err(Error::InvalidValue(format!("{shape:?} is outside the launch space of {}", call.spec().name)));
+    if !candidate_kernels(call.op, m, a, lda).iter().any(|k| std::ptr::eq(*k, spec)) {
+        return Err(Error::InvalidValue(format!("{} cannot serve this call", spec.name)));
     }
-    launch(handle, call.spec(), &call, shape)
+    // The kernels assume their declared block shapes (GEMV-T's blocks are 1-D).
+    if !spec.space.contains(&shape) {
+        return Err(Error::InvalidValue(format!("{shape:?} is outside the launch space of {}", spec.name)));
+    }
+    launch(handle, spec, &call, shape)
 }
 
 fn launch(handle: &Handle, spec: &'static KernelSpec, call: &Call, shape: LaunchShape) -> Result<()> {
@@ -551,9 +592,15 @@ mod tests {
         assert_eq!(select_kernel(Op::T, 8, 4096, 8).name, "gemv_t_f32_short");
         assert_eq!(select_kernel(Op::T, 8, 4104, 8).name, "gemv_t_f32_short_scalar");
         assert_eq!(select_kernel(Op::T, 7, 4096, 7).name, "gemv_t_f32_short_scalar");
-        for spec in [&GEMV_N, &GEMV_N_SCALAR, &GEMV_N_SHORT, &GEMV_N_SHORT_SCALAR, &GEMV_T, &GEMV_T_SCALAR, &GEMV_T_SHORT, &GEMV_T_SHORT_SCALAR] {
+        for spec in [&GEMV_N, &GEMV_N_SCALAR, &GEMV_N_SHORT, &GEMV_N_SHORT_SCALAR, &GEMV_T, &GEMV_T_SCALAR, &GEMV_T_LEAN, &GEMV_T_SCALAR_LEAN, &GEMV_T_SHORT, &GEMV_T_SHORT_SCALAR] {
             assert!(KERNEL_NAMES.contains(&spec.name));
         }
+        // The T kernels have a lean variant, offered after the default.
+        let names = |kernels: Vec<&KernelSpec>| kernels.iter().map(|k| k.name).collect::<Vec<_>>();
+        assert_eq!(names(candidate_kernels(Op::T, 1000, 4096, 1000)), ["gemv_t_f32", "gemv_t_f32_lean"]);
+        assert_eq!(names(candidate_kernels(Op::T, 1000, 4096, 1001)), ["gemv_t_f32_scalar", "gemv_t_f32_scalar_lean"]);
+        assert_eq!(names(candidate_kernels(Op::T, 8, 4096, 8)), ["gemv_t_f32_short"]);
+        assert_eq!(names(candidate_kernels(Op::N, 1000, 4096, 1000)), ["gemv_n_f32"]);
     }
 
     #[test]
@@ -675,7 +722,7 @@ mod tests {
 
     #[test]
     fn geometry_agrees_with_the_launch_split_for_every_candidate() {
-        let specs = [(&GEMV_N, Layout::N), (&GEMV_N_SCALAR, Layout::N), (&GEMV_N_SHORT, Layout::NShort), (&GEMV_N_SHORT_SCALAR, Layout::NShort), (&GEMV_T, Layout::T), (&GEMV_T_SCALAR, Layout::T), (&GEMV_T_SHORT, Layout::TShort), (&GEMV_T_SHORT_SCALAR, Layout::TShort)];
+        let specs = [(&GEMV_N, Layout::N), (&GEMV_N_SCALAR, Layout::N), (&GEMV_N_SHORT, Layout::NShort), (&GEMV_N_SHORT_SCALAR, Layout::NShort), (&GEMV_T, Layout::T), (&GEMV_T_SCALAR, Layout::T), (&GEMV_T_LEAN, Layout::T), (&GEMV_T_SCALAR_LEAN, Layout::T), (&GEMV_T_SHORT, Layout::TShort), (&GEMV_T_SHORT_SCALAR, Layout::TShort)];
         for (spec, layout) in specs {
             let space = spec.space;
             for (m, n) in [(1u64, 1u64), (7, 33), (1000, 1000), (5000, 3), (3, 5000), (1 << 20, 16), (16, 1 << 20), (64, 100_000)] {
