@@ -129,7 +129,6 @@ impl Prepared {
         if self.case.device_scalars { Scalar::Device(self.scalars.address() + 4 * index) } else { Scalar::Host(value) }
     }
 
-    /// Restores y, runs mublasSgemv (or the routine with a forced shape) and returns y's storage.
     /// The kernels that can serve this case, the default first.
     fn kernels(&self) -> Vec<&'static KernelSpec> {
         gemv::candidate_kernels(self.case.op(), self.case.m as i64, self.da.address(), self.case.lda as i64)
@@ -140,6 +139,7 @@ impl Prepared {
         self.run_kernel(gpu, shape.map(|shape| (self.kernels()[0], shape)))
     }
 
+    /// Restores y, runs mublasSgemv (or the routine with a forced kernel and shape) and returns y's storage.
     fn run_kernel(&self, gpu: &Gpu, forced: Option<(&'static KernelSpec, LaunchShape)>) -> Vec<f32> {
         let c = &self.case;
         let shape = forced.map(|(_, shape)| shape);

@@ -86,7 +86,7 @@ pub static GEMV_T: KernelSpec = KernelSpec { name: "gemv_t_f32", space: T_SPACE,
 pub static GEMV_T_SCALAR: KernelSpec = KernelSpec { name: "gemv_t_f32_scalar", space: T_SPACE, geometry: t_geometry };
 /// GEMV_T and GEMV_T_SCALAR with half the loads in flight and at most 48
 /// registers: more warps per SM, for the problems whose columns that fits in
-/// one wave instead of two (see `choose`).
+/// one wave instead of two (see `plan`).
 pub static GEMV_T_LEAN: KernelSpec = KernelSpec { name: "gemv_t_f32_lean", space: T_SPACE, geometry: t_geometry };
 pub static GEMV_T_SCALAR_LEAN: KernelSpec = KernelSpec { name: "gemv_t_f32_scalar_lean", space: T_SPACE, geometry: t_geometry };
 /// op T, m ≤ SHORT_ROWS_MAX, A 16-byte aligned and lda % 4 == 0.
@@ -227,24 +227,24 @@ pub fn candidate_kernels(op: Op, m: i64, a: u64, lda: i64) -> Vec<&'static Kerne
     std::iter::once(default).chain(lean).collect()
 }
 
-/// The kernel and the tuner's plan for a call: the default kernel, unless its
-/// lean variant needs one wave where the default needs more. A warp per
-/// column holds 32 warps per SM at 64 registers, 4224 columns per wave on an
-/// H100, so n = 5000 ran 1.18 waves; the lean kernel's 40 warps run it in one
+/// The kernel and the tuner's plan for a call (what `sgemv` launches; the
+/// benchmark reports it): the default kernel, unless its lean variant needs
+/// one wave where the default needs more. A warp per column holds 32 warps
+/// per SM at 64 registers, 4224 columns per wave on an H100, so n = 5000 ran
+/// 1.18 waves; the lean kernel's 40 warps run it in one
 /// (SGEMV-T 5000²: 43.2–44.4 µs against 47.5–48.5). Where both need the same
 /// waves, the default's 8 loads in flight per lane win (8192² to 32768²: the
 /// lean kernel 1–2 % slower, 65536×1024 4 %).
-fn choose(handle: &Handle, op: Op, m: i64, n: i64, a: u64, lda: i64) -> Result<(&'static KernelSpec, LaunchPlan)> {
+pub fn plan(handle: &Handle, op: Op, m: i64, n: i64, a: u64, lda: i64) -> Result<(&'static KernelSpec, LaunchPlan)> {
     let device = &handle.device;
     let mut chosen: Option<(&'static KernelSpec, LaunchPlan, u64)> = None;
     for spec in candidate_kernels(op, m, a, lda) {
         let kernel = device.kernel(spec.name)?;
-        let plan = device.tuner.plan(spec, &kernel.model, &problem(m, n));
-        let (x, y, z) = plan.geometry.grid;
-        let waves = crate::tuner::occupancy::waves(x as u64 * y as u64 * z as u64, plan.occupancy.blocks_per_wave(device.model()));
+        let candidate = device.tuner.plan(spec, &kernel.model, &problem(m, n));
+        let waves = crate::tuner::optimizer::waves(device.model(), &candidate);
         match chosen {
             Some((_, _, best_waves)) if !(best_waves > 1 && waves == 1) => {}
-            _ => chosen = Some((spec, plan, waves)),
+            _ => chosen = Some((spec, candidate, waves)),
         }
     }
     let (spec, plan, _) = chosen.expect("every call has a kernel");
@@ -389,17 +389,11 @@ impl Call {
     }
 }
 
-/// The kernel and the tuner's plan for a call (what `sgemv` launches), for the
-/// benchmark's report.
-pub fn plan(handle: &Handle, op: Op, m: i64, n: i64, a: u64, lda: i64) -> Result<(&'static KernelSpec, LaunchPlan)> {
-    choose(handle, op, m, n, a, lda)
-}
-
 /// y = alpha·op(A)·x + beta·y (cuBLAS `cublasSgemv`), the launch shape chosen by the tuner.
 #[allow(clippy::too_many_arguments)]
 pub fn sgemv(handle: &Handle, trans: i32, m: i64, n: i64, alpha: Scalar, a: u64, lda: i64, x: u64, incx: i64, beta: Scalar, y: u64, incy: i64) -> Result<()> {
     let Some(call) = Call::new(trans, m, n, alpha, a, lda, x, incx, beta, y, incy)? else { return Ok(()) };
-    let (spec, plan) = choose(handle, call.op, m, n, a, lda)?;
+    let (spec, plan) = plan(handle, call.op, m, n, a, lda)?;
     launch(handle, spec, &call, plan.shape)
 }
 

@@ -35,7 +35,8 @@ pub fn run(h: &mublas::Handle, handle: mublasHandle_t, cublas: Option<&RealCubla
         let floats = m * n;
         let n4 = floats / 4;
         // A, then one float for the sink (never written: see the kernel).
-        let pool = Pool::new(h, floats.next_multiple_of(4) + 4, random)?;
+        let sink_at = floats.next_multiple_of(4);
+        let pool = Pool::new(h, sink_at + 4, random)?;
         let r = pool.rotation();
         let mut configs: Vec<(u32, u32)> = Vec::new();
         for threads in [256u32, 512, 1024] {
@@ -53,7 +54,7 @@ pub fn run(h: &mublas::Handle, handle: mublasHandle_t, cublas: Option<&RealCubla
             let us = timer
                 .median_us(WARMUPS, reps, |i| {
                     // SAFETY: gemv_read_floor_f32(n4, A, sink): the slot holds n4 float4s of A, then the sink.
-                    unsafe { kernel.launch(h.stream(), &geometry, &shape, &[I64(n4 as i64), Ptr(r.at(i, 0)), Ptr(r.at(i, floats.next_multiple_of(4)))]) }
+                    unsafe { kernel.launch(h.stream(), &geometry, &shape, &[I64(n4 as i64), Ptr(r.at(i, 0)), Ptr(r.at(i, sink_at))]) }
                 })
                 .map_err(|e| e.to_string())?;
             if us < best.0 {
