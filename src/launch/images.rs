@@ -101,9 +101,12 @@ mod tests {
                 assert!(text.contains(&format!(".target sm_{arch}")), "{} PTX for compute_{arch}", image.name);
             }
             let archs: Vec<u32> = image.cubins.iter().map(|(a, _)| *a).collect();
-            assert_eq!(archs, vec![80, 90]);
-            for (_, cubin) in image.cubins {
+            assert_eq!(archs, vec![70, 75, 80, 90]);
+            for (arch, cubin) in image.cubins {
                 assert_eq!(&cubin[..4], b"\x7fELF", "{} cubin is an ELF file", image.name);
+                // A CUDA ELF names its SM in the low byte of e_flags (offset 48 in ELF64).
+                let e_flags = u32::from_le_bytes(cubin[48..52].try_into().unwrap());
+                assert_eq!(e_flags & 0xff, *arch, "{} cubin is machine code for sm_{arch}", image.name);
             }
         }
     }
@@ -124,8 +127,9 @@ mod tests {
         assert_eq!(choose(8, 0), Some(ImageChoice::Cubin(80)));
         assert_eq!(choose(8, 6), Some(ImageChoice::Cubin(80)));
         assert_eq!(choose(8, 9), Some(ImageChoice::Cubin(80)));
-        assert_eq!(choose(7, 5), Some(ImageChoice::Ptx(70)));
-        assert_eq!(choose(7, 0), Some(ImageChoice::Ptx(70)));
+        assert_eq!(choose(7, 5), Some(ImageChoice::Cubin(75)));
+        assert_eq!(choose(7, 2), Some(ImageChoice::Cubin(70)));
+        assert_eq!(choose(7, 0), Some(ImageChoice::Cubin(70)));
         assert_eq!(choose(10, 0), Some(ImageChoice::Ptx(80)));
         assert_eq!(choose(12, 0), Some(ImageChoice::Ptx(80)));
         assert_eq!(choose(6, 1), None);
