@@ -1,6 +1,6 @@
 // SGEMV: y = alpha * op(A) * x + beta * y, A column-major (m rows, n columns, lda).
 //
-// Ten kernels, the routine (src/routines/gemv.rs) picks one per call:
+// Twelve kernels, the routine (src/routines/gemv.rs) picks one per call:
 //  - gemv_n_f32 / gemv_n_f32_scalar: op N. Block (Tx, Ty); the block owns
 //    GEMV_N_ROWS * Tx rows, each thread GEMV_N_ROWS of them; the Ty thread rows
 //    split the block's columns in groups of GEMV_N_COLS (the loads of a group are
@@ -12,6 +12,8 @@
 //    4 consecutive ones, read as one float4 per column. gemv_n_f32_scalar takes
 //    any A and lda: a thread's rows are tx, tx + Tx, tx + 2 Tx, tx + 3 Tx of the
 //    block, so each scalar load of a warp is coalesced.
+//    gemv_n_f32_narrow / gemv_n_f32_scalar_narrow: the same, launched with
+//    row tiles of 32 to 128 rows and no split.
 //  - gemv_n_f32_short / gemv_n_f32_short_scalar: op N with m <= GEMV_SHORT_ROWS,
 //    where a tile of 4 * 32 rows would leave most lanes idle. 1-D block; L lanes
 //    share a column (gemv_lanes_per_column: the fewest that give each 4 rows), so
@@ -611,6 +613,11 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
 
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32(GEMV_PARAMS) { gemv_n<true>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_scalar(GEMV_PARAMS) { gemv_n<false>(GEMV_ARGS); }
+// The same N kernels under names of their own: the tuner keys launch spaces,
+// recipes and plans by name, and these get small row tiles (src/routines/gemv.rs,
+// NARROW_SPACE) for the unsplit problems whose 128-row tiles leave SMs idle.
+extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_narrow(GEMV_PARAMS) { gemv_n<true>(GEMV_ARGS); }
+extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_scalar_narrow(GEMV_PARAMS) { gemv_n<false>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_short(GEMV_PARAMS) { gemv_n_short<true>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_short_scalar(GEMV_PARAMS) { gemv_n_short<false>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32(GEMV_PARAMS) { gemv_t<true, GEMV_T_UNROLL>(GEMV_ARGS); }

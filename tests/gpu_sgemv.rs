@@ -399,6 +399,9 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
         (Case { trans: MUBLAS_OP_T, m: 16, n: 20000, lda: 16, a_offset: 0, incx: 1, incy: 1, alpha: 0.3, beta: 0.7, device_scalars: false }, None),
         // 5000 columns: more warps than an H100 holds at 64 registers, so the lean T kernel.
         (Case { trans: MUBLAS_OP_T, m: 2000, n: 5000, lda: 2000, a_offset: 0, incx: 1, incy: 1, alpha: 0.3, beta: 0.7, device_scalars: false }, None),
+        // At most 512 columns and few row tiles: the narrow N kernels.
+        (Case { trans: MUBLAS_OP_N, m: 512, n: 512, lda: 512, a_offset: 0, incx: 1, incy: 1, alpha: 0.3, beta: 0.7, device_scalars: false }, None),
+        (Case { trans: MUBLAS_OP_N, m: 300, n: 500, lda: 301, a_offset: 1, incx: -2, incy: 1, alpha: 0.3, beta: 0.0, device_scalars: true }, None),
     ];
     for (case, shape) in cases {
         let prepared = Prepared::new(&gpu, &mut random, case);
@@ -407,6 +410,31 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
         for call in 1..10 {
             let again = prepared.run(&gpu, shape);
             assert!(first.iter().zip(&again).all(|(a, b)| a.to_bits() == b.to_bits()), "{}: call {call} gave other bits", prepared.describe(shape));
+        }
+    }
+}
+
+#[test]
+fn gpu_sgemv_plan_takes_the_narrow_kernel_where_row_tiles_leave_sms_idle() {
+    let test = "gpu_sgemv_plan_takes_the_narrow_kernel_where_row_tiles_leave_sms_idle";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let sms = gpu.inner().device.model().sm_count as i64;
+    // (m, n, lda, A's address offset in bytes, expected kernel)
+    let cases = [
+        (512, 512, 512, 0, if sms > 4 { "gemv_n_f32_narrow" } else { "gemv_n_f32" }),
+        (300, 500, 301, 4, if sms > 3 { "gemv_n_f32_scalar_narrow" } else { "gemv_n_f32_scalar" }),
+        // More than 512 columns: the default kernel, which may split.
+        (512, 513, 512, 0, "gemv_n_f32"),
+        // Enough 128-row tiles for every SM: the default kernel.
+        (128 * sms, 512, 128 * sms, 0, "gemv_n_f32"),
+    ];
+    for (m, n, lda, offset, expected) in cases {
+        let op = gemv::check_arguments(MUBLAS_OP_N, m, n, lda, 1, 1).unwrap();
+        let (spec, plan) = gemv::plan(gpu.inner(), op, m, n, 1 << 20 | offset, lda).unwrap();
+        say(&format!("{test}: {m}x{n}: {} {:?} grid {:?}", spec.name, plan.shape, plan.geometry.grid));
+        assert_eq!(spec.name, expected, "{m}x{n}");
+        if n <= 512 {
+            assert_eq!(plan.geometry.grid.1, 1, "{m}x{n}: at most 512 columns, no split");
         }
     }
 }

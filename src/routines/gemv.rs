@@ -34,6 +34,14 @@ const N_ROWS_PER_THREAD: u64 = 4;
 /// n = 512 and 1024 ran 1.3–1.6× slower with 8 to 32 columns per range than
 /// with 128 or more).
 const N_COLUMN_GRANULE: u64 = 128;
+/// op N splits only matrices wider than this. A split has a fixed cost (the
+/// partial vectors, a fence and a counter per block, the last block's sum):
+/// 2–3 µs on the H100, about what a block takes to read 128 rows × 512
+/// columns on its own. Measured there (`mublas bench sgemv-shapes`), 256²
+/// took 8.0 µs unsplit against 10.1 with the 2-way split the optimizer chose
+/// for SM coverage, 512² 9.6 against 10.0–11.9 with 4 ranges; at 1000² the
+/// 4-way split was faster (11.7 against 13.5).
+const N_SPLIT_MIN_COLUMNS: u64 = 512;
 /// Row ranges of a split in the T kernels are multiples of this (one chunk of
 /// x, GEMV_T_XCHUNK): on the H100, splitting SGEMV-T at n = 1024 to 2048 into
 /// shorter ranges was 10–50 % slower than not splitting.
@@ -58,6 +66,12 @@ pub(crate) const PARTIALS_BYTES_MAX: u64 = 4 << 20;
 const SPLITS: &[u32] = &[1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 
 const N_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 256, ty_min: 1, ty_max: 16, splits: SPLITS };
+/// The narrow N kernels: row tiles of 32 to 128 rows (Tx 8 to 32), never
+/// split. Their only use is more blocks for an unsplit grid of few row tiles
+/// (see `plan`). On the H100 (`mublas bench sgemv-shapes`, every shape of Tx
+/// 8 to 256 timed) the fastest at N 256² and 512² was 8×32 unsplit: 7.2 and
+/// 8.4 µs, against 8.0 and 9.6 for the best 128-row tile (32×16, unsplit).
+const NARROW_SPACE: LaunchSpace = LaunchSpace { tx_step: 8, tx_min: 8, tx_max: 32, ty_min: 1, ty_max: 32, splits: &[1] };
 /// At most 512 threads: a block of 1024 holds an SM alone (60 registers), so
 /// the 256 ranges that fill the GPU would run in two waves (H100, m = 16,
 /// n = 2^20: 39 µs against 36 µs with 512 threads).
@@ -75,6 +89,9 @@ const T_SHORT_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max
 pub static GEMV_N: KernelSpec = KernelSpec { name: "gemv_n_f32", space: N_SPACE, geometry: n_geometry };
 /// op N, any alignment and lda.
 pub static GEMV_N_SCALAR: KernelSpec = KernelSpec { name: "gemv_n_f32_scalar", space: N_SPACE, geometry: n_geometry };
+/// GEMV_N and GEMV_N_SCALAR in row tiles of 32 to 128 rows, unsplit.
+pub static GEMV_N_NARROW: KernelSpec = KernelSpec { name: "gemv_n_f32_narrow", space: NARROW_SPACE, geometry: n_geometry };
+pub static GEMV_N_SCALAR_NARROW: KernelSpec = KernelSpec { name: "gemv_n_f32_scalar_narrow", space: NARROW_SPACE, geometry: n_geometry };
 /// op N, m ≤ SHORT_ROWS_MAX, A 16-byte aligned and lda % 4 == 0.
 pub static GEMV_N_SHORT: KernelSpec = KernelSpec { name: "gemv_n_f32_short", space: SHORT_SPACE, geometry: short_geometry };
 /// op N, m ≤ SHORT_ROWS_MAX, any alignment and lda.
@@ -102,6 +119,8 @@ pub const KERNEL_NAMES: &[&str] = &[
     READ_FLOOR_NAME,
     GEMV_N.name,
     GEMV_N_SCALAR.name,
+    GEMV_N_NARROW.name,
+    GEMV_N_SCALAR_NARROW.name,
     GEMV_N_SHORT.name,
     GEMV_N_SHORT_SCALAR.name,
     GEMV_T.name,
@@ -214,41 +233,69 @@ pub fn select_kernel(op: Op, m: i64, a: u64, lda: i64) -> &'static KernelSpec {
     }
 }
 
+/// The kernel besides the default that can serve a call, and when `plan` takes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Twin {
+    /// The lean T kernels: where they run in one wave what the default needs more for.
+    Lean,
+    /// The narrow N kernels: where the default's unsplit row tiles leave SMs idle.
+    Narrow,
+}
+
+fn twin(default: &'static KernelSpec) -> Option<(&'static KernelSpec, Twin)> {
+    let pairs: [(&'static KernelSpec, &'static KernelSpec, Twin); 4] = [
+        (&GEMV_T, &GEMV_T_LEAN, Twin::Lean),
+        (&GEMV_T_SCALAR, &GEMV_T_SCALAR_LEAN, Twin::Lean),
+        (&GEMV_N, &GEMV_N_NARROW, Twin::Narrow),
+        (&GEMV_N_SCALAR, &GEMV_N_SCALAR_NARROW, Twin::Narrow),
+    ];
+    pairs.into_iter().find(|(d, _, _)| std::ptr::eq(*d, default)).map(|(_, spec, kind)| (spec, kind))
+}
+
 /// Every kernel that can serve the call, the default (`select_kernel`) first.
 pub fn candidate_kernels(op: Op, m: i64, a: u64, lda: i64) -> Vec<&'static KernelSpec> {
     let default = select_kernel(op, m, a, lda);
-    let lean = if std::ptr::eq(default, &GEMV_T) {
-        Some(&GEMV_T_LEAN)
-    } else if std::ptr::eq(default, &GEMV_T_SCALAR) {
-        Some(&GEMV_T_SCALAR_LEAN)
-    } else {
-        None
-    };
-    std::iter::once(default).chain(lean).collect()
+    std::iter::once(default).chain(twin(default).map(|(spec, _)| spec)).collect()
 }
 
 /// The kernel and the tuner's plan for a call (what `sgemv` launches; the
-/// benchmark reports it): the default kernel, unless its lean variant needs
-/// one wave where the default needs more. A warp per column holds 32 warps
-/// per SM at 64 registers, 4224 columns per wave on an H100, so n = 5000 ran
-/// 1.18 waves; the lean kernel's 40 warps run it in one
-/// (SGEMV-T 5000²: 43.2–44.4 µs against 47.5–48.5). Where both need the same
-/// waves, the default's 8 loads in flight per lane win (8192² to 32768²: the
-/// lean kernel 1–2 % slower, 65536×1024 4 %).
+/// benchmark reports it): the default kernel, unless its twin does better by
+/// a rule the occupancies cannot see.
+///  - Lean T: one wave where the default needs more. A warp per column holds
+///    32 warps per SM at 64 registers, 4224 columns per wave on an H100, so
+///    n = 5000 ran 1.18 waves; the lean kernel's 40 warps run it in one
+///    (SGEMV-T 5000²: 43.2–44.4 µs against 47.5–48.5). Where both need the
+///    same waves, the default's 8 loads in flight per lane win (8192² to
+///    32768²: the lean kernel 1–2 % slower, 65536×1024 4 %).
+///  - Narrow N: at most N_SPLIT_MIN_COLUMNS columns (no split) and row tiles
+///    that leave SMs idle: the narrow kernel's smaller tiles engage more SMs
+///    (N 512²: 16 blocks of 32 rows, 8.4 µs, against 4 of 128 rows, 9.6).
 pub fn plan(handle: &Handle, op: Op, m: i64, n: i64, a: u64, lda: i64) -> Result<(&'static KernelSpec, LaunchPlan)> {
     let device = &handle.device;
-    let mut chosen: Option<(&'static KernelSpec, LaunchPlan, u64)> = None;
-    for spec in candidate_kernels(op, m, a, lda) {
+    let plan_of = |spec: &'static KernelSpec| -> Result<LaunchPlan> {
         let kernel = device.kernel(spec.name)?;
-        let candidate = device.tuner.plan(spec, &kernel.model, &problem(m, n));
-        let waves = crate::tuner::optimizer::waves(device.model(), &candidate);
-        match chosen {
-            Some((_, _, best_waves)) if !(best_waves > 1 && waves == 1) => {}
-            _ => chosen = Some((spec, candidate, waves)),
+        Ok(device.tuner.plan(spec, &kernel.model, &problem(m, n)))
+    };
+    let default = select_kernel(op, m, a, lda);
+    let default_plan = plan_of(default)?;
+    let Some((twin_spec, kind)) = twin(default) else { return Ok((default, default_plan)) };
+    use crate::tuner::optimizer::{sm_coverage, waves};
+    let model = device.model();
+    let consider = match kind {
+        Twin::Lean => waves(model, &default_plan) > 1,
+        Twin::Narrow => n as u64 <= N_SPLIT_MIN_COLUMNS && sm_coverage(model, &default_plan) < 1.0,
+    };
+    if consider {
+        let twin_plan = plan_of(twin_spec)?;
+        let better = match kind {
+            Twin::Lean => waves(model, &twin_plan) == 1,
+            Twin::Narrow => sm_coverage(model, &twin_plan) > sm_coverage(model, &default_plan),
+        };
+        if better {
+            return Ok((twin_spec, twin_plan));
         }
     }
-    let (spec, plan, _) = chosen.expect("every call has a kernel");
-    Ok((spec, plan))
+    Ok((default, default_plan))
 }
 
 /// What the tuner sizes a launch for: A's rows and columns.
@@ -286,8 +333,9 @@ pub fn t_columns_per_block(m: u64, tx: u32) -> u64 {
 
 /// The split a launch really uses, (range length, ranges = grid.y): the shape's,
 /// cut down so that no range is empty and the partial vectors fit in
-/// PARTIALS_BYTES_MAX, and 1 when there are more tiles than counters or the
-/// kernel does not split (the short T kernels).
+/// PARTIALS_BYTES_MAX, and 1 when there are more tiles than counters, when
+/// op N has at most N_SPLIT_MIN_COLUMNS columns, or the kernel does not split
+/// (the short T kernels).
 pub fn reduction_split(layout: Layout, problem: &Problem, shape: &LaunchShape) -> (u64, u32) {
     let (len, granule, len_y) = match layout {
         Layout::N => (problem.n, N_COLUMN_GRANULE, problem.m),
@@ -295,7 +343,8 @@ pub fn reduction_split(layout: Layout, problem: &Problem, shape: &LaunchShape) -
         Layout::T => (problem.m, T_ROW_GRANULE, problem.n),
         Layout::TShort => return (problem.m.max(1), 1),
     };
-    if tiles(layout, problem, shape) > COUNTER_SLOTS {
+    let narrow = matches!(layout, Layout::N) && problem.n <= N_SPLIT_MIN_COLUMNS;
+    if narrow || tiles(layout, problem, shape) > COUNTER_SLOTS {
         return (len.max(1), 1);
     }
     let fits = (PARTIALS_BYTES_MAX / (len_y.max(1) * 4)).clamp(1, u32::MAX as u64) as u32;
@@ -482,6 +531,27 @@ fn launch(handle: &Handle, spec: &'static KernelSpec, call: &Call, shape: Launch
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_narrow_kernels_take_the_smallest_tiles_on_an_h100() {
+        // What `plan` weighs on an H100 (the narrow kernels have no stored
+        // recipe: the permissive one), with the N kernels' 64 registers and x chunk.
+        use crate::tuner::optimizer::{choose, sm_coverage};
+        use crate::tuner::{DeviceModel, KernelModel, TuningRecipe};
+        let device = DeviceModel::h100_sxm();
+        let model = KernelModel { registers_per_thread: 64, static_shared_bytes: 8193, max_threads_per_block: 1024 };
+        let recipe = TuningRecipe::permissive(32);
+        for (m, blocks) in [(256u64, 8u64), (512, 16), (1000, 32)] {
+            let problem = Problem { m, n: 512, k: 0 };
+            let plan = choose(&device, &model, &GEMV_N_NARROW, &recipe, &problem).unwrap();
+            assert_eq!((plan.shape.tx, plan.shape.split), (8, 1), "{m} rows: {plan:?}");
+            assert_eq!(plan.geometry.blocks(), blocks);
+            // The default kernel's unsplit 128-row tiles engage 4 times fewer SMs.
+            let default = choose(&device, &model, &GEMV_N, &recipe, &problem).unwrap();
+            assert_eq!(default.geometry.grid.1, 1);
+            assert!(sm_coverage(&device, &plan) > sm_coverage(&device, &default));
+        }
+    }
+
     fn position(result: Result<Op>) -> u32 {
         match result {
             Err(Error::InvalidArgument { routine: "SGEMV", position }) => position,
@@ -586,15 +656,17 @@ mod tests {
         assert_eq!(select_kernel(Op::T, 8, 4096, 8).name, "gemv_t_f32_short");
         assert_eq!(select_kernel(Op::T, 8, 4104, 8).name, "gemv_t_f32_short_scalar");
         assert_eq!(select_kernel(Op::T, 7, 4096, 7).name, "gemv_t_f32_short_scalar");
-        for spec in [&GEMV_N, &GEMV_N_SCALAR, &GEMV_N_SHORT, &GEMV_N_SHORT_SCALAR, &GEMV_T, &GEMV_T_SCALAR, &GEMV_T_LEAN, &GEMV_T_SCALAR_LEAN, &GEMV_T_SHORT, &GEMV_T_SHORT_SCALAR] {
+        for spec in [&GEMV_N, &GEMV_N_SCALAR, &GEMV_N_NARROW, &GEMV_N_SCALAR_NARROW, &GEMV_N_SHORT, &GEMV_N_SHORT_SCALAR, &GEMV_T, &GEMV_T_SCALAR, &GEMV_T_LEAN, &GEMV_T_SCALAR_LEAN, &GEMV_T_SHORT, &GEMV_T_SHORT_SCALAR] {
             assert!(KERNEL_NAMES.contains(&spec.name));
         }
-        // The T kernels have a lean variant, offered after the default.
+        // The T kernels have a lean variant and the N kernels a narrow one, offered after the default.
         let names = |kernels: Vec<&KernelSpec>| kernels.iter().map(|k| k.name).collect::<Vec<_>>();
         assert_eq!(names(candidate_kernels(Op::T, 1000, 4096, 1000)), ["gemv_t_f32", "gemv_t_f32_lean"]);
         assert_eq!(names(candidate_kernels(Op::T, 1000, 4096, 1001)), ["gemv_t_f32_scalar", "gemv_t_f32_scalar_lean"]);
         assert_eq!(names(candidate_kernels(Op::T, 8, 4096, 8)), ["gemv_t_f32_short"]);
-        assert_eq!(names(candidate_kernels(Op::N, 1000, 4096, 1000)), ["gemv_n_f32"]);
+        assert_eq!(names(candidate_kernels(Op::N, 1000, 4096, 1000)), ["gemv_n_f32", "gemv_n_f32_narrow"]);
+        assert_eq!(names(candidate_kernels(Op::N, 1000, 4096, 1001)), ["gemv_n_f32_scalar", "gemv_n_f32_scalar_narrow"]);
+        assert_eq!(names(candidate_kernels(Op::N, 64, 4096, 64)), ["gemv_n_f32_short"]);
     }
 
     #[test]
@@ -661,8 +733,13 @@ mod tests {
         // A range holds at least 128 columns.
         let g = n_geometry(&problem(5000, 128), &LaunchShape { tx: 64, ty: 1, split: 64 });
         assert_eq!(g.grid.1, 1);
-        let g = n_geometry(&problem(5000, 300), &LaunchShape { tx: 64, ty: 1, split: 64 });
-        assert_eq!(g.grid.1, 3);
+        let g = n_geometry(&problem(5000, 700), &LaunchShape { tx: 64, ty: 1, split: 64 });
+        assert_eq!(g.grid.1, 6);
+        // At most N_SPLIT_MIN_COLUMNS columns: never split, whatever the rows.
+        for m in [1, 512, 5000, 1 << 16] {
+            assert_eq!(n_geometry(&problem(m, 512), &LaunchShape { tx: 32, ty: 16, split: 4 }).grid.1, 1);
+        }
+        assert_eq!(n_geometry(&problem(512, 513), &LaunchShape { tx: 32, ty: 16, split: 4 }).grid.1, 3);
         // Partial vectors beyond PARTIALS_BYTES_MAX: a smaller split.
         let g = n_geometry(&problem(1 << 16, 4096), &LaunchShape { tx: 32, ty: 1, split: 64 });
         assert_eq!(g.grid.1, 16);
@@ -716,7 +793,7 @@ mod tests {
 
     #[test]
     fn geometry_agrees_with_the_launch_split_for_every_candidate() {
-        let specs = [(&GEMV_N, Layout::N), (&GEMV_N_SCALAR, Layout::N), (&GEMV_N_SHORT, Layout::NShort), (&GEMV_N_SHORT_SCALAR, Layout::NShort), (&GEMV_T, Layout::T), (&GEMV_T_SCALAR, Layout::T), (&GEMV_T_LEAN, Layout::T), (&GEMV_T_SCALAR_LEAN, Layout::T), (&GEMV_T_SHORT, Layout::TShort), (&GEMV_T_SHORT_SCALAR, Layout::TShort)];
+        let specs = [(&GEMV_N, Layout::N), (&GEMV_N_SCALAR, Layout::N), (&GEMV_N_NARROW, Layout::N), (&GEMV_N_SCALAR_NARROW, Layout::N), (&GEMV_N_SHORT, Layout::NShort), (&GEMV_N_SHORT_SCALAR, Layout::NShort), (&GEMV_T, Layout::T), (&GEMV_T_SCALAR, Layout::T), (&GEMV_T_LEAN, Layout::T), (&GEMV_T_SCALAR_LEAN, Layout::T), (&GEMV_T_SHORT, Layout::TShort), (&GEMV_T_SHORT_SCALAR, Layout::TShort)];
         for (spec, layout) in specs {
             let space = spec.space;
             for (m, n) in [(1u64, 1u64), (7, 33), (1000, 1000), (5000, 3), (3, 5000), (1 << 20, 16), (16, 1 << 20), (64, 100_000)] {
