@@ -35,12 +35,12 @@ const N_ROWS_PER_THREAD: u64 = 4;
 /// with 128 or more).
 const N_COLUMN_GRANULE: u64 = 128;
 /// op N splits only matrices wider than this. A split has a fixed cost (the
-/// partial vectors, a fence and a counter per block, the last block's sum):
-/// 2–3 µs on the H100, about what a block takes to read 128 rows × 512
-/// columns on its own. Measured there (`mublas bench sgemv-shapes`), 256²
-/// took 8.0 µs unsplit against 10.1 with the 2-way split the optimizer chose
-/// for SM coverage, 512² 9.6 against 10.0–11.9 with 4 ranges; at 1000² the
-/// 4-way split was faster (11.7 against 13.5).
+/// partial vectors, a fence and a counter per block, the last block's sum)
+/// that narrow problems do not win back: on the H100 (`mublas bench
+/// sgemv-shapes`), 256² took 8.0 µs unsplit against 10.1 with the 2-way split
+/// the optimizer chose for SM coverage, 512² 9.6 against 10.0 with 4 ranges;
+/// at 1000² the 4-way split was faster (11.7 against 13.5). Such problems
+/// get their SMs from the narrow kernels' smaller row tiles instead (`plan`).
 const N_SPLIT_MIN_COLUMNS: u64 = 512;
 /// Row ranges of a split in the T kernels are multiples of this (one chunk of
 /// x, GEMV_T_XCHUNK): on the H100, splitting SGEMV-T at n = 1024 to 2048 into
@@ -70,7 +70,7 @@ const N_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 256,
 /// split. Their only use is more blocks for an unsplit grid of few row tiles
 /// (see `plan`). On the H100 (`mublas bench sgemv-shapes`, every shape of Tx
 /// 8 to 256 timed) the fastest at N 256² and 512² was 8×32 unsplit: 7.2 and
-/// 8.4 µs, against 8.0 and 9.6 for the best 128-row tile (32×16, unsplit).
+/// 8.4 µs, against 8.0 and 9.6 for 32×16 unsplit.
 const NARROW_SPACE: LaunchSpace = LaunchSpace { tx_step: 8, tx_min: 8, tx_max: 32, ty_min: 1, ty_max: 32, splits: &[1] };
 /// At most 512 threads: a block of 1024 holds an SM alone (60 registers), so
 /// the 256 ranges that fill the GPU would run in two waves (H100, m = 16,
@@ -269,7 +269,8 @@ pub fn candidate_kernels(op: Op, m: i64, a: u64, lda: i64) -> Vec<&'static Kerne
 ///    32768²: the lean kernel 1–2 % slower, 65536×1024 4 %).
 ///  - Narrow N: at most N_SPLIT_MIN_COLUMNS columns (no split) and row tiles
 ///    that leave SMs idle: the narrow kernel's smaller tiles engage more SMs
-///    (N 512²: 16 blocks of 32 rows, 8.4 µs, against 4 of 128 rows, 9.6).
+///    (N 256²: 8 blocks of 32 rows against 2 of 128; in `mublas bench sgemv`
+///    9.2–10.5 µs against 11.5–12.1 for the split it replaces).
 pub fn plan(handle: &Handle, op: Op, m: i64, n: i64, a: u64, lda: i64) -> Result<(&'static KernelSpec, LaunchPlan)> {
     let device = &handle.device;
     let plan_of = |spec: &'static KernelSpec| -> Result<LaunchPlan> {
