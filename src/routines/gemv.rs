@@ -68,10 +68,11 @@ const SPLITS: &[u32] = &[1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 const N_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 256, ty_min: 1, ty_max: 16, splits: SPLITS };
 /// The narrow N kernels: row tiles of 32 to 128 rows (Tx 8 to 32), never
 /// split. Their only use is more blocks for an unsplit grid of few row tiles
-/// (see `plan`). On the H100 (`mublas bench sgemv-shapes`, every shape of Tx
-/// 8 to 256 timed) the fastest at N 256² and 512² was 8×32 unsplit: 7.2 and
-/// 8.4 µs, against 8.0 and 9.6 for 32×16 unsplit.
-const NARROW_SPACE: LaunchSpace = LaunchSpace { tx_step: 8, tx_min: 8, tx_max: 32, ty_min: 1, ty_max: 32, splits: &[1] };
+/// (see `plan`). Ty up to 128: with few blocks, the threads per block are
+/// what keeps loads in flight. On the H100 (`mublas bench sgemv`, shapes
+/// forced, two runs) N 512² took 10.5–10.6 µs at 8×64, 11.0 at 8×128,
+/// 11.5–12.3 at 8×32; the optimizer's 8×65 10.3–10.8.
+const NARROW_SPACE: LaunchSpace = LaunchSpace { tx_step: 8, tx_min: 8, tx_max: 32, ty_min: 1, ty_max: 128, splits: &[1] };
 /// At most 512 threads: a block of 1024 holds an SM alone (60 registers), so
 /// the 256 ranges that fill the GPU would run in two waves (H100, m = 16,
 /// n = 2^20: 39 µs against 36 µs with 512 threads).
@@ -269,8 +270,9 @@ pub fn candidate_kernels(op: Op, m: i64, a: u64, lda: i64) -> Vec<&'static Kerne
 ///    32768²: the lean kernel 1–2 % slower, 65536×1024 4 %).
 ///  - Narrow N: at most N_SPLIT_MIN_COLUMNS columns (no split) and row tiles
 ///    that leave SMs idle: the narrow kernel's smaller tiles engage more SMs
-///    (N 256²: 8 blocks of 32 rows against 2 of 128; in `mublas bench sgemv`
-///    9.2–10.5 µs against 11.5–12.1 for the split it replaces).
+///    (`mublas bench sgemv`: N 256², 8 blocks of 32 rows, 9.6–10.0 µs against
+///    11.5–12.1 for the default's 2 × 2 split blocks; 512², 16 blocks,
+///    10.3–10.8 against 11.2–12.4 for 4 × 4).
 pub fn plan(handle: &Handle, op: Op, m: i64, n: i64, a: u64, lda: i64) -> Result<(&'static KernelSpec, LaunchPlan)> {
     let device = &handle.device;
     let plan_of = |spec: &'static KernelSpec| -> Result<LaunchPlan> {
