@@ -44,6 +44,18 @@ fn parse(args: &[String]) -> Result<Options, String> {
 type MakeWorkload<'a> = Box<dyn FnOnce(&mut Random) -> Result<Workload, String> + 'a>;
 
 /// The workloads of one routine's benchmark, to be built one at a time.
+/// Issue 4's SGEMV shapes, (m, n): the square sizes, then the short-wide and
+/// tall-skinny ones (`sgemv` and `floor` benchmark the same list).
+pub fn sgemv_sizes(quick: bool) -> Vec<(usize, usize)> {
+    if quick {
+        return vec![(1024, 1024), (4096, 4096), (16384, 16384)];
+    }
+    let mut all: Vec<(usize, usize)> =
+        [256, 512, 1000, 1024, 2000, 2048, 3000, 4096, 4097, 5000, 8192, 10000, 16384, 20000, 32768].iter().map(|&n| (n, n)).collect();
+    all.extend([(1024, 65536), (65536, 1024), (16, 1048576), (1048576, 16)]);
+    all
+}
+
 fn workloads<'a>(h: &'a mublas::Handle, handle: mublasHandle_t, routine: &str, quick: bool) -> Result<Vec<MakeWorkload<'a>>, String> {
     match routine {
         "saxpy" => {
@@ -52,16 +64,8 @@ fn workloads<'a>(h: &'a mublas::Handle, handle: mublasHandle_t, routine: &str, q
         }
         "sgemv" => {
             use mublas::routines::gemv::Op;
-            let mut sizes: Vec<(usize, usize)> = if quick {
-                vec![(1024, 1024), (4096, 4096), (16384, 16384)]
-            } else {
-                [256, 512, 1000, 1024, 2000, 2048, 3000, 4096, 4097, 5000, 8192, 10000, 16384, 20000, 32768].iter().map(|&n| (n, n)).collect()
-            };
-            if !quick {
-                sizes.extend([(1024, 65536), (65536, 1024), (16, 1048576), (1048576, 16)]);
-            }
             let mut all: Vec<MakeWorkload<'a>> = Vec::new();
-            for (m, n) in sizes {
+            for (m, n) in sgemv_sizes(quick) {
                 for op in [Op::N, Op::T] {
                     all.push(Box::new(move |r| Workload::sgemv(h, handle, op, m, n, r)));
                 }

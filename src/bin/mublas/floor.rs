@@ -13,17 +13,6 @@ use mublas::launch::KernelArg::{I64, Ptr};
 use mublas::real_cublas::RealCublas;
 use mublas::tuner::{Geometry, LaunchShape};
 
-/// The square sizes and shapes of issue 4's SGEMV table.
-fn shapes(quick: bool) -> Vec<(usize, usize)> {
-    if quick {
-        return vec![(1024, 1024), (4096, 4096), (16384, 16384)];
-    }
-    let mut all: Vec<(usize, usize)> =
-        [256, 512, 1000, 1024, 2000, 2048, 3000, 4096, 4097, 5000, 8192, 10000, 16384, 20000, 32768].iter().map(|&n| (n, n)).collect();
-    all.extend([(1024, 65536), (65536, 1024), (16, 1048576), (1048576, 16)]);
-    all
-}
-
 pub fn run(h: &mublas::Handle, handle: mublasHandle_t, cublas: Option<&RealCublas>, timer: &EventTimer, random: &mut Random, quick: bool, reps: usize) -> Result<(), String> {
     use mublas::routines::gemv::Op;
     let kernel = h.device.kernel(mublas::routines::gemv::READ_FLOOR_NAME).map_err(|e| e.to_string())?;
@@ -31,7 +20,7 @@ pub fn run(h: &mublas::Handle, handle: mublasHandle_t, cublas: Option<&RealCubla
     let _bound = mublas::launch::context::ContextGuard::bind(h.device.context()).map_err(|e| e.to_string())?;
     println!("floor: µs to read A once (m·n floats) and nothing else, fastest of: threads 256/512/1024 × 1…8 blocks per SM (grid-stride), or one block per 4 float4 per thread");
     println!("{:<16} {:>9} {:>7} {:>26} {:>11} {:>11} {:>11} {:>11}", "m×n", "floor µs", "GB/s", "fastest launch", "cuBLAS N", "cuBLAS T", "N 1.2x/1.5x", "T 1.2x/1.5x");
-    for (m, n) in shapes(quick) {
+    for (m, n) in crate::bench::sgemv_sizes(quick) {
         let floats = m * n;
         let n4 = floats / 4;
         // A, then one float for the sink (never written: see the kernel).
