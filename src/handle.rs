@@ -26,21 +26,47 @@ impl PointerMode {
     }
 }
 
-/// The work buffer starts zeroed (also after growing): the split reductions keep
-/// per-tile arrival counters at its start, and every kernel that uses them leaves
-/// them at zero again. It is shared by all of a handle's calls, whatever their
-/// stream: as with cuBLAS's workspace, calls on one handle must not run on two
-/// streams at once.
+/// The work buffer starts zeroed (also after growing). Its first
+/// [`SPLIT_COUNTER_BYTES`] are the split reductions' arrival counters, which
+/// every kernel that uses them leaves at zero again; the scratch space after
+/// them is for partial sums of any routine ([`WorkArea`]), so that these never
+/// overwrite the counters. It is shared by all of a handle's calls, whatever
+/// their stream: as with cuBLAS's workspace, calls on one handle must not run
+/// on two streams at once.
 ///
 /// Work-buffer size rule: 4 MiB, or 64 KiB per SM when that is more (8.25 MiB on
 /// a 132-SM H100). Enough for split reductions with a partial vector per split
 /// and for TRMV's partial sums up to n ≈ 16k per block column; routines that
-/// need more grow it (`Handle::work_buffer`). `MUBLAS_WORKSPACE_BYTES` overrides.
+/// need more grow it (`Handle::work_area`). `MUBLAS_WORKSPACE_BYTES` overrides.
 pub fn work_buffer_bytes(sm_count: u32) -> usize {
     if let Some(bytes) = std::env::var("MUBLAS_WORKSPACE_BYTES").ok().and_then(|v| v.parse::<usize>().ok()) {
-        return bytes;
+        return bytes.max(SPLIT_COUNTER_BYTES as usize);
     }
     (4usize << 20).max(sm_count as usize * (64 << 10))
+}
+
+/// Arrival counters at the start of the work buffer, one per row tile (SGEMV-N)
+/// or column group (SGEMV-T) of a split launch: a launch with more tiles than
+/// this does not split.
+pub const SPLIT_COUNTER_SLOTS: u64 = 16384;
+/// Bytes the counters take; the scratch space starts there (a multiple of 256).
+pub const SPLIT_COUNTER_BYTES: u64 = SPLIT_COUNTER_SLOTS * 4;
+
+/// One call's hold on the work buffer: the split counters and at least the
+/// scratch bytes it asked for, its alone until dropped (other calls on the
+/// handle wait).
+pub struct WorkArea<'a>(parking_lot::MutexGuard<'a, DeviceBuffer>);
+
+impl WorkArea<'_> {
+    /// [`SPLIT_COUNTER_SLOTS`] u32 counters, all 0 between launches.
+    pub fn counters(&self) -> u64 {
+        self.0.address()
+    }
+
+    /// Scratch space after the counters, 256-byte aligned.
+    pub fn scratch(&self) -> u64 {
+        self.0.address() + SPLIT_COUNTER_BYTES
+    }
 }
 
 pub struct Handle {
@@ -104,9 +130,11 @@ impl Handle {
         self.pointer_mode.store(mode as i32, Ordering::Relaxed);
     }
 
-    /// The work buffer, grown to at least `bytes` first. Growing frees the old
-    /// buffer, which the driver does only after work already queued has finished.
-    pub fn work_buffer(&self, bytes: usize) -> Result<parking_lot::MutexGuard<'_, DeviceBuffer>> {
+    /// The work buffer, grown first to hold the counters and `scratch_bytes`
+    /// after them. Growing frees the old buffer, which the driver does only
+    /// after work already queued has finished.
+    pub fn work_area(&self, scratch_bytes: u64) -> Result<WorkArea<'_>> {
+        let bytes = (SPLIT_COUNTER_BYTES + scratch_bytes) as usize;
         let mut work = self.work.lock();
         if work.bytes() < bytes {
             log::info!("growing the work buffer from {} to {bytes} bytes", work.bytes());
@@ -114,7 +142,7 @@ impl Handle {
                 .map_err(|e| Error::AllocFailed(format!("work buffer: {e}")))?;
             work.zero()?;
         }
-        Ok(work)
+        Ok(WorkArea(work))
     }
 
     pub fn work_buffer_size(&self) -> usize {

@@ -10,6 +10,8 @@ use mublas::capi::handle::*;
 use mublas::capi::types::*;
 use mublas::harness::{GuardedBuffer, Random, Stream};
 use mublas::real_cublas::{CublasHandle, RealCublas};
+use mublas::capi::trmv::mublasStrmv;
+use mublas::routines::gemm::{self, TileChoice};
 use mublas::routines::gemv::{self, Op};
 use mublas::routines::Scalar;
 use mublas::tuner::{KernelSpec, LaunchShape};
@@ -132,6 +134,11 @@ impl Prepared {
     /// The kernels that can serve this case, the default first.
     fn kernels(&self) -> Vec<&'static KernelSpec> {
         gemv::candidate_kernels(self.case.op(), self.case.m as i64, self.da.address(), self.case.lda as i64)
+    }
+
+    /// The column (N) or row (T) ranges the default kernel splits into at `shape`.
+    fn splits(&self, shape: LaunchShape) -> u32 {
+        (self.kernels()[0].geometry)(&gemv::problem(self.case.m as i64, self.case.n as i64), &shape).grid.1
     }
 
     /// Through the C API (shape None), or with the default kernel forced to `shape`.
@@ -446,7 +453,7 @@ fn gpu_sgemv_split_counters_reset_between_calls() {
     let mut random = random(test);
     // Alternating problems and splits reuse the same counters: each launch must
     // find them at 0, so each kernel must have left them there.
-    let wide = Case { trans: MUBLAS_OP_N, m: 40000, n: 256, lda: 40000, a_offset: 0, incx: 1, incy: 1, alpha: 1.25, beta: 0.5, device_scalars: false };
+    let wide = Case { trans: MUBLAS_OP_N, m: 20000, n: 1024, lda: 20000, a_offset: 0, incx: 1, incy: 1, alpha: 1.25, beta: 0.5, device_scalars: false };
     let tall = Case { trans: MUBLAS_OP_T, m: 5000, n: 40, lda: 5000, a_offset: 0, incx: 1, incy: 1, alpha: 1.25, beta: 0.5, device_scalars: false };
     let skinny = Case { trans: MUBLAS_OP_T, m: 1 << 20, n: 16, lda: 1 << 20, a_offset: 0, incx: 1, incy: 1, alpha: 1.25, beta: 0.5, device_scalars: false };
     let short = Case { trans: MUBLAS_OP_N, m: 16, n: 1 << 18, lda: 16, a_offset: 0, incx: 1, incy: 1, alpha: 1.25, beta: 0.5, device_scalars: false };
@@ -466,9 +473,45 @@ fn gpu_sgemv_split_counters_reset_between_calls() {
         (&short, LaunchShape { tx: 512, ty: 1, split: 512 }),
     ];
     for (prepared, shape) in steps {
+        assert!(prepared.splits(shape) > 1, "{} does not split", prepared.describe(Some(shape)));
         let got = prepared.run(&gpu, Some(shape));
         prepared.check(&prepared.describe(Some(shape)), &got);
     }
+}
+
+#[test]
+fn gpu_sgemv_split_after_strmv_and_split_k_sgemm_on_the_same_handle() {
+    let test = "gpu_sgemv_split_after_strmv_and_split_k_sgemm_on_the_same_handle";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    // STRMV's partial sums and SGEMM's split-K partial tiles live in the same
+    // work buffer as the split counters, which must still read 0 afterwards.
+    let case = Case { trans: MUBLAS_OP_N, m: 20000, n: 2048, lda: 20000, a_offset: 0, incx: 1, incy: 1, alpha: 1.25, beta: 0.5, device_scalars: false };
+    let gemv = Prepared::new(&gpu, &mut random, case);
+    let shape = LaunchShape { tx: 32, ty: 1, split: 8 };
+    assert_eq!(gemv.splits(shape), 8);
+    let split = Some(shape);
+    let check_gemv = |after: &str| {
+        let got = gemv.run(&gpu, split);
+        gemv.check(&format!("after {after}: {}", gemv.describe(split)), &got);
+    };
+    check_gemv("nothing");
+
+    let n = 3001;
+    let a = GuardedBuffer::from_slice(gpu.context(), &random.vector(n * n), 0).unwrap();
+    let x = GuardedBuffer::from_slice(gpu.context(), &random.vector(n), 0).unwrap();
+    let status = unsafe { mublasStrmv(gpu.handle, MUBLAS_FILL_MODE_LOWER, MUBLAS_OP_N, MUBLAS_DIAG_NON_UNIT, n as i32, a.address() as *const f32, n as i32, x.address() as *mut f32, 1) };
+    assert_eq!(status, MUBLAS_STATUS_SUCCESS);
+    check_gemv("STRMV");
+
+    let (m, k) = (64usize, 16384usize);
+    let a = GuardedBuffer::from_slice(gpu.context(), &random.vector(m * k), 0).unwrap();
+    let b = GuardedBuffer::from_slice(gpu.context(), &random.vector(k * m), 0).unwrap();
+    let c = GuardedBuffer::from_slice(gpu.context(), &random.vector(m * m), 0).unwrap();
+    let (alpha, beta) = (1.0f32, 0.0f32);
+    let decision = gemm::sgemm_with(gpu.inner(), 0, 0, m as i64, m as i64, k as i64, Scalar::Host(alpha), a.address(), m as i64, b.address(), k as i64, Scalar::Host(beta), c.address(), m as i64, TileChoice::Auto).unwrap();
+    assert!(decision.plan.unwrap().geometry.grid.2 > 1, "({m}, {m}, {k}) is meant to split k");
+    check_gemv("split-K SGEMM");
 }
 
 #[test]

@@ -542,8 +542,7 @@ pub fn sgemm_with(
     // Split-K: partial C per split in the work buffer (alpha 1, beta 0), then the reduction.
     let ldp = partial_ld(um);
     let split_stride = ldp * un;
-    let bytes = (split_stride * splits as u64 * 4) as usize;
-    let work = handle.work_buffer(bytes)?;
+    let work = handle.work_area(split_stride * splits as u64 * 4)?;
     let reduce = device.kernel(SPLITK_REDUCE.name)?;
     let reduce_plan = device.tuner.plan(&SPLITK_REDUCE, &reduce.model, &Problem { m: um, n: un, k: 0 });
     // SAFETY: as above; the work buffer holds splits × split_stride floats,
@@ -554,13 +553,13 @@ pub fn sgemm_with(
             &plan.geometry,
             &plan.shape,
             &[I64(m), I64(n), I64(k), F32(1.0), Ptr(0), Ptr(a), I64(lda), Ptr(b), I64(ldb),
-              F32(0.0), Ptr(0), Ptr(work.address()), I64(ldp as i64), I64(split_stride as i64), I32(1)],
+              F32(0.0), Ptr(0), Ptr(work.scratch()), I64(ldp as i64), I64(split_stride as i64), I32(1)],
         )?;
         reduce.launch(
             handle.stream(),
             &reduce_plan.geometry,
             &reduce_plan.shape,
-            &[I64(m), I64(n), I32(splits as i32), Ptr(work.address()), I64(ldp as i64), I64(split_stride as i64),
+            &[I64(m), I64(n), I32(splits as i32), Ptr(work.scratch()), I64(ldp as i64), I64(split_stride as i64),
               alpha_value, alpha_address, beta_value, beta_address, Ptr(c), I64(ldc)],
         )?;
     }

@@ -20,7 +20,7 @@
 
 use super::vector::StridedVector;
 use super::Scalar;
-use crate::handle::Handle;
+use crate::handle::{Handle, SPLIT_COUNTER_SLOTS};
 use crate::launch::context::ContextGuard;
 use crate::launch::KernelArg::{I64, Ptr};
 use crate::status::{Error, Result};
@@ -53,12 +53,6 @@ const T_SMALL_COLUMNS: u64 = 4;
 /// op N with at most this many rows goes to the short kernels (GEMV_SHORT_ROWS):
 /// a row tile of the N kernels has at least 128 rows.
 pub const SHORT_ROWS_MAX: i64 = 64;
-/// Split counters at the start of the work buffer, one per row tile (N) or column group (T).
-/// A launch with more tiles than this does not split.
-pub(crate) const COUNTER_SLOTS: u64 = 16384;
-/// Bytes reserved for the counters; the partial vectors follow them.
-pub(crate) const COUNTER_BYTES: u64 = COUNTER_SLOTS * 4;
-
 /// Partial vectors of one launch take at most this much of the work buffer, so
 /// that a split never grows the handle's default buffer (4 MiB or more).
 pub(crate) const PARTIALS_BYTES_MAX: u64 = 4 << 20;
@@ -347,7 +341,7 @@ pub fn reduction_split(layout: Layout, problem: &Problem, shape: &LaunchShape) -
         Layout::TShort => return (problem.m.max(1), 1),
     };
     let narrow = matches!(layout, Layout::N) && problem.n <= N_SPLIT_MIN_COLUMNS;
-    if narrow || tiles(layout, problem, shape) > COUNTER_SLOTS {
+    if narrow || tiles(layout, problem, shape) > SPLIT_COUNTER_SLOTS {
         return (len.max(1), 1);
     }
     let fits = (PARTIALS_BYTES_MAX / (len_y.max(1) * 4)).clamp(1, u32::MAX as u64) as u32;
@@ -380,14 +374,15 @@ fn t_short_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
     geometry(Layout::TShort, problem, shape)
 }
 
-/// Work-buffer bytes a launch with `splits` ranges needs: the counters, then
-/// one partial vector (the length of y) per range. 0 without a split.
+/// Work-buffer scratch bytes a launch with `splits` ranges needs: one partial
+/// vector (the length of y) per range (the counters come with every
+/// [`WorkArea`](crate::handle::WorkArea)). 0 without a split.
 pub fn work_bytes(op: Op, m: i64, n: i64, splits: u32) -> u64 {
     if splits <= 1 {
         return 0;
     }
     let (_, len_y) = op.vector_lengths(m, n);
-    COUNTER_BYTES + splits as u64 * len_y as u64 * 4
+    splits as u64 * len_y as u64 * 4
 }
 
 /// Bytes one call moves, for the benchmark's bandwidth figure: A once, x once,
@@ -493,13 +488,8 @@ fn launch(handle: &Handle, spec: &'static KernelSpec, call: &Call, shape: Launch
     let _bound = ContextGuard::bind(device.context())?;
     // Held until the launch is queued: calls on this handle from other threads
     // wait, so that two launches never share the counters at once.
-    let work = if splits > 1 { Some(handle.work_buffer(work_bytes(call.op, call.m, call.n, splits) as usize)?) } else { None };
-    let (counters, partials) = match &work {
-        Some(buffer) => {
-            (buffer.address(), buffer.address() + COUNTER_BYTES)
-        }
-        None => (0, 0),
-    };
+    let work = if splits > 1 { Some(handle.work_area(work_bytes(call.op, call.m, call.n, splits))?) } else { None };
+    let (counters, partials) = work.as_ref().map_or((0, 0), |work| (work.counters(), work.scratch()));
     // SAFETY: the argument list matches GEMV_PARAMS in kernels/gemv.cu; A spans
     // lda·(n-1) + m floats and x, y their lengths with their increments, which
     // the caller vouches for as cuBLAS's does; the work buffer holds the
@@ -746,11 +736,11 @@ mod tests {
         // Partial vectors beyond PARTIALS_BYTES_MAX: a smaller split.
         let g = n_geometry(&problem(1 << 16, 4096), &LaunchShape { tx: 32, ty: 1, split: 64 });
         assert_eq!(g.grid.1, 16);
-        assert!(work_bytes(Op::N, 1 << 16, 4096, g.grid.1) <= COUNTER_BYTES + PARTIALS_BYTES_MAX);
+        assert!(work_bytes(Op::N, 1 << 16, 4096, g.grid.1) <= PARTIALS_BYTES_MAX);
         // More tiles than counters: no split.
-        let m = (COUNTER_SLOTS as i64 + 1) * 128;
+        let m = (SPLIT_COUNTER_SLOTS as i64 + 1) * 128;
         let g = n_geometry(&problem(m, 64), &LaunchShape { tx: 32, ty: 1, split: 4 });
-        assert_eq!(g.grid, (COUNTER_SLOTS as u32 + 1, 1, 1));
+        assert_eq!(g.grid, (SPLIT_COUNTER_SLOTS as u32 + 1, 1, 1));
     }
 
     #[test]
@@ -821,7 +811,7 @@ mod tests {
                             assert_eq!(g.dynamic_shared_bytes, 0, "{shape:?}");
                             // The N kernels fold Ty / 2 slots of 4·Tx floats through their x chunk (GEMV_N_XCHUNK).
                             assert!(2 * tx * ty <= 2048);
-                            assert!(work_bytes(op, m as i64, n as i64, splits) <= COUNTER_BYTES + PARTIALS_BYTES_MAX);
+                            assert!(work_bytes(op, m as i64, n as i64, splits) <= PARTIALS_BYTES_MAX);
                         }
                     }
                     tx += space.tx_step;
@@ -831,10 +821,10 @@ mod tests {
     }
 
     #[test]
-    fn work_bytes_hold_counters_and_partials() {
+    fn work_bytes_hold_a_partial_vector_per_range() {
         assert_eq!(work_bytes(Op::N, 1000, 1000, 1), 0);
-        assert_eq!(work_bytes(Op::N, 1000, 50, 8), COUNTER_BYTES + 8 * 1000 * 4);
-        assert_eq!(work_bytes(Op::T, 1000, 50, 8), COUNTER_BYTES + 8 * 50 * 4);
+        assert_eq!(work_bytes(Op::N, 1000, 50, 8), 8 * 1000 * 4);
+        assert_eq!(work_bytes(Op::T, 1000, 50, 8), 8 * 50 * 4);
     }
 
     #[test]

@@ -302,7 +302,7 @@ pub fn strmv(handle: &Handle, uplo: i32, trans: i32, diag: i32, n: i64, a: u64, 
     let sum = device.kernel(TRMV_SUM.name)?;
     let sum_plan = device.tuner.plan(&TRMV_SUM, &sum.model, &Problem { n: n as u64, ..Problem::default() });
     // Held over both launches: no other call on this handle reuses the buffer meanwhile.
-    let work = handle.work_buffer(layout.work_bytes() as usize)?;
+    let work = handle.work_area(layout.work_bytes())?;
     let layout_args = [I64(n), I64(layout.tile as i64), I64(layout.q as i64), I64(layout.tiles as i64)];
     let unit = I32(variant.unit as i32);
     let _bound = ContextGuard::bind(device.context())?;
@@ -316,13 +316,13 @@ pub fn strmv(handle: &Handle, uplo: i32, trans: i32, diag: i32, n: i64, a: u64, 
             handle.stream(),
             &plan.geometry,
             &plan.shape,
-            &[n_arg, tile, q, tiles, I32(variant.lower as i32), unit, Ptr(a), I64(lda), Ptr(x.first_element()), I64(incx), Ptr(work.address())],
+            &[n_arg, tile, q, tiles, I32(variant.lower as i32), unit, Ptr(a), I64(lda), Ptr(x.first_element()), I64(incx), Ptr(work.scratch())],
         )?;
         sum.launch(
             handle.stream(),
             &sum_plan.geometry,
             &sum_plan.shape,
-            &[n_arg, tile, q, tiles, I32(variant.suffix() as i32), unit, Ptr(work.address()), Ptr(x.first_element()), I64(incx)],
+            &[n_arg, tile, q, tiles, I32(variant.suffix() as i32), unit, Ptr(work.scratch()), Ptr(x.first_element()), I64(incx)],
         )
     }
 }
