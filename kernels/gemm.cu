@@ -715,3 +715,27 @@ extern "C" __global__ void gemm_splitk_reduce_f32(i64 m, i64 n, int splits, cons
         *c = out;
     }
 }
+
+// TN and TT with a large product (routines/gemm.rs, "Transposed A"): rows
+// [0, rows) of op(A) = A^T, i.e. A's columns, copied into the work buffer as a
+// column-major rows × k matrix At (leading dimension ldt), which the NN or NT
+// kernels then multiply: they do not copy A along k. 32 × 32 tiles through
+// shared memory (33 columns: the column reads are conflict-free), reads and
+// writes coalesced; blockDim (32, ty), each thread ceil(32 / ty) elements.
+// Grid: x over k in 32s, y over rows in 32s. alpha == 0 (pointer mode device)
+// copies nothing: the multiply then reads no A either.
+extern "C" __global__ void gemm_transpose_a_f32(i64 k, i64 rows, float alpha_value, const float *alpha_ptr,
+                                                const float *A, i64 lda, float *At, i64 ldt) {
+    if (load_scalar(alpha_value, alpha_ptr) == 0.0f) return;
+    __shared__ float tile[32][33];
+    const i64 k0 = static_cast<i64>(blockIdx.x) * 32, r0 = static_cast<i64>(blockIdx.y) * 32;
+    for (int j = threadIdx.y; j < 32; j += blockDim.y) {
+        const i64 kk = k0 + threadIdx.x, r = r0 + j;
+        if (kk < k && r < rows) tile[j][threadIdx.x] = A[r * lda + kk];
+    }
+    __syncthreads();
+    for (int j = threadIdx.y; j < 32; j += blockDim.y) {
+        const i64 r = r0 + threadIdx.x, kk = k0 + j;
+        if (kk < k && r < rows) At[kk * ldt + r] = tile[threadIdx.x][j];
+    }
+}

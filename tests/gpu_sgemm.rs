@@ -270,6 +270,58 @@ fn gpu_sgemm_nan_in_a_reaches_only_its_row() {
     }
 }
 
+/// TN and TT with A^T copied into the work buffer first: forced, over odd
+/// sizes and several panels, and where the rule takes it by itself.
+#[test]
+fn gpu_sgemm_tn_and_tt_with_a_transposed_first() {
+    let test = "gpu_sgemm_tn_and_tt_with_a_transposed_first";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    let cublas = RealCublas::get().ok();
+    let mut cases = 0;
+    for &(ta, tb) in &[(1, 0), (1, 1), (2, 0), (2, 2)] {
+        // (m, n, k, panel rows, pad, offset, device scalars)
+        for (m, n, k, panel_rows, pad, offset, device_scalars) in [(127usize, 129usize, 1023usize, 64u64, 3usize, 1usize, false), (300, 200, 500, 256, 0, 0, true),
+            (7, 9, 37, 3, 2, 1, false), (1024, 64, 64, 1024, 0, 0, false), (33, 65, 1, 16, 1, 0, true), (5, 300, 4100, 2, 0, 1, false)] {
+            let mut case = Case::new(ta, tb, m, n, k);
+            (case.pad, case.offset, case.device_scalars) = (pad, offset, device_scalars);
+            run_case(&gpu, &mut random, &case, if offset == 0 { cublas } else { None }, Some(TileChoice::TransposedA { panel_rows }));
+            cases += 1;
+        }
+        // Device alpha = 0: neither the copy nor the multiply reads A; beta = 0 over NaN in C.
+        for (alpha, beta, nan_c) in [(0.0f32, 0.0f32, true), (0.0, 0.75, false), (1.5, 0.0, true)] {
+            let mut case = Case::new(ta, tb, 130, 70, 37);
+            (case.alpha, case.beta, case.nan_c, case.device_scalars) = (alpha, beta, nan_c, true);
+            run_case(&gpu, &mut random, &case, None, Some(TileChoice::TransposedA { panel_rows: 64 }));
+            cases += 1;
+        }
+    }
+    say(&format!("{test}: {cases} forced cases passed"));
+
+    // The rule on this GPU: large TN and TT copy A^T (8192² in 2048-row
+    // panels), 1024² does not; before sm_80 (not measured there) nothing does.
+    let measured_here = gpu.inner().device.model().compute_capability >= (8, 0);
+    let [ta, tb] = [gemm::Transpose::Yes, gemm::Transpose::No];
+    let plan = |m: u64, n: u64, k: u64, tb: gemm::Transpose| {
+        let ldb = if tb == gemm::Transpose::No { k } else { n } as i64;
+        gemm::plan_call(gpu.inner(), ta, tb, m, n, k, 1 << 20, k as i64, 1 << 21, ldb, TileChoice::Auto).unwrap().transposed_a_panel_rows
+    };
+    for tb in [tb, gemm::Transpose::Yes] {
+        assert_eq!(plan(4096, 4096, 4096, tb), measured_here.then_some(4096), "{tb:?}");
+        assert_eq!(plan(8192, 8192, 8192, tb), measured_here.then_some(2048), "{tb:?}");
+        assert_eq!(plan(1024, 1024, 1024, tb), None, "{tb:?}");
+    }
+    // And the routine on its own, through the C ABI, at a size it copies A^T for.
+    let (m, n, k) = (512usize, 8192usize, 1024usize);
+    for (ta, tb) in [(1, 0), (1, 1)] {
+        let transb = gemm::Transpose::from_code(tb).unwrap();
+        let taken = plan(m as u64, n as u64, k as u64, transb);
+        say(&format!("{test}: ({ta}, {tb}) {m}x{n}x{k}: A^T panel rows {taken:?}"));
+        assert_eq!(taken.is_some(), measured_here, "({ta}, {tb}) {m}x{n}x{k}");
+        run_case(&gpu, &mut random, &Case::new(ta, tb, m, n, k), cublas, None);
+    }
+}
+
 /// Every tile, vec and generic, every transpose pair, unsplit and split,
 /// forced: each must be correct, split ones on problems that really split.
 #[test]

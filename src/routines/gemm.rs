@@ -31,6 +31,20 @@
 //! k == 0 or alpha == 0 (host) use `gemm_scale_f32` (C = beta·C); a split
 //! launch is followed by `gemm_splitk_reduce_f32`, which sums the partial
 //! C tiles from the work buffer in a fixed order and applies alpha and beta.
+//!
+//! # Transposed A
+//!
+//! TN and TT copy A along k, 4 bytes at a time (TN's B also goes through a
+//! staged transpose), and run 5–6 % slower than NN and NT on the H100. Where
+//! the product is large enough to pay for it, A^T is first copied into the
+//! work buffer as an untransposed matrix (`gemm_transpose_a_f32`, one read and
+//! one write of A) and the NN or NT kernels multiply it: in panels of rows of
+//! C when A^T is larger than [`transposed_a::PANEL_BYTES_MAX`], each panel
+//! copied, then multiplied. Every output is the same sum in the same order as
+//! the NN or NT kernel's on an explicitly transposed A. Panels run unsplit
+//! (the work buffer holds the panel). [`transposed_a_pays`] decides, by
+//! [`estimated_time`] and the measured constants of [`transposed_a`]: on the
+//! H100 from about n = 3000 for squares (`decisions_table` in the tests).
 
 use super::Scalar;
 use crate::handle::Handle;
@@ -165,9 +179,14 @@ const SCALE_NAME: &str = "gemm_scale_f32";
 pub static SPLITK_REDUCE: KernelSpec =
     KernelSpec { name: SPLITK_REDUCE_NAME, space: ELEMENTWISE_SPACE, geometry: elementwise_geometry };
 const SPLITK_REDUCE_NAME: &str = "gemm_splitk_reduce_f32";
+/// A^T copied into the work buffer (module docs, "Transposed A"): problem (rows, 0, k).
+pub static TRANSPOSE_A: KernelSpec = KernelSpec { name: TRANSPOSE_A_NAME, space: TRANSPOSE_SPACE, geometry: transpose_geometry };
+const TRANSPOSE_A_NAME: &str = "gemm_transpose_a_f32";
+/// 32 × 32 tiles: a warp per row of the tile, Ty warps a block.
+const TRANSPOSE_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 32, ty_min: 4, ty_max: 32, splits: &[1] };
 
 pub const KERNEL_NAMES: &[&str] = &{
-    let mut names = [""; TILES.len() * 8 + 2];
+    let mut names = [""; TILES.len() * 8 + 3];
     let mut i = 0;
     while i < TILES.len() * 8 {
         names[i] = TILE_KERNEL_NAMES[i / 8][i % 8];
@@ -175,6 +194,7 @@ pub const KERNEL_NAMES: &[&str] = &{
     }
     names[i] = SCALE_NAME;
     names[i + 1] = SPLITK_REDUCE_NAME;
+    names[i + 2] = TRANSPOSE_A_NAME;
     names
 };
 
@@ -214,6 +234,13 @@ pub fn tile_geometry<const ROWS: u64, const COLS: u64, const SHARED: u32>(proble
 fn elementwise_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
     let x = problem.m.div_ceil(shape.tx as u64).max(1);
     Geometry { grid: (x.min(i32::MAX as u64) as u32, problem.n.clamp(1, 65535) as u32, 1), dynamic_shared_bytes: 0 }
+}
+
+/// The copy of A^T: 32 × 32 tiles, x along k, y along the rows of op(A)
+/// (panels keep within 65535 × 32 rows: [`transposed_a::PANEL_ROWS_MAX`]).
+fn transpose_geometry(problem: &Problem, _shape: &LaunchShape) -> Geometry {
+    let along = |len: u64, max: u64| len.div_ceil(32).clamp(1, max) as u32;
+    Geometry { grid: (along(problem.k, i32::MAX as u64), along(problem.m, 65535), 1), dynamic_shared_bytes: 0 }
 }
 
 /// 2·m·n·k: the flops SGEMM is credited with.
@@ -393,21 +420,117 @@ pub fn choose_tile(device: &DeviceModel, pair: usize, plans: &[LaunchPlan], m: u
     best.unwrap_or_else(|| TILES.iter().position(|tile| !any_suits || tile_suits(device, tile)).unwrap_or(0))
 }
 
+/// The transposed-A path's limits and measured constants (module docs).
+pub mod transposed_a {
+    /// A panel of A^T takes at most this much of the work buffer (as split-K's partial sums).
+    pub const PANEL_BYTES_MAX: u64 = super::MAX_PARTIAL_BYTES;
+    /// Panels are whole multiples of the largest tile's rows, so that only the last has an edge.
+    pub const PANEL_ROW_GRANULE: u64 = 256;
+    /// Rows of a panel: the copy's grid covers at most 65535 × 32.
+    pub const PANEL_ROWS_MAX: u64 = 65535 * 32 / PANEL_ROW_GRANULE * PANEL_ROW_GRANULE;
+    /// µs of TN over NN and of TT over NT, on the H100 at n = 2048–8192 for
+    /// the same tile (`mublas bench sgemm`): TN 1.05–1.07, TT 1.04–1.06.
+    pub const SPEEDUP: [f64; 2] = [1.055, 1.05];
+    /// A copy's fixed µs: its launch in the stream between two multiplies.
+    pub const LAUNCH_US: f64 = 2.0;
+    /// Bytes of A read plus written per µs of the path's time beyond the
+    /// multiply's. On the H100 (`mublas bench sgemm`, one run) TN with A^T
+    /// copied took 19, 45 and 97 µs longer than NN at n = 2048, 3000 and 4096,
+    /// TT 29, 63 and 112 longer than NT: 1.2–1.7 × 10⁶ bytes per µs, where a
+    /// plain copy streams about 2.5 × 10⁶ (the multiply also starts behind it).
+    pub const BYTES_PER_US: f64 = 1.25e6;
+}
+
+/// Floats between consecutive columns (k) of a panel of A^T: its rows rounded up to 4.
+pub fn transposed_a_ld(rows: u64) -> u64 {
+    rows.div_ceil(4) * 4
+}
+
+/// Rows of op(A) per panel when A^T is copied: all m when they fit in
+/// [`transposed_a::PANEL_BYTES_MAX`], else the fewest panels of equal whole
+/// [`transposed_a::PANEL_ROW_GRANULE`]s that do (the last one shorter). None
+/// when not even one granule fits (k > 65536).
+pub fn transposed_a_panel_rows(m: u64, k: u64) -> Option<u64> {
+    use transposed_a::*;
+    let column_bytes = k.max(1) * 4;
+    if m <= PANEL_ROWS_MAX && transposed_a_ld(m) * column_bytes <= PANEL_BYTES_MAX {
+        return Some(m.max(1));
+    }
+    let most = (PANEL_BYTES_MAX / column_bytes).min(PANEL_ROWS_MAX) / PANEL_ROW_GRANULE * PANEL_ROW_GRANULE;
+    if most == 0 {
+        return None;
+    }
+    Some(m.div_ceil(m.div_ceil(most)).next_multiple_of(PANEL_ROW_GRANULE))
+}
+
+/// (first row, rows) of each panel of `panel_rows` rows over m.
+pub fn panels(m: u64, panel_rows: u64) -> impl Iterator<Item = (u64, u64)> {
+    (0..m).step_by(panel_rows.max(1) as usize).map(move |first| (first, panel_rows.min(m - first)))
+}
+
+/// Whether copying A^T pays for a TN or TT multiply (`pair` 2 or 3): the
+/// direct plan's [`estimated_time`] against the panels' copies and
+/// multiplies. `panel_plan(rows)` gives the tile and unsplit plan of the NN
+/// or NT kernel for a panel (the work buffer holds the panel, not partial
+/// sums). The NN and NT plans are timed by the original pair's model,
+/// divided by the measured [`transposed_a::SPEEDUP`]. Only where that was
+/// measured: GPUs that run the asynchronous-copy tiles (sm_80 on).
+#[allow(clippy::too_many_arguments)]
+pub fn transposed_a_pays(
+    device: &DeviceModel,
+    pair: usize,
+    direct: (usize, &LaunchPlan),
+    m: u64,
+    n: u64,
+    k: u64,
+    panel_rows: u64,
+    mut panel_plan: impl FnMut(u64) -> (usize, LaunchPlan),
+) -> bool {
+    use transposed_a::*;
+    if pair < 2 || device.compute_capability < (8, 0) {
+        return false;
+    }
+    let direct_time = estimated_time(device, &TILES[direct.0], pair, direct.1, m, n, k);
+    let mut time = 8.0 * m as f64 * k as f64 / BYTES_PER_US;
+    let mut last: Option<(u64, f64)> = None;
+    for (_, rows) in panels(m, panel_rows) {
+        let panel_time = match last {
+            Some((r, t)) if r == rows => t,
+            _ => {
+                let (tile, plan) = panel_plan(rows);
+                let t = estimated_time(device, &TILES[tile], pair, &plan, rows, n, k) / SPEEDUP[pair - 2] + LAUNCH_US;
+                last = Some((rows, t));
+                t
+            }
+        };
+        time += panel_time;
+        if time >= direct_time {
+            return false;
+        }
+    }
+    true
+}
+
 /// How to run a multiply: forced (tests, experiments) or chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TileChoice {
     Auto,
     /// This tile; the split still comes from the tuner (force it with `tuner.forced()`).
     Tile(usize),
+    /// TN and TT: A^T copied in panels of this many rows (module docs), each
+    /// multiplied unsplit on the tile the rule chooses; other pairs as `Auto`.
+    TransposedA { panel_rows: u64 },
 }
 
 /// What one call did, for tests and the tools.
 #[derive(Clone, Copy, Debug)]
 pub struct GemmDecision {
     pub path: GemmPath,
-    /// The tile kernel and its plan (Multiply only).
+    /// The tile kernel and its plan (Multiply only; with A^T copied, the first panel's).
     pub kernel: Option<&'static KernelSpec>,
     pub plan: Option<LaunchPlan>,
+    /// Rows per panel when A^T was copied first (module docs, "Transposed A").
+    pub transposed_a_panel_rows: Option<u64>,
 }
 
 /// The problem the tuner sees for a tile kernel (module docs, steps 1–2):
@@ -444,13 +567,89 @@ pub fn plan_multiply(
     };
     let tile = match choice {
         TileChoice::Tile(tile) => tile.min(TILES.len() - 1),
-        TileChoice::Auto => {
+        TileChoice::Auto | TileChoice::TransposedA { .. } => {
             let plans = (0..TILES.len()).map(plan_of).collect::<Result<Vec<_>>>()?;
             let tile = choose_tile(device.model(), pair, &plans, m, n, k);
             return Ok((&TILE_KERNELS[tile][index], plans[tile]));
         }
     };
     Ok((&TILE_KERNELS[tile][index], plan_of(tile)?))
+}
+
+/// The index in [`TILES`] of a tile kernel.
+pub fn tile_of(spec: &KernelSpec) -> usize {
+    TILE_KERNELS.iter().position(|kernels| kernels.iter().any(|k| k.name == spec.name)).unwrap_or(0)
+}
+
+/// The NN or NT kernel and its plan for a panel of `rows` rows of A^T in the
+/// work buffer at `scratch` (module docs, "Transposed A"): the chosen tile,
+/// unsplit (the work buffer holds the panel, not partial sums).
+#[allow(clippy::too_many_arguments)]
+fn panel_multiply(handle: &Handle, tb: Transpose, rows: u64, n: u64, k: u64, scratch: u64, b: u64, ldb: i64) -> Result<(&'static KernelSpec, LaunchPlan)> {
+    let vec = vec4_applies(Transpose::No, tb, rows as i64, n as i64, k as i64, scratch, transposed_a_ld(rows) as i64, b, ldb);
+    let (spec, plan) = plan_multiply(handle, Transpose::No, tb, rows, n, k, vec, TileChoice::Auto)?;
+    if plan.geometry.grid.2 <= 1 {
+        return Ok((spec, plan));
+    }
+    let kernel = handle.device.kernel(spec.name)?;
+    Ok((spec, handle.device.tuner.plan(spec, &kernel.model, &Problem { m: rows, n, k: 0 })))
+}
+
+/// What a multiply runs: a tile kernel and its plan, after A^T is copied
+/// in panels of `transposed_a_panel_rows` rows when that is set (the kernel
+/// and plan are then the first panel's).
+#[derive(Clone, Copy, Debug)]
+pub struct MultiplyPlan {
+    pub kernel: &'static KernelSpec,
+    pub plan: LaunchPlan,
+    pub transposed_a_panel_rows: Option<u64>,
+}
+
+/// The plan of a multiply as [`sgemm`] runs it (module docs).
+#[allow(clippy::too_many_arguments)]
+pub fn plan_call(handle: &Handle, ta: Transpose, tb: Transpose, m: u64, n: u64, k: u64, a: u64, lda: i64, b: u64, ldb: i64, choice: TileChoice) -> Result<MultiplyPlan> {
+    let vec = vec4_applies(ta, tb, m as i64, n as i64, k as i64, a, lda, b, ldb);
+    let (kernel, plan) = plan_multiply(handle, ta, tb, m, n, k, vec, choice)?;
+    match transposed_a_choice(handle, ta, tb, m, n, k, b, ldb, (kernel, &plan), choice)? {
+        Some(panel_rows) => {
+            let (kernel, plan) = panel_multiply(handle, tb, panel_rows.min(m), n, k, 256, b, ldb)?;
+            Ok(MultiplyPlan { kernel, plan, transposed_a_panel_rows: Some(panel_rows) })
+        }
+        None => Ok(MultiplyPlan { kernel, plan, transposed_a_panel_rows: None }),
+    }
+}
+
+/// Panel rows for copying A^T first, when `choice` forces it or the rule says it pays.
+#[allow(clippy::too_many_arguments)]
+fn transposed_a_choice(
+    handle: &Handle,
+    ta: Transpose,
+    tb: Transpose,
+    m: u64,
+    n: u64,
+    k: u64,
+    b: u64,
+    ldb: i64,
+    direct: (&'static KernelSpec, &LaunchPlan),
+    choice: TileChoice,
+) -> Result<Option<u64>> {
+    if ta == Transpose::No {
+        return Ok(None);
+    }
+    let panel_rows = match (choice, transposed_a_panel_rows(m, k)) {
+        (TileChoice::TransposedA { panel_rows }, _) => return Ok(Some(panel_rows.clamp(1, transposed_a::PANEL_ROWS_MAX))),
+        (TileChoice::Auto, Some(rows)) => rows,
+        _ => return Ok(None),
+    };
+    // The work buffer's address does not change the plans: any 256-byte aligned one will do.
+    // Kernels are looked up before the rule runs, so that it cannot fail.
+    let mut plans = Vec::with_capacity(2);
+    for (_, rows) in panels(m, panel_rows).take(1).chain(panels(m, panel_rows).last()) {
+        let (spec, plan) = panel_multiply(handle, tb, rows, n, k, 256, b, ldb)?;
+        plans.push((rows, tile_of(spec), plan));
+    }
+    let panel_plan = |rows: u64| plans.iter().find(|p| p.0 == rows).map_or((0, *direct.1), |p| (p.1, p.2));
+    Ok(transposed_a_pays(handle.device.model(), pair_index(ta, tb), (tile_of(direct.0), direct.1), m, n, k, panel_rows, panel_plan).then_some(panel_rows))
 }
 
 /// C = alpha·op(A)·op(B) + beta·C (cuBLAS `cublasSgemm`).
@@ -496,7 +695,7 @@ pub fn sgemm_with(
 ) -> Result<GemmDecision> {
     let (ta, tb) = check_arguments(transa, transb, m, n, k, lda, ldb, ldc)?;
     let path = path(m, n, k, alpha, beta);
-    let mut decision = GemmDecision { path, kernel: None, plan: None };
+    let mut decision = GemmDecision { path, kernel: None, plan: None, transposed_a_panel_rows: None };
     if path == GemmPath::QuickReturn {
         return Ok(decision);
     }
@@ -516,37 +715,48 @@ pub fn sgemm_with(
         return Ok(decision);
     }
 
-    let vec = vec4_applies(ta, tb, m, n, k, a, lda, b, ldb);
-    let (spec, plan) = plan_multiply(handle, ta, tb, um, un, uk, vec, choice)?;
-    decision.kernel = Some(spec);
-    decision.plan = Some(plan);
-    let kernel = device.kernel(spec.name)?;
+    let MultiplyPlan { kernel: spec, plan, transposed_a_panel_rows } = plan_call(handle, ta, tb, um, un, uk, a, lda, b, ldb, choice)?;
+    (decision.kernel, decision.plan, decision.transposed_a_panel_rows) = (Some(spec), Some(plan), transposed_a_panel_rows);
     let (alpha_value, alpha_address) = alpha.kernel_args();
-    let splits = plan.geometry.grid.2;
-    if splits <= 1 {
-        let c_vec = (c.is_multiple_of(16) && ldc % 4 == 0) as i32;
-        // SAFETY: arguments as in kernels/gemm.cu; A, B, C span what their
-        // dimensions and leading dimensions say (the caller's promise).
-        unsafe {
-            kernel.launch(
-                handle.stream(),
-                &plan.geometry,
-                &plan.shape,
-                &[I64(m), I64(n), I64(k), alpha_value, alpha_address, Ptr(a), I64(lda), Ptr(b), I64(ldb),
-                  beta_value, beta_address, Ptr(c), I64(ldc), I64(0), I32(c_vec)],
-            )?;
+    let scalars = [alpha_value, alpha_address, beta_value, beta_address];
+    if let Some(panel_rows) = transposed_a_panel_rows {
+        let work = handle.work_area(transposed_a_ld(panel_rows) * uk * 4)?;
+        let transpose = device.kernel(TRANSPOSE_A.name)?;
+        for (first, rows) in panels(um, panel_rows) {
+            let (panel_spec, panel_plan) = panel_multiply(handle, tb, rows, un, uk, work.scratch(), b, ldb)?;
+            let copy_plan = device.tuner.plan(&TRANSPOSE_A, &transpose.model, &Problem { m: rows, n: 0, k: uk });
+            let ldt = transposed_a_ld(rows) as i64;
+            // SAFETY: columns first … first + rows of A (k × m, lda) lie within
+            // A; the work area's scratch holds ldt · k floats of the panel.
+            unsafe {
+                transpose.launch(
+                    handle.stream(),
+                    &copy_plan.geometry,
+                    &copy_plan.shape,
+                    &[I64(k), I64(rows as i64), alpha_value, alpha_address, Ptr(a + first * lda as u64 * 4), I64(lda), Ptr(work.scratch()), I64(ldt)],
+                )?;
+            }
+            let operands = Operands { a: work.scratch(), lda: ldt, b, ldb, c: c + first * 4, ldc };
+            launch_unsplit(handle, panel_spec, &panel_plan, (rows, un, uk), scalars, &operands)?;
         }
         return Ok(decision);
     }
 
+    let operands = Operands { a, lda, b, ldb, c, ldc };
+    let splits = plan.geometry.grid.2;
+    if splits <= 1 {
+        return launch_unsplit(handle, spec, &plan, (um, un, uk), scalars, &operands).map(|_| decision);
+    }
+
     // Split-K: partial C per split in the work buffer (alpha 1, beta 0), then the reduction.
+    let kernel = device.kernel(spec.name)?;
     let ldp = partial_ld(um);
     let split_stride = ldp * un;
     let work = handle.work_area(split_stride * splits as u64 * 4)?;
     let reduce = device.kernel(SPLITK_REDUCE.name)?;
     let reduce_plan = device.tuner.plan(&SPLITK_REDUCE, &reduce.model, &Problem { m: um, n: un, k: 0 });
-    // SAFETY: as above; the work buffer holds splits × split_stride floats,
-    // 256-byte aligned, with ldp and split_stride multiples of 4 (float4 stores).
+    // SAFETY: as in launch_unsplit; the work buffer holds splits × split_stride
+    // floats, 256-byte aligned, with ldp and split_stride multiples of 4 (float4 stores).
     unsafe {
         kernel.launch(
             handle.stream(),
@@ -564,6 +774,42 @@ pub fn sgemm_with(
         )?;
     }
     Ok(decision)
+}
+
+/// Device addresses and leading dimensions of a multiply's A, B and C.
+struct Operands {
+    a: u64,
+    lda: i64,
+    b: u64,
+    ldb: i64,
+    c: u64,
+    ldc: i64,
+}
+
+/// One unsplit tile-kernel launch: C = alpha·op(A)·op(B) + beta·C over (m, n,
+/// k); `scalars` are alpha's and beta's kernel arguments.
+fn launch_unsplit(
+    handle: &Handle,
+    spec: &KernelSpec,
+    plan: &LaunchPlan,
+    (m, n, k): (u64, u64, u64),
+    scalars: [crate::launch::KernelArg; 4],
+    x: &Operands,
+) -> Result<()> {
+    let kernel = handle.device.kernel(spec.name)?;
+    let [alpha_value, alpha_address, beta_value, beta_address] = scalars;
+    let c_vec = (x.c.is_multiple_of(16) && x.ldc % 4 == 0) as i32;
+    // SAFETY: arguments as in kernels/gemm.cu; A, B, C span what their
+    // dimensions and leading dimensions say (the caller's promise).
+    unsafe {
+        kernel.launch(
+            handle.stream(),
+            &plan.geometry,
+            &plan.shape,
+            &[I64(m as i64), I64(n as i64), I64(k as i64), alpha_value, alpha_address, Ptr(x.a), I64(x.lda), Ptr(x.b), I64(x.ldb),
+              beta_value, beta_address, Ptr(x.c), I64(x.ldc), I64(0), I32(c_vec)],
+        )
+    }
 }
 
 #[cfg(test)]
@@ -663,8 +909,12 @@ mod tests {
                 }
             }
         }
-        assert_eq!(KERNEL_NAMES.len(), TILES.len() * 8 + 2);
-        assert!(KERNEL_NAMES.contains(&SCALE.name) && KERNEL_NAMES.contains(&SPLITK_REDUCE.name));
+        assert_eq!(KERNEL_NAMES.len(), TILES.len() * 8 + 3);
+        assert!([&SCALE, &SPLITK_REDUCE, &TRANSPOSE_A].iter().all(|spec| KERNEL_NAMES.contains(&spec.name)));
+        // The copy's grid: 32 × 32 tiles, k along x.
+        let g = transpose_geometry(&Problem { m: 2048, n: 0, k: 33 }, &LaunchShape { tx: 32, ty: 8, split: 1 });
+        assert_eq!(g.grid, (2, 64, 1));
+        assert_eq!(transpose_geometry(&Problem { m: transposed_a::PANEL_ROWS_MAX, n: 0, k: 1 }, &LaunchShape { tx: 32, ty: 8, split: 1 }).grid.1, 65528);
     }
 
     #[test]
@@ -836,14 +1086,76 @@ mod tests {
         }
     }
 
+    /// transposed_a_choice's rule without a GPU: the panel rows when copying A^T pays.
+    fn decide_transposed_a(pair: usize, m: u64, n: u64, k: u64) -> Option<u64> {
+        let tuner = tuner();
+        let device = tuner.device().clone();
+        let direct = decide_pair(pair, m, n, k).0;
+        let direct_plan = tile_plan(&tuner, &TILE_KERNELS[direct][pair * 2], &model(direct), &TILES[direct], pair, m, n, k);
+        let panel_rows = transposed_a_panel_rows(m, k)?;
+        let untransposed = pair - 2;
+        let panel_plan = |rows: u64| {
+            let tile = decide_pair(untransposed, rows, n, k).0;
+            (tile, tuner.plan(&TILE_KERNELS[tile][untransposed * 2], &model(tile), &Problem { m: rows, n, k: 0 }))
+        };
+        transposed_a_pays(&device, pair, (direct, &direct_plan), m, n, k, panel_rows, panel_plan).then_some(panel_rows)
+    }
+
+    #[test]
+    fn panels_of_a_transposed_fit_the_work_buffer() {
+        // 4096 × 4096: 64 MiB, one panel.
+        assert_eq!(transposed_a_panel_rows(4096, 4096), Some(4096));
+        assert_eq!(transposed_a_panel_rows(4095, 4096), Some(4095));
+        // 8192²: four panels of 2048 rows; 6144²: three of 2048; 5000 × 8192: three of 1792 (the last 1416).
+        assert_eq!(transposed_a_panel_rows(8192, 8192), Some(2048));
+        assert_eq!(transposed_a_panel_rows(6144, 6144), Some(2048));
+        assert_eq!(transposed_a_panel_rows(5000, 8192), Some(1792));
+        assert_eq!(panels(5000, 1792).collect::<Vec<_>>(), [(0, 1792), (1792, 1792), (3584, 1416)]);
+        assert_eq!(panels(7, 3).collect::<Vec<_>>(), [(0, 3), (3, 3), (6, 1)]);
+        for (m, k) in [(8192u64, 8192u64), (100_000, 3000), (3_000_000, 1), (1, 65536), (20000, 20000), (257, 65535)] {
+            let rows = transposed_a_panel_rows(m, k).unwrap();
+            assert!(transposed_a_ld(rows) * k * 4 <= transposed_a::PANEL_BYTES_MAX, "({m}, {k}): {rows} rows");
+            assert!(rows <= transposed_a::PANEL_ROWS_MAX && (rows == m || rows.is_multiple_of(transposed_a::PANEL_ROW_GRANULE)), "({m}, {k}): {rows}");
+        }
+        // Not even 256 rows fit.
+        assert_eq!(transposed_a_panel_rows(1000, 65537), None);
+    }
+
+    #[test]
+    fn large_tn_and_tt_copy_a_transposed_first() {
+        // On the H100 (transposed_a's constants): a gain from n = 3000 (at 2048
+        // the measured gain and cost were within 1 % of each other), and for
+        // the wide C of gpu_sgemm_tn_and_tt_with_a_transposed_first.
+        for (m, n, k) in [(3000u64, 3000u64, 3000u64), (4096, 4096, 4096), (6144, 6144, 6144), (8192, 8192, 8192), (512, 8192, 1024)] {
+            for pair in [2, 3] {
+                assert!(decide_transposed_a(pair, m, n, k).is_some(), "pair {pair}, ({m}, {n}, {k})");
+            }
+        }
+        for n in [256u64, 512, 1024, 2048] {
+            for pair in [2, 3] {
+                assert_eq!(decide_transposed_a(pair, n, n, n), None, "pair {pair}, n = {n}");
+            }
+        }
+        // Not measured before Ampere: never there.
+        let mut volta = DeviceModel::h100_sxm();
+        volta.compute_capability = (7, 0);
+        let plan = tuner().plan(&TILE_KERNELS[2][4], &model(2), &Problem { m: 4096, n: 4096, k: 0 });
+        assert!(!transposed_a_pays(&volta, 2, (2, &plan), 4096, 4096, 4096, 4096, |_| (2, plan)));
+        // Split-K shapes keep their split: the panel would run unsplit.
+        for (m, n, k) in [(256u64, 256u64, 65536u64), (8192, 128, 8192), (127, 129, 1023)] {
+            assert_eq!(decide_transposed_a(2, m, n, k), None, "({m}, {n}, {k})");
+        }
+    }
+
     /// Prints the decisions for the benchmark's sizes, every transpose pair (`cargo test -- --nocapture decisions_table`).
     #[test]
     fn decisions_table() {
         for (m, n, k) in [(256u64, 256u64, 256u64), (512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (3000, 3000, 3000),
-            (4096, 4096, 4096), (8192, 8192, 8192), (4096, 4096, 256), (256, 256, 65536), (8192, 128, 8192), (127, 129, 1023)] {
+            (4096, 4096, 4096), (8192, 8192, 8192), (4096, 4096, 256), (512, 8192, 1024), (256, 256, 65536), (8192, 128, 8192), (127, 129, 1023)] {
             for (pair, name) in ["NN", "NT", "TN", "TT"].iter().enumerate() {
                 let (tile, split, blocks) = decide_pair(pair, m, n, k);
-                println!("{name} ({m}, {n}, {k}): {} split {split}, {blocks} blocks", TILES[tile].name);
+                let transposed = if pair >= 2 { decide_transposed_a(pair, m, n, k) } else { None };
+                println!("{name} ({m}, {n}, {k}): {} split {split}, {blocks} blocks, A^T copied: {transposed:?}", TILES[tile].name);
             }
         }
     }

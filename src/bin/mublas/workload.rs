@@ -336,13 +336,18 @@ impl Workload {
         let pool = Pool::new(h, a_len + b_len + c_len, random)?;
         let r = pool.rotation;
         let (b_offset, c_offset) = (a_len, a_len + b_len);
-        let vec = gemm::vec4_applies(ta, tb, m as i64, n as i64, k as i64, r.at(0, 0), lda as i64, r.at(0, b_offset), ldb as i64);
-        let (spec, plan) = gemm::plan_multiply(h, ta, tb, m as u64, n as u64, k as u64, vec, choice).map_err(|e| e.to_string())?;
+        let call = gemm::plan_call(h, ta, tb, m as u64, n as u64, k as u64, r.at(0, 0), lda as i64, r.at(0, b_offset), ldb as i64, choice)
+            .map_err(|e| e.to_string())?;
+        let (spec, plan) = (call.kernel, call.plan);
         let problem = gemm::tuner_problem(h, spec, m as u64, n as u64, k as u64).map_err(|e| e.to_string())?;
         let ops = ["N", "T"];
-        let label = if m == n && n == k { format!("{}{} {m}", ops[transa.min(1) as usize], ops[transb.min(1) as usize]) } else {
+        let mut label = if m == n && n == k { format!("{}{} {m}", ops[transa.min(1) as usize], ops[transb.min(1) as usize]) } else {
             format!("{}{} {m}x{n}x{k}", ops[transa.min(1) as usize], ops[transb.min(1) as usize])
         };
+        if let Some(rows) = call.transposed_a_panel_rows {
+            // The kernel is the NN or NT one, run on A^T copied in panels of `rows`.
+            label += &if rows >= m as u64 { " A^T".to_string() } else { format!(" A^T/{rows}") };
+        }
         let handle = handle as usize;
         let (alpha, beta) = (1.0f32, 0.0f32);
         let (mi, ni, ki, ldai, ldbi) = (m as i32, n as i32, k as i32, lda.max(1) as i32, ldb.max(1) as i32);
@@ -361,7 +366,7 @@ impl Workload {
                     mublasSgemm(handle as mublasHandle_t, transa, transb, mi, ni, ki, &alpha, r.at(i, 0) as *const f32, ldai,
                         r.at(i, b_offset) as *const f32, ldbi, &beta, r.at(i, c_offset) as *mut f32, ldci)
                 },
-                TileChoice::Tile(_) => {
+                TileChoice::Tile(_) | TileChoice::TransposedA { .. } => {
                     // SAFETY: a live handle from mublasCreate is a Handle (as MublasSession::handle).
                     let h = unsafe { &*(handle as *const Handle) };
                     let (alpha, beta) = (mublas::routines::Scalar::Host(alpha), mublas::routines::Scalar::Host(beta));
