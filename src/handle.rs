@@ -6,7 +6,7 @@ use crate::routines;
 use crate::status::{Error, Result};
 use cudarc::driver::sys::CUstream_st;
 use parking_lot::Mutex;
-use std::sync::atomic::{AtomicI32, AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Where alpha and beta live (cuBLAS's pointer mode, same numbers).
@@ -45,6 +45,15 @@ pub fn work_buffer_bytes(sm_count: u32) -> usize {
     (4usize << 20).max(sm_count as usize * (64 << 10))
 }
 
+/// The most work buffer a call may use: `MUBLAS_WORKSPACE_LIMIT_BYTES`, else no
+/// limit. A call that would need more gets ALLOC_FAILED from
+/// [`Handle::work_area`], as when the driver cannot grow the buffer; SGEMM
+/// and SGEMV then run without the work buffer (no A^T copy, no split), STRMV
+/// returns the status.
+pub fn work_limit_bytes() -> usize {
+    std::env::var("MUBLAS_WORKSPACE_LIMIT_BYTES").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(usize::MAX)
+}
+
 /// Arrival counters at the start of the work buffer, one per row tile (SGEMV-N)
 /// or column group (SGEMV-T) of a split launch: a launch with more tiles than
 /// this does not split.
@@ -77,6 +86,8 @@ pub struct Handle {
     stream_switch: Mutex<()>,
     pointer_mode: AtomicI32,
     work: Mutex<DeviceBuffer>,
+    /// See [`work_limit_bytes`].
+    work_limit: AtomicUsize,
 }
 
 impl Handle {
@@ -91,7 +102,8 @@ impl Handle {
     pub fn create_on(ordinal: i32) -> Result<Handle> {
         crate::logging::init();
         let device = DeviceState::open(ordinal, routines::ENTRY_POINTS)?;
-        let bytes = work_buffer_bytes(device.model().sm_count);
+        let work_limit = work_limit_bytes();
+        let bytes = work_buffer_bytes(device.model().sm_count).min(work_limit).max(SPLIT_COUNTER_BYTES as usize);
         let work = DeviceBuffer::new(device.context(), bytes)?;
         work.zero()?;
         log::debug!("handle on device {ordinal}: work buffer {bytes} bytes");
@@ -101,6 +113,7 @@ impl Handle {
             stream_switch: Mutex::new(()),
             pointer_mode: AtomicI32::new(PointerMode::Host as i32),
             work: Mutex::new(work),
+            work_limit: AtomicUsize::new(work_limit),
         })
     }
 
@@ -132,9 +145,14 @@ impl Handle {
 
     /// The work buffer, grown first to hold the counters and `scratch_bytes`
     /// after them. Growing frees the old buffer, which the driver does only
-    /// after work already queued has finished.
+    /// after work already queued has finished. ALLOC_FAILED when that is
+    /// more than the handle's limit or the driver has no memory for it.
     pub fn work_area(&self, scratch_bytes: u64) -> Result<WorkArea<'_>> {
         let bytes = (SPLIT_COUNTER_BYTES + scratch_bytes) as usize;
+        let limit = self.work_limit.load(Ordering::Relaxed);
+        if bytes > limit {
+            return Err(Error::AllocFailed(format!("work buffer: {bytes} bytes asked for, over the handle's limit of {limit}")));
+        }
         let mut work = self.work.lock();
         if work.bytes() < bytes {
             log::info!("growing the work buffer from {} to {bytes} bytes", work.bytes());
@@ -143,6 +161,11 @@ impl Handle {
             work.zero()?;
         }
         Ok(WorkArea(work))
+    }
+
+    /// Sets the most work buffer a call may use (see [`work_limit_bytes`]).
+    pub fn set_work_limit(&self, bytes: usize) {
+        self.work_limit.store(bytes, Ordering::Relaxed);
     }
 
     pub fn work_buffer_size(&self) -> usize {

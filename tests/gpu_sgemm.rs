@@ -97,6 +97,11 @@ fn reference(case: &Case, a: &[f32], b: &[f32], c: &[f32]) -> (Vec<f64>, Vec<f64
 /// and, when given, through cuBLAS; checks the result, the untouched storage
 /// and the guards. Returns mublas's C.
 fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCublas>, choice: Option<TileChoice>) -> Vec<f32> {
+    run_case_deciding(gpu, random, case, cublas, choice).0
+}
+
+/// [`run_case`], also returning what the routine did (with a `choice` only).
+fn run_case_deciding(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCublas>, choice: Option<TileChoice>) -> (Vec<f32>, Option<gemm::GemmDecision>) {
     let ctx = gpu.context();
     let (ar, ac) = case.a_shape();
     let (br, bc) = case.b_shape();
@@ -119,21 +124,22 @@ fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCub
     let mode = if case.device_scalars { MUBLAS_POINTER_MODE_DEVICE } else { MUBLAS_POINTER_MODE_HOST };
     let (m, n, k) = (case.m as i32, case.n as i32, case.k as i32);
     let (lda, ldb, ldc) = (case.lda() as i32, case.ldb() as i32, case.ldc() as i32);
-    match choice {
+    let decision = match choice {
         None => unsafe {
             assert_eq!(mublasSetPointerMode(gpu.handle, mode), MUBLAS_STATUS_SUCCESS);
             let status = mublasSgemm(gpu.handle, case.ta, case.tb, m, n, k, alpha_ptr, da.address() as *const f32, lda,
                 db.address() as *const f32, ldb, beta_ptr, dc.address() as *mut f32, ldc);
             assert_eq!(mublasSetPointerMode(gpu.handle, MUBLAS_POINTER_MODE_HOST), MUBLAS_STATUS_SUCCESS);
             assert_eq!(status, MUBLAS_STATUS_SUCCESS, "{what}");
+            None
         },
         Some(choice) => {
             let scalar = |value: f32, address: *const f32| if case.device_scalars { Scalar::Device(address as u64) } else { Scalar::Host(value) };
-            gemm::sgemm_with(gpu.inner(), case.ta, case.tb, m as i64, n as i64, k as i64, scalar(case.alpha, alpha_ptr), da.address(), lda as i64,
+            Some(gemm::sgemm_with(gpu.inner(), case.ta, case.tb, m as i64, n as i64, k as i64, scalar(case.alpha, alpha_ptr), da.address(), lda as i64,
                 db.address(), ldb as i64, scalar(case.beta, beta_ptr), dc.address(), ldc as i64, choice)
-                .unwrap_or_else(|e| panic!("{what}: {e}"));
+                .unwrap_or_else(|e| panic!("{what}: {e}")))
         }
-    }
+    };
     mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
     let got = dc.read().unwrap();
     assert!(da.guards_intact().unwrap() && db.guards_intact().unwrap() && dc.guards_intact().unwrap(), "{what}: guard zone overwritten");
@@ -171,7 +177,7 @@ fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCub
             assert!((*g as f64 - *t as f64).abs() <= bound, "{what}: element {index}: mublas {g}, {} {t}", cublas.soname);
         }
     }
-    got
+    (got, decision)
 }
 
 const PAIRS: [(i32, i32); 4] = [(0, 0), (0, 1), (1, 0), (1, 1)];
@@ -320,6 +326,34 @@ fn gpu_sgemm_tn_and_tt_with_a_transposed_first() {
         assert_eq!(taken.is_some(), measured_here, "({ta}, {tb}) {m}x{n}x{k}");
         run_case(&gpu, &mut random, &Case::new(ta, tb, m, n, k), cublas, None);
     }
+}
+
+/// With no work buffer beyond the split counters (the handle's limit, as when
+/// the driver cannot grow it), the A^T copy and split-K give way: the same
+/// product, directly and unsplit.
+#[test]
+fn gpu_sgemm_without_work_buffer_multiplies_directly_and_unsplit() {
+    let test = "gpu_sgemm_without_work_buffer_multiplies_directly_and_unsplit";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    gpu.inner().set_work_limit(mublas::handle::SPLIT_COUNTER_BYTES as usize);
+    for (ta, tb) in [(1, 0), (1, 1)] {
+        let case = Case::new(ta, tb, 300, 64, 700);
+        let (_, decision) = run_case_deciding(&gpu, &mut random, &case, None, Some(TileChoice::TransposedA { panel_rows: 128 }));
+        let decision = decision.unwrap();
+        assert_eq!(decision.transposed_a_panel_rows, None, "({ta}, {tb}): A^T copied past the limit");
+        assert!(decision.kernel.unwrap().name.contains(if tb == 0 { "_tn" } else { "_tt" }), "{:?}", decision.kernel.map(|k| k.name));
+    }
+    for &(ta, tb) in &PAIRS {
+        let (_, decision) = run_case_deciding(&gpu, &mut random, &Case::new(ta, tb, 64, 64, 16384), None, Some(TileChoice::Auto));
+        assert_eq!(decision.unwrap().plan.unwrap().geometry.grid.2, 1, "({ta}, {tb}): split past the limit");
+    }
+    // Without the limit, the same calls copy A^T and split k again.
+    gpu.inner().set_work_limit(usize::MAX);
+    let (_, decision) = run_case_deciding(&gpu, &mut random, &Case::new(1, 0, 300, 64, 700), None, Some(TileChoice::TransposedA { panel_rows: 128 }));
+    assert_eq!(decision.unwrap().transposed_a_panel_rows, Some(128));
+    let (_, decision) = run_case_deciding(&gpu, &mut random, &Case::new(0, 0, 64, 64, 16384), None, Some(TileChoice::Auto));
+    assert!(decision.unwrap().plan.unwrap().geometry.grid.2 > 1);
 }
 
 /// Every tile, vec and generic, every transpose pair, unsplit and split,

@@ -515,6 +515,24 @@ fn gpu_sgemv_split_after_strmv_and_split_k_sgemm_on_the_same_handle() {
 }
 
 #[test]
+fn gpu_sgemv_without_work_buffer_runs_unsplit() {
+    let test = "gpu_sgemv_without_work_buffer_runs_unsplit";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    // No scratch beyond the split counters (the handle's limit): the split shapes run unsplit.
+    gpu.inner().set_work_limit(mublas::handle::SPLIT_COUNTER_BYTES as usize);
+    for (trans, shape) in [(MUBLAS_OP_N, LaunchShape { tx: 32, ty: 4, split: 8 }), (MUBLAS_OP_T, LaunchShape { tx: 64, ty: 1, split: 4 })] {
+        let case = Case { trans, m: 5000, n: 3000, lda: 5001, a_offset: 1, incx: 1, incy: -1, alpha: 0.75, beta: 0.5, device_scalars: false };
+        let prepared = Prepared::new(&gpu, &mut random, case);
+        assert!(prepared.splits(shape) > 1);
+        for shape in [Some(shape), None] {
+            let got = prepared.run(&gpu, shape);
+            prepared.check(&format!("work buffer limited: {}", prepared.describe(shape)), &got);
+        }
+    }
+}
+
+#[test]
 fn gpu_sgemv_on_a_created_stream() {
     let test = "gpu_sgemv_on_a_created_stream";
     let Some(gpu) = gpu_or_skip(test) else { return };

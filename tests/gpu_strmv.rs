@@ -294,6 +294,29 @@ fn gpu_every_strmv_shape_is_correct() {
 }
 
 #[test]
+fn gpu_strmv_past_the_work_buffer_limit_is_alloc_failed() {
+    let test = "gpu_strmv_past_the_work_buffer_limit_is_alloc_failed";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    let ctx = gpu.context();
+    // STRMV needs its partial sums: with no scratch allowed it fails, touching nothing.
+    gpu.inner().set_work_limit(mublas::handle::SPLIT_COUNTER_BYTES as usize);
+    let n = 1000;
+    let (a, x) = (random.vector(n * n), random.vector(n));
+    let da = GuardedBuffer::from_slice(ctx, &a, 0).unwrap();
+    let dx = GuardedBuffer::from_slice(ctx, &x, 0).unwrap();
+    let status = unsafe { mublasStrmv(gpu.handle, 0, 0, 0, n as i32, da.address() as *const f32, n as i32, dx.address() as *mut f32, 1) };
+    assert_eq!(status, MUBLAS_STATUS_ALLOC_FAILED);
+    mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
+    assert_eq!(dx.read().unwrap(), x);
+    assert!(dx.guards_intact().unwrap());
+    // The limit lifted, the same call succeeds.
+    gpu.inner().set_work_limit(usize::MAX);
+    let status = unsafe { mublasStrmv(gpu.handle, 0, 0, 0, n as i32, da.address() as *const f32, n as i32, dx.address() as *mut f32, 1) };
+    assert_eq!(status, MUBLAS_STATUS_SUCCESS);
+}
+
+#[test]
 fn gpu_strmv_bad_arguments_touch_nothing() {
     let Some(gpu) = gpu_or_skip("gpu_strmv_bad_arguments_touch_nothing") else { return };
     let mut random = random("gpu_strmv_bad_arguments_touch_nothing");

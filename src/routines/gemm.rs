@@ -715,12 +715,21 @@ pub fn sgemm_with(
         return Ok(decision);
     }
 
-    let MultiplyPlan { kernel: spec, plan, transposed_a_panel_rows } = plan_call(handle, ta, tb, um, un, uk, a, lda, b, ldb, choice)?;
-    (decision.kernel, decision.plan, decision.transposed_a_panel_rows) = (Some(spec), Some(plan), transposed_a_panel_rows);
+    let MultiplyPlan { kernel: mut spec, mut plan, transposed_a_panel_rows } = plan_call(handle, ta, tb, um, un, uk, a, lda, b, ldb, choice)?;
     let (alpha_value, alpha_address) = alpha.kernel_args();
     let scalars = [alpha_value, alpha_address, beta_value, beta_address];
-    if let Some(panel_rows) = transposed_a_panel_rows {
-        let work = handle.work_area(transposed_a_ld(panel_rows) * uk * 4)?;
+    // Without the work buffer for A^T (its limit, or no memory to grow it), the direct plan.
+    let copy_area = match transposed_a_panel_rows.map(|rows| handle.work_area(transposed_a_ld(rows) * uk * 4)) {
+        Some(Err(Error::AllocFailed(why))) => {
+            log::info!("SGEMM: multiplying without copying A^T ({why})");
+            (spec, plan) = plan_multiply(handle, ta, tb, um, un, uk, vec4_applies(ta, tb, m, n, k, a, lda, b, ldb), TileChoice::Auto)?;
+            None
+        }
+        other => other.transpose()?,
+    };
+    (decision.kernel, decision.plan) = (Some(spec), Some(plan));
+    if let (Some(work), Some(panel_rows)) = (copy_area, transposed_a_panel_rows) {
+        decision.transposed_a_panel_rows = Some(panel_rows);
         let transpose = device.kernel(TRANSPOSE_A.name)?;
         for (first, rows) in panels(um, panel_rows) {
             let (panel_spec, panel_plan) = panel_multiply(handle, tb, rows, un, uk, work.scratch(), b, ldb)?;
@@ -752,7 +761,18 @@ pub fn sgemm_with(
     let kernel = device.kernel(spec.name)?;
     let ldp = partial_ld(um);
     let split_stride = ldp * un;
-    let work = handle.work_area(split_stride * splits as u64 * 4)?;
+    let work = match handle.work_area(split_stride * splits as u64 * 4) {
+        Ok(work) => work,
+        Err(Error::AllocFailed(why)) => {
+            log::info!("SGEMM: not splitting k ({why})");
+            // The plan's own block, one split (a split forced for the kernel included).
+            let shape = LaunchShape { split: 1, ..plan.shape };
+            let unsplit = LaunchPlan::of_shape(device.model(), &kernel.model, spec, &Problem { m: um, n: un, k: 0 }, shape);
+            decision.plan = Some(unsplit);
+            return launch_unsplit(handle, spec, &unsplit, (um, un, uk), scalars, &operands).map(|_| decision);
+        }
+        Err(e) => return Err(e),
+    };
     let reduce = device.kernel(SPLITK_REDUCE.name)?;
     let reduce_plan = device.tuner.plan(&SPLITK_REDUCE, &reduce.model, &Problem { m: um, n: un, k: 0 });
     // SAFETY: as in launch_unsplit; the work buffer holds splits × split_stride

@@ -480,15 +480,29 @@ fn launch(handle: &Handle, spec: &'static KernelSpec, call: &Call, shape: Launch
     let device = &handle.device;
     let kernel = device.kernel(spec.name)?;
     let problem = problem(call.m, call.n);
+    let layout = Layout::of(call.op, call.m);
+    let (_, splits) = reduction_split(layout, &problem, &shape);
+    // Held until the launch is queued: calls on this handle from other threads
+    // wait, so that two launches never share the counters at once. Without
+    // the work buffer (its limit, or no memory to grow it) the launch is unsplit.
+    let (work, shape) = match splits > 1 {
+        true => match handle.work_area(work_bytes(call.op, call.m, call.n, splits)) {
+            Ok(work) => (Some(work), shape),
+            Err(Error::AllocFailed(why)) => {
+                log::info!("SGEMV: not splitting ({why})");
+                (None, LaunchShape { split: 1, ..shape })
+            }
+            Err(e) => return Err(e),
+        },
+        false => (None, shape),
+    };
     let geometry = (spec.geometry)(&problem, &shape);
-    let (per_split, splits) = reduction_split(Layout::of(call.op, call.m), &problem, &shape);
+    let (per_split, splits) = reduction_split(layout, &problem, &shape);
     debug_assert_eq!(splits, geometry.grid.1);
+    debug_assert!(splits == 1 || work.is_some());
     let (alpha_value, alpha_address) = call.alpha.kernel_args();
     let (beta_value, beta_address) = call.beta.kernel_args();
     let _bound = ContextGuard::bind(device.context())?;
-    // Held until the launch is queued: calls on this handle from other threads
-    // wait, so that two launches never share the counters at once.
-    let work = if splits > 1 { Some(handle.work_area(work_bytes(call.op, call.m, call.n, splits))?) } else { None };
     let (counters, partials) = work.as_ref().map_or((0, 0), |work| (work.counters(), work.scratch()));
     // SAFETY: the argument list matches GEMV_PARAMS in kernels/gemv.cu; A spans
     // lda·(n-1) + m floats and x, y their lengths with their increments, which
