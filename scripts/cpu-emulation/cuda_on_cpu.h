@@ -104,11 +104,13 @@ namespace emu {
 // Copies issued but never waited for when a thread ended (wasted reads).
 inline std::atomic<long> unwaited_copies{0};
 
-// Runs `body` (a kernel call) on every block of `grid`, `threads` threads each.
+// Runs `body` (a kernel call) on every block of `grid`, `block` threads each
+// (x fastest in threadIdx, as on the GPU).
 template <class F>
-void launch(uint3 grid, unsigned threads, F &&body) {
+void launch(uint3 grid, uint3 block, F &&body) {
+    const unsigned threads = block.x * block.y * block.z;
     gridDim = grid;
-    blockDim = {threads, 1, 1};
+    blockDim = block;
     for (unsigned z = 0; z < grid.z; ++z) {
         for (unsigned y = 0; y < grid.y; ++y) {
             for (unsigned x = 0; x < grid.x; ++x) {
@@ -119,7 +121,7 @@ void launch(uint3 grid, unsigned threads, F &&body) {
                 pool.reserve(threads);
                 for (unsigned t = 0; t < threads; ++t) {
                     pool.emplace_back([&, t] {
-                        threadIdx = {t, 0, 0};
+                        threadIdx = {t % block.x, t / block.x % block.y, t / (block.x * block.y)};
                         copies = ThreadCopies{};
                         body();
                         long left = static_cast<long>(copies.open.size());
@@ -131,5 +133,11 @@ void launch(uint3 grid, unsigned threads, F &&body) {
             }
         }
     }
+}
+
+// One-dimensional blocks of `threads`.
+template <class F>
+void launch(uint3 grid, unsigned threads, F &&body) {
+    launch(grid, uint3{threads, 1, 1}, std::forward<F>(body));
 }
 }  // namespace emu

@@ -1,10 +1,11 @@
 // Runs every SGEMM tile kernel of kernels/gemm.cu on the CPU (cuda_on_cpu.h)
 // against a float64 reference, over transposes, edges, alignments, scalars
-// and split-K with the host's reduction: the kernels' logic checked without
-// a GPU. Build and run with scripts/cpu-emulation/gemm-check.sh.
+// and split-K with the host's reduction, and the A^T copy against A: the
+// kernels' logic checked without a GPU. Build and run with scripts/cpu-emulation/gemm-check.sh.
 #include "cuda_on_cpu.h"
 #include "../../kernels/gemm.cu"
 
+#include <array>
 #include <cinttypes>
 #include <cstdio>
 #include <random>
@@ -138,6 +139,30 @@ static int run_case(const KernelInfo &kinfo, const Case &c) {
     return failures;
 }
 
+// gemm_transpose_a_f32 (routines/gemm.rs, "Transposed A"): At must be A^T
+// exactly, with nothing written past its rows or k; device alpha = 0 writes
+// nothing. The grid is the host's transpose_geometry.
+static int check_transpose(i64 k, i64 rows, i64 lda, i64 ldt, unsigned ty, bool alpha_zero) {
+    std::vector<float> a(lda * rows + k);
+    for (auto &x : a) x = random_value();
+    const i64 guard = 64;
+    std::vector<float> at(ldt * k + 2 * guard, NAN);
+    float *At = at.data() + guard;
+    const float alpha = alpha_zero ? 0.0f : 1.0f;
+    const uint3 grid{static_cast<unsigned>((k + 31) / 32), static_cast<unsigned>((rows + 31) / 32), 1};
+    emu::launch(grid, uint3{32, ty, 1}, [&] { gemm_transpose_a_f32(k, rows, 0.0f, &alpha, a.data(), lda, At, ldt); });
+    int failures = 0;
+    for (i64 i = 0; i < static_cast<i64>(at.size()); ++i) {
+        const i64 j = i - guard, kk = j / ldt, r = j % ldt;
+        const bool inside = j >= 0 && kk < k && r < rows && !alpha_zero;
+        const bool ok = inside ? at[i] == a[r * lda + kk] : std::isnan(at[i]);
+        if (!ok && failures++ < 3)
+            std::printf("FAIL gemm_transpose_a_f32 k=%lld rows=%lld lda=%lld ldt=%lld ty=%u alpha0=%d at float %lld\n", k, rows, lda, ldt, ty,
+                        alpha_zero, j);
+    }
+    return failures;
+}
+
 int main(int argc, char **argv) {
     const char *only = argc > 1 ? argv[1] : "";
     const char *mode = std::getenv("EMU_COPY_MODE");
@@ -171,6 +196,17 @@ int main(int argc, char **argv) {
             ++cases;
             failed += run_case(kinfo, c) ? 1 : 0;
         }
+    }
+    if (std::strstr("gemm_transpose_a_f32", only)) {
+        // Edges on both sides, padded leading dimensions, block heights that do and do not divide 32.
+        for (auto [k, rows, lda, ldt] : {std::array<i64, 4>{1, 1, 1, 4}, {33, 70, 35, 72}, {64, 64, 64, 64}, {100, 31, 101, 32}, {7, 129, 9, 132}}) {
+            for (unsigned ty : {4u, 11u, 32u}) {
+                ++cases;
+                failed += check_transpose(k, rows, lda, ldt, ty, false) ? 1 : 0;
+            }
+        }
+        ++cases;
+        failed += check_transpose(33, 70, 35, 72, 8, true) ? 1 : 0;
     }
     std::printf("%d cases, %d failed, %ld copies never waited for (%s copies)\n", cases, failed, emu::unwaited_copies.load(),
                 emu::copy_mode == emu::CopyMode::Eager ? "eager" : "deferred");
