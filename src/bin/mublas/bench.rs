@@ -11,7 +11,8 @@ use mublas::harness::{EventTimer, Random};
 use mublas::real_cublas::RealCublas;
 use std::fmt::Write as _;
 
-pub const ROUTINES: &[&str] = &["saxpy", "sgemv", "strmv", "sgemm", "sgemm-tiles", "sgemv-sawtooth", "sgemv-shapes", "floor", "decisions", "overhead"];
+pub const ROUTINES: &[&str] =
+    &["saxpy", "sgemv", "strmv", "sgemm", "sgemm-tiles", "sgemm-transposed", "sgemv-sawtooth", "sgemv-shapes", "floor", "decisions", "overhead"];
 
 struct Options {
     routines: Vec<String>,
@@ -154,13 +155,17 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if options.routines.iter().any(|r| r == "sgemm-tiles") {
         sgemm_tiles(h, handle, cublas, &timer, &mut random, options.quick, options.reps)?;
     }
+    if options.routines.iter().any(|r| r == "sgemm-transposed") {
+        sgemm_transposed(h, handle, cublas, &timer, &mut random, options.quick, options.reps)?;
+    }
     if options.routines.iter().any(|r| r == "sgemv-shapes") {
         sgemv_shapes(h, handle, &timer, &mut random, options.quick)?;
     }
     if options.routines.iter().any(|r| r == "floor") {
         crate::floor::run(h, handle, cublas, &timer, &mut random, options.quick, options.reps)?;
     }
-    for routine in options.routines.iter().filter(|r| !["decisions", "overhead", "sgemm-tiles", "sgemv-shapes", "floor"].contains(&r.as_str())) {
+    let own_tables = ["decisions", "overhead", "sgemm-tiles", "sgemm-transposed", "sgemv-shapes", "floor"];
+    for routine in options.routines.iter().filter(|r| !own_tables.contains(&r.as_str())) {
         for make in workloads(h, handle, routine, options.quick)? {
             let workload = make(&mut random)?;
             let (mublas_us, cublas_us) = match cublas {
@@ -345,6 +350,66 @@ fn sgemm_tiles(
                 let _ = write!(line, " | split {split}: {us:.1} ({}) [{applied}]", ratio(us));
             }
             println!("{:<22} {name} forced{line}", "");
+        }
+    }
+    Ok(())
+}
+
+/// `mublas bench sgemm-transposed`: TN and TT each way in one run, to fit
+/// `routines::gemm::transposed_a`'s constants: as called (the rule's choice,
+/// against cuBLAS), directly on the rule's tile, with A^T copied first (forced,
+/// the rule's panels), and NN or NT, the same multiply without the copy. The
+/// copy's cost is A^T's time over NN's or NT's; the direct kernels' loss,
+/// their time over NN's or NT's (`transposed_a::SPEEDUP`).
+fn sgemm_transposed(
+    h: &mublas::Handle,
+    handle: mublasHandle_t,
+    cublas: Option<&RealCublas>,
+    timer: &EventTimer,
+    random: &mut Random,
+    quick: bool,
+    reps: usize,
+) -> Result<(), String> {
+    use mublas::routines::gemm::{self, TileChoice, Transpose};
+    let shapes: &[(usize, usize, usize)] = if quick {
+        &[(2048, 2048, 2048), (4096, 4096, 4096)]
+    } else {
+        &[(2048, 2048, 2048), (3000, 3000, 3000), (4096, 4096, 4096), (6144, 6144, 6144), (8192, 8192, 8192), (4096, 4096, 256), (512, 8192, 1024)]
+    };
+    println!("sgemm-transposed: µs (cuBLAS time / this time); copy = A^T − untransposed, as bytes of A read and written per µs");
+    for &(m, n, k) in shapes {
+        for tb in [0, 1] {
+            let transb = if tb == 0 { Transpose::No } else { Transpose::Yes };
+            let auto = Workload::sgemm(h, handle, 1, tb, m, n, k, random)?;
+            let (auto_us, cublas_us) = match cublas {
+                Some(c) => auto.time_alternating(c, timer, WARMUPS, reps)?,
+                None => (auto.time_mublas(timer, WARMUPS, reps)?, None),
+            };
+            let label = auto.label.clone();
+            drop(auto);
+            let ratio = |us: f64| cublas_us.map(|c| format!("{:.2}", c / us)).unwrap_or_else(|| "-".into());
+            // The workloads' matrices are 256-byte aligned with leading dimensions equal to their rows.
+            let vec = m % 4 == 0 && n % 4 == 0 && k % 4 == 0;
+            let (direct_spec, _) = gemm::plan_multiply(h, Transpose::Yes, transb, m as u64, n as u64, k as u64, vec, TileChoice::Auto).map_err(|e| e.to_string())?;
+            let timed = |choice: TileChoice, ta: i32, random: &mut Random| -> Result<f64, String> {
+                Workload::sgemm_with(h, handle, ta, tb, m, n, k, choice, random)?.time_mublas(timer, WARMUPS, reps)
+            };
+            let direct_us = timed(TileChoice::Tile(gemm::tile_of(direct_spec)), 1, random)?;
+            let untransposed_us = timed(TileChoice::Auto, 0, random)?;
+            let mut line = format!(
+                "{label:<22} cuBLAS {:>9} | as called {auto_us:>9.1} ({}) | direct {direct_us:>9.1} ({}) | {} {untransposed_us:>9.1}, direct/that {:.3}",
+                cublas_us.map(|c| format!("{c:.1}")).unwrap_or_else(|| "-".into()),
+                ratio(auto_us),
+                ratio(direct_us),
+                if tb == 0 { "NN" } else { "NT" },
+                direct_us / untransposed_us
+            );
+            if let Some(panel_rows) = gemm::transposed_a_panel_rows(m as u64, k as u64) {
+                let copied_us = timed(TileChoice::TransposedA { panel_rows }, 1, random)?;
+                let copy_us = copied_us - untransposed_us;
+                let _ = write!(line, " | A^T/{panel_rows} {copied_us:.1} ({}), copy {copy_us:.1} µs, {:.2e} B/µs", ratio(copied_us), 8.0 * m as f64 * k as f64 / copy_us);
+            }
+            println!("{line}");
         }
     }
     Ok(())
