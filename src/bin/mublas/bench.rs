@@ -149,14 +149,15 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let timer = EventTimer::new(h.device.context(), h.stream()).map_err(|e| e.to_string())?;
     let mut random = Random::new(2026);
     let mut rows = Vec::new();
+    let table = TableRun { h, handle, cublas, timer: &timer, quick: options.quick, reps: options.reps };
     if options.routines.iter().any(|r| r == "overhead") {
         crate::overhead::run(h, handle, cublas)?;
     }
     if options.routines.iter().any(|r| r == "sgemm-tiles") {
-        sgemm_tiles(h, handle, cublas, &timer, &mut random, options.quick, options.reps)?;
+        sgemm_tiles(&table, &mut random)?;
     }
     if options.routines.iter().any(|r| r == "sgemm-transposed") {
-        sgemm_transposed(h, handle, cublas, &timer, &mut random, options.quick, options.reps)?;
+        sgemm_transposed(&table, &mut random)?;
     }
     if options.routines.iter().any(|r| r == "sgemv-shapes") {
         sgemv_shapes(h, handle, &timer, &mut random, options.quick)?;
@@ -168,10 +169,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     for routine in options.routines.iter().filter(|r| !own_tables.contains(&r.as_str())) {
         for make in workloads(h, handle, routine, options.quick)? {
             let workload = make(&mut random)?;
-            let (mublas_us, cublas_us) = match cublas {
-                Some(c) => workload.time_alternating(c, &timer, WARMUPS, options.reps)?,
-                None => (workload.time_mublas(&timer, WARMUPS, options.reps)?, None),
-            };
+            let (mublas_us, cublas_us) = table.time(&workload)?;
             let plan = workload.plan(h)?;
             rows.push(Row {
                 bench: routine.clone(),
@@ -253,19 +251,34 @@ fn sgemv_shapes(h: &mublas::Handle, handle: mublasHandle_t, timer: &EventTimer, 
     Ok(())
 }
 
+/// What the benchmark's tables share: the session, cuBLAS if there is one, the
+/// timer and the method's settings.
+#[derive(Clone, Copy)]
+struct TableRun<'a> {
+    h: &'a mublas::Handle,
+    handle: mublasHandle_t,
+    cublas: Option<&'a RealCublas>,
+    timer: &'a EventTimer,
+    quick: bool,
+    reps: usize,
+}
+
+impl TableRun<'_> {
+    /// mublas's median µs and, when there is cuBLAS, cuBLAS's, their calls alternating.
+    fn time(&self, workload: &Workload) -> Result<(f64, Option<f64>), String> {
+        match self.cublas {
+            Some(c) => workload.time_alternating(c, self.timer, WARMUPS, self.reps),
+            None => Ok((workload.time_mublas(self.timer, WARMUPS, self.reps)?, None)),
+        }
+    }
+}
+
 /// `mublas bench sgemm-tiles`: every SGEMM tile forced on each shape (with the
 /// split the tuner gives it, and on some shapes forced splits too) beside
 /// cuBLAS and the automatic choice, to see which tile each shape wants. Times
 /// in µs, then cuBLAS time / this time (above 1: faster than cuBLAS).
-fn sgemm_tiles(
-    h: &mublas::Handle,
-    handle: mublasHandle_t,
-    cublas: Option<&RealCublas>,
-    timer: &EventTimer,
-    random: &mut Random,
-    quick: bool,
-    reps: usize,
-) -> Result<(), String> {
+fn sgemm_tiles(table: &TableRun, random: &mut Random) -> Result<(), String> {
+    let TableRun { h, handle, timer, quick, reps, .. } = *table;
     use mublas::routines::gemm::{self, TileChoice, TILES};
     use mublas::tuner::LaunchShape;
     let squares: &[usize] = if quick { &[1024, 4096] } else { &[256, 512, 1024, 2048, 3000, 4096, 8192] };
@@ -304,10 +317,7 @@ fn sgemm_tiles(
     println!("sgemm-tiles: µs (cuBLAS time / this time) per tile, the tuner's split unless forced");
     for (ta, tb, m, n, k) in shapes {
         let auto = Workload::sgemm(h, handle, ta, tb, m, n, k, random)?;
-        let (auto_us, cublas_us) = match cublas {
-            Some(c) => auto.time_alternating(c, timer, WARMUPS, reps)?,
-            None => (auto.time_mublas(timer, WARMUPS, reps)?, None),
-        };
+        let (auto_us, cublas_us) = table.time(&auto)?;
         let ratio = |us: f64| cublas_us.map(|c| format!("{:.2}", c / us)).unwrap_or_else(|| "-".into());
         println!(
             "{:<22} cuBLAS {:>9} | auto {:>9.1} ({}) {:.1} TFLOP/s [{}]",
@@ -361,15 +371,8 @@ fn sgemm_tiles(
 /// the rule's panels), and NN or NT, the same multiply without the copy. The
 /// copy's cost is A^T's time over NN's or NT's; the direct kernels' loss,
 /// their time over NN's or NT's (`transposed_a::SPEEDUP`).
-fn sgemm_transposed(
-    h: &mublas::Handle,
-    handle: mublasHandle_t,
-    cublas: Option<&RealCublas>,
-    timer: &EventTimer,
-    random: &mut Random,
-    quick: bool,
-    reps: usize,
-) -> Result<(), String> {
+fn sgemm_transposed(table: &TableRun, random: &mut Random) -> Result<(), String> {
+    let TableRun { h, handle, timer, quick, reps, .. } = *table;
     use mublas::routines::gemm::{self, TileChoice, Transpose};
     let shapes: &[(usize, usize, usize)] = if quick {
         &[(2048, 2048, 2048), (4096, 4096, 4096)]
@@ -381,10 +384,7 @@ fn sgemm_transposed(
         for tb in [0, 1] {
             let transb = if tb == 0 { Transpose::No } else { Transpose::Yes };
             let auto = Workload::sgemm(h, handle, 1, tb, m, n, k, random)?;
-            let (auto_us, cublas_us) = match cublas {
-                Some(c) => auto.time_alternating(c, timer, WARMUPS, reps)?,
-                None => (auto.time_mublas(timer, WARMUPS, reps)?, None),
-            };
+            let (auto_us, cublas_us) = table.time(&auto)?;
             let label = auto.label.clone();
             drop(auto);
             let ratio = |us: f64| cublas_us.map(|c| format!("{:.2}", c / us)).unwrap_or_else(|| "-".into());
