@@ -161,8 +161,12 @@ int main(void) {
     printf("served by mublas: %lld calls (saxpy), %lld (sgemv), %lld (strmv), %lld (sgemm)\n", served, served_gemv, served_trmv, served_gemm);
     int all_served = served >= 3 && served_gemv >= 2 && served_trmv >= 1 && served_gemm >= 1;
     int none_served = served <= 0 && served_gemv <= 0 && served_trmv <= 0 && served_gemm <= 0;
+    /* 2: no work buffer beyond the split counters (MUBLAS_WORKSPACE_LIMIT_BYTES): STRMV,
+       which cannot run without one, goes to the real cuBLAS; the others run unsplit. */
+    int served_but_strmv = served >= 3 && served_gemv >= 2 && served_trmv == 0 && served_gemm >= 1;
     const char *expect = getenv("EXPECT_MUBLAS");
     if (expect && atoi(expect) == 1 && !all_served) { printf("FAIL: mublas did not serve every call\n"); failed = 1; }
+    if (expect && atoi(expect) == 2 && !served_but_strmv) { printf("FAIL: expected every call but STRMV served\n"); failed = 1; }
     if (expect && atoi(expect) == 0 && !none_served) { printf("FAIL: mublas served calls it should have forwarded\n"); failed = 1; }
     printf("%s\n", failed ? "FAIL" : "PASS");
     return failed;

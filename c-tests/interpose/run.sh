@@ -14,6 +14,7 @@ failed=0
 echo "--- plain cuBLAS";                 EXPECT_MUBLAS=0 "$app" || failed=1
 echo "--- LD_PRELOAD=libmublas.so";      EXPECT_MUBLAS=1 MUBLAS_LOG=info LD_PRELOAD="$lib" "$app" || failed=1
 echo "--- LD_PRELOAD, MUBLAS_INTERPOSE=0"; EXPECT_MUBLAS=0 MUBLAS_INTERPOSE=0 LD_PRELOAD="$lib" "$app" || failed=1
+echo "--- LD_PRELOAD, no work buffer past the split counters"; EXPECT_MUBLAS=2 MUBLAS_WORKSPACE_LIMIT_BYTES=65536 MUBLAS_LOG=info LD_PRELOAD="$lib" "$app" || failed=1
 if python3 -c 'import torch, cupy' 2>/dev/null; then
   echo "--- PyTorch and CuPy under the preload"
   MUBLAS_LOG=info LD_PRELOAD="$lib" python3 "$here/frameworks.py" || failed=1

@@ -76,7 +76,9 @@ pub(crate) enum Route<'a> {
 /// Carries out one interposed call of entry point `name`: `serve` runs it with
 /// mublas on our own handle or a foreign handle's shadow, `forward` hands it to
 /// the real cuBLAS. For a foreign handle, `declines` may give a reason to
-/// forward a call mublas could run (a math mode that allows TF32, say).
+/// forward a call mublas could run (a math mode that allows TF32, say), and a
+/// call mublas cannot get its work buffer for (ALLOC_FAILED, which mublas
+/// returns before launching anything) goes to the real cuBLAS as well.
 pub(crate) fn dispatch(
     handle: CublasHandle,
     name: &str,
@@ -94,10 +96,16 @@ pub(crate) fn dispatch(
                 note_forwarded(entry, why);
                 forward(real)
             }
-            None => {
-                note_served(entry);
-                serve(&h)
-            }
+            None => match serve(&h) {
+                status if status == Status::AllocFailed as mublasStatus_t => {
+                    note_forwarded(entry, "mublas could not have the work buffer it needs");
+                    forward(real)
+                }
+                status => {
+                    note_served(entry);
+                    status
+                }
+            },
         },
     }
 }
