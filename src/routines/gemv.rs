@@ -485,16 +485,17 @@ fn launch(handle: &Handle, spec: &'static KernelSpec, call: &Call, shape: Launch
     // Held until the launch is queued: calls on this handle from other threads
     // wait, so that two launches never share the counters at once. Without
     // the work buffer (its limit, or no memory to grow it) the launch is unsplit.
-    let (work, shape) = match splits > 1 {
-        true => match handle.work_area(work_bytes(call.op, call.m, call.n, splits)) {
+    let (work, shape) = if splits <= 1 {
+        (None, shape)
+    } else {
+        match handle.work_area(work_bytes(call.op, call.m, call.n, splits)) {
             Ok(work) => (Some(work), shape),
             Err(Error::AllocFailed(why)) => {
                 log::info!("SGEMV: not splitting ({why})");
                 (None, LaunchShape { split: 1, ..shape })
             }
             Err(e) => return Err(e),
-        },
-        false => (None, shape),
+        }
     };
     let geometry = (spec.geometry)(&problem, &shape);
     let (per_split, splits) = reduction_split(layout, &problem, &shape);
