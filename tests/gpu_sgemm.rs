@@ -453,7 +453,7 @@ fn gpu_gemm_occupancy_model_matches_the_driver() {
     let Some(gpu) = gpu_or_skip("gpu_gemm_occupancy_model_matches_the_driver") else { return };
     let device = &gpu.inner().device;
     let _bound = mublas::launch::context::ContextGuard::bind(device.context()).unwrap();
-    let specs = TILE_KERNELS.iter().flatten().chain([&gemm::SCALE, &gemm::SPLITK_REDUCE]);
+    let specs = TILE_KERNELS.iter().flatten().chain([&gemm::SCALE, &gemm::SPLITK_REDUCE, &gemm::TRANSPOSE_A]);
     for spec in specs {
         let kernel = device.kernel(spec.name).unwrap();
         say(&format!("{}: {} registers, {} B static shared", spec.name, kernel.model.registers_per_thread, kernel.model.static_shared_bytes));
