@@ -519,16 +519,23 @@ fn gpu_sgemv_without_work_buffer_runs_unsplit() {
     let test = "gpu_sgemv_without_work_buffer_runs_unsplit";
     let Some(gpu) = gpu_or_skip(test) else { return };
     let mut random = random(test);
-    // No scratch beyond the split counters (the handle's limit): the split shapes run unsplit.
-    gpu.inner().set_work_limit(mublas::handle::SPLIT_COUNTER_BYTES as usize);
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     for (trans, shape) in [(MUBLAS_OP_N, LaunchShape { tx: 32, ty: 4, split: 8 }), (MUBLAS_OP_T, LaunchShape { tx: 64, ty: 1, split: 4 })] {
         let case = Case { trans, m: 5000, n: 3000, lda: 5001, a_offset: 1, incx: 1, incy: -1, alpha: 0.75, beta: 0.5, device_scalars: false };
         let prepared = Prepared::new(&gpu, &mut random, case);
         assert!(prepared.splits(shape) > 1);
-        for shape in [Some(shape), None] {
-            let got = prepared.run(&gpu, shape);
-            prepared.check(&format!("work buffer limited: {}", prepared.describe(shape)), &got);
-        }
+        // No scratch beyond the split counters (the handle's limit): the split shape runs unsplit,
+        // which gives the unsplit shape's bits (each is a fixed-order sum), not the split's.
+        gpu.inner().set_work_limit(mublas::handle::SPLIT_COUNTER_BYTES as usize);
+        let limited = prepared.run(&gpu, Some(shape));
+        prepared.check(&format!("work buffer limited: {}", prepared.describe(Some(shape))), &limited);
+        let chosen = prepared.run(&gpu, None);
+        prepared.check(&format!("work buffer limited: {}", prepared.describe(None)), &chosen);
+        gpu.inner().set_work_limit(usize::MAX);
+        let unsplit = prepared.run(&gpu, Some(LaunchShape { split: 1, ..shape }));
+        let split = prepared.run(&gpu, Some(shape));
+        assert_eq!(bits(&limited), bits(&unsplit), "{}: limited, not the unsplit shape's bits", prepared.describe(Some(shape)));
+        assert_ne!(bits(&split), bits(&unsplit), "{}: the split should sum in another order", prepared.describe(Some(shape)));
     }
 }
 
