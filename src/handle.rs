@@ -40,7 +40,7 @@ impl PointerMode {
 /// need more grow it (`Handle::work_area`). `MUBLAS_WORKSPACE_BYTES` overrides.
 pub fn work_buffer_bytes(sm_count: u32) -> usize {
     if let Some(bytes) = std::env::var("MUBLAS_WORKSPACE_BYTES").ok().and_then(|v| v.parse::<usize>().ok()) {
-        return bytes.max(SPLIT_COUNTER_BYTES as usize);
+        return bytes;
     }
     (4usize << 20).max(sm_count as usize * (64 << 10))
 }

@@ -591,8 +591,13 @@ fn panel_multiply(handle: &Handle, tb: Transpose, rows: u64, n: u64, k: u64, scr
     if plan.geometry.grid.2 <= 1 {
         return Ok((spec, plan));
     }
+    Ok((spec, unsplit(handle, spec, &plan, rows, n)?))
+}
+
+/// `plan` with its block and one split (a split forced for the kernel included).
+fn unsplit(handle: &Handle, spec: &KernelSpec, plan: &LaunchPlan, m: u64, n: u64) -> Result<LaunchPlan> {
     let kernel = handle.device.kernel(spec.name)?;
-    Ok((spec, handle.device.tuner.plan(spec, &kernel.model, &Problem { m: rows, n, k: 0 })))
+    Ok(LaunchPlan::of_shape(handle.device.model(), &kernel.model, spec, &Problem { m, n, k: 0 }, LaunchShape { split: 1, ..plan.shape }))
 }
 
 /// What a multiply runs: a tile kernel and its plan, after A^T is copied
@@ -765,9 +770,7 @@ pub fn sgemm_with(
         Ok(work) => work,
         Err(Error::AllocFailed(why)) => {
             log::info!("SGEMM: not splitting k ({why})");
-            // The plan's own block, one split (a split forced for the kernel included).
-            let shape = LaunchShape { split: 1, ..plan.shape };
-            let unsplit = LaunchPlan::of_shape(device.model(), &kernel.model, spec, &Problem { m: um, n: un, k: 0 }, shape);
+            let unsplit = unsplit(handle, spec, &plan, um, un)?;
             decision.plan = Some(unsplit);
             return launch_unsplit(handle, spec, &unsplit, (um, un, uk), scalars, &operands).map(|_| decision);
         }

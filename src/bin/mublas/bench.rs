@@ -388,8 +388,9 @@ fn sgemm_transposed(table: &TableRun, random: &mut Random) -> Result<(), String>
             let label = auto.label.clone();
             drop(auto);
             let ratio = |us: f64| cublas_us.map(|c| format!("{:.2}", c / us)).unwrap_or_else(|| "-".into());
-            // The workloads' matrices are 256-byte aligned with leading dimensions equal to their rows.
-            let vec = m % 4 == 0 && n % 4 == 0 && k % 4 == 0;
+            // The workloads' matrices are 256-byte aligned with leading dimensions equal to their rows (A^T: k).
+            let ldb = if tb == 0 { k } else { n } as i64;
+            let vec = gemm::vec4_applies(Transpose::Yes, transb, m as i64, n as i64, k as i64, 256, k as i64, 256, ldb);
             let (direct_spec, _) = gemm::plan_multiply(h, Transpose::Yes, transb, m as u64, n as u64, k as u64, vec, TileChoice::Auto).map_err(|e| e.to_string())?;
             let timed = |choice: TileChoice, ta: i32, random: &mut Random| -> Result<f64, String> {
                 Workload::sgemm_with(h, handle, ta, tb, m, n, k, choice, random)?.time_mublas(timer, WARMUPS, reps)
