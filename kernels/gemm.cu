@@ -719,23 +719,36 @@ extern "C" __global__ void gemm_splitk_reduce_f32(i64 m, i64 n, int splits, cons
 // TN and TT with a large product (routines/gemm.rs, "Transposed A"): rows
 // [0, rows) of op(A) = A^T, i.e. A's columns, copied into the work buffer as a
 // column-major rows × k matrix At (leading dimension ldt), which the NN or NT
-// kernels then multiply: they do not copy A along k. 32 × 32 tiles through
-// shared memory (33 columns: the column reads are conflict-free), reads and
-// writes coalesced; blockDim (32, ty), each thread ceil(32 / ty) elements.
-// Grid: x over k in 32s, y over rows in 32s. alpha == 0 (pointer mode device)
-// copies nothing: the multiply then reads no A either.
-extern "C" __global__ void gemm_transpose_a_f32(i64 k, i64 rows, float alpha_value, const float *alpha_ptr,
-                                                const float *A, i64 lda, float *At, i64 ldt) {
+// kernels then multiply: they do not copy A along k. Tiles of 32 k × 64 rows
+// through shared memory (33 columns: conflict-free both ways); blockDim
+// (32, 8): a warp reads 8 rows of the tile, 128 bytes each, all 8 loads in
+// flight at once (8 blocks per SM: 64 KB of loads per SM), then writes 4 k of
+// the tile, 2 × 128 bytes each. Grid: x over rows in 64s, y over k in 32s
+// (striding past 65535). alpha == 0 (pointer mode device) copies nothing: the
+// multiply then reads no A either.
+extern "C" __global__ void __launch_bounds__(256, 8) gemm_transpose_a_f32(i64 k, i64 rows, float alpha_value, const float *alpha_ptr,
+                                                                          const float *A, i64 lda, float *At, i64 ldt) {
     if (load_scalar(alpha_value, alpha_ptr) == 0.0f) return;
-    __shared__ float tile[32][33];
-    const i64 k0 = static_cast<i64>(blockIdx.x) * 32, r0 = static_cast<i64>(blockIdx.y) * 32;
-    for (int j = threadIdx.y; j < 32; j += blockDim.y) {
-        const i64 kk = k0 + threadIdx.x, r = r0 + j;
-        if (kk < k && r < rows) tile[j][threadIdx.x] = A[r * lda + kk];
-    }
-    __syncthreads();
-    for (int j = threadIdx.y; j < 32; j += blockDim.y) {
-        const i64 r = r0 + threadIdx.x, kk = k0 + j;
-        if (kk < k && r < rows) At[kk * ldt + r] = tile[threadIdx.x][j];
+    __shared__ float tile[64][33];
+    const int lane = threadIdx.x, warp = threadIdx.y;
+    const i64 r0 = static_cast<i64>(blockIdx.x) * 64;
+    const int rows_here = static_cast<int>(min(rows - r0, static_cast<i64>(64)));
+    for (i64 k0 = static_cast<i64>(blockIdx.y) * 32; k0 < k; k0 += static_cast<i64>(gridDim.y) * 32) {
+        const int k_here = static_cast<int>(min(k - k0, static_cast<i64>(32)));
+        const float *src = A + (r0 + warp) * lda + k0 + lane;
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+            if (lane < k_here && warp + 8 * i < rows_here) tile[warp + 8 * i][lane] = src[8 * i * lda];
+        }
+        __syncthreads();
+        float *dst = At + (k0 + warp) * ldt + r0 + lane;
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                if (warp + 8 * i < k_here && 32 * h + lane < rows_here) dst[8 * i * ldt + 32 * h] = tile[32 * h + lane][warp + 8 * i];
+            }
+        }
+        __syncthreads();
     }
 }

@@ -182,8 +182,8 @@ const SPLITK_REDUCE_NAME: &str = "gemm_splitk_reduce_f32";
 /// A^T copied into the work buffer (module docs, "Transposed A"): problem (rows, 0, k).
 pub static TRANSPOSE_A: KernelSpec = KernelSpec { name: TRANSPOSE_A_NAME, space: TRANSPOSE_SPACE, geometry: transpose_geometry };
 const TRANSPOSE_A_NAME: &str = "gemm_transpose_a_f32";
-/// 32 × 32 tiles: a warp per row of the tile, Ty warps a block.
-const TRANSPOSE_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 32, ty_min: 4, ty_max: 32, splits: &[1] };
+/// A fixed block of 32 × 8 threads (kernels/gemm.cu: each thread has 8 loads in flight).
+const TRANSPOSE_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 32, ty_min: 8, ty_max: 8, splits: &[1] };
 
 pub const KERNEL_NAMES: &[&str] = &{
     let mut names = [""; TILES.len() * 8 + 3];
@@ -236,11 +236,10 @@ fn elementwise_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
     Geometry { grid: (x.min(i32::MAX as u64) as u32, problem.n.clamp(1, 65535) as u32, 1), dynamic_shared_bytes: 0 }
 }
 
-/// The copy of A^T: 32 × 32 tiles, x along k, y along the rows of op(A)
-/// (panels keep within 65535 × 32 rows: [`transposed_a::PANEL_ROWS_MAX`]).
+/// The copy of A^T: tiles of 64 rows of op(A) (x) × 32 k (y; the kernel strides past 65535).
 fn transpose_geometry(problem: &Problem, _shape: &LaunchShape) -> Geometry {
-    let along = |len: u64, max: u64| len.div_ceil(32).clamp(1, max) as u32;
-    Geometry { grid: (along(problem.k, i32::MAX as u64), along(problem.m, 65535), 1), dynamic_shared_bytes: 0 }
+    let rows = problem.m.div_ceil(64).clamp(1, i32::MAX as u64) as u32;
+    Geometry { grid: (rows, problem.k.div_ceil(32).clamp(1, 65535) as u32, 1), dynamic_shared_bytes: 0 }
 }
 
 /// 2·m·n·k: the flops SGEMM is credited with.
@@ -934,10 +933,10 @@ mod tests {
         }
         assert_eq!(KERNEL_NAMES.len(), TILES.len() * 8 + 3);
         assert!([&SCALE, &SPLITK_REDUCE, &TRANSPOSE_A].iter().all(|spec| KERNEL_NAMES.contains(&spec.name)));
-        // The copy's grid: 32 × 32 tiles, k along x.
-        let g = transpose_geometry(&Problem { m: 2048, n: 0, k: 33 }, &LaunchShape { tx: 32, ty: 8, split: 1 });
-        assert_eq!(g.grid, (2, 64, 1));
-        assert_eq!(transpose_geometry(&Problem { m: transposed_a::PANEL_ROWS_MAX, n: 0, k: 1 }, &LaunchShape { tx: 32, ty: 8, split: 1 }).grid.1, 65528);
+        // The copy's grid: 64 rows × 32 k a block, k along y up to 65535.
+        let g = transpose_geometry(&Problem { m: 2049, n: 0, k: 33 }, &LaunchShape { tx: 32, ty: 8, split: 1 });
+        assert_eq!(g.grid, (33, 2, 1));
+        assert_eq!(transpose_geometry(&Problem { m: 1, n: 0, k: 1 << 22 }, &LaunchShape { tx: 32, ty: 8, split: 1 }).grid, (1, 65535, 1));
     }
 
     #[test]
