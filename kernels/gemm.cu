@@ -722,12 +722,14 @@ extern "C" __global__ void gemm_splitk_reduce_f32(i64 m, i64 n, int splits, cons
 // kernels then multiply: they do not copy A along k. Tiles of 32 k × 64 rows
 // through shared memory (33 columns: conflict-free both ways); blockDim
 // (32, 8): a warp reads 8 rows of the tile, 128 bytes each, all 8 loads in
-// flight at once (8 blocks per SM: 64 KB of loads per SM), then writes 4 k of
+// flight at once (8 blocks per SM on sm_80+: 64 KB of loads per SM; 32
+// registers without a min-blocks hint, which sm_75's 1024 threads per SM
+// would reject), then writes 4 k of
 // the tile, 2 × 128 bytes each. Grid: x over rows in 64s, y over k in 32s
 // (striding past 65535). alpha == 0 (pointer mode device) copies nothing: the
 // multiply then reads no A either.
-extern "C" __global__ void __launch_bounds__(256, 8) gemm_transpose_a_f32(i64 k, i64 rows, float alpha_value, const float *alpha_ptr,
-                                                                          const float *A, i64 lda, float *At, i64 ldt) {
+extern "C" __global__ void __launch_bounds__(256) gemm_transpose_a_f32(i64 k, i64 rows, float alpha_value, const float *alpha_ptr,
+                                                                       const float *A, i64 lda, float *At, i64 ldt) {
     if (load_scalar(alpha_value, alpha_ptr) == 0.0f) return;
     __shared__ float tile[64][33];
     const int lane = threadIdx.x, warp = threadIdx.y;

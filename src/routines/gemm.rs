@@ -44,7 +44,8 @@
 //! the NN or NT kernel's on an explicitly transposed A. Panels run unsplit
 //! (the work buffer holds the panel). [`transposed_a_pays`] decides, by
 //! [`estimated_time`] and the measured constants of [`transposed_a`]: on the
-//! H100 from about n = 3000 for squares (`decisions_table` in the tests).
+//! H100 for squares TN from n = 2048 and TT from about 3000 (`decisions_table`
+//! in the tests).
 
 use super::Scalar;
 use crate::handle::Handle;
@@ -428,16 +429,18 @@ pub mod transposed_a {
     /// Rows of a panel: the copy's grid covers at most 65535 × 32.
     pub const PANEL_ROWS_MAX: u64 = 65535 * 32 / PANEL_ROW_GRANULE * PANEL_ROW_GRANULE;
     /// µs of TN over NN and of TT over NT, on the H100 at n = 2048–8192 for
-    /// the same tile (`mublas bench sgemm`): TN 1.05–1.07, TT 1.04–1.06.
-    pub const SPEEDUP: [f64; 2] = [1.055, 1.05];
+    /// the same tile (`mublas bench sgemm-transposed`, "direct/that"): TN
+    /// 1.050–1.064, TT 1.030–1.038 at n ≤ 3000 and 1.046–1.058 above.
+    pub const SPEEDUP: [f64; 2] = [1.055, 1.04];
     /// A copy's fixed µs: its launch in the stream between two multiplies.
     pub const LAUNCH_US: f64 = 2.0;
     /// Bytes of A read plus written per µs of the path's time beyond the
-    /// multiply's. On the H100 (`mublas bench sgemm`, one run) TN with A^T
-    /// copied took 19, 45 and 97 µs longer than NN at n = 2048, 3000 and 4096,
-    /// TT 29, 63 and 112 longer than NT: 1.2–1.7 × 10⁶ bytes per µs, where a
-    /// plain copy streams about 2.5 × 10⁶ (the multiply also starts behind it).
-    pub const BYTES_PER_US: f64 = 1.25e6;
+    /// multiply's. On the H100 (`mublas bench sgemm-transposed`, "copy") the
+    /// one-panel shapes took 14–16 µs more than NN or NT at n = 2048, 25 at
+    /// 3000 and 46–53 at 4096: 2.1–2.9 × 10⁶ bytes per µs. Shapes of several
+    /// panels pay a drain per panel on top (6144: 1.8–2.2 × 10⁶, 8192:
+    /// 1.6–1.9 × 10⁶), which their gain dwarfs.
+    pub const BYTES_PER_US: f64 = 2.5e6;
 }
 
 /// Floats between consecutive columns (k) of a panel of A^T: its rows rounded up to 4.
@@ -1145,15 +1148,18 @@ mod tests {
 
     #[test]
     fn large_tn_and_tt_copy_a_transposed_first() {
-        // On the H100 (transposed_a's constants): a gain from n = 3000 (at 2048
-        // the measured gain and cost were within 1 % of each other), and for
-        // the wide C of gpu_sgemm_tn_and_tt_with_a_transposed_first.
+        // On the H100 (transposed_a's constants): a gain from n = 3000, and for
+        // the wide C of gpu_sgemm_tn_and_tt_with_a_transposed_first. At 2048 TN
+        // gained 0.2–1 % and TT lost 0.4–1.4 % (TT's direct kernel is only ~3 %
+        // behind NT's there).
         for (m, n, k) in [(3000u64, 3000u64, 3000u64), (4096, 4096, 4096), (6144, 6144, 6144), (8192, 8192, 8192), (512, 8192, 1024)] {
             for pair in [2, 3] {
                 assert!(decide_transposed_a(pair, m, n, k).is_some(), "pair {pair}, ({m}, {n}, {k})");
             }
         }
-        for n in [256u64, 512, 1024, 2048] {
+        assert_eq!(decide_transposed_a(2, 2048, 2048, 2048), Some(2048));
+        assert_eq!(decide_transposed_a(3, 2048, 2048, 2048), None);
+        for n in [256u64, 512, 1024] {
             for pair in [2, 3] {
                 assert_eq!(decide_transposed_a(pair, n, n, n), None, "pair {pair}, n = {n}");
             }
