@@ -328,6 +328,62 @@ fn gpu_sgemm_tn_and_tt_with_a_transposed_first() {
     }
 }
 
+/// The split tail (gemm.rs): C's first columns by one launch, the rest by
+/// another, split along k where the rule says; forced on odd cuts (unaligned
+/// B for the rest, device scalars, NaN in C), then the rule on this GPU and
+/// a call that takes it through the C ABI.
+#[test]
+fn gpu_sgemm_split_tail() {
+    let test = "gpu_sgemm_split_tail";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    let cublas = RealCublas::get().ok();
+    let mut cases = 0;
+    for &(ta, tb) in &PAIRS {
+        // (m, n, k, main tile, main columns, pad, offset, device scalars)
+        for (m, n, k, tile, main_n, pad, offset, device_scalars) in [(127usize, 129usize, 1023usize, 3usize, 64u64, 3usize, 1usize, false),
+            (300, 200, 500, 2, 77, 0, 0, true), (33, 300, 4100, 0, 128, 1, 0, false), (260, 131, 9, 1, 128, 0, 1, true)] {
+            let mut case = Case::new(ta, tb, m, n, k);
+            (case.pad, case.offset, case.device_scalars) = (pad, offset, device_scalars);
+            let (_, decision) = run_case_deciding(&gpu, &mut random, &case, if offset == 0 { cublas } else { None }, Some(TileChoice::SplitTail { tile, main_n }));
+            let tail = decision.unwrap().split_tail.expect("forced split tail not taken");
+            assert_eq!(tail.main_n, main_n);
+            cases += 1;
+        }
+        let mut case = Case::new(ta, tb, 200, 150, 300);
+        (case.beta, case.nan_c, case.device_scalars) = (0.0, true, true);
+        run_case(&gpu, &mut random, &case, None, Some(TileChoice::SplitTail { tile: 3, main_n: 128 }));
+        cases += 1;
+    }
+    // The rest past the work-buffer limit: unsplit, the same product.
+    gpu.inner().set_work_limit(mublas::handle::SPLIT_COUNTER_BYTES as usize);
+    let (_, decision) = run_case_deciding(&gpu, &mut random, &Case::new(0, 0, 64, 200, 16384), None, Some(TileChoice::SplitTail { tile: 3, main_n: 128 }));
+    assert_eq!(decision.unwrap().split_tail.unwrap().plan.geometry.grid.2, 1, "rest split past the limit");
+    gpu.inner().set_work_limit(usize::MAX);
+    say(&format!("{test}: {} forced cases passed", cases + 1));
+
+    // The rule on a 132-SM GPU of sm_80 or later (the H100's time model):
+    // 3000² and 1024 × 8488 end in a round of 24 and 4 blocks of 256×128,
+    // and split them off; 4096² (last round 116 of 132) does not.
+    let model = gpu.inner().device.model();
+    let like_h100 = model.compute_capability >= (8, 0) && model.sm_count == 132;
+    let tail = |m: u64, n: u64, k: u64| {
+        gemm::plan_call(gpu.inner(), gemm::Transpose::No, gemm::Transpose::No, m, n, k, 1 << 20, m as i64, 1 << 21, k as i64, TileChoice::Auto)
+            .unwrap()
+            .split_tail
+            .map(|tail| tail.main_n)
+    };
+    say(&format!("{test}: on this GPU 3000²: {:?}, 1024x8488x256: {:?}, 4096²: {:?}", tail(3000, 3000, 3000), tail(1024, 8488, 256), tail(4096, 4096, 4096)));
+    if like_h100 {
+        assert_eq!(tail(3000, 3000, 3000), Some(2816));
+        assert_eq!(tail(1024, 8488, 256), Some(8448));
+        assert_eq!(tail(4096, 4096, 4096), None);
+    }
+    for (ta, tb) in [(0, 0), (0, 1)] {
+        run_case(&gpu, &mut random, &Case::new(ta, tb, 1024, 8488, 256), cublas, None);
+    }
+}
+
 /// With no work buffer beyond the split counters (the handle's limit, as when
 /// the driver cannot grow it), the A^T copy and split-K give way: the same
 /// product, directly and unsplit.

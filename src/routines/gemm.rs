@@ -46,6 +46,19 @@
 //! [`estimated_time`] and the measured constants of [`transposed_a`]: on the
 //! H100 for squares TN from n = 2048 and TT from about 3000 (`decisions_table`
 //! in the tests).
+//!
+//! # Split tail
+//!
+//! An unsplit grid of several rounds whose last round is nearly empty (n =
+//! 3000 on 256×128 tiles: 288 blocks on 132 SMs, rounds of 132, 132 and 24)
+//! pays a whole round for a few blocks. Smaller tiles quantize finer but run
+//! slower. Instead C can be cut by columns: the first `main_n` columns (whole
+//! tile columns, filling all rounds but the last) run unsplit, and the
+//! remaining columns, a sub-problem short of a wave, run as a multiply of their
+//! own, which step 2 splits along k. Both are ordinary launches on sub-matrices
+//! of B and C, one after the other in the stream. [`split_tail_choice`] weighs
+//! the two by [`estimated_time`] (plus [`SPLIT_TAIL_LAUNCH_US`]) against the
+//! direct plan.
 
 use super::Scalar;
 use crate::handle::Handle;
@@ -513,6 +526,59 @@ pub fn transposed_a_pays(
     true
 }
 
+/// The split tail's own µs: the second launch, in the stream behind the first.
+pub const SPLIT_TAIL_LAUNCH_US: f64 = 3.0;
+
+/// Columns of C the main part of a split tail covers, for a tile of
+/// `tile_cols` columns whose unsplit plan (for all of C) is `plan` (module
+/// docs, "Split tail"): the whole tile columns that fill all rounds but the
+/// last. None when the plan is split, fits one round, or its last round is
+/// full, or when no whole tile column fits.
+pub fn split_tail_main_n(device: &DeviceModel, tile_cols: u64, plan: &LaunchPlan, m_tiles: u64, n: u64) -> Option<u64> {
+    let per_round = plan.occupancy.blocks_per_wave(device);
+    let blocks = plan.geometry.blocks();
+    if plan.geometry.grid.2 > 1 || per_round == 0 || m_tiles == 0 || blocks <= per_round || blocks.is_multiple_of(per_round) {
+        return None;
+    }
+    let full_rounds = blocks / per_round;
+    let main_columns = full_rounds * per_round / m_tiles;
+    let main_n = main_columns * tile_cols;
+    (main_columns > 0 && main_n < n).then_some(main_n)
+}
+
+/// The tile and main columns of a split tail when it beats the direct plan
+/// by [`estimated_time`] (module docs, "Split tail"). `main_plan(tile, n)`
+/// is a tile's unsplit plan for (m, n); `rest_plan(n)` the tile and plan
+/// (split or not) of a multiply of the last n columns.
+#[allow(clippy::too_many_arguments)]
+pub fn split_tail_choice(
+    device: &DeviceModel,
+    pair: usize,
+    direct: (usize, &LaunchPlan),
+    m: u64,
+    n: u64,
+    k: u64,
+    mut main_plan: impl FnMut(usize, u64) -> LaunchPlan,
+    mut rest_plan: impl FnMut(u64) -> (usize, LaunchPlan),
+) -> Option<(usize, u64)> {
+    let mut best = None;
+    let mut best_time = estimated_time(device, &TILES[direct.0], pair, direct.1, m, n, k) - SPLIT_TAIL_LAUNCH_US;
+    for (tile, spec) in TILES.iter().enumerate() {
+        if !tile_suits(device, spec) {
+            continue;
+        }
+        let whole = main_plan(tile, n);
+        let Some(main_n) = split_tail_main_n(device, spec.cols, &whole, m.div_ceil(spec.rows), n) else { continue };
+        let main = main_plan(tile, main_n);
+        let (rest_tile, rest) = rest_plan(n - main_n);
+        let time = estimated_time(device, spec, pair, &main, m, main_n, k) + estimated_time(device, &TILES[rest_tile], pair, &rest, m, n - main_n, k);
+        if time < best_time {
+            (best, best_time) = (Some((tile, main_n)), time);
+        }
+    }
+    best
+}
+
 /// How to run a multiply: forced (tests, experiments) or chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TileChoice {
@@ -522,6 +588,9 @@ pub enum TileChoice {
     /// TN and TT: A^T copied in panels of this many rows (module docs), each
     /// multiplied unsplit on the tile the rule chooses; other pairs as `Auto`.
     TransposedA { panel_rows: u64 },
+    /// A split tail (module docs): the first `main_n` columns of C unsplit on
+    /// this tile, the rest as chosen.
+    SplitTail { tile: usize, main_n: u64 },
 }
 
 /// What one call did, for tests and the tools.
@@ -533,6 +602,16 @@ pub struct GemmDecision {
     pub plan: Option<LaunchPlan>,
     /// Rows per panel when A^T was copied first (module docs, "Transposed A").
     pub transposed_a_panel_rows: Option<u64>,
+    /// With a split tail (module docs), its columns and what ran them.
+    pub split_tail: Option<SplitTail>,
+}
+
+/// The last `n - main_n` columns of C of a split tail, multiplied by this kernel and plan.
+#[derive(Clone, Copy, Debug)]
+pub struct SplitTail {
+    pub main_n: u64,
+    pub kernel: &'static KernelSpec,
+    pub plan: LaunchPlan,
 }
 
 /// The problem the tuner sees for a tile kernel (module docs, steps 1–2):
@@ -568,7 +647,7 @@ pub fn plan_multiply(
         Ok(tile_plan(&device.tuner, spec, &kernel.model, &TILES[tile], pair, m, n, k))
     };
     let tile = match choice {
-        TileChoice::Tile(tile) => tile.min(TILES.len() - 1),
+        TileChoice::Tile(tile) | TileChoice::SplitTail { tile, .. } => tile.min(TILES.len() - 1),
         TileChoice::Auto | TileChoice::TransposedA { .. } => {
             let plans = (0..TILES.len()).map(plan_of).collect::<Result<Vec<_>>>()?;
             let tile = choose_tile(device.model(), pair, &plans, m, n, k);
@@ -610,6 +689,8 @@ pub struct MultiplyPlan {
     pub kernel: &'static KernelSpec,
     pub plan: LaunchPlan,
     pub transposed_a_panel_rows: Option<u64>,
+    /// With a split tail, `kernel` and `plan` are the main part's (its first `main_n` columns).
+    pub split_tail: Option<SplitTail>,
 }
 
 /// The plan of a multiply as [`sgemm`] runs it (module docs).
@@ -617,13 +698,84 @@ pub struct MultiplyPlan {
 pub fn plan_call(handle: &Handle, ta: Transpose, tb: Transpose, m: u64, n: u64, k: u64, a: u64, lda: i64, b: u64, ldb: i64, choice: TileChoice) -> Result<MultiplyPlan> {
     let vec = vec4_applies(ta, tb, m as i64, n as i64, k as i64, a, lda, b, ldb);
     let (kernel, plan) = plan_multiply(handle, ta, tb, m, n, k, vec, choice)?;
-    match transposed_a_choice(handle, ta, tb, m, n, k, b, ldb, (kernel, &plan), choice)? {
-        Some(panel_rows) => {
-            let (kernel, plan) = panel_multiply(handle, tb, panel_rows.min(m), n, k, 256, b, ldb)?;
-            Ok(MultiplyPlan { kernel, plan, transposed_a_panel_rows: Some(panel_rows) })
-        }
-        None => Ok(MultiplyPlan { kernel, plan, transposed_a_panel_rows: None }),
+    if let Some(panel_rows) = transposed_a_choice(handle, ta, tb, m, n, k, b, ldb, (kernel, &plan), choice)? {
+        let (kernel, plan) = panel_multiply(handle, tb, panel_rows.min(m), n, k, 256, b, ldb)?;
+        return Ok(MultiplyPlan { kernel, plan, transposed_a_panel_rows: Some(panel_rows), split_tail: None });
     }
+    let main = match choice {
+        TileChoice::SplitTail { main_n, .. } if main_n > 0 && main_n < n => Some((tile_of(kernel), main_n)),
+        TileChoice::Auto => split_tail_rule(handle, ta, tb, m, n, k, a, lda, b, ldb, (kernel, &plan))?,
+        _ => None,
+    };
+    let Some((tile, main_n)) = main else {
+        return Ok(MultiplyPlan { kernel, plan, transposed_a_panel_rows: None, split_tail: None });
+    };
+    let (main_kernel, main_plan) = split_tail_main(handle, ta, tb, tile, (m, main_n, k), a, lda, b, ldb)?;
+    let (rest_kernel, rest_plan) = split_tail_rest(handle, ta, tb, (m, n, k), main_n, a, lda, b, ldb)?;
+    Ok(MultiplyPlan {
+        kernel: main_kernel,
+        plan: main_plan,
+        transposed_a_panel_rows: None,
+        split_tail: Some(SplitTail { main_n, kernel: rest_kernel, plan: rest_plan }),
+    })
+}
+
+/// B's sub-matrix of op(B)'s columns from `first` on: its address.
+fn columns_of_b(tb: Transpose, b: u64, ldb: i64, first: u64) -> u64 {
+    if tb == Transpose::No { b + first * ldb as u64 * 4 } else { b + first * 4 }
+}
+
+/// A split tail's main part: `tile`, unsplit, over the first `main_n` columns.
+#[allow(clippy::too_many_arguments)]
+fn split_tail_main(handle: &Handle, ta: Transpose, tb: Transpose, tile: usize, (m, main_n, k): (u64, u64, u64), a: u64, lda: i64, b: u64, ldb: i64) -> Result<(&'static KernelSpec, LaunchPlan)> {
+    let spec = &TILE_KERNELS[tile][kernel_index(ta, tb, vec4_applies(ta, tb, m as i64, main_n as i64, k as i64, a, lda, b, ldb))];
+    let kernel = handle.device.kernel(spec.name)?;
+    let plan = handle.device.tuner.plan(spec, &kernel.model, &Problem { m, n: main_n, k: 0 });
+    Ok((spec, unsplit(handle, spec, &plan, m, main_n)?))
+}
+
+/// A split tail's rest: op(B)'s and C's columns from `main_n` on, as [`plan_multiply`] chooses.
+#[allow(clippy::too_many_arguments)]
+fn split_tail_rest(handle: &Handle, ta: Transpose, tb: Transpose, (m, n, k): (u64, u64, u64), main_n: u64, a: u64, lda: i64, b: u64, ldb: i64) -> Result<(&'static KernelSpec, LaunchPlan)> {
+    let rest_n = n - main_n;
+    let vec = vec4_applies(ta, tb, m as i64, rest_n as i64, k as i64, a, lda, columns_of_b(tb, b, ldb, main_n), ldb);
+    plan_multiply(handle, ta, tb, m, rest_n, k, vec, TileChoice::Auto)
+}
+
+/// The tile and main columns of a split tail when [`split_tail_choice`] says it pays.
+#[allow(clippy::too_many_arguments)]
+fn split_tail_rule(
+    handle: &Handle,
+    ta: Transpose,
+    tb: Transpose,
+    m: u64,
+    n: u64,
+    k: u64,
+    a: u64,
+    lda: i64,
+    b: u64,
+    ldb: i64,
+    direct: (&'static KernelSpec, &LaunchPlan),
+) -> Result<Option<(usize, u64)>> {
+    // Cheap exit before any planning: the direct plan fills its rounds, or is split.
+    if direct.1.geometry.grid.2 > 1 || direct.1.geometry.blocks() <= direct.1.occupancy.blocks_per_wave(handle.device.model()) {
+        return Ok(None);
+    }
+    // Plans are looked up before the rule runs, so that it cannot fail.
+    let mut mains = Vec::new();
+    let mut rests = Vec::new();
+    for (tile, spec) in TILES.iter().enumerate().filter(|(_, spec)| tile_suits(handle.device.model(), spec)) {
+        let (_, whole) = split_tail_main(handle, ta, tb, tile, (m, n, k), a, lda, b, ldb)?;
+        mains.push((tile, n, whole));
+        if let Some(main_n) = split_tail_main_n(handle.device.model(), spec.cols, &whole, m.div_ceil(spec.rows), n) {
+            mains.push((tile, main_n, split_tail_main(handle, ta, tb, tile, (m, main_n, k), a, lda, b, ldb)?.1));
+            let (rest_spec, rest) = split_tail_rest(handle, ta, tb, (m, n, k), main_n, a, lda, b, ldb)?;
+            rests.push((n - main_n, tile_of(rest_spec), rest));
+        }
+    }
+    let main_plan = |tile: usize, cols: u64| mains.iter().find(|p| p.0 == tile && p.1 == cols).map_or(*direct.1, |p| p.2);
+    let rest_plan = |cols: u64| rests.iter().find(|p| p.0 == cols).map_or((tile_of(direct.0), *direct.1), |p| (p.1, p.2));
+    Ok(split_tail_choice(handle.device.model(), pair_index(ta, tb), (tile_of(direct.0), direct.1), m, n, k, main_plan, rest_plan))
 }
 
 /// Panel rows for copying A^T first, when `choice` forces it or the rule says it pays.
@@ -702,7 +854,7 @@ pub fn sgemm_with(
 ) -> Result<GemmDecision> {
     let (ta, tb) = check_arguments(transa, transb, m, n, k, lda, ldb, ldc)?;
     let path = path(m, n, k, alpha, beta);
-    let mut decision = GemmDecision { path, kernel: None, plan: None, transposed_a_panel_rows: None };
+    let mut decision = GemmDecision { path, kernel: None, plan: None, transposed_a_panel_rows: None, split_tail: None };
     if path == GemmPath::QuickReturn {
         return Ok(decision);
     }
@@ -722,7 +874,7 @@ pub fn sgemm_with(
         return Ok(decision);
     }
 
-    let MultiplyPlan { kernel: mut spec, mut plan, transposed_a_panel_rows } = plan_call(handle, ta, tb, um, un, uk, a, lda, b, ldb, choice)?;
+    let MultiplyPlan { kernel: mut spec, mut plan, transposed_a_panel_rows, split_tail } = plan_call(handle, ta, tb, um, un, uk, a, lda, b, ldb, choice)?;
     let (alpha_value, alpha_address) = alpha.kernel_args();
     let scalars = [alpha_value, alpha_address, beta_value, beta_address];
     // Without the work buffer for A^T (its limit, or no memory to grow it), the direct plan.
@@ -759,27 +911,51 @@ pub fn sgemm_with(
     }
 
     let operands = Operands { a, lda, b, ldb, c, ldc };
+    if let Some(mut tail) = split_tail {
+        let main_n = tail.main_n;
+        launch_unsplit(handle, spec, &plan, (um, main_n, uk), scalars, &operands)?;
+        let rest = Operands { b: columns_of_b(tb, b, ldb, main_n), c: c + main_n * ldc as u64 * 4, ..operands };
+        tail.plan = launch_multiply(handle, tail.kernel, &tail.plan, (um, un - main_n, uk), scalars, &rest)?;
+        decision.split_tail = Some(tail);
+        return Ok(decision);
+    }
+    decision.plan = Some(launch_multiply(handle, spec, &plan, (um, un, uk), scalars, &operands)?);
+    Ok(decision)
+}
+
+/// A multiply by one tile kernel, split along k as `plan` says (the partial
+/// C tiles in the work buffer, then the reduction) or not; unsplit when the
+/// work buffer cannot be had. Returns the plan that ran.
+fn launch_multiply(
+    handle: &Handle,
+    spec: &'static KernelSpec,
+    plan: &LaunchPlan,
+    (m, n, k): (u64, u64, u64),
+    scalars: [crate::launch::KernelArg; 4],
+    x: &Operands,
+) -> Result<LaunchPlan> {
     let splits = plan.geometry.grid.2;
     if splits <= 1 {
-        return launch_unsplit(handle, spec, &plan, (um, un, uk), scalars, &operands).map(|_| decision);
+        return launch_unsplit(handle, spec, plan, (m, n, k), scalars, x).map(|_| *plan);
     }
-
     // Split-K: partial C per split in the work buffer (alpha 1, beta 0), then the reduction.
+    let device = &handle.device;
     let kernel = device.kernel(spec.name)?;
-    let ldp = partial_ld(um);
-    let split_stride = ldp * un;
+    let ldp = partial_ld(m);
+    let split_stride = ldp * n;
     let work = match handle.work_area(split_stride * splits as u64 * 4) {
         Ok(work) => work,
         Err(Error::AllocFailed(why)) => {
             log::info!("SGEMM: not splitting k ({why})");
-            let unsplit = unsplit(handle, spec, &plan, um, un)?;
-            decision.plan = Some(unsplit);
-            return launch_unsplit(handle, spec, &unsplit, (um, un, uk), scalars, &operands).map(|_| decision);
+            let unsplit = unsplit(handle, spec, plan, m, n)?;
+            return launch_unsplit(handle, spec, &unsplit, (m, n, k), scalars, x).map(|_| unsplit);
         }
         Err(e) => return Err(e),
     };
+    let [alpha_value, alpha_address, beta_value, beta_address] = scalars;
     let reduce = device.kernel(SPLITK_REDUCE.name)?;
-    let reduce_plan = device.tuner.plan(&SPLITK_REDUCE, &reduce.model, &Problem { m: um, n: un, k: 0 });
+    let reduce_plan = device.tuner.plan(&SPLITK_REDUCE, &reduce.model, &Problem { m, n, k: 0 });
+    let (m, n, k) = (m as i64, n as i64, k as i64);
     // SAFETY: as in launch_unsplit; the work buffer holds splits × split_stride
     // floats, 256-byte aligned, with ldp and split_stride multiples of 4 (float4 stores).
     unsafe {
@@ -787,7 +963,7 @@ pub fn sgemm_with(
             handle.stream(),
             &plan.geometry,
             &plan.shape,
-            &[I64(m), I64(n), I64(k), F32(1.0), Ptr(0), Ptr(a), I64(lda), Ptr(b), I64(ldb),
+            &[I64(m), I64(n), I64(k), F32(1.0), Ptr(0), Ptr(x.a), I64(x.lda), Ptr(x.b), I64(x.ldb),
               F32(0.0), Ptr(0), Ptr(work.scratch()), I64(ldp as i64), I64(split_stride as i64), I32(1)],
         )?;
         reduce.launch(
@@ -795,10 +971,10 @@ pub fn sgemm_with(
             &reduce_plan.geometry,
             &reduce_plan.shape,
             &[I64(m), I64(n), I32(splits as i32), Ptr(work.scratch()), I64(ldp as i64), I64(split_stride as i64),
-              alpha_value, alpha_address, beta_value, beta_address, Ptr(c), I64(ldc)],
+              alpha_value, alpha_address, beta_value, beta_address, Ptr(x.c), I64(x.ldc)],
         )?;
     }
-    Ok(decision)
+    Ok(*plan)
 }
 
 /// Device addresses and leading dimensions of a multiply's A, B and C.
@@ -1126,6 +1302,42 @@ mod tests {
         transposed_a_pays(&device, pair, (direct, &direct_plan), m, n, k, panel_rows, panel_plan).then_some(panel_rows)
     }
 
+    /// split_tail_rule without a GPU: (main tile, main columns) when a split tail pays.
+    fn decide_split_tail(pair: usize, m: u64, n: u64, k: u64) -> Option<(usize, u64)> {
+        let tuner = tuner();
+        let device = tuner.device().clone();
+        let direct = decide_pair(pair, m, n, k).0;
+        let direct_plan = tile_plan(&tuner, &TILE_KERNELS[direct][pair * 2], &model(direct), &TILES[direct], pair, m, n, k);
+        let main_plan = |tile: usize, cols: u64| tuner.plan(&TILE_KERNELS[tile][pair * 2], &model(tile), &Problem { m, n: cols, k: 0 });
+        let rest_plan = |cols: u64| {
+            let tile = decide_pair(pair, m, cols, k).0;
+            (tile, tile_plan(&tuner, &TILE_KERNELS[tile][pair * 2], &model(tile), &TILES[tile], pair, m, cols, k))
+        };
+        split_tail_choice(&device, pair, (direct, &direct_plan), m, n, k, main_plan, rest_plan)
+    }
+
+    #[test]
+    fn a_nearly_empty_last_round_is_split_off() {
+        let device = DeviceModel::h100_sxm();
+        let tuner = tuner();
+        let plan = |m: u64, n: u64| tuner.plan(&TILE_KERNELS[0][0], &model(0), &Problem { m, n, k: 0 });
+        // 3000² on 256×128: 12 × 24 tiles, rounds of 132, 132, 24: 22 tile columns fill two rounds.
+        assert_eq!(split_tail_main_n(&device, 128, &plan(3000, 3000), 12, 3000), Some(22 * 128));
+        // One round, or rounds all full (132 × 2 tiles: 12 × 22), or split: nothing to split off.
+        assert_eq!(split_tail_main_n(&device, 128, &plan(2048, 2048), 8, 2048), None);
+        assert_eq!(split_tail_main_n(&device, 128, &plan(3000, 2816), 12, 2816), None);
+        let split = tile_plan(&tuner, &TILE_KERNELS[0][0], &model(0), &TILES[0], 0, 1024, 1024, 1024);
+        assert!(split.geometry.grid.2 > 1);
+        assert_eq!(split_tail_main_n(&device, 128, &split, 4, 1024), None);
+        // The rule on the H100 model: 3000² (every pair's direct plan) gains.
+        for pair in 0..4 {
+            assert_eq!(decide_split_tail(pair, 3000, 3000, 3000), Some((0, 2816)), "pair {pair}");
+        }
+        for n in [1024u64, 2048, 4096] {
+            assert_eq!(decide_split_tail(0, n, n, n), None, "n = {n}");
+        }
+    }
+
     #[test]
     fn panels_of_a_transposed_fit_the_work_buffer() {
         // 4096 × 4096: 64 MiB, one panel.
@@ -1179,11 +1391,12 @@ mod tests {
     #[test]
     fn decisions_table() {
         for (m, n, k) in [(256u64, 256u64, 256u64), (512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (3000, 3000, 3000),
-            (4096, 4096, 4096), (8192, 8192, 8192), (4096, 4096, 256), (512, 8192, 1024), (256, 256, 65536), (8192, 128, 8192), (127, 129, 1023)] {
+            (4096, 4096, 4096), (5000, 5000, 5000), (6144, 6144, 6144), (8192, 8192, 8192), (10000, 10000, 10000), (4096, 4096, 256), (512, 8192, 1024), (256, 256, 65536), (8192, 128, 8192), (127, 129, 1023)] {
             for (pair, name) in ["NN", "NT", "TN", "TT"].iter().enumerate() {
                 let (tile, split, blocks) = decide_pair(pair, m, n, k);
                 let transposed = if pair >= 2 { decide_transposed_a(pair, m, n, k) } else { None };
-                println!("{name} ({m}, {n}, {k}): {} split {split}, {blocks} blocks, A^T copied: {transposed:?}", TILES[tile].name);
+                let tail = decide_split_tail(pair, m, n, k).map(|(tile, main_n)| format!("{} over {main_n} columns", TILES[tile].name));
+                println!("{name} ({m}, {n}, {k}): {} split {split}, {blocks} blocks, A^T copied: {transposed:?}, split tail: {tail:?}", TILES[tile].name);
             }
         }
     }

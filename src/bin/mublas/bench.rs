@@ -12,7 +12,7 @@ use mublas::real_cublas::RealCublas;
 use std::fmt::Write as _;
 
 pub const ROUTINES: &[&str] =
-    &["saxpy", "sgemv", "strmv", "sgemm", "sgemm-tiles", "sgemm-transposed", "sgemv-sawtooth", "sgemv-shapes", "floor", "decisions", "overhead"];
+    &["saxpy", "sgemv", "strmv", "sgemm", "sgemm-tiles", "sgemm-transposed", "sgemm-tail", "sgemv-sawtooth", "sgemv-shapes", "floor", "decisions", "overhead"];
 
 struct Options {
     routines: Vec<String>,
@@ -159,13 +159,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if options.routines.iter().any(|r| r == "sgemm-transposed") {
         sgemm_transposed(&table, &mut random)?;
     }
+    if options.routines.iter().any(|r| r == "sgemm-tail") {
+        sgemm_tail(&table, &mut random)?;
+    }
     if options.routines.iter().any(|r| r == "sgemv-shapes") {
         sgemv_shapes(h, handle, &timer, &mut random, options.quick)?;
     }
     if options.routines.iter().any(|r| r == "floor") {
         crate::floor::run(h, handle, cublas, &timer, &mut random, options.quick, options.reps)?;
     }
-    let own_tables = ["decisions", "overhead", "sgemm-tiles", "sgemm-transposed", "sgemv-shapes", "floor"];
+    let own_tables = ["decisions", "overhead", "sgemm-tiles", "sgemm-transposed", "sgemm-tail", "sgemv-shapes", "floor"];
     for routine in options.routines.iter().filter(|r| !own_tables.contains(&r.as_str())) {
         for make in workloads(h, handle, routine, options.quick)? {
             let workload = make(&mut random)?;
@@ -414,6 +417,46 @@ fn sgemm_transposed(table: &TableRun, random: &mut Random) -> Result<(), String>
                 let _ = write!(line, " | A^T/{panel_rows} {copied_us:.1} ({}), copy {copy_us:.1} µs, {:.2e} B/µs", ratio(copied_us), 8.0 * m as f64 * k as f64 / copy_us);
             }
             println!("{line}");
+        }
+    }
+    Ok(())
+}
+
+/// `mublas bench sgemm-tail`: NN and NT on shapes whose direct plan ends in
+/// a nearly empty round, as called (against cuBLAS, alternating) and then,
+/// both timed alone, with and without the split tail (gemm.rs, "Split tail").
+fn sgemm_tail(table: &TableRun, random: &mut Random) -> Result<(), String> {
+    let TableRun { h, handle, timer, quick, reps, .. } = *table;
+    use mublas::routines::gemm::{self, TileChoice, Transpose};
+    let shapes: &[(usize, usize, usize)] = if quick {
+        &[(3000, 3000, 3000)]
+    } else {
+        &[(3000, 3000, 3000), (5000, 5000, 5000), (6144, 6144, 6144), (8192, 8192, 8192), (10000, 10000, 10000), (3000, 3000, 1000), (2500, 6000, 2000), (1024, 8488, 1024)]
+    };
+    println!("sgemm-tail: µs (cuBLAS time / this time); tail and direct timed alone, direct/tail above 1: the split tail is faster");
+    for &(m, n, k) in shapes {
+        for tb in [0, 1] {
+            let transb = if tb == 0 { Transpose::No } else { Transpose::Yes };
+            let auto = Workload::sgemm(h, handle, 0, tb, m, n, k, random)?;
+            let (auto_us, cublas_us) = table.time(&auto)?;
+            let tail_us = auto.time_mublas(timer, WARMUPS, reps)?;
+            let label = auto.label.clone();
+            drop(auto);
+            let ratio = |us: f64| cublas_us.map(|c| format!("{:.2}", c / us)).unwrap_or_else(|| "-".into());
+            // The workloads' matrices are 256-byte aligned with leading dimensions equal to their rows.
+            let ldb = if tb == 0 { k } else { n } as i64;
+            let vec = gemm::vec4_applies(Transpose::No, transb, m as i64, n as i64, k as i64, 256, m as i64, 256, ldb);
+            let (direct_spec, _) = gemm::plan_multiply(h, Transpose::No, transb, m as u64, n as u64, k as u64, vec, TileChoice::Auto).map_err(|e| e.to_string())?;
+            let direct = Workload::sgemm_with(h, handle, 0, tb, m, n, k, TileChoice::Tile(gemm::tile_of(direct_spec)), random)?;
+            let direct_us = direct.time_mublas(timer, WARMUPS, reps)?;
+            println!(
+                "{label:<28} cuBLAS {:>9} | as called {auto_us:>9.1} ({}) | alone {tail_us:>9.1} | direct {} {direct_us:>9.1} ({}), direct/that {:.3}",
+                cublas_us.map(|c| format!("{c:.1}")).unwrap_or_else(|| "-".into()),
+                ratio(auto_us),
+                direct_spec.name,
+                ratio(direct_us),
+                direct_us / tail_us
+            );
         }
     }
     Ok(())

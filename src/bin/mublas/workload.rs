@@ -348,6 +348,10 @@ impl Workload {
             // The kernel is the NN or NT one, run on A^T copied in panels of `rows`.
             label += &if rows >= m as u64 { " A^T".to_string() } else { format!(" A^T/{rows}") };
         }
+        if let Some(tail) = call.split_tail {
+            // Columns [0, main_n) unsplit, the rest split along k (gemm.rs, "Split tail").
+            label += &format!(" tail@{}", tail.main_n);
+        }
         let handle = handle as usize;
         let (alpha, beta) = (1.0f32, 0.0f32);
         let (mi, ni, ki, ldai, ldbi) = (m as i32, n as i32, k as i32, lda.max(1) as i32, ldb.max(1) as i32);
@@ -366,7 +370,7 @@ impl Workload {
                     mublasSgemm(handle as mublasHandle_t, transa, transb, mi, ni, ki, &alpha, r.at(i, 0) as *const f32, ldai,
                         r.at(i, b_offset) as *const f32, ldbi, &beta, r.at(i, c_offset) as *mut f32, ldci)
                 },
-                TileChoice::Tile(_) | TileChoice::TransposedA { .. } => {
+                TileChoice::Tile(_) | TileChoice::TransposedA { .. } | TileChoice::SplitTail { .. } => {
                     // SAFETY: a live handle from mublasCreate is a Handle (as MublasSession::handle).
                     let h = unsafe { &*(handle as *const Handle) };
                     let (alpha, beta) = (mublas::routines::Scalar::Host(alpha), mublas::routines::Scalar::Host(beta));
