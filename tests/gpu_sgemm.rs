@@ -382,6 +382,25 @@ fn gpu_sgemm_split_tail() {
     for (ta, tb) in [(0, 0), (0, 1)] {
         run_case(&gpu, &mut random, &Case::new(ta, tb, 1024, 8488, 256), cublas, None);
     }
+    // Panels of A^T with split tails (their partial sums after the panel in
+    // the work buffer), and without them where only the panel fits.
+    for (ta, tb) in [(1, 0), (1, 1)] {
+        for panel_rows in [1024u64, 512] {
+            let (_, decision) = run_case_deciding(&gpu, &mut random, &Case::new(ta, tb, 1024, 8488, 256), cublas, Some(TileChoice::TransposedA { panel_rows }));
+            let decision = decision.unwrap();
+            say(&format!("{test}: ({ta}, {tb}) A^T/{panel_rows}: split tail at {:?}", decision.split_tail.map(|t| t.main_n)));
+            assert_eq!(decision.transposed_a_panel_rows, Some(panel_rows));
+            if like_h100 && panel_rows == 1024 {
+                assert_eq!(decision.split_tail.map(|t| t.main_n), Some(8448));
+            }
+        }
+        let panel_bytes = 1024 * 256 * 4;
+        gpu.inner().set_work_limit(mublas::handle::SPLIT_COUNTER_BYTES as usize + panel_bytes);
+        let (_, decision) = run_case_deciding(&gpu, &mut random, &Case::new(ta, tb, 1024, 8488, 256), None, Some(TileChoice::TransposedA { panel_rows: 1024 }));
+        let decision = decision.unwrap();
+        assert_eq!((decision.transposed_a_panel_rows, decision.split_tail.map(|t| t.main_n)), (Some(1024), None), "only the panel fits");
+        gpu.inner().set_work_limit(usize::MAX);
+    }
 }
 
 /// With no work buffer beyond the split counters (the handle's limit, as when
