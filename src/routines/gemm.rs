@@ -701,32 +701,53 @@ pub fn plan_call(handle: &Handle, ta: Transpose, tb: Transpose, m: u64, n: u64, 
         let (kernel, plan, split_tail) = panel_plan(handle, tb, panel_rows.min(m), n, k, 256, b, ldb)?;
         return Ok(MultiplyPlan { kernel, plan, transposed_a_panel_rows: Some(panel_rows), split_tail });
     }
+    let product = Product { ta, tb, m, n, k, a, lda, b, ldb };
     let main = match choice {
         TileChoice::SplitTail { main_n, .. } if main_n > 0 && main_n < n => Some((tile_of(kernel), main_n)),
-        TileChoice::Auto => split_tail_rule(handle, ta, tb, m, n, k, a, lda, b, ldb, (kernel, &plan))?,
+        TileChoice::Auto => split_tail_rule(handle, &product, (kernel, &plan))?,
         _ => None,
     };
-    let (kernel, plan, split_tail) = with_split_tail(handle, ta, tb, (m, n, k), a, lda, b, ldb, (kernel, plan), main)?;
+    let (kernel, plan, split_tail) = with_split_tail(handle, &product, (kernel, plan), main)?;
     Ok(MultiplyPlan { kernel, plan, transposed_a_panel_rows: None, split_tail })
 }
 
-/// `direct`, or, for `main` = (tile, main columns), a split tail's main part and its rest.
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
-fn with_split_tail(
-    handle: &Handle,
+/// op(A)·op(B) as the split tail's planning sees it: the shape and the operands' addresses.
+#[derive(Clone, Copy)]
+struct Product {
     ta: Transpose,
     tb: Transpose,
-    (m, n, k): (u64, u64, u64),
+    m: u64,
+    n: u64,
+    k: u64,
     a: u64,
     lda: i64,
     b: u64,
     ldb: i64,
+}
+
+impl Product {
+    /// The product over `count` columns of op(B) (and C) from `first` on.
+    fn columns(&self, first: u64, count: u64) -> Product {
+        Product { n: count, b: columns_of_b(self.tb, self.b, self.ldb, first), ..*self }
+    }
+
+    fn vec4(&self) -> bool {
+        vec4_applies(self.ta, self.tb, self.m as i64, self.n as i64, self.k as i64, self.a, self.lda, self.b, self.ldb)
+    }
+}
+
+/// `direct`, or, for `main` = (tile, main columns), a split tail's main part and its rest.
+#[allow(clippy::type_complexity)]
+fn with_split_tail(
+    handle: &Handle,
+    product: &Product,
     direct: (&'static KernelSpec, LaunchPlan),
     main: Option<(usize, u64)>,
 ) -> Result<(&'static KernelSpec, LaunchPlan, Option<SplitTail>)> {
     let Some((tile, main_n)) = main else { return Ok((direct.0, direct.1, None)) };
-    let (main_kernel, main_plan) = split_tail_main(handle, ta, tb, tile, (m, main_n, k), a, lda, b, ldb)?;
-    let (kernel, plan) = split_tail_rest(handle, ta, tb, (m, n, k), main_n, a, lda, b, ldb)?;
+    let (main_kernel, main_plan) = unsplit_on(handle, &product.columns(0, main_n), tile)?;
+    let rest = product.columns(main_n, product.n - main_n);
+    let (kernel, plan) = plan_multiply(handle, rest.ta, rest.tb, rest.m, rest.n, rest.k, rest.vec4(), TileChoice::Auto)?;
     Ok((main_kernel, main_plan, Some(SplitTail { main_n, kernel, plan })))
 }
 
@@ -735,9 +756,9 @@ fn with_split_tail(
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn panel_plan(handle: &Handle, tb: Transpose, rows: u64, n: u64, k: u64, scratch: u64, b: u64, ldb: i64) -> Result<(&'static KernelSpec, LaunchPlan, Option<SplitTail>)> {
     let (spec, plan) = panel_multiply(handle, tb, rows, n, k, scratch, b, ldb)?;
-    let ldt = transposed_a_ld(rows) as i64;
-    let main = split_tail_rule(handle, Transpose::No, tb, rows, n, k, scratch, ldt, b, ldb, (spec, &plan))?;
-    with_split_tail(handle, Transpose::No, tb, (rows, n, k), scratch, ldt, b, ldb, (spec, plan), main)
+    let product = Product { ta: Transpose::No, tb, m: rows, n, k, a: scratch, lda: transposed_a_ld(rows) as i64, b, ldb };
+    let main = split_tail_rule(handle, &product, (spec, &plan))?;
+    with_split_tail(handle, &product, (spec, plan), main)
 }
 
 impl SplitTail {
@@ -753,51 +774,30 @@ fn columns_of_b(tb: Transpose, b: u64, ldb: i64, first: u64) -> u64 {
     if tb == Transpose::No { b + first * ldb as u64 * 4 } else { b + first * 4 }
 }
 
-/// A split tail's main part: `tile`, unsplit, over the first `main_n` columns.
-#[allow(clippy::too_many_arguments)]
-fn split_tail_main(handle: &Handle, ta: Transpose, tb: Transpose, tile: usize, (m, main_n, k): (u64, u64, u64), a: u64, lda: i64, b: u64, ldb: i64) -> Result<(&'static KernelSpec, LaunchPlan)> {
-    let spec = &TILE_KERNELS[tile][kernel_index(ta, tb, vec4_applies(ta, tb, m as i64, main_n as i64, k as i64, a, lda, b, ldb))];
+/// `tile`'s kernel for the product, unsplit (a split tail's main part).
+fn unsplit_on(handle: &Handle, product: &Product, tile: usize) -> Result<(&'static KernelSpec, LaunchPlan)> {
+    let spec = &TILE_KERNELS[tile][kernel_index(product.ta, product.tb, product.vec4())];
     let kernel = handle.device.kernel(spec.name)?;
-    let plan = handle.device.tuner.plan(spec, &kernel.model, &Problem { m, n: main_n, k: 0 });
-    Ok((spec, unsplit(handle, spec, &plan, m, main_n)?))
-}
-
-/// A split tail's rest: op(B)'s and C's columns from `main_n` on, as [`plan_multiply`] chooses.
-#[allow(clippy::too_many_arguments)]
-fn split_tail_rest(handle: &Handle, ta: Transpose, tb: Transpose, (m, n, k): (u64, u64, u64), main_n: u64, a: u64, lda: i64, b: u64, ldb: i64) -> Result<(&'static KernelSpec, LaunchPlan)> {
-    let rest_n = n - main_n;
-    let vec = vec4_applies(ta, tb, m as i64, rest_n as i64, k as i64, a, lda, columns_of_b(tb, b, ldb, main_n), ldb);
-    plan_multiply(handle, ta, tb, m, rest_n, k, vec, TileChoice::Auto)
+    let plan = handle.device.tuner.plan(spec, &kernel.model, &Problem { m: product.m, n: product.n, k: 0 });
+    Ok((spec, unsplit(handle, spec, &plan, product.m, product.n)?))
 }
 
 /// The tile and main columns of a split tail when [`split_tail_choice`] says it pays.
-#[allow(clippy::too_many_arguments)]
-fn split_tail_rule(
-    handle: &Handle,
-    ta: Transpose,
-    tb: Transpose,
-    m: u64,
-    n: u64,
-    k: u64,
-    a: u64,
-    lda: i64,
-    b: u64,
-    ldb: i64,
-    direct: (&'static KernelSpec, &LaunchPlan),
-) -> Result<Option<(usize, u64)>> {
+fn split_tail_rule(handle: &Handle, product: &Product, direct: (&'static KernelSpec, &LaunchPlan)) -> Result<Option<(usize, u64)>> {
     // Cheap exit before any planning: the direct plan fills its rounds, or is split.
-    if direct.1.geometry.grid.2 > 1 || direct.1.geometry.blocks() <= direct.1.occupancy.blocks_per_wave(handle.device.model()) {
+    let device = handle.device.model();
+    if direct.1.geometry.grid.2 > 1 || direct.1.geometry.blocks() <= direct.1.occupancy.blocks_per_wave(device) {
         return Ok(None);
     }
     // Plans are looked up before the rule runs, so that it cannot fail.
-    let device = handle.device.model();
+    let &Product { m, n, k, .. } = product;
     let tile = split_tail_tile(device);
-    let (_, whole) = split_tail_main(handle, ta, tb, tile, (m, n, k), a, lda, b, ldb)?;
+    let (_, whole) = unsplit_on(handle, product, tile)?;
     let Some(main_n) = split_tail_main_n(device, TILES[tile].cols, &whole, m.div_ceil(TILES[tile].rows), n) else { return Ok(None) };
-    let (_, main) = split_tail_main(handle, ta, tb, tile, (m, main_n, k), a, lda, b, ldb)?;
-    let (rest_spec, rest) = split_tail_rest(handle, ta, tb, (m, n, k), main_n, a, lda, b, ldb)?;
+    let (_, main, tail) = with_split_tail(handle, product, (direct.0, *direct.1), Some((tile, main_n)))?;
+    let rest = tail.map_or((tile_of(direct.0), *direct.1), |t| (tile_of(t.kernel), t.plan));
     let main_plan = |_: usize, cols: u64| if cols == n { whole } else { main };
-    Ok(split_tail_choice(device, pair_index(ta, tb), (tile_of(direct.0), direct.1), m, n, k, main_plan, |_| (tile_of(rest_spec), rest)))
+    Ok(split_tail_choice(device, pair_index(product.ta, product.tb), (tile_of(direct.0), direct.1), m, n, k, main_plan, |_| rest))
 }
 
 /// Panel rows for copying A^T first, when `choice` forces it or the rule says it pays.

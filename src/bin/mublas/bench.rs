@@ -371,6 +371,28 @@ fn sgemm_tiles(table: &TableRun, random: &mut Random) -> Result<(), String> {
     Ok(())
 }
 
+/// cuBLAS's time over `us`, or "-" without cuBLAS.
+fn cublas_ratio(cublas_us: Option<f64>, us: f64) -> String {
+    cublas_us.map(|c| format!("{:.2}", c / us)).unwrap_or_else(|| "-".into())
+}
+
+/// The tile kernel SGEMM runs for a workload's shape without an A^T copy or a
+/// split tail (the workloads' matrices are 256-byte aligned, leading dimensions equal to their rows).
+fn direct_kernel(
+    h: &mublas::Handle,
+    ta: mublas::routines::gemm::Transpose,
+    tb: mublas::routines::gemm::Transpose,
+    m: usize,
+    n: usize,
+    k: usize,
+) -> Result<&'static mublas::tuner::KernelSpec, String> {
+    use mublas::routines::gemm::{self, TileChoice, Transpose};
+    let lda = if ta == Transpose::No { m } else { k } as i64;
+    let ldb = if tb == Transpose::No { k } else { n } as i64;
+    let vec = gemm::vec4_applies(ta, tb, m as i64, n as i64, k as i64, 256, lda, 256, ldb);
+    gemm::plan_multiply(h, ta, tb, m as u64, n as u64, k as u64, vec, TileChoice::Auto).map(|(spec, _)| spec).map_err(|e| e.to_string())
+}
+
 /// `mublas bench sgemm-transposed`: TN and TT each way in one run, to fit
 /// `routines::gemm::transposed_a`'s constants: as called (the rule's choice,
 /// against cuBLAS), directly on the rule's tile, with A^T copied first (forced,
@@ -393,11 +415,8 @@ fn sgemm_transposed(table: &TableRun, random: &mut Random) -> Result<(), String>
             let (auto_us, cublas_us) = table.time(&auto)?;
             let label = auto.label.clone();
             drop(auto);
-            let ratio = |us: f64| cublas_us.map(|c| format!("{:.2}", c / us)).unwrap_or_else(|| "-".into());
-            // The workloads' matrices are 256-byte aligned with leading dimensions equal to their rows (A^T: k).
-            let ldb = if tb == 0 { k } else { n } as i64;
-            let vec = gemm::vec4_applies(Transpose::Yes, transb, m as i64, n as i64, k as i64, 256, k as i64, 256, ldb);
-            let (direct_spec, _) = gemm::plan_multiply(h, Transpose::Yes, transb, m as u64, n as u64, k as u64, vec, TileChoice::Auto).map_err(|e| e.to_string())?;
+            let ratio = |us: f64| cublas_ratio(cublas_us, us);
+            let direct_spec = direct_kernel(h, Transpose::Yes, transb, m, n, k)?;
             let timed = |choice: TileChoice, ta: i32, random: &mut Random| -> Result<f64, String> {
                 Workload::sgemm_with(h, handle, ta, tb, m, n, k, choice, random)?.time_mublas(timer, WARMUPS, reps)
             };
@@ -442,11 +461,8 @@ fn sgemm_tail(table: &TableRun, random: &mut Random) -> Result<(), String> {
             let tail_us = auto.time_mublas(timer, WARMUPS, reps)?;
             let label = auto.label.clone();
             drop(auto);
-            let ratio = |us: f64| cublas_us.map(|c| format!("{:.2}", c / us)).unwrap_or_else(|| "-".into());
-            // The workloads' matrices are 256-byte aligned with leading dimensions equal to their rows.
-            let ldb = if tb == 0 { k } else { n } as i64;
-            let vec = gemm::vec4_applies(Transpose::No, transb, m as i64, n as i64, k as i64, 256, m as i64, 256, ldb);
-            let (direct_spec, _) = gemm::plan_multiply(h, Transpose::No, transb, m as u64, n as u64, k as u64, vec, TileChoice::Auto).map_err(|e| e.to_string())?;
+            let ratio = |us: f64| cublas_ratio(cublas_us, us);
+            let direct_spec = direct_kernel(h, Transpose::No, transb, m, n, k)?;
             let direct = Workload::sgemm_with(h, handle, 0, tb, m, n, k, TileChoice::Tile(gemm::tile_of(direct_spec)), random)?;
             let direct_us = direct.time_mublas(timer, WARMUPS, reps)?;
             println!(
