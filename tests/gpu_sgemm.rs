@@ -10,7 +10,7 @@ use mublas::capi::handle::mublasSetPointerMode;
 use mublas::capi::types::*;
 use mublas::harness::{GuardedBuffer, Random};
 use mublas::real_cublas::RealCublas;
-use mublas::routines::gemm::{self, TileChoice, TILES, TILE_KERNELS};
+use mublas::routines::gemm::{self, Cut, TileChoice, TILES, TILE_KERNELS};
 use mublas::routines::Scalar;
 use mublas::tuner::{LaunchShape, Problem};
 
@@ -340,47 +340,61 @@ fn gpu_sgemm_split_tail() {
     let cublas = RealCublas::get().ok();
     let mut cases = 0;
     for &(ta, tb) in &PAIRS {
-        // (m, n, k, main tile, main columns, pad, offset, device scalars)
-        for (m, n, k, tile, main_n, pad, offset, device_scalars) in [(127usize, 129usize, 1023usize, 3usize, 64u64, 3usize, 1usize, false),
-            (300, 200, 500, 2, 77, 0, 0, true), (33, 300, 4100, 0, 128, 1, 0, false), (260, 131, 9, 1, 128, 0, 1, true)] {
+        // (m, n, k, main tile, cut, main length, pad, offset, device scalars)
+        for (m, n, k, tile, cut, main, pad, offset, device_scalars) in [
+            (127usize, 129usize, 1023usize, 3usize, Cut::Columns, 64u64, 3usize, 1usize, false),
+            (300, 200, 500, 2, Cut::Columns, 77, 0, 0, true),
+            (33, 300, 4100, 0, Cut::Columns, 128, 1, 0, false),
+            (260, 131, 9, 1, Cut::Columns, 128, 0, 1, true),
+            (129, 127, 1023, 3, Cut::Rows, 64, 3, 1, false),
+            (300, 200, 500, 2, Cut::Rows, 77, 0, 0, true),
+            (600, 33, 4100, 0, Cut::Rows, 256, 1, 0, false),
+        ] {
             let mut case = Case::new(ta, tb, m, n, k);
             (case.pad, case.offset, case.device_scalars) = (pad, offset, device_scalars);
-            let (_, decision) = run_case_deciding(&gpu, &mut random, &case, if offset == 0 { cublas } else { None }, Some(TileChoice::SplitTail { tile, main_n }));
+            let (_, decision) = run_case_deciding(&gpu, &mut random, &case, if offset == 0 { cublas } else { None }, Some(TileChoice::SplitTail { tile, cut, main }));
             let tail = decision.unwrap().split_tail.expect("forced split tail not taken");
-            assert_eq!(tail.main_n, main_n);
+            assert_eq!((tail.cut, tail.main), (cut, main));
             cases += 1;
         }
-        let mut case = Case::new(ta, tb, 200, 150, 300);
-        (case.beta, case.nan_c, case.device_scalars) = (0.0, true, true);
-        run_case(&gpu, &mut random, &case, None, Some(TileChoice::SplitTail { tile: 3, main_n: 128 }));
-        cases += 1;
+        for cut in [Cut::Columns, Cut::Rows] {
+            let mut case = Case::new(ta, tb, 200, 150, 300);
+            (case.beta, case.nan_c, case.device_scalars) = (0.0, true, true);
+            run_case(&gpu, &mut random, &case, None, Some(TileChoice::SplitTail { tile: 3, cut, main: 128 }));
+            cases += 1;
+        }
     }
     // The rest past the work-buffer limit: unsplit, the same product.
     gpu.inner().set_work_limit(mublas::handle::SPLIT_COUNTER_BYTES as usize);
-    let (_, decision) = run_case_deciding(&gpu, &mut random, &Case::new(0, 0, 64, 200, 16384), None, Some(TileChoice::SplitTail { tile: 3, main_n: 128 }));
+    let forced = TileChoice::SplitTail { tile: 3, cut: Cut::Columns, main: 128 };
+    let (_, decision) = run_case_deciding(&gpu, &mut random, &Case::new(0, 0, 64, 200, 16384), None, Some(forced));
     assert_eq!(decision.unwrap().split_tail.unwrap().plan.geometry.grid.2, 1, "rest split past the limit");
     gpu.inner().set_work_limit(usize::MAX);
     say(&format!("{test}: {} forced cases passed", cases + 1));
 
     // The rule on a 132-SM GPU of sm_80 or later (the H100's time model):
     // 3000² and 1024 × 8488 end in a round of 24 and 4 blocks of 256×128,
-    // and split them off; 4096² (last round 116 of 132) does not.
+    // and split them off by columns; 20000 × 256 (rounds of 132 and 26) by
+    // rows; 4096² (last round 116 of 132) not at all.
     let model = gpu.inner().device.model();
     let like_h100 = model.compute_capability >= (8, 0) && model.sm_count == 132;
     let tail = |m: u64, n: u64, k: u64| {
         gemm::plan_call(gpu.inner(), gemm::Transpose::No, gemm::Transpose::No, m, n, k, 1 << 20, m as i64, 1 << 21, k as i64, TileChoice::Auto)
             .unwrap()
             .split_tail
-            .map(|tail| tail.main_n)
+            .map(|tail| (tail.cut, tail.main))
     };
-    say(&format!("{test}: on this GPU 3000²: {:?}, 1024x8488x256: {:?}, 4096²: {:?}", tail(3000, 3000, 3000), tail(1024, 8488, 256), tail(4096, 4096, 4096)));
+    let shapes = [(3000, 3000, 3000), (1024, 8488, 256), (20000, 256, 512), (4096, 4096, 4096)];
+    say(&format!("{test}: on this GPU {:?}", shapes.map(|(m, n, k)| ((m, n, k), tail(m, n, k)))));
     if like_h100 {
-        assert_eq!(tail(3000, 3000, 3000), Some(2816));
-        assert_eq!(tail(1024, 8488, 256), Some(8448));
+        assert_eq!(tail(3000, 3000, 3000), Some((Cut::Columns, 2816)));
+        assert_eq!(tail(1024, 8488, 256), Some((Cut::Columns, 8448)));
+        assert_eq!(tail(20000, 256, 512), Some((Cut::Rows, 16896)));
         assert_eq!(tail(4096, 4096, 4096), None);
     }
     for (ta, tb) in [(0, 0), (0, 1)] {
         run_case(&gpu, &mut random, &Case::new(ta, tb, 1024, 8488, 256), cublas, None);
+        run_case(&gpu, &mut random, &Case::new(ta, tb, 20000, 256, 512), cublas, None);
     }
     // Panels of A^T with split tails (their partial sums after the panel in
     // the work buffer), and without them where only the panel fits.
@@ -388,17 +402,17 @@ fn gpu_sgemm_split_tail() {
         for panel_rows in [1024u64, 512] {
             let (_, decision) = run_case_deciding(&gpu, &mut random, &Case::new(ta, tb, 1024, 8488, 256), cublas, Some(TileChoice::TransposedA { panel_rows }));
             let decision = decision.unwrap();
-            say(&format!("{test}: ({ta}, {tb}) A^T/{panel_rows}: split tail at {:?}", decision.split_tail.map(|t| t.main_n)));
+            say(&format!("{test}: ({ta}, {tb}) A^T/{panel_rows}: split tail at {:?}", decision.split_tail.map(|t| (t.cut, t.main))));
             assert_eq!(decision.transposed_a_panel_rows, Some(panel_rows));
             if like_h100 && panel_rows == 1024 {
-                assert_eq!(decision.split_tail.map(|t| t.main_n), Some(8448));
+                assert_eq!(decision.split_tail.map(|t| (t.cut, t.main)), Some((Cut::Columns, 8448)));
             }
         }
         let panel_bytes = 1024 * 256 * 4;
         gpu.inner().set_work_limit(mublas::handle::SPLIT_COUNTER_BYTES as usize + panel_bytes);
         let (_, decision) = run_case_deciding(&gpu, &mut random, &Case::new(ta, tb, 1024, 8488, 256), None, Some(TileChoice::TransposedA { panel_rows: 1024 }));
         let decision = decision.unwrap();
-        assert_eq!((decision.transposed_a_panel_rows, decision.split_tail.map(|t| t.main_n)), (Some(1024), None), "only the panel fits");
+        assert_eq!((decision.transposed_a_panel_rows, decision.split_tail.map(|t| t.main)), (Some(1024), None), "only the panel fits");
         gpu.inner().set_work_limit(usize::MAX);
     }
 }

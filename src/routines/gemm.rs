@@ -52,13 +52,14 @@
 //! An unsplit grid of several rounds whose last round is nearly empty (n =
 //! 3000 on 256×128 tiles: 288 blocks on 132 SMs, rounds of 132, 132 and 24)
 //! pays a whole round for a few blocks. Smaller tiles quantize finer but run
-//! slower. Instead C can be cut by columns: the first `main_n` columns (whole
-//! tile columns, filling all rounds but the last) run unsplit, and the
-//! remaining columns, a sub-problem short of a wave, run as a multiply of their
-//! own, which step 2 splits along k. Both are ordinary launches on sub-matrices
-//! of B and C, one after the other in the stream. [`split_tail_choice`] weighs
-//! the two by [`estimated_time`] (plus [`SPLIT_TAIL_LAUNCH_US`]) against the
-//! direct plan.
+//! slower. Instead C can be cut by columns (or by rows, [`Cut`]): the first
+//! columns (whole tile columns, filling all rounds but the last) run unsplit,
+//! and the remaining ones, a sub-problem short of a wave, run as a multiply of
+//! their own, which step 2 splits along k. Both are ordinary launches on
+//! sub-matrices of B and C (of A and C for rows), one after the other in the
+//! stream. [`split_tail_choice`] weighs each cut by [`estimated_time`] (plus
+//! [`SPLIT_TAIL_LAUNCH_US`]) against the direct plan. Rows suit tall C: 20000
+//! × 256 has 2 tile columns, too few to cut.
 
 use super::Scalar;
 use crate::handle::Handle;
@@ -528,31 +529,60 @@ pub fn transposed_a_pays(
 
 /// The split tail's own µs: the second launch, in the stream behind the first.
 pub const SPLIT_TAIL_LAUNCH_US: f64 = 3.0;
+/// The main part's last round must be this full: where whole tile columns
+/// (rows) cannot fill it, a cut only moves the idle SMs into that round (measured on the H100: 3000², 5000² (91 %) and 1024 × 8488 gained
+/// 5–17 %; 8192² (79 %) 0.6 %, and a cut at NT 10000² lost 2.8 %).
+pub const SPLIT_TAIL_MAIN_FILL: f64 = 0.9;
 
-/// Columns of C the main part of a split tail covers, for a tile of
-/// `tile_cols` columns whose unsplit plan (for all of C) is `plan` (module
-/// docs, "Split tail"): the whole tile columns that fill all rounds but the
-/// last. None when the plan is split, fits one round, or its last round is
-/// full, or when no whole tile column fits.
-pub fn split_tail_main_n(device: &DeviceModel, tile_cols: u64, plan: &LaunchPlan, m_tiles: u64, n: u64) -> Option<u64> {
-    let per_round = plan.occupancy.blocks_per_wave(device);
-    let blocks = plan.geometry.blocks();
-    if plan.geometry.grid.2 > 1 || per_round == 0 || m_tiles == 0 || blocks <= per_round || blocks.is_multiple_of(per_round) {
-        return None;
-    }
-    let full_rounds = blocks / per_round;
-    let main_columns = full_rounds * per_round / m_tiles;
-    let main_n = main_columns * tile_cols;
-    (main_columns > 0 && main_n < n).then_some(main_n)
+/// Which way a split tail cuts C (module docs, "Split tail").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cut {
+    /// The main part is C's first columns, the rest the others.
+    Columns,
+    /// The main part is C's first rows, the rest the others.
+    Rows,
 }
 
-/// The tile and main columns of a split tail when it beats the direct plan
-/// by [`estimated_time`] (module docs, "Split tail"). The main part runs on
-/// the largest tile meant for the device: the coarsest rounds, which a tail
-/// helps most, and the best measured efficiency (with 128×128_t128 the model
-/// chose a tail at NT 10000² that ran 2.8 % slower). `main_plan(tile, n)` is
-/// a tile's unsplit plan for (m, n); `rest_plan(n)` the tile and plan (split
-/// or not) of a multiply of the last n columns.
+impl Cut {
+    /// The (rows, columns) of C of the main part, `main` long, and of the rest.
+    pub fn parts(self, m: u64, n: u64, main: u64) -> [(u64, u64); 2] {
+        match self {
+            Cut::Columns => [(m, main), (m, n - main)],
+            Cut::Rows => [(main, n), (m - main, n)],
+        }
+    }
+}
+
+/// How much of C (columns or rows, by `cut`) the main part of a split tail
+/// covers, for a tile whose unsplit plan for all of C is `plan` (module docs,
+/// "Split tail"): the whole tile columns (rows) that fill all rounds but the
+/// last. None when the plan is split, fits one round, or its last round is
+/// full, or when not even one tile column (row) fits.
+pub fn split_tail_main(device: &DeviceModel, tile: &Tile, plan: &LaunchPlan, cut: Cut, m: u64, n: u64) -> Option<u64> {
+    let per_round = plan.occupancy.blocks_per_wave(device);
+    let blocks = plan.geometry.blocks();
+    if plan.geometry.grid.2 > 1 || per_round == 0 || blocks <= per_round || blocks.is_multiple_of(per_round) {
+        return None;
+    }
+    // Along the cut: the tile's extent and C's; across it: tiles per tile column (row).
+    let (tile_len, len, across) = match cut {
+        Cut::Columns => (tile.cols, n, m.div_ceil(tile.rows)),
+        Cut::Rows => (tile.rows, m, n.div_ceil(tile.cols)),
+    };
+    let main_lines = (blocks / per_round) * per_round / across.max(1);
+    let main = main_lines * tile_len;
+    let last_round = main_lines * across % per_round;
+    let last_fill = if last_round == 0 { 1.0 } else { last_round as f64 / per_round as f64 };
+    (main_lines > 0 && main < len && last_fill >= SPLIT_TAIL_MAIN_FILL).then_some(main)
+}
+
+/// The tile, cut and main part of a split tail when it beats the direct plan
+/// by [`estimated_time`] (module docs, "Split tail"); columns first at equal
+/// times. The main part runs on the largest tile meant for the device: the
+/// coarsest rounds, which a tail helps most, and the best measured
+/// efficiency (with 128×128_t128 the model chose a tail at NT 10000² that
+/// ran 2.8 % slower). `main_plan(tile, m, n)` is a tile's unsplit plan for
+/// an m × n C; `rest_plan(m, n)` the tile and plan (split or not) of the rest.
 #[allow(clippy::too_many_arguments)]
 pub fn split_tail_choice(
     device: &DeviceModel,
@@ -561,16 +591,25 @@ pub fn split_tail_choice(
     m: u64,
     n: u64,
     k: u64,
-    mut main_plan: impl FnMut(usize, u64) -> LaunchPlan,
-    mut rest_plan: impl FnMut(u64) -> (usize, LaunchPlan),
-) -> Option<(usize, u64)> {
+    mut main_plan: impl FnMut(usize, u64, u64) -> LaunchPlan,
+    mut rest_plan: impl FnMut(u64, u64) -> (usize, LaunchPlan),
+) -> Option<(usize, Cut, u64)> {
     let tile = split_tail_tile(device);
     let spec = &TILES[tile];
-    let main_n = split_tail_main_n(device, spec.cols, &main_plan(tile, n), m.div_ceil(spec.rows), n)?;
-    let main = main_plan(tile, main_n);
-    let (rest_tile, rest) = rest_plan(n - main_n);
-    let time = estimated_time(device, spec, pair, &main, m, main_n, k) + estimated_time(device, &TILES[rest_tile], pair, &rest, m, n - main_n, k);
-    (time + SPLIT_TAIL_LAUNCH_US < estimated_time(device, &TILES[direct.0], pair, direct.1, m, n, k)).then_some((tile, main_n))
+    let whole = main_plan(tile, m, n);
+    let mut best = None;
+    let mut best_time = estimated_time(device, &TILES[direct.0], pair, direct.1, m, n, k) - SPLIT_TAIL_LAUNCH_US;
+    for cut in [Cut::Columns, Cut::Rows] {
+        let Some(main) = split_tail_main(device, spec, &whole, cut, m, n) else { continue };
+        let [(main_m, main_n), (rest_m, rest_n)] = cut.parts(m, n, main);
+        let (rest_tile, rest) = rest_plan(rest_m, rest_n);
+        let time = estimated_time(device, spec, pair, &main_plan(tile, main_m, main_n), main_m, main_n, k)
+            + estimated_time(device, &TILES[rest_tile], pair, &rest, rest_m, rest_n, k);
+        if time < best_time {
+            (best, best_time) = (Some((tile, cut, main)), time);
+        }
+    }
+    best
 }
 
 /// The tile a split tail's main part runs on: the largest meant for the device.
@@ -587,9 +626,9 @@ pub enum TileChoice {
     /// TN and TT: A^T copied in panels of this many rows (module docs), each
     /// multiplied unsplit on the tile the rule chooses; other pairs as `Auto`.
     TransposedA { panel_rows: u64 },
-    /// A split tail (module docs): the first `main_n` columns of C unsplit on
-    /// this tile, the rest as chosen.
-    SplitTail { tile: usize, main_n: u64 },
+    /// A split tail (module docs): C's first `main` columns or rows (by
+    /// `cut`) unsplit on this tile, the rest as chosen.
+    SplitTail { tile: usize, cut: Cut, main: u64 },
 }
 
 /// What one call did, for tests and the tools.
@@ -601,14 +640,16 @@ pub struct GemmDecision {
     pub plan: Option<LaunchPlan>,
     /// Rows per panel when A^T was copied first (module docs, "Transposed A").
     pub transposed_a_panel_rows: Option<u64>,
-    /// With a split tail (module docs), its columns and what ran them.
+    /// With a split tail (module docs), its cut and what ran the rest.
     pub split_tail: Option<SplitTail>,
 }
 
-/// The last `n - main_n` columns of C of a split tail, multiplied by this kernel and plan.
+/// A split tail: C cut after its first `main` columns or rows; the rest
+/// multiplied by this kernel and plan.
 #[derive(Clone, Copy, Debug)]
 pub struct SplitTail {
-    pub main_n: u64,
+    pub cut: Cut,
+    pub main: u64,
     pub kernel: &'static KernelSpec,
     pub plan: LaunchPlan,
 }
@@ -688,7 +729,7 @@ pub struct MultiplyPlan {
     pub kernel: &'static KernelSpec,
     pub plan: LaunchPlan,
     pub transposed_a_panel_rows: Option<u64>,
-    /// With a split tail, `kernel` and `plan` are the main part's (its first `main_n` columns).
+    /// With a split tail, `kernel` and `plan` are the main part's.
     pub split_tail: Option<SplitTail>,
 }
 
@@ -703,7 +744,7 @@ pub fn plan_call(handle: &Handle, ta: Transpose, tb: Transpose, m: u64, n: u64, 
     }
     let product = Product { ta, tb, m, n, k, a, lda, b, ldb };
     let main = match choice {
-        TileChoice::SplitTail { main_n, .. } if main_n > 0 && main_n < n => Some((tile_of(kernel), main_n)),
+        TileChoice::SplitTail { cut, main, .. } if main > 0 && main < if cut == Cut::Columns { n } else { m } => Some((tile_of(kernel), cut, main)),
         TileChoice::Auto => split_tail_rule(handle, &product, (kernel, &plan))?,
         _ => None,
     };
@@ -726,9 +767,12 @@ struct Product {
 }
 
 impl Product {
-    /// The product over `count` columns of op(B) (and C) from `first` on.
-    fn columns(&self, first: u64, count: u64) -> Product {
-        Product { n: count, b: columns_of_b(self.tb, self.b, self.ldb, first), ..*self }
+    /// The product over `count` columns of op(B) and C, or rows of op(A) and C, from `first` on.
+    fn part(&self, cut: Cut, first: u64, count: u64) -> Product {
+        match cut {
+            Cut::Columns => Product { n: count, b: columns_of_b(self.tb, self.b, self.ldb, first), ..*self },
+            Cut::Rows => Product { m: count, a: rows_of_a(self.ta, self.a, self.lda, first), ..*self },
+        }
     }
 
     fn vec4(&self) -> bool {
@@ -736,19 +780,20 @@ impl Product {
     }
 }
 
-/// `direct`, or, for `main` = (tile, main columns), a split tail's main part and its rest.
+/// `direct`, or, for `main` = (tile, cut, main length), a split tail's main part and its rest.
 #[allow(clippy::type_complexity)]
 fn with_split_tail(
     handle: &Handle,
     product: &Product,
     direct: (&'static KernelSpec, LaunchPlan),
-    main: Option<(usize, u64)>,
+    main: Option<(usize, Cut, u64)>,
 ) -> Result<(&'static KernelSpec, LaunchPlan, Option<SplitTail>)> {
-    let Some((tile, main_n)) = main else { return Ok((direct.0, direct.1, None)) };
-    let (main_kernel, main_plan) = unsplit_on(handle, &product.columns(0, main_n), tile)?;
-    let rest = product.columns(main_n, product.n - main_n);
+    let Some((tile, cut, main)) = main else { return Ok((direct.0, direct.1, None)) };
+    let len = if cut == Cut::Columns { product.n } else { product.m };
+    let (main_kernel, main_plan) = unsplit_on(handle, &product.part(cut, 0, main), tile)?;
+    let rest = product.part(cut, main, len - main);
     let (kernel, plan) = plan_multiply(handle, rest.ta, rest.tb, rest.m, rest.n, rest.k, rest.vec4(), TileChoice::Auto)?;
-    Ok((main_kernel, main_plan, Some(SplitTail { main_n, kernel, plan })))
+    Ok((main_kernel, main_plan, Some(SplitTail { cut, main, kernel, plan })))
 }
 
 /// A panel of A^T's multiply (module docs, "Transposed A"): [`panel_multiply`]'s
@@ -765,13 +810,19 @@ impl SplitTail {
     /// Bytes of partial sums its rest needs (0 unsplit), for a multiply of m rows and n columns in all.
     pub fn partial_bytes(&self, m: u64, n: u64) -> u64 {
         let splits = self.plan.geometry.grid.2 as u64;
-        if splits <= 1 { 0 } else { partial_ld(m) * (n - self.main_n) * splits * 4 }
+        let [_, (rest_m, rest_n)] = self.cut.parts(m, n, self.main);
+        if splits <= 1 { 0 } else { partial_ld(rest_m) * rest_n * splits * 4 }
     }
 }
 
 /// B's sub-matrix of op(B)'s columns from `first` on: its address.
 fn columns_of_b(tb: Transpose, b: u64, ldb: i64, first: u64) -> u64 {
     if tb == Transpose::No { b + first * ldb as u64 * 4 } else { b + first * 4 }
+}
+
+/// A's sub-matrix of op(A)'s rows from `first` on: its address.
+fn rows_of_a(ta: Transpose, a: u64, lda: i64, first: u64) -> u64 {
+    if ta == Transpose::No { a + first * 4 } else { a + first * lda as u64 * 4 }
 }
 
 /// `tile`'s kernel for the product, unsplit (a split tail's main part).
@@ -782,8 +833,8 @@ fn unsplit_on(handle: &Handle, product: &Product, tile: usize) -> Result<(&'stat
     Ok((spec, unsplit(handle, spec, &plan, product.m, product.n)?))
 }
 
-/// The tile and main columns of a split tail when [`split_tail_choice`] says it pays.
-fn split_tail_rule(handle: &Handle, product: &Product, direct: (&'static KernelSpec, &LaunchPlan)) -> Result<Option<(usize, u64)>> {
+/// The tile, cut and main length of a split tail when [`split_tail_choice`] says it pays.
+fn split_tail_rule(handle: &Handle, product: &Product, direct: (&'static KernelSpec, &LaunchPlan)) -> Result<Option<(usize, Cut, u64)>> {
     // Cheap exit before any planning: the direct plan fills its rounds, or is split.
     let device = handle.device.model();
     if direct.1.geometry.grid.2 > 1 || direct.1.geometry.blocks() <= direct.1.occupancy.blocks_per_wave(device) {
@@ -793,11 +844,20 @@ fn split_tail_rule(handle: &Handle, product: &Product, direct: (&'static KernelS
     let &Product { m, n, k, .. } = product;
     let tile = split_tail_tile(device);
     let (_, whole) = unsplit_on(handle, product, tile)?;
-    let Some(main_n) = split_tail_main_n(device, TILES[tile].cols, &whole, m.div_ceil(TILES[tile].rows), n) else { return Ok(None) };
-    let (_, main, tail) = with_split_tail(handle, product, (direct.0, *direct.1), Some((tile, main_n)))?;
-    let rest = tail.map_or((tile_of(direct.0), *direct.1), |t| (tile_of(t.kernel), t.plan));
-    let main_plan = |_: usize, cols: u64| if cols == n { whole } else { main };
-    Ok(split_tail_choice(device, pair_index(product.ta, product.tb), (tile_of(direct.0), direct.1), m, n, k, main_plan, |_| rest))
+    let mut mains = vec![((m, n), whole)];
+    let mut rests = Vec::new();
+    for cut in [Cut::Columns, Cut::Rows] {
+        let Some(main) = split_tail_main(device, &TILES[tile], &whole, cut, m, n) else { continue };
+        let (_, main_plan, tail) = with_split_tail(handle, product, (direct.0, *direct.1), Some((tile, cut, main)))?;
+        let [main_dims, rest_dims] = cut.parts(m, n, main);
+        mains.push((main_dims, main_plan));
+        if let Some(tail) = tail {
+            rests.push((rest_dims, (tile_of(tail.kernel), tail.plan)));
+        }
+    }
+    let main_plan = |_: usize, m: u64, n: u64| mains.iter().find(|p| p.0 == (m, n)).map_or(whole, |p| p.1);
+    let rest_plan = |m: u64, n: u64| rests.iter().find(|p| p.0 == (m, n)).map_or((tile_of(direct.0), *direct.1), |p| p.1);
+    Ok(split_tail_choice(device, pair_index(product.ta, product.tb), (tile_of(direct.0), direct.1), m, n, k, main_plan, rest_plan))
 }
 
 /// Panel rows for copying A^T first, when `choice` forces it or the rule says it pays.
@@ -948,14 +1008,14 @@ pub fn sgemm_with(
                     &[I64(k), I64(rows as i64), alpha_value, alpha_address, Ptr(a + first * lda as u64 * 4), I64(lda), Ptr(work.scratch()), I64(ldt)],
                 )?;
             }
-            let operands = Operands { a: work.scratch(), lda: ldt, tb, b, ldb, c: c + first * 4, ldc };
+            let operands = Operands { ta: Transpose::No, a: work.scratch(), lda: ldt, tb, b, ldb, c: c + first * 4, ldc };
             let partials = Partials::At(work.scratch() + panel_bytes);
             decision.split_tail = launch_with_tail(handle, (panel_spec, &panel_plan), panel_tail, (rows, un, uk), scalars, &operands, partials)?.or(decision.split_tail);
         }
         return Ok(decision);
     }
 
-    let operands = Operands { a, lda, tb, b, ldb, c, ldc };
+    let operands = Operands { ta, a, lda, tb, b, ldb, c, ldc };
     if split_tail.is_some() {
         decision.split_tail = launch_with_tail(handle, (spec, &plan), split_tail, (um, un, uk), scalars, &operands, Partials::FromHandle)?;
     } else {
@@ -973,8 +1033,8 @@ enum Partials {
     At(u64),
 }
 
-/// `main` over the first columns of C (all of them without a split tail),
-/// then the split tail's rest. Returns the tail with the plan its rest ran.
+/// `main` over the first columns or rows of C (all of C without a split
+/// tail), then the split tail's rest. Returns the tail with the plan its rest ran.
 fn launch_with_tail(
     handle: &Handle,
     main: (&'static KernelSpec, &LaunchPlan),
@@ -988,10 +1048,13 @@ fn launch_with_tail(
         launch_unsplit(handle, main.0, main.1, (m, n, k), scalars, x)?;
         return Ok(None);
     };
-    let main_n = tail.main_n;
-    launch_unsplit(handle, main.0, main.1, (m, main_n, k), scalars, x)?;
-    let rest = Operands { b: columns_of_b(x.tb, x.b, x.ldb, main_n), c: x.c + main_n * x.ldc as u64 * 4, ..*x };
-    tail.plan = launch_multiply(handle, tail.kernel, &tail.plan, (m, n - main_n, k), scalars, &rest, partials)?;
+    let [(main_m, main_n), (rest_m, rest_n)] = tail.cut.parts(m, n, tail.main);
+    launch_unsplit(handle, main.0, main.1, (main_m, main_n, k), scalars, x)?;
+    let rest = match tail.cut {
+        Cut::Columns => Operands { b: columns_of_b(x.tb, x.b, x.ldb, tail.main), c: x.c + tail.main * x.ldc as u64 * 4, ..*x },
+        Cut::Rows => Operands { a: rows_of_a(x.ta, x.a, x.lda, tail.main), c: x.c + tail.main * 4, ..*x },
+    };
+    tail.plan = launch_multiply(handle, tail.kernel, &tail.plan, (rest_m, rest_n, k), scalars, &rest, partials)?;
     Ok(Some(tail))
 }
 
@@ -1057,9 +1120,10 @@ fn launch_multiply(
     Ok(*plan)
 }
 
-/// Device addresses and leading dimensions of a multiply's A, B and C, and op(B).
+/// Device addresses and leading dimensions of a multiply's A, B and C, and the transposes.
 #[derive(Clone, Copy)]
 struct Operands {
+    ta: Transpose,
     a: u64,
     lda: i64,
     tb: Transpose,
@@ -1384,16 +1448,16 @@ mod tests {
         transposed_a_pays(&device, pair, (direct, &direct_plan), m, n, k, panel_rows, panel_plan).then_some(panel_rows)
     }
 
-    /// split_tail_rule without a GPU: (main tile, main columns) when a split tail pays.
-    fn decide_split_tail(pair: usize, m: u64, n: u64, k: u64) -> Option<(usize, u64)> {
+    /// split_tail_rule without a GPU: (main tile, cut, main length) when a split tail pays.
+    fn decide_split_tail(pair: usize, m: u64, n: u64, k: u64) -> Option<(usize, Cut, u64)> {
         let tuner = tuner();
         let device = tuner.device().clone();
         let direct = decide_pair(pair, m, n, k).0;
         let direct_plan = tile_plan(&tuner, &TILE_KERNELS[direct][pair * 2], &model(direct), &TILES[direct], pair, m, n, k);
-        let main_plan = |tile: usize, cols: u64| tuner.plan(&TILE_KERNELS[tile][pair * 2], &model(tile), &Problem { m, n: cols, k: 0 });
-        let rest_plan = |cols: u64| {
-            let tile = decide_pair(pair, m, cols, k).0;
-            (tile, tile_plan(&tuner, &TILE_KERNELS[tile][pair * 2], &model(tile), &TILES[tile], pair, m, cols, k))
+        let main_plan = |tile: usize, m: u64, n: u64| tuner.plan(&TILE_KERNELS[tile][pair * 2], &model(tile), &Problem { m, n, k: 0 });
+        let rest_plan = |m: u64, n: u64| {
+            let tile = decide_pair(pair, m, n, k).0;
+            (tile, tile_plan(&tuner, &TILE_KERNELS[tile][pair * 2], &model(tile), &TILES[tile], pair, m, n, k))
         };
         split_tail_choice(&device, pair, (direct, &direct_plan), m, n, k, main_plan, rest_plan)
     }
@@ -1403,23 +1467,38 @@ mod tests {
         let device = DeviceModel::h100_sxm();
         let tuner = tuner();
         let plan = |m: u64, n: u64| tuner.plan(&TILE_KERNELS[0][0], &model(0), &Problem { m, n, k: 0 });
-        // 3000² on 256×128: 12 × 24 tiles, rounds of 132, 132, 24: 22 tile columns fill two rounds.
-        assert_eq!(split_tail_main_n(&device, 128, &plan(3000, 3000), 12, 3000), Some(22 * 128));
+        let main = |m: u64, n: u64, cut: Cut| split_tail_main(&device, &TILES[0], &plan(m, n), cut, m, n);
+        // 3000² on 256×128: 12 × 24 tiles, rounds of 132, 132, 24: 22 tile
+        // columns (of 12 tiles) or 11 tile rows (of 24) fill two rounds.
+        assert_eq!(main(3000, 3000, Cut::Columns), Some(22 * 128));
+        assert_eq!(main(3000, 3000, Cut::Rows), Some(11 * 256));
+        // 20000 × 256: 79 × 2 tiles, rounds of 132 and 26: 66 tile rows; one
+        // tile column of 79 would leave the main part's round 40 % idle.
+        assert_eq!(main(20000, 256, Cut::Rows), Some(66 * 256));
+        assert_eq!(main(20000, 256, Cut::Columns), None);
+        // 8192²: 61 tile columns of 32 fill 14 rounds and 79 % of a 15th.
+        assert_eq!(main(8192, 8192, Cut::Columns), None);
         // One round, or rounds all full (132 × 2 tiles: 12 × 22), or split: nothing to split off.
-        assert_eq!(split_tail_main_n(&device, 128, &plan(2048, 2048), 8, 2048), None);
-        assert_eq!(split_tail_main_n(&device, 128, &plan(3000, 2816), 12, 2816), None);
+        assert_eq!(main(2048, 2048, Cut::Columns), None);
+        assert_eq!(main(3000, 2816, Cut::Columns), None);
+        assert_eq!(main(3000, 2816, Cut::Rows), None);
         let split = tile_plan(&tuner, &TILE_KERNELS[0][0], &model(0), &TILES[0], 0, 1024, 1024, 1024);
         assert!(split.geometry.grid.2 > 1);
-        assert_eq!(split_tail_main_n(&device, 128, &split, 4, 1024), None);
-        // The rule on the H100 model: 3000² (every pair's direct plan) gains.
+        assert_eq!(split_tail_main(&device, &TILES[0], &split, Cut::Columns, 1024, 1024), None);
+        assert_eq!(Cut::Rows.parts(3000, 200, 2816), [(2816, 200), (184, 200)]);
+        assert_eq!(Cut::Columns.parts(3000, 200, 128), [(3000, 128), (3000, 72)]);
+        // The rule on the H100 model: 3000² (every pair's direct plan) gains, by columns at equal times.
         for pair in 0..4 {
-            assert_eq!(decide_split_tail(pair, 3000, 3000, 3000), Some((0, 2816)), "pair {pair}");
+            assert_eq!(decide_split_tail(pair, 3000, 3000, 3000), Some((0, Cut::Columns, 2816)), "pair {pair}");
         }
+        // Tall C: by rows.
+        assert_eq!(decide_split_tail(0, 20000, 256, 4096), Some((0, Cut::Rows, 16896)));
         for n in [1024u64, 2048, 4096] {
             assert_eq!(decide_split_tail(0, n, n, n), None, "n = {n}");
         }
         // 10000² on 256×128: 3160 blocks, the last round 124 of 132 (measured: a
         // tail on 128×128_t128 ran 2.8 % slower than the direct 256×128).
+        assert_eq!(decide_split_tail(0, 10000, 10000, 10000), None);
         assert_eq!(decide_split_tail(1, 10000, 10000, 10000), None);
     }
 
@@ -1476,11 +1555,11 @@ mod tests {
     #[test]
     fn decisions_table() {
         for (m, n, k) in [(256u64, 256u64, 256u64), (512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (3000, 3000, 3000),
-            (4096, 4096, 4096), (5000, 5000, 5000), (6144, 6144, 6144), (8192, 8192, 8192), (10000, 10000, 10000), (4096, 4096, 256), (512, 8192, 1024), (256, 256, 65536), (8192, 128, 8192), (127, 129, 1023)] {
+            (4096, 4096, 4096), (5000, 5000, 5000), (6144, 6144, 6144), (8192, 8192, 8192), (10000, 10000, 10000), (20000, 256, 4096), (12000, 512, 4096), (20000, 256, 256), (20000, 256, 512), (17000, 256, 1024), (4096, 4096, 256), (512, 8192, 1024), (256, 256, 65536), (8192, 128, 8192), (127, 129, 1023)] {
             for (pair, name) in ["NN", "NT", "TN", "TT"].iter().enumerate() {
                 let (tile, split, blocks) = decide_pair(pair, m, n, k);
                 let transposed = if pair >= 2 { decide_transposed_a(pair, m, n, k) } else { None };
-                let tail = decide_split_tail(pair, m, n, k).map(|(tile, main_n)| format!("{} over {main_n} columns", TILES[tile].name));
+                let tail = decide_split_tail(pair, m, n, k).map(|(tile, cut, main)| format!("{} over the first {main} {cut:?}", TILES[tile].name));
                 println!("{name} ({m}, {n}, {k}): {} split {split}, {blocks} blocks, A^T copied: {transposed:?}, split tail: {tail:?}", TILES[tile].name);
             }
         }

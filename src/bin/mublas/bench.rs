@@ -442,7 +442,7 @@ fn sgemm_transposed(table: &TableRun, random: &mut Random) -> Result<(), String>
 }
 
 /// `mublas bench sgemm-tail`: NN and NT on shapes whose direct plan ends in
-/// a nearly empty round, as called (against cuBLAS, alternating) and then,
+/// a nearly empty round (squares, wide and tall C), as called (against cuBLAS, alternating) and then,
 /// both timed alone, with and without the split tail (gemm.rs, "Split tail").
 fn sgemm_tail(table: &TableRun, random: &mut Random) -> Result<(), String> {
     let TableRun { h, handle, timer, quick, reps, .. } = *table;
@@ -450,7 +450,7 @@ fn sgemm_tail(table: &TableRun, random: &mut Random) -> Result<(), String> {
     let shapes: &[(usize, usize, usize)] = if quick {
         &[(3000, 3000, 3000)]
     } else {
-        &[(3000, 3000, 3000), (5000, 5000, 5000), (6144, 6144, 6144), (8192, 8192, 8192), (10000, 10000, 10000), (3000, 3000, 1000), (2500, 6000, 2000), (1024, 8488, 1024)]
+        &[(3000, 3000, 3000), (5000, 5000, 5000), (6144, 6144, 6144), (8192, 8192, 8192), (10000, 10000, 10000), (3000, 3000, 1000), (2500, 6000, 2000), (1024, 8488, 1024), (20000, 256, 4096), (12000, 512, 4096), (30000, 384, 2048)]
     };
     println!("sgemm-tail: µs (cuBLAS time / this time); tail and direct timed alone, direct/tail above 1: the split tail is faster");
     for &(m, n, k) in shapes {

@@ -349,8 +349,8 @@ impl Workload {
             label += &if rows >= m as u64 { " A^T".to_string() } else { format!(" A^T/{rows}") };
         }
         if let Some(tail) = call.split_tail {
-            // Columns [0, main_n) unsplit, the rest split along k (gemm.rs, "Split tail").
-            label += &format!(" tail@{}", tail.main_n);
+            // C's first `main` columns (n) or rows (m) unsplit, the rest split along k (gemm.rs, "Split tail").
+            label += &format!(" tail@{}{}", if tail.cut == gemm::Cut::Columns { "n" } else { "m" }, tail.main);
         }
         let handle = handle as usize;
         let (alpha, beta) = (1.0f32, 0.0f32);
