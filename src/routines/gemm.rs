@@ -27,6 +27,9 @@
 //!    round, and the reduction's cost for a split. Its constants
 //!    ([`time_model`]) come from the H100; elsewhere only their ranking of the
 //!    candidates matters.
+//! 4. Then, for TN and TT, whether to copy A^T first ("Transposed A"), and
+//!    for the multiply that runs, whether to split off its last round
+//!    ("Split tail"), both by the same model.
 //!
 //! k == 0 or alpha == 0 (host) use `gemm_scale_f32` (C = beta·C); a split
 //! launch is followed by `gemm_splitk_reduce_f32`, which sums the partial
@@ -530,8 +533,9 @@ pub fn transposed_a_pays(
 /// The split tail's own µs: the second launch, in the stream behind the first.
 pub const SPLIT_TAIL_LAUNCH_US: f64 = 3.0;
 /// The main part's last round must be this full: where whole tile columns
-/// (rows) cannot fill it, a cut only moves the idle SMs into that round (measured on the H100: 3000², 5000² (91 %) and 1024 × 8488 gained
-/// 5–17 %; 8192² (79 %) 0.6 %, and a cut at NT 10000² lost 2.8 %).
+/// (rows) cannot fill it, a cut only moves the idle SMs into that round
+/// (measured on the H100: 3000², 5000² (91 %) and 1024 × 8488 gained 5–17 %;
+/// 8192² (79 %) 0.6 %, and a cut at NT 10000² lost 2.8 %).
 pub const SPLIT_TAIL_MAIN_FILL: f64 = 0.9;
 
 /// Which way a split tail cuts C (module docs, "Split tail").
@@ -557,7 +561,8 @@ impl Cut {
 /// covers, for a tile whose unsplit plan for all of C is `plan` (module docs,
 /// "Split tail"): the whole tile columns (rows) that fill all rounds but the
 /// last. None when the plan is split, fits one round, or its last round is
-/// full, or when not even one tile column (row) fits.
+/// full, when not even one tile column (row) fits, or when the main part's
+/// own last round would be less than [`SPLIT_TAIL_MAIN_FILL`] full.
 pub fn split_tail_main(device: &DeviceModel, tile: &Tile, plan: &LaunchPlan, cut: Cut, m: u64, n: u64) -> Option<u64> {
     let per_round = plan.occupancy.blocks_per_wave(device);
     let blocks = plan.geometry.blocks();
