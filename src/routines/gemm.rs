@@ -744,71 +744,81 @@ pub fn plan_call(handle: &Handle, ta: Transpose, tb: Transpose, m: u64, n: u64, 
     let vec = vec4_applies(ta, tb, m as i64, n as i64, k as i64, a, lda, b, ldb);
     let (kernel, plan) = plan_multiply(handle, ta, tb, m, n, k, vec, choice)?;
     if let Some(panel_rows) = transposed_a_choice(handle, ta, tb, m, n, k, b, ldb, (kernel, &plan), choice)? {
-        let (kernel, plan, split_tail) = panel_plan(handle, tb, panel_rows.min(m), n, k, 256, b, ldb)?;
+        let (kernel, plan, split_tail) = panel_plan(handle, tb, panel_rows.min(m), n, k, 256, b, ldb)?.tailed;
         return Ok(MultiplyPlan { kernel, plan, transposed_a_panel_rows: Some(panel_rows), split_tail });
     }
-    let product = Product { ta, tb, m, n, k, a, lda, b, ldb };
-    let main = match choice {
-        TileChoice::SplitTail { cut, main, .. } if main > 0 && main < if cut == Cut::Columns { n } else { m } => Some((tile_of(kernel), cut, main)),
-        TileChoice::Auto => split_tail_rule(handle, &product, (kernel, &plan))?,
-        _ => None,
+    // C's address does not enter a plan.
+    let product = Product { m, n, k, x: Operands { ta, a, lda, tb, b, ldb, c: 0, ldc: m.max(1) as i64 } };
+    let (kernel, plan, split_tail) = match choice {
+        TileChoice::SplitTail { cut, main, .. } if main > 0 && main < if cut == Cut::Columns { n } else { m } => {
+            let (kernel, plan, tail) = split_tail_on(handle, &product, tile_of(kernel), cut, main)?;
+            (kernel, plan, Some(tail))
+        }
+        TileChoice::Auto => match split_tail_rule(handle, &product, (kernel, &plan))? {
+            Some((kernel, plan, tail)) => (kernel, plan, Some(tail)),
+            None => (kernel, plan, None),
+        },
+        _ => (kernel, plan, None),
     };
-    let (kernel, plan, split_tail) = with_split_tail(handle, &product, (kernel, plan), main)?;
     Ok(MultiplyPlan { kernel, plan, transposed_a_panel_rows: None, split_tail })
 }
 
-/// op(A)·op(B) as the split tail's planning sees it: the shape and the operands' addresses.
+/// op(A)·op(B) over an m × n × k shape and its operands, as the split tail's planning sees it.
 #[derive(Clone, Copy)]
 struct Product {
-    ta: Transpose,
-    tb: Transpose,
     m: u64,
     n: u64,
     k: u64,
-    a: u64,
-    lda: i64,
-    b: u64,
-    ldb: i64,
+    x: Operands,
 }
 
 impl Product {
     /// The product over `count` columns of op(B) and C, or rows of op(A) and C, from `first` on.
     fn part(&self, cut: Cut, first: u64, count: u64) -> Product {
+        let x = self.x.part(cut, first);
         match cut {
-            Cut::Columns => Product { n: count, b: columns_of_b(self.tb, self.b, self.ldb, first), ..*self },
-            Cut::Rows => Product { m: count, a: rows_of_a(self.ta, self.a, self.lda, first), ..*self },
+            Cut::Columns => Product { n: count, x, ..*self },
+            Cut::Rows => Product { m: count, x, ..*self },
         }
     }
 
     fn vec4(&self) -> bool {
-        vec4_applies(self.ta, self.tb, self.m as i64, self.n as i64, self.k as i64, self.a, self.lda, self.b, self.ldb)
+        let x = &self.x;
+        vec4_applies(x.ta, x.tb, self.m as i64, self.n as i64, self.k as i64, x.a, x.lda, x.b, x.ldb)
     }
 }
 
-/// `direct`, or, for `main` = (tile, cut, main length), a split tail's main part and its rest.
-#[allow(clippy::type_complexity)]
-fn with_split_tail(
-    handle: &Handle,
-    product: &Product,
-    direct: (&'static KernelSpec, LaunchPlan),
-    main: Option<(usize, Cut, u64)>,
-) -> Result<(&'static KernelSpec, LaunchPlan, Option<SplitTail>)> {
-    let Some((tile, cut, main)) = main else { return Ok((direct.0, direct.1, None)) };
+/// A split tail cut after `main` columns or rows: the main part's kernel and
+/// plan (`tile`, unsplit) and the rest's, as [`plan_multiply`] chooses.
+fn split_tail_on(handle: &Handle, product: &Product, tile: usize, cut: Cut, main: u64) -> Result<(&'static KernelSpec, LaunchPlan, SplitTail)> {
     let len = if cut == Cut::Columns { product.n } else { product.m };
     let (main_kernel, main_plan) = unsplit_on(handle, &product.part(cut, 0, main), tile)?;
     let rest = product.part(cut, main, len - main);
-    let (kernel, plan) = plan_multiply(handle, rest.ta, rest.tb, rest.m, rest.n, rest.k, rest.vec4(), TileChoice::Auto)?;
-    Ok((main_kernel, main_plan, Some(SplitTail { cut, main, kernel, plan })))
+    let (kernel, plan) = plan_multiply(handle, rest.x.ta, rest.x.tb, rest.m, rest.n, rest.k, rest.vec4(), TileChoice::Auto)?;
+    Ok((main_kernel, main_plan, SplitTail { cut, main, kernel, plan }))
 }
 
-/// A panel of A^T's multiply (module docs, "Transposed A"): [`panel_multiply`]'s
-/// plan, with a split tail where the rule says (its partial sums then go after the panel).
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
-fn panel_plan(handle: &Handle, tb: Transpose, rows: u64, n: u64, k: u64, scratch: u64, b: u64, ldb: i64) -> Result<(&'static KernelSpec, LaunchPlan, Option<SplitTail>)> {
-    let (spec, plan) = panel_multiply(handle, tb, rows, n, k, scratch, b, ldb)?;
-    let product = Product { ta: Transpose::No, tb, m: rows, n, k, a: scratch, lda: transposed_a_ld(rows) as i64, b, ldb };
-    let main = split_tail_rule(handle, &product, (spec, &plan))?;
-    with_split_tail(handle, &product, (spec, plan), main)
+/// A panel of `rows` rows of A^T's multiply (module docs, "Transposed A").
+#[derive(Clone, Copy)]
+struct PanelPlan {
+    rows: u64,
+    /// [`panel_multiply`]'s kernel and plan, for all of the panel.
+    whole: (&'static KernelSpec, LaunchPlan),
+    /// With a split tail where the rule says (its partial sums then go after
+    /// the panel): the main part's kernel and plan, and the tail.
+    tailed: (&'static KernelSpec, LaunchPlan, Option<SplitTail>),
+}
+
+/// The plans of a panel of `rows` rows of A^T at `scratch`.
+#[allow(clippy::too_many_arguments)]
+fn panel_plan(handle: &Handle, tb: Transpose, rows: u64, n: u64, k: u64, scratch: u64, b: u64, ldb: i64) -> Result<PanelPlan> {
+    let whole = panel_multiply(handle, tb, rows, n, k, scratch, b, ldb)?;
+    let x = Operands { ta: Transpose::No, a: scratch, lda: transposed_a_ld(rows) as i64, tb, b, ldb, c: 0, ldc: rows.max(1) as i64 };
+    let tailed = match split_tail_rule(handle, &Product { m: rows, n, k, x }, (whole.0, &whole.1))? {
+        Some((kernel, plan, tail)) => (kernel, plan, Some(tail)),
+        None => (whole.0, whole.1, None),
+    };
+    Ok(PanelPlan { rows, whole, tailed })
 }
 
 impl SplitTail {
@@ -832,14 +842,15 @@ fn rows_of_a(ta: Transpose, a: u64, lda: i64, first: u64) -> u64 {
 
 /// `tile`'s kernel for the product, unsplit (a split tail's main part).
 fn unsplit_on(handle: &Handle, product: &Product, tile: usize) -> Result<(&'static KernelSpec, LaunchPlan)> {
-    let spec = &TILE_KERNELS[tile][kernel_index(product.ta, product.tb, product.vec4())];
+    let spec = &TILE_KERNELS[tile][kernel_index(product.x.ta, product.x.tb, product.vec4())];
     let kernel = handle.device.kernel(spec.name)?;
     let plan = handle.device.tuner.plan(spec, &kernel.model, &Problem { m: product.m, n: product.n, k: 0 });
     Ok((spec, unsplit(handle, spec, &plan, product.m, product.n)?))
 }
 
-/// The tile, cut and main length of a split tail when [`split_tail_choice`] says it pays.
-fn split_tail_rule(handle: &Handle, product: &Product, direct: (&'static KernelSpec, &LaunchPlan)) -> Result<Option<(usize, Cut, u64)>> {
+/// A split tail where [`split_tail_choice`] says it pays: as [`split_tail_on`].
+#[allow(clippy::type_complexity)]
+fn split_tail_rule(handle: &Handle, product: &Product, direct: (&'static KernelSpec, &LaunchPlan)) -> Result<Option<(&'static KernelSpec, LaunchPlan, SplitTail)>> {
     // Cheap exit before any planning: the direct plan fills its rounds, or is split.
     let device = handle.device.model();
     if direct.1.geometry.grid.2 > 1 || direct.1.geometry.blocks() <= direct.1.occupancy.blocks_per_wave(device) {
@@ -849,20 +860,17 @@ fn split_tail_rule(handle: &Handle, product: &Product, direct: (&'static KernelS
     let &Product { m, n, k, .. } = product;
     let tile = split_tail_tile(device);
     let (_, whole) = unsplit_on(handle, product, tile)?;
-    let mut mains = vec![((m, n), whole)];
-    let mut rests = Vec::new();
+    let mut candidates = Vec::with_capacity(2);
     for cut in [Cut::Columns, Cut::Rows] {
-        let Some(main) = split_tail_main(device, &TILES[tile], &whole, cut, m, n) else { continue };
-        let (_, main_plan, tail) = with_split_tail(handle, product, (direct.0, *direct.1), Some((tile, cut, main)))?;
-        let [main_dims, rest_dims] = cut.parts(m, n, main);
-        mains.push((main_dims, main_plan));
-        if let Some(tail) = tail {
-            rests.push((rest_dims, (tile_of(tail.kernel), tail.plan)));
+        if let Some(main) = split_tail_main(device, &TILES[tile], &whole, cut, m, n) {
+            let (kernel, plan, tail) = split_tail_on(handle, product, tile, cut, main)?;
+            candidates.push((cut.parts(m, n, main), kernel, plan, tail));
         }
     }
-    let main_plan = |_: usize, m: u64, n: u64| mains.iter().find(|p| p.0 == (m, n)).map_or(whole, |p| p.1);
-    let rest_plan = |m: u64, n: u64| rests.iter().find(|p| p.0 == (m, n)).map_or((tile_of(direct.0), *direct.1), |p| p.1);
-    Ok(split_tail_choice(device, pair_index(product.ta, product.tb), (tile_of(direct.0), direct.1), m, n, k, main_plan, rest_plan))
+    let main_plan = |_: usize, m: u64, n: u64| candidates.iter().find(|c| c.0[0] == (m, n)).map_or(whole, |c| c.2);
+    let rest_plan = |m: u64, n: u64| candidates.iter().find(|c| c.0[1] == (m, n)).map_or((tile_of(direct.0), *direct.1), |c| (tile_of(c.3.kernel), c.3.plan));
+    let chosen = split_tail_choice(device, pair_index(product.x.ta, product.x.tb), (tile_of(direct.0), direct.1), m, n, k, main_plan, rest_plan);
+    Ok(chosen.and_then(|(_, cut, main)| candidates.into_iter().find(|c| c.3.cut == cut && c.3.main == main)).map(|c| (c.1, c.2, c.3)))
 }
 
 /// Panel rows for copying A^T first, when `choice` forces it or the rule says it pays.
@@ -965,42 +973,47 @@ pub fn sgemm_with(
     let (alpha_value, alpha_address) = alpha.kernel_args();
     let scalars = [alpha_value, alpha_address, beta_value, beta_address];
     // The panel of A^T, then room for the panels' split tails' partial sums.
+    // Panels have at most two heights (the last may be shorter): their plans,
+    // once (the work buffer's address, 256-byte aligned, does not change them).
     let panel_bytes = transposed_a_panel_rows.map_or(0, |rows| (transposed_a_ld(rows) * uk * 4).next_multiple_of(256));
-    let mut tail_bytes = 0;
+    let mut panel_plans = Vec::with_capacity(2);
     if let Some(panel_rows) = transposed_a_panel_rows {
         for (_, rows) in panels(um, panel_rows).take(1).chain(panels(um, panel_rows).last()) {
-            let (_, _, tail) = panel_plan(handle, tb, rows, un, uk, 256, b, ldb)?;
-            tail_bytes = tail_bytes.max(tail.map_or(0, |t| t.partial_bytes(rows, un)));
+            panel_plans.push(panel_plan(handle, tb, rows, un, uk, 256, b, ldb)?);
         }
     }
+    let tail_bytes = panel_plans.iter().map(|p| p.tailed.2.map_or(0, |t| t.partial_bytes(p.rows, un))).max().unwrap_or(0);
     // Without the work buffer for A^T (its limit, or no memory to grow it):
     // panels without split tails, or else the direct plan.
     let mut panel_tails = true;
-    let copy_area = match transposed_a_panel_rows.map(|_| handle.work_area(panel_bytes + tail_bytes)) {
-        Some(Err(Error::AllocFailed(why))) if tail_bytes > 0 && handle.work_area(panel_bytes).is_ok() => {
-            log::info!("SGEMM: A^T panels without split tails ({why})");
-            panel_tails = false;
-            Some(handle.work_area(panel_bytes)?)
+    let mut copy_area = None;
+    if transposed_a_panel_rows.is_some() {
+        for (bytes, tails) in [(panel_bytes + tail_bytes, true), (panel_bytes, false)] {
+            match handle.work_area(bytes) {
+                Ok(work) => {
+                    (copy_area, panel_tails) = (Some(work), tails);
+                    break;
+                }
+                Err(Error::AllocFailed(why)) => log::info!("SGEMM: no {bytes} bytes of work buffer for A^T{} ({why})", if tails { " and split tails" } else { "" }),
+                Err(e) => return Err(e),
+            }
+            if tail_bytes == 0 {
+                break; // the panel alone was what failed
+            }
         }
-        Some(Err(Error::AllocFailed(why))) => {
-            log::info!("SGEMM: multiplying without copying A^T ({why})");
+        if copy_area.is_none() {
+            log::info!("SGEMM: multiplying without copying A^T");
             (spec, plan) = plan_multiply(handle, ta, tb, um, un, uk, vec4_applies(ta, tb, m, n, k, a, lda, b, ldb), TileChoice::Auto)?;
             split_tail = None;
-            None
         }
-        other => other.transpose()?,
-    };
+    }
     (decision.kernel, decision.plan) = (Some(spec), Some(plan));
     if let (Some(work), Some(panel_rows)) = (copy_area, transposed_a_panel_rows) {
         decision.transposed_a_panel_rows = Some(panel_rows);
         let transpose = device.kernel(TRANSPOSE_A.name)?;
         for (first, rows) in panels(um, panel_rows) {
-            let (panel_spec, panel_plan, panel_tail) = if panel_tails {
-                panel_plan(handle, tb, rows, un, uk, work.scratch(), b, ldb)?
-            } else {
-                let (spec, plan) = panel_multiply(handle, tb, rows, un, uk, work.scratch(), b, ldb)?;
-                (spec, plan, None)
-            };
+            let panel = panel_plans.iter().find(|p| p.rows == rows).copied().map_or_else(|| panel_plan(handle, tb, rows, un, uk, 256, b, ldb), Ok)?;
+            let (panel_spec, panel_plan, panel_tail) = if panel_tails { panel.tailed } else { (panel.whole.0, panel.whole.1, None) };
             let copy_plan = device.tuner.plan(&TRANSPOSE_A, &transpose.model, &Problem { m: rows, n: 0, k: uk });
             let ldt = transposed_a_ld(rows) as i64;
             // SAFETY: columns first … first + rows of A (k × m, lda) lie within
@@ -1055,11 +1068,7 @@ fn launch_with_tail(
     };
     let [(main_m, main_n), (rest_m, rest_n)] = tail.cut.parts(m, n, tail.main);
     launch_unsplit(handle, main.0, main.1, (main_m, main_n, k), scalars, x)?;
-    let rest = match tail.cut {
-        Cut::Columns => Operands { b: columns_of_b(x.tb, x.b, x.ldb, tail.main), c: x.c + tail.main * x.ldc as u64 * 4, ..*x },
-        Cut::Rows => Operands { a: rows_of_a(x.ta, x.a, x.lda, tail.main), c: x.c + tail.main * 4, ..*x },
-    };
-    tail.plan = launch_multiply(handle, tail.kernel, &tail.plan, (rest_m, rest_n, k), scalars, &rest, partials)?;
+    tail.plan = launch_multiply(handle, tail.kernel, &tail.plan, (rest_m, rest_n, k), scalars, &x.part(tail.cut, tail.main), partials)?;
     Ok(Some(tail))
 }
 
@@ -1136,6 +1145,16 @@ struct Operands {
     ldb: i64,
     c: u64,
     ldc: i64,
+}
+
+impl Operands {
+    /// The sub-matrices from column `first` of op(B) and C on, or from row `first` of op(A) and C on.
+    fn part(&self, cut: Cut, first: u64) -> Operands {
+        match cut {
+            Cut::Columns => Operands { b: columns_of_b(self.tb, self.b, self.ldb, first), c: self.c + first * self.ldc as u64 * 4, ..*self },
+            Cut::Rows => Operands { a: rows_of_a(self.ta, self.a, self.lda, first), c: self.c + first * 4, ..*self },
+        }
+    }
 }
 
 /// One unsplit tile-kernel launch: C = alpha·op(A)·op(B) + beta·C over (m, n,
