@@ -29,7 +29,8 @@
 // through cp.async (sm_80+: no registers, no stores to issue), STAGES deep:
 // while tile t is computed, tiles t+1 … t+STAGES-1 are in flight; before the
 // last k step of tile t one __syncthreads frees tile t's stage, which then
-// receives tile t+STAGES. Operands along d are copied 16 bytes at a time in
+// receives tile t+STAGES (issued there, or over tile t+1's first steps: the
+// copy schedule, chosen per kernel, see gemm_tile_async). Operands along d are copied 16 bytes at a time in
 // the _vec kernels; operands along k 4 bytes at a time, transposed into the
 // k-major layout by the copies themselves, except B in TN _vec, which goes 16
 // bytes at a time through a staging area (StagedTranspose). The compute_70
@@ -243,13 +244,20 @@ template <int D, int THREADS, bool ALONG_K, bool VEC, int BK>
 struct TileCopier : TileMap<D, THREADS, ALONG_K, VEC && !ALONG_K, BK> {
     using Map = TileMap<D, THREADS, ALONG_K, VEC && !ALONG_K, BK>;
 
+    // live == false: zero-fills instead of reading (past the last k tile;
+    // a predicate rather than a branch, so the copies can be scheduled among
+    // the FFMA).
+    // Only loads first … first + count - 1 (compile-time constants once the
+    // callers' loops are unrolled).
     template <bool GUARD_K>
-    __device__ __forceinline__ void copy(float (*s)[D + GEMM_PAD], int k_skip) const {
+    __device__ __forceinline__ void copy(float (*s)[D + GEMM_PAD], int k_skip, bool live = true, int first = 0,
+                                         int count = Map::LOADS) const {
         const i64 step = opaque(this->stride);  // as in TileLoader::load
         const float *q = this->p;
 #pragma unroll
         for (int i = 0; i < Map::LOADS; ++i, q += step) {
-            const bool ok = this->template inside<GUARD_K>(i, k_skip);
+            if (i < first || i >= first + count) continue;
+            const bool ok = this->template inside<GUARD_K>(i, k_skip) && live;
             if (ALONG_K) {
                 copy_async<4>(&s[this->kk0][this->dd0 + i * Map::LINE_STEP], q, ok);
             } else {
@@ -459,6 +467,7 @@ __device__ __forceinline__ void load_fragments(const float *as, const float *bs,
 template <int D, int THREADS, bool ALONG_K, bool VEC, int BK>
 struct DirectCopy {
     TileCopier<D, THREADS, ALONG_K, VEC, BK> copier;
+    static constexpr int LOADS = TileCopier<D, THREADS, ALONG_K, VEC, BK>::Map::LOADS;
     float (*stages)[BK][D + GEMM_PAD];
 
     __device__ __forceinline__ void init(const float *base, i64 ld, i64 d_total, i64 d0, i64 k0, int t, float *stage_area, float *) {
@@ -466,7 +475,9 @@ struct DirectCopy {
         stages = reinterpret_cast<float (*)[BK][D + GEMM_PAD]>(stage_area);
     }
     template <bool GUARD_K>
-    __device__ __forceinline__ void copy(int stage, int k_skip) const { copier.template copy<GUARD_K>(stages[stage], k_skip); }
+    __device__ __forceinline__ void copy(int stage, int k_skip, bool live = true, int first = 0, int count = LOADS) const {
+        copier.template copy<GUARD_K>(stages[stage], k_skip, live, first, count);
+    }
     __device__ __forceinline__ void advance() { copier.advance(); }
     __device__ __forceinline__ void transpose(int) const {}
 };
@@ -474,6 +485,7 @@ struct DirectCopy {
 template <int D, int THREADS, int BK>
 struct StagedTranspose {
     using Map = TileMap<D, THREADS, true, true, BK>;
+    static constexpr int LOADS = Map::LOADS;
     Map map;
     float (*stages)[BK][D + GEMM_PAD];
     float (*staging)[D][BK];
@@ -485,12 +497,14 @@ struct StagedTranspose {
         staging = reinterpret_cast<float (*)[D][BK]>(staging_area);
     }
     template <bool GUARD_K>
-    __device__ __forceinline__ void copy(int stage, int k_skip) const {
+    __device__ __forceinline__ void copy(int stage, int k_skip, bool live = true, int first = 0, int count = LOADS) const {
         const i64 step = opaque(map.stride);  // as in TileLoader::load
         const float *q = map.p;
 #pragma unroll
         for (int i = 0; i < Map::LOADS; ++i, q += step) {
-            copy_async<16>(&staging[stage][map.dd0 + i * Map::LINE_STEP][map.kk0], q, map.template inside<GUARD_K>(i, k_skip));
+            if (i < first || i >= first + count) continue;
+            copy_async<16>(&staging[stage][map.dd0 + i * Map::LINE_STEP][map.kk0], q,
+                           map.template inside<GUARD_K>(i, k_skip) && live);
         }
     }
     __device__ __forceinline__ void advance() { map.advance(); }
@@ -518,7 +532,7 @@ struct OperandFill<true, D, THREADS, ALONG_K, VEC, BK> {
     using type = StagedTranspose<D, THREADS, BK>;
 };
 
-template <int BM, int BN, int BK, int STAGES, bool TRANS_A, bool TRANS_B, bool VEC>
+template <int BM, int BN, int BK, int STAGES, int COPY_STEPS, bool TRANS_A, bool TRANS_B, bool VEC>
 __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha_value, const float *alpha_ptr,
                                                 const float *__restrict__ A, i64 lda, const float *__restrict__ B, i64 ldb,
                                                 float beta_value, const float *beta_ptr, float *__restrict__ C, i64 ldc,
@@ -564,13 +578,14 @@ __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha
         FillB fb;
         fa.init(A, lda, m, origin.m0, kr.k0, t, a_stages, nullptr);
         fb.init(B, ldb, n, origin.n0, kr.k0, t, b_stages, b_staging);
-        // Prologue: tiles 0 … STAGES-1 into every stage, one commit group
-        // each (empty past the last tile, so that the counting stays uniform).
+        // Prologue: the first PROLOGUE tiles, one commit group each (empty
+        // past the last tile, so that the counting stays uniform).
+        constexpr int PROLOGUE = COPY_STEPS == 0 ? STAGES : STAGES - 1;
         fa.template copy<true>(0, BK - kr.first);
         fb.template copy<true>(0, BK - kr.first);
         copy_async_commit();
 #pragma unroll
-        for (int s = 1; s < STAGES; ++s) {
+        for (int s = 1; s < PROLOGUE; ++s) {
             if (s < kr.tiles) {
                 fa.advance();
                 fb.advance();
@@ -579,7 +594,7 @@ __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha
             }
             copy_async_commit();
         }
-        copy_async_wait<STAGES - 1>();
+        copy_async_wait<PROLOGUE - 1>();
         fa.transpose(0);
         fb.transpose(0);
         __syncthreads();
@@ -588,11 +603,25 @@ __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha
         // during step kk - 1, so that no step waits for its shared loads. The
         // barrier comes before the tile's last step (whose operands are
         // already in registers): after it, tile + 1's stage is complete and
-        // this tile's stage is free for tile + STAGES.
+        // this tile's stage is free. Either then and there (COPY_STEPS = 0)
+        // the copies of tile + STAGES go into it, or the next tile's first
+        // COPY_STEPS steps issue those of tile + STAGES - 1 (A's, then B's)
+        // among their FFMA, as predicated copies (no branch splits the FFMA
+        // stream). Issued in a burst after the barrier, each copy held up
+        // the next instruction that reused its address registers until it
+        // had left the queue (ncu, 256×128 NN: 6 % of the warps' cycles
+        // stalled on the long scoreboard there); spread out, they did not.
+        // Which is faster depends on how ptxas allocates the kernel's
+        // registers around them: measured per kernel (GEMM_ASYNC_TRANSPOSES).
+        constexpr int COPIES = FillA::LOADS + FillB::LOADS;
+        constexpr int COPIES_PER_STEP = COPY_STEPS == 0 ? COPIES : (COPIES + COPY_STEPS - 1) / COPY_STEPS;
+        static_assert(COPY_STEPS < BK, "copies issued before the tile's barrier");
         int stage = 0;
+        int fill = STAGES - 1;  // COPY_STEPS > 0: the stage receiving tile + STAGES - 1 during this tile
         float a[2][16], b[2][8];
         load_fragments(&As[0][0][am], &Bs[0][0][bn], a[0], b[0]);
         for (int tile = 0; tile < kr.tiles; ++tile) {
+            const bool refill = tile + STAGES - 1 < kr.tiles;
 #pragma unroll
             for (int kk = 0; kk < BK; ++kk) {
                 if (kk < BK - 1) {
@@ -605,23 +634,38 @@ __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha
                         fb.transpose(next);
                     }
                     __syncthreads();
-                    if (tile + STAGES < kr.tiles) {
-                        fa.advance();
-                        fb.advance();
-                        fa.template copy<false>(stage, 0);
-                        fb.template copy<false>(stage, 0);
+                    if (COPY_STEPS == 0) {
+                        if (tile + STAGES < kr.tiles) {
+                            fa.advance();
+                            fb.advance();
+                            fa.template copy<false>(stage, 0);
+                            fb.template copy<false>(stage, 0);
+                        }
+                        copy_async_commit();
                     }
-                    copy_async_commit();
                     stage = next;
                     // After the last tile this reads a stage nobody uses:
                     // harmless, and it keeps the loop uniform.
                     load_fragments(&As[stage][0][am], &Bs[stage][0][bn], a[0], b[0]);
+                }
+                if (COPY_STEPS > 0) {
+                    if (kk == 0) {
+                        fa.advance();
+                        fb.advance();
+                    }
+                    const int c0 = kk * COPIES_PER_STEP;
+                    if (c0 < COPIES) {
+                        fa.template copy<false>(fill, 0, refill, c0, COPIES_PER_STEP);
+                        fb.template copy<false>(fill, 0, refill, c0 - FillA::LOADS, COPIES_PER_STEP);
+                        if (c0 + COPIES_PER_STEP >= COPIES) copy_async_commit();
+                    }
                 }
 #pragma unroll
                 for (int i = 0; i < 16; ++i)
 #pragma unroll
                     for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(a[kk & 1][i], b[kk & 1][j], acc[i][j]);
             }
+            fill = fill + 1 == STAGES ? 0 : fill + 1;
         }
     }
 
@@ -655,28 +699,34 @@ GEMM_TRANSPOSES(128, 128, 256, 2, _vec, true)
 GEMM_TRANSPOSES(64, 64, 64, 6, , false)
 GEMM_TRANSPOSES(64, 64, 64, 6, _vec, true)
 
-// NAME: the tile's part of the kernel name.
-#define GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, ta, tb, TA, TB, suffix, VEC)                    \
+// NAME: the tile's part of the kernel name; STEPS: COPY_STEPS (see
+// gemm_tile_async) for NN, NT, TN and TT.
+#define GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, STEPS, ta, tb, TA, TB, suffix, VEC)             \
     extern "C" __global__ void __launch_bounds__((BM / 64) * (BN / 64) * 32, MIN_BLOCKS)                          \
         gemm_f32_##NAME##_##ta##tb##suffix(GEMM_PARAMS) {                                                         \
-        gemm_tile_async<BM, BN, BK, STAGES, TA, TB, VEC>(GEMM_ARGS);                                              \
+        gemm_tile_async<BM, BN, BK, STAGES, STEPS, TA, TB, VEC>(GEMM_ARGS);                                       \
     }
 
-#define GEMM_ASYNC_TRANSPOSES(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, suffix, VEC)         \
-    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, n, n, false, false, suffix, VEC) \
-    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, n, t, false, true, suffix, VEC)  \
-    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, t, n, true, false, suffix, VEC)  \
-    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, t, t, true, true, suffix, VEC)
+#define GEMM_ASYNC_TRANSPOSES(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, suffix, VEC, NN, NT, TN, TT)       \
+    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, NN, n, n, false, false, suffix, VEC) \
+    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, NT, n, t, false, true, suffix, VEC)  \
+    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, TN, t, n, true, false, suffix, VEC)  \
+    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, TT, t, t, true, true, suffix, VEC)
 
 // 128 accumulators and two fragment sets need ~220 registers: one 256-thread
 // block per SM (8 warps), or two of 128 threads. k tiles of 16, two stages
 // (host: async_shared_bytes = 2 · 16 · (BM + 4 + BN + 4 + BN) · 4, the last
 // BN for TN's staging area): on the H100 2-3 % faster than tiles of 8 in
-// three stages for NN, NT and TT (half the barriers per FFMA).
-GEMM_ASYNC_TRANSPOSES(256x128, 256, 128, 16, 2, 1, , false)
-GEMM_ASYNC_TRANSPOSES(256x128, 256, 128, 16, 2, 1, _vec, true)
-GEMM_ASYNC_TRANSPOSES(128x128_t128, 128, 128, 16, 2, 2, , false)
-GEMM_ASYNC_TRANSPOSES(128x128_t128, 128, 128, 16, 2, 2, _vec, true)
+// three stages for NN, NT and TT (half the barriers per FFMA). The copy
+// schedules (H100, `mublas bench sgemm`, three runs each against all-at-the-
+// barrier): 256×128 NN _vec, copies in the first step, 1.1-1.8 % faster from
+// 3000 on (TN too, which multiplies A^T with it); NT _vec over two steps,
+// 0.6-1.8 % (and TT through A^T); TT _vec spread either way lost 3.5 % at
+// 2048, and three stages helped none. The others are unmeasured: unchanged.
+GEMM_ASYNC_TRANSPOSES(256x128, 256, 128, 16, 2, 1, , false, 0, 0, 0, 0)
+GEMM_ASYNC_TRANSPOSES(256x128, 256, 128, 16, 2, 1, _vec, true, 1, 2, 0, 0)
+GEMM_ASYNC_TRANSPOSES(128x128_t128, 128, 128, 16, 2, 2, , false, 0, 0, 0, 0)
+GEMM_ASYNC_TRANSPOSES(128x128_t128, 128, 128, 16, 2, 2, _vec, true, 0, 0, 0, 0)
 
 // C = beta * C over m × n (k == 0 or alpha == 0). beta == 0 writes zeros
 // without reading C; beta == 1 writes nothing. Grid: x over rows in blocks of
