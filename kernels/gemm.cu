@@ -672,6 +672,10 @@ __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha
     // The tile's origin again rather than live across the k loop (registers).
     const TileOrigin origin = tile_origin<BM, BN>(m);
     store_c<16>(acc, alpha, beta, C + static_cast<i64>(blockIdx.z) * c_split_stride, ldc, m, n, origin.m0, origin.n0, am, bn, c_vec);
+    // With more than two stages the k loop leaves the last STAGES - 2 groups
+    // (zero fills past the last tile) unwaited: none may still be landing
+    // when the block's shared memory is handed on.
+    if (STAGES > 2) copy_async_wait<0>();
 }
 
 #define GEMM_PARAMS                                                                                         \
@@ -700,33 +704,40 @@ GEMM_TRANSPOSES(64, 64, 64, 6, , false)
 GEMM_TRANSPOSES(64, 64, 64, 6, _vec, true)
 
 // NAME: the tile's part of the kernel name; STEPS: COPY_STEPS (see
-// gemm_tile_async) for NN, NT, TN and TT.
+// gemm_tile_async).
 #define GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, STEPS, ta, tb, TA, TB, suffix, VEC)             \
     extern "C" __global__ void __launch_bounds__((BM / 64) * (BN / 64) * 32, MIN_BLOCKS)                          \
         gemm_f32_##NAME##_##ta##tb##suffix(GEMM_PARAMS) {                                                         \
         gemm_tile_async<BM, BN, BK, STAGES, STEPS, TA, TB, VEC>(GEMM_ARGS);                                       \
     }
 
-#define GEMM_ASYNC_TRANSPOSES(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, suffix, VEC, NN, NT, TN, TT)       \
-    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, NN, n, n, false, false, suffix, VEC) \
-    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, NT, n, t, false, true, suffix, VEC)  \
-    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, TN, t, n, true, false, suffix, VEC)  \
-    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, TT, t, t, true, true, suffix, VEC)
+#define GEMM_ASYNC_TRANSPOSES(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, suffix, VEC)         \
+    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, 0, n, n, false, false, suffix, VEC) \
+    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, 0, n, t, false, true, suffix, VEC)  \
+    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, 0, t, n, true, false, suffix, VEC)  \
+    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, 0, t, t, true, true, suffix, VEC)
 
 // 128 accumulators and two fragment sets need ~220 registers: one 256-thread
-// block per SM (8 warps), or two of 128 threads. k tiles of 16, two stages
-// (host: async_shared_bytes = 2 · 16 · (BM + 4 + BN + 4 + BN) · 4, the last
-// BN for TN's staging area): on the H100 2-3 % faster than tiles of 8 in
-// three stages for NN, NT and TT (half the barriers per FFMA). The copy
-// schedules (H100, `mublas bench sgemm`, three runs each against all-at-the-
-// barrier): 256×128 NN _vec, copies in the first step, 1.1-1.8 % faster from
-// 3000 on (TN too, which multiplies A^T with it); NT _vec over two steps,
-// 0.6-1.8 % (and TT through A^T); TT _vec spread either way lost 3.5 % at
-// 2048, and three stages helped none. The others are unmeasured: unchanged.
-GEMM_ASYNC_TRANSPOSES(256x128, 256, 128, 16, 2, 1, , false, 0, 0, 0, 0)
-GEMM_ASYNC_TRANSPOSES(256x128, 256, 128, 16, 2, 1, _vec, true, 1, 2, 0, 0)
-GEMM_ASYNC_TRANSPOSES(128x128_t128, 128, 128, 16, 2, 2, , false, 0, 0, 0, 0)
-GEMM_ASYNC_TRANSPOSES(128x128_t128, 128, 128, 16, 2, 2, _vec, true, 0, 0, 0, 0)
+// block per SM (8 warps), or two of 128 threads. The host reserves
+// async_shared_bytes = 32 · (BM + 4 + BN + 4 + BN) · 4 (the last BN for TN's
+// staging area): k tiles of 16 in two stages, or of 8 in four. 16 × 2 was on
+// the H100 2-3 % faster than 8 × 3 for NN, NT and TT (half the barriers per
+// FFMA) while each tile's copies were issued at its barrier, and is kept
+// for every kernel but two. 256×128 NN and NT _vec, the kernels of every
+// large multiply (TN and TT through A^T), spread the copies over the first
+// steps instead (NN in one, NT over two; H100, `mublas bench sgemm`, three
+// runs against the burst: NN 1.1-1.8 % faster from 3000 on, NT 0.6-1.8 %;
+// each lost in the other's schedule; TT _vec spread either way lost 3.5 % at
+// 2048, and three stages of 16 helped none), and with it run k tiles of 8 in
+// four stages (two runs: NN 0.5-1.3 % faster again from 4096, NT 1.2-1.8 %,
+// both 4 % at 1024; 8 × 4 with the burst was 1-3 % slower than 16 × 2).
+GEMM_ASYNC_KERNEL(256x128, 256, 128, 8, 4, 1, 1, n, n, false, false, _vec, true)
+GEMM_ASYNC_KERNEL(256x128, 256, 128, 8, 4, 1, 2, n, t, false, true, _vec, true)
+GEMM_ASYNC_KERNEL(256x128, 256, 128, 16, 2, 1, 0, t, n, true, false, _vec, true)
+GEMM_ASYNC_KERNEL(256x128, 256, 128, 16, 2, 1, 0, t, t, true, true, _vec, true)
+GEMM_ASYNC_TRANSPOSES(256x128, 256, 128, 16, 2, 1, , false)
+GEMM_ASYNC_TRANSPOSES(128x128_t128, 128, 128, 16, 2, 2, , false)
+GEMM_ASYNC_TRANSPOSES(128x128_t128, 128, 128, 16, 2, 2, _vec, true)
 
 // C = beta * C over m × n (k == 0 or alpha == 0). beta == 0 writes zeros
 // without reading C; beta == 1 writes nothing. Grid: x over rows in blocks of

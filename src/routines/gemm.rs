@@ -111,8 +111,9 @@ pub struct Tile {
 }
 
 /// The asynchronous-copy kernels' shared memory for a rows × cols tile
-/// (kernels/gemm.cu): 2 stages of 16 k of A (rows + 4 floats each) and B
-/// (cols + 4), and TN's staging area for B (cols), reserved for every pair.
+/// (kernels/gemm.cu): 32 k of A (rows + 4 floats each) and B (cols + 4), in
+/// 2 stages of 16 or 4 of 8 (per kernel), and TN's staging area for B
+/// (cols), reserved for every pair.
 pub const fn async_shared_bytes(rows: u32, cols: u32) -> u32 {
     2 * 16 * ((rows + 4) + (cols + 4) + cols) * 4
 }
