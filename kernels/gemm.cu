@@ -30,10 +30,11 @@
 // while tile t is computed, tiles t+1 … t+STAGES-1 are in flight; before the
 // last k step of tile t one __syncthreads frees tile t's stage, which then
 // receives tile t+STAGES (issued there, or over tile t+1's first steps: the
-// copy schedule, chosen per kernel, see gemm_tile_async). Operands along d are copied 16 bytes at a time in
-// the _vec kernels; operands along k 4 bytes at a time, transposed into the
-// k-major layout by the copies themselves, except B in TN _vec, which goes 16
-// bytes at a time through a staging area (StagedTranspose). The compute_70
+// copy schedule, chosen per kernel, see gemm_tile_async). Operands along d
+// are copied 16 bytes at a time in the _vec kernels; operands along k 4
+// bytes at a time, transposed into the k-major layout by the copies
+// themselves, except B in TN _vec, which goes 16 bytes at a time through a
+// staging area (StagedTranspose). The compute_70
 // PTX (pre-Ampere GPUs) copies synchronously instead: correct, not fast; the
 // host prefers the register-staged kernels there.
 //
@@ -244,11 +245,10 @@ template <int D, int THREADS, bool ALONG_K, bool VEC, int BK>
 struct TileCopier : TileMap<D, THREADS, ALONG_K, VEC && !ALONG_K, BK> {
     using Map = TileMap<D, THREADS, ALONG_K, VEC && !ALONG_K, BK>;
 
-    // live == false: zero-fills instead of reading (past the last k tile;
-    // a predicate rather than a branch, so the copies can be scheduled among
-    // the FFMA).
     // Only loads first … first + count - 1 (compile-time constants once the
-    // callers' loops are unrolled).
+    // callers' loops are unrolled). live == false zero-fills instead of
+    // reading (past the last k tile): a predicate rather than a branch, so
+    // that the copies can be scheduled among the FFMA.
     template <bool GUARD_K>
     __device__ __forceinline__ void copy(float (*s)[D + GEMM_PAD], int k_skip, bool live = true, int first = 0,
                                          int count = Map::LOADS) const {
@@ -785,8 +785,8 @@ extern "C" __global__ void gemm_splitk_reduce_f32(i64 m, i64 n, int splits, cons
 // (32, 8): a warp reads 8 rows of the tile, 128 bytes each, all 8 loads in
 // flight at once (8 blocks per SM on sm_80+: 64 KB of loads per SM; 32
 // registers without a min-blocks hint, which sm_75's 1024 threads per SM
-// would reject), then writes 4 k of
-// the tile, 2 × 128 bytes each. Grid: x over rows in 64s, y over k in 32s
+// would reject), then writes 4 k of the tile, 2 × 128 bytes each. Grid: x
+// over rows in 64s, y over k in 32s
 // (striding past 65535). alpha == 0 (pointer mode device) copies nothing: the
 // multiply then reads no A either.
 extern "C" __global__ void __launch_bounds__(256) gemm_transpose_a_f32(i64 k, i64 rows, float alpha_value, const float *alpha_ptr,
