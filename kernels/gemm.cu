@@ -723,17 +723,21 @@ GEMM_TRANSPOSES(64, 64, 64, 6, _vec, true)
 // staging area): k tiles of 16 in two stages, or of 8 in four. 16 × 2 was on
 // the H100 2-3 % faster than 8 × 3 for NN, NT and TT (half the barriers per
 // FFMA) while each tile's copies were issued at its barrier, and is kept
-// for every kernel but two. 256×128 NN and NT _vec, the kernels of every
-// large multiply (TN and TT through A^T), spread the copies over the first
-// steps instead (NN in one, NT over two; H100, `mublas bench sgemm`, three
-// runs against the burst: NN 1.1-1.8 % faster from 3000 on, NT 0.6-1.8 %;
-// each lost in the other's schedule; TT _vec spread either way lost 3.5 % at
-// 2048, and three stages of 16 helped none), and with it run k tiles of 8 in
-// four stages (two runs: NN 0.5-1.3 % faster again from 4096, NT 1.2-1.8 %,
-// both 4 % at 1024; 8 × 4 with the burst was 1-3 % slower than 16 × 2).
+// for every kernel but three. 256×128 NN and NT _vec, the kernels of every
+// large multiply (TT and most TN through A^T), spread the copies over the
+// first steps instead (NN in one, NT over two; H100, `mublas bench sgemm`,
+// three runs against the burst: NN 1.1-1.8 % faster from 3000 on, NT
+// 0.6-1.8 %; each lost in the other's schedule; TT _vec spread either way
+// lost 3.5 % at 2048, and three stages of 16 helped none), and with it run k
+// tiles of 8 in four stages (two runs: NN 0.5-1.3 % faster again from 4096,
+// NT 1.2-1.8 %, both 4 % at 1024; 8 × 4 with the burst was 1-3 % slower than
+// 16 × 2). TN _vec issues its 18 copies (16 of A, 2 of B's staging) in its
+// first step, in k tiles of 16 (`bench sgemm-transposed`, three runs: its
+// time over NN's fell from 1.066-1.089 to 1.031-1.046 at 2048-8192; over
+// two steps 1.09-1.10, in 8 × 4 over one or two 1.047-1.083).
 GEMM_ASYNC_KERNEL(256x128, 256, 128, 8, 4, 1, 1, n, n, false, false, _vec, true)
 GEMM_ASYNC_KERNEL(256x128, 256, 128, 8, 4, 1, 2, n, t, false, true, _vec, true)
-GEMM_ASYNC_KERNEL(256x128, 256, 128, 16, 2, 1, 0, t, n, true, false, _vec, true)
+GEMM_ASYNC_KERNEL(256x128, 256, 128, 16, 2, 1, 1, t, n, true, false, _vec, true)
 GEMM_ASYNC_KERNEL(256x128, 256, 128, 16, 2, 1, 0, t, t, true, true, _vec, true)
 GEMM_ASYNC_TRANSPOSES(256x128, 256, 128, 16, 2, 1, , false)
 GEMM_ASYNC_TRANSPOSES(128x128_t128, 128, 128, 16, 2, 2, , false)
