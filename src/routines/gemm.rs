@@ -38,7 +38,8 @@
 //! # Transposed A
 //!
 //! TN and TT copy A along k, 4 bytes at a time (TN's B also goes through a
-//! staged transpose), and run 5–6 % slower than NN and NT on the H100. Where
+//! staged transpose), and run 3–5 % (TN) and 7–10 % (TT) slower than NN and
+//! NT on the H100. Where
 //! the product is large enough to pay for it, A^T is first copied into the
 //! work buffer as an untransposed matrix (`gemm_transpose_a_f32`, one read and
 //! one write of A) and the NN or NT kernels multiply it: in panels of rows of
@@ -47,8 +48,8 @@
 //! the NN or NT kernel's on an explicitly transposed A. Panels run unsplit
 //! (the work buffer holds the panel). [`transposed_a_pays`] decides, by
 //! [`estimated_time`] and the measured constants of [`transposed_a`]: on the
-//! H100 for squares TN and TT from n = 2048 (`decisions_table` in the
-//! tests).
+//! H100 for squares TT from n = 2048 and TN from 3000 (`decisions_table` in
+//! the tests).
 //!
 //! # Split tail
 //!
@@ -447,13 +448,17 @@ pub mod transposed_a {
     /// Rows of a panel: the copy's grid covers at most 65535 × 32.
     pub const PANEL_ROWS_MAX: u64 = 65535 * 32 / PANEL_ROW_GRANULE * PANEL_ROW_GRANULE;
     /// µs of TN over NN and of TT over NT, on the H100 at n = 2048–8192 for
-    /// the same tile (`mublas bench sgemm-transposed`, "direct/that", since
-    /// NN and NT spread their copies and run k tiles of 8): TN 1.068–1.093,
-    /// TT 1.073–1.105; (4096, 4096, 256) 1.04 and 1.01, (512, 8192, 1024)
-    /// 1.07 for both.
-    pub const SPEEDUP: [f64; 2] = [1.075, 1.075];
-    /// A copy's fixed µs: its launch in the stream between two multiplies.
-    pub const LAUNCH_US: f64 = 2.0;
+    /// the same tile (`mublas bench sgemm-transposed`, "direct/that"): TN
+    /// 1.031–1.046 since its copies are issued in its first k step (three
+    /// runs; (4096, 4096, 256) 1.012–1.024, (512, 8192, 1024) 1.021–1.036),
+    /// TT 1.073–1.105 ((4096, 4096, 256) 1.04–1.06, (512, 8192, 1024) 1.07).
+    pub const SPEEDUP: [f64; 2] = [1.04, 1.075];
+    /// A copy's fixed µs: its launch in the stream between two multiplies and
+    /// the ramp of a short grid. The small copies of the same runs took
+    /// 6.6–9.9 µs for 4 MiB of A read and written ((512, 8192, 1024)) and
+    /// 10.6–18.5 for 8 MiB ((4096, 4096, 256)), where the bytes alone account
+    /// for 1.7 and 3.4.
+    pub const LAUNCH_US: f64 = 6.0;
     /// Bytes of A read plus written per µs of the path's time beyond the
     /// multiply's. On the H100 (`mublas bench sgemm-transposed`, "copy") the
     /// one-panel shapes took 14–18 µs more than NN or NT at n = 2048, 25–49 at
@@ -1551,14 +1556,19 @@ mod tests {
 
     #[test]
     fn large_tn_and_tt_copy_a_transposed_first() {
-        // On the H100 (transposed_a's constants): a gain from n = 2048, and for
-        // the wide C of gpu_sgemm_tn_and_tt_with_a_transposed_first. At 2048
-        // TN gained 1.8–2.7 % and TT 0.2–2 % (the copy 17–19 µs, the direct
-        // kernels 7 % behind NN's and NT's).
-        for (m, n, k) in [(2048u64, 2048u64, 2048u64), (3000, 3000, 3000), (4096, 4096, 4096), (6144, 6144, 6144), (8192, 8192, 8192), (512, 8192, 1024)] {
+        // On the H100 (transposed_a's constants): TT gains from n = 2048 and
+        // TN, whose direct kernel is within 3–5 % of NN's, from 3000 (at
+        // 2048 the copy took 17–19 µs, and TN direct measured 1 % faster than
+        // with it); both for the wide C of
+        // gpu_sgemm_tn_and_tt_with_a_transposed_first.
+        for (m, n, k) in [(3000u64, 3000u64, 3000u64), (4096, 4096, 4096), (6144, 6144, 6144), (8192, 8192, 8192), (768, 8192, 1024)] {
             for pair in [2, 3] {
                 assert!(decide_transposed_a(pair, m, n, k).is_some(), "pair {pair}, ({m}, {n}, {k})");
             }
+        }
+        for (m, n, k) in [(2048u64, 2048u64, 2048u64), (512, 8192, 1024)] {
+            assert!(decide_transposed_a(3, m, n, k).is_some(), "TT ({m}, {n}, {k})");
+            assert_eq!(decide_transposed_a(2, m, n, k), None, "TN ({m}, {n}, {k})");
         }
         for n in [256u64, 512, 1024] {
             for pair in [2, 3] {
