@@ -41,3 +41,11 @@ fn create_without_a_gpu_is_not_initialized() {
     assert_eq!(unsafe { mublasCreate(&mut handle) }, MUBLAS_STATUS_NOT_INITIALIZED);
     assert!(handle.is_null(), "nothing is written on failure");
 }
+
+/// The interposed cublasDestroy_v2 on NULL answers as cuBLAS does, whether or
+/// not a real cuBLAS is in the process, and no shadow handle exists.
+#[test]
+fn interposed_destroy_of_null_is_not_initialized() {
+    unsafe { assert_eq!(mublas::interpose::cublasDestroy_v2(std::ptr::null_mut()), MUBLAS_STATUS_NOT_INITIALIZED) };
+    assert_eq!(mublas::interpose::mublasInterposedShadows(), 0);
+}

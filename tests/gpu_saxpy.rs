@@ -222,3 +222,56 @@ fn gpu_calls_from_a_thread_without_a_current_context() {
     let magnitude: Vec<f64> = (0..n).map(|i| (2.0 * x[i]).abs() as f64 + y[i].abs() as f64).collect();
     assert_close("other thread", &dy.read().unwrap(), &expected, &magnitude, 2.0);
 }
+
+/// Interposition on the real library's handles: each handle mublas serves
+/// gets a shadow (with its own work buffer), and the interposed
+/// `cublasDestroy_v2` releases it with the handle; a mublas handle given to
+/// that name is destroyed as by `mublasDestroy`.
+#[test]
+fn gpu_interposed_destroy_releases_the_shadow() {
+    let test = "gpu_interposed_destroy_releases_the_shadow";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let real = match RealCublas::get() {
+        Ok(real) => real,
+        Err(why) => {
+            say(&format!("{test}: SKIPPED, no cuBLAS to take handles from ({why})"));
+            return;
+        }
+    };
+    use mublas::interpose::{blas1::cublasSaxpy_v2, cublasDestroy_v2, mublasInterposedShadows};
+    let mut random = random(test);
+    let ctx = gpu.context();
+    let n = 1001;
+    let (x, y) = (random.vector(n), random.vector(n));
+    let (dx, dy) = (GuardedBuffer::from_slice(ctx, &x, 1).unwrap(), GuardedBuffer::from_slice(ctx, &y, 1).unwrap());
+    let alpha = 0.75f32;
+    let before = mublasInterposedShadows();
+    let mut handles = [std::ptr::null_mut(); 3];
+    unsafe {
+        for h in &mut handles {
+            assert_eq!((real.create)(h), 0);
+        }
+        for &h in &handles {
+            assert_eq!(cublasSaxpy_v2(h, n as i32, &alpha, dx.address() as *const f32, 1, dy.address() as *mut f32, 1), MUBLAS_STATUS_SUCCESS);
+        }
+        assert_eq!(mublasInterposedShadows(), before + 3, "one shadow per served handle");
+        for &h in &handles {
+            assert_eq!(cublasDestroy_v2(h), MUBLAS_STATUS_SUCCESS);
+        }
+    }
+    assert_eq!(mublasInterposedShadows(), before, "cublasDestroy_v2 released the shadows");
+    // The three calls, one after the other on the legacy default stream: y + αx + αx + αx.
+    let expected: Vec<f64> = (0..n).map(|i| y[i] as f64 + 3.0 * alpha as f64 * x[i] as f64).collect();
+    let magnitude: Vec<f64> = (0..n).map(|i| y[i].abs() as f64 + 3.0 * (alpha * x[i]).abs() as f64).collect();
+    assert_close("three served handles", &dy.read().unwrap(), &expected, &magnitude, 6.0);
+    assert!(dy.guards_intact().unwrap() && dx.guards_intact().unwrap());
+
+    // One of ours under cuBLAS's name.
+    let mut ours: mublasHandle_t = std::ptr::null_mut();
+    unsafe {
+        assert_eq!(mublasCreate(&mut ours), MUBLAS_STATUS_SUCCESS);
+        assert_eq!(cublasDestroy_v2(ours as *mut std::ffi::c_void), MUBLAS_STATUS_SUCCESS);
+        assert_eq!(mublasSetStream(ours, std::ptr::null_mut()), MUBLAS_STATUS_NOT_INITIALIZED, "destroyed");
+    }
+    say(&format!("{test}: 3 foreign handles served and released, shadows {before} -> {} -> {before}", before + 3));
+}

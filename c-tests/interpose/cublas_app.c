@@ -140,6 +140,43 @@ static int test_sgemm(cublasHandle_t h, cudaStream_t stream) {
     return failed;
 }
 
+/* Four handles alive at once, each served once, then destroyed: under the
+   preload each gets a shadow mublas handle (with its own work buffer), and
+   cublasDestroy must release it. Present only under the preload. */
+static int test_handles_release_their_shadows(void) {
+    long long (*shadows)(void) = (long long (*)(void))dlsym(RTLD_DEFAULT, "mublasInterposedShadows");
+    const int n = 1000;
+    float *x, *y;
+    CHECK_CUDA(cudaMalloc((void **)&x, n * sizeof(float)));
+    CHECK_CUDA(cudaMalloc((void **)&y, n * sizeof(float)));
+    CHECK_CUDA(cudaMemset(x, 0, n * sizeof(float)));
+    CHECK_CUDA(cudaMemset(y, 0, n * sizeof(float)));
+    const long long before = shadows ? shadows() : -1;
+    cublasHandle_t handles[4];
+    const float alpha = 2.0f;
+    for (int i = 0; i < 4; ++i) {
+        CHECK_CUBLAS(cublasCreate(&handles[i]));
+        CHECK_CUBLAS(cublasSaxpy(handles[i], n, &alpha, x, 1, y, 1));
+    }
+    CHECK_CUDA(cudaDeviceSynchronize());
+    const long long during = shadows ? shadows() : -1;
+    for (int i = 0; i < 4; ++i) CHECK_CUBLAS(cublasDestroy(handles[i]));
+    const long long after = shadows ? shadows() : -1;
+    cudaFree(x); cudaFree(y);
+    printf("shadow handles: %lld before, %lld with four handles, %lld after destroying them\n", before, during, after);
+    const char *expect = getenv("EXPECT_MUBLAS");
+    const int served = expect && atoi(expect) != 0;
+    if (shadows && served && !(during == before + 4 && after == before)) {
+        printf("FAIL: cublasDestroy did not release the shadow handles\n");
+        return 1;
+    }
+    if (shadows && !served && !(during == before && after == before)) {
+        printf("FAIL: shadow handles made for calls that were forwarded\n");
+        return 1;
+    }
+    return 0;
+}
+
 int main(void) {
     cublasHandle_t h;
     cudaStream_t stream;
@@ -151,6 +188,7 @@ int main(void) {
     failed |= test_sgemm(h, stream);
     CHECK_CUBLAS(cublasDestroy(h));
     CHECK_CUDA(cudaStreamDestroy(stream));
+    failed |= test_handles_release_their_shadows();
 
     /* Present only under the preload (or when linked with mublas). */
     long long (*interposed_calls)(const char *) = (long long (*)(const char *))dlsym(RTLD_DEFAULT, "mublasInterposedCalls");

@@ -1,13 +1,20 @@
 //! cuBLAS interposition: `LD_PRELOAD=libmublas.so ./app` makes an unmodified
 //! cuBLAS program run mublas's kernels (shared/docs/cublas-abi.md, "Interposition").
 //!
-//! Only the compute entry points are exported under cuBLAS's names
-//! (`cublasSaxpy_v2`, …); the program's handles come from the real
-//! `cublasCreate_v2`. A handle is served by mublas when it is one of ours
+//! The compute entry points are exported under cuBLAS's names
+//! (`cublasSaxpy_v2`, …), and `cublasDestroy_v2` (below); the program's
+//! handles come from the real `cublasCreate_v2`. A handle is served by mublas when it is one of ours
 //! (`mublasCreate`) or when the real library can tell us its stream and pointer
 //! mode: then a *shadow* mublas handle, one per foreign handle, holds our
 //! per-device state and work buffer. Foreign handles are never dereferenced.
 //! Whatever mublas does not serve goes to the real function, unchanged.
+//!
+//! Besides the compute entry points, `cublasDestroy_v2` is exported: it runs
+//! the real one and then drops the handle's shadow, whose work buffer would
+//! otherwise stay allocated for the life of the process, one per handle a
+//! program ever used. It hands out nothing (unlike an exported
+//! `cublasCreate_v2`, which would give foreign code a handle the real library
+//! cannot use).
 //!
 //! `MUBLAS_INTERPOSE=0` forwards everything. `MUBLAS_LOG=info` logs, once per
 //! entry point, that mublas served it; `mublasInterposedCalls` counts.
@@ -202,3 +209,50 @@ pub unsafe extern "C" fn mublasInterposedCalls(entry_point: *const c_char) -> i6
     .unwrap_or(-1)
 }
 
+
+/// Drops the shadow of a foreign handle that is being destroyed (none: nothing to do).
+fn release_shadow(handle: CublasHandle) {
+    // Taken out under the lock, dropped after it: the drop frees the work buffer.
+    let released = SHADOWS.lock().as_mut().and_then(|map| map.remove(&(handle as usize)));
+    if released.is_some() {
+        log::debug!("shadow of cuBLAS handle {handle:p} released");
+    }
+}
+
+/// cuBLAS's `cublasDestroy_v2`: the real library's, then the handle's shadow
+/// is released. The real destroy comes first because it waits for the
+/// device (cuBLAS documents an implicit cudaDeviceSynchronize), so no launch
+/// of ours on the handle's stream can still be using the shadow's work
+/// buffer. One of our own handles passed under this name (a program linked
+/// with mublas) is destroyed as by `mublasDestroy`.
+///
+/// # Safety
+/// As cuBLAS's `cublasDestroy_v2`: `handle` is not used again.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cublasDestroy_v2(handle: CublasHandle) -> mublasStatus_t {
+    crate::capi::ffi_boundary!({
+        if crate::capi::is_live_handle(handle) {
+            // SAFETY: a live handle of ours, which the caller gives up.
+            return unsafe { crate::capi::handle::mublasDestroy(handle as crate::capi::types::mublasHandle_t) };
+        }
+        let real = match RealCublas::get() {
+            Ok(real) => real,
+            Err(why) => {
+                log::error!("cublasDestroy_v2: not a mublas handle and no cuBLAS in the process: {why}");
+                return Status::NotInitialized as mublasStatus_t;
+            }
+        };
+        // SAFETY: the real library's own destroy on the caller's handle.
+        let status = unsafe { (real.destroy)(handle) };
+        release_shadow(handle);
+        status
+    })
+}
+
+/// How many shadow handles (one per foreign cuBLAS handle mublas has served
+/// and that is not destroyed yet) this process holds. For tests, and for
+/// users checking that handles are released.
+#[unsafe(no_mangle)]
+pub extern "C" fn mublasInterposedShadows() -> i64 {
+    std::panic::catch_unwind(|| SHADOWS.lock().as_ref().map_or(0, |map| map.len() as i64)).unwrap_or(-1)
+}
