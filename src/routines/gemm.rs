@@ -747,6 +747,9 @@ pub struct MultiplyPlan {
     pub transposed_a_panel_rows: Option<u64>,
     /// With a split tail, `kernel` and `plan` are the main part's.
     pub split_tail: Option<SplitTail>,
+    /// With A^T copied: the first panel's plans, which [`sgemm_with`] runs
+    /// rather than plan them again.
+    pub(crate) first_panel: Option<PanelPlan>,
 }
 
 /// The plan of a multiply as [`sgemm`] runs it (module docs).
@@ -755,8 +758,9 @@ pub fn plan_call(handle: &Handle, ta: Transpose, tb: Transpose, m: u64, n: u64, 
     let vec = vec4_applies(ta, tb, m as i64, n as i64, k as i64, a, lda, b, ldb);
     let (kernel, plan) = plan_multiply(handle, ta, tb, m, n, k, vec, choice)?;
     if let Some(panel_rows) = transposed_a_choice(handle, ta, tb, m, n, k, b, ldb, (kernel, &plan), choice)? {
-        let (kernel, plan, split_tail) = panel_plan(handle, tb, panel_rows.min(m), n, k, 256, b, ldb)?.tailed;
-        return Ok(MultiplyPlan { kernel, plan, transposed_a_panel_rows: Some(panel_rows), split_tail });
+        let first_panel = panel_plan(handle, tb, panel_rows.min(m), n, k, 256, b, ldb)?;
+        let (kernel, plan, split_tail) = first_panel.tailed;
+        return Ok(MultiplyPlan { kernel, plan, transposed_a_panel_rows: Some(panel_rows), split_tail, first_panel: Some(first_panel) });
     }
     // C's address does not enter a plan.
     let product = Product { m, n, k, x: Operands { ta, a, lda, tb, b, ldb, c: 0, ldc: m.max(1) as i64 } };
@@ -771,7 +775,7 @@ pub fn plan_call(handle: &Handle, ta: Transpose, tb: Transpose, m: u64, n: u64, 
         },
         _ => (kernel, plan, None),
     };
-    Ok(MultiplyPlan { kernel, plan, transposed_a_panel_rows: None, split_tail })
+    Ok(MultiplyPlan { kernel, plan, transposed_a_panel_rows: None, split_tail, first_panel: None })
 }
 
 /// op(A)·op(B) over an m × n × k shape and its operands, as the split tail's planning sees it.
@@ -810,8 +814,8 @@ fn split_tail_on(handle: &Handle, product: &Product, tile: usize, cut: Cut, main
 }
 
 /// A panel of `rows` rows of A^T's multiply (module docs, "Transposed A").
-#[derive(Clone, Copy)]
-struct PanelPlan {
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PanelPlan {
     rows: u64,
     /// [`panel_multiply`]'s kernel and plan, for all of the panel.
     whole: (&'static KernelSpec, LaunchPlan),
@@ -980,16 +984,18 @@ pub fn sgemm_with(
         return Ok(decision);
     }
 
-    let MultiplyPlan { kernel: mut spec, mut plan, transposed_a_panel_rows, mut split_tail } = plan_call(handle, ta, tb, um, un, uk, a, lda, b, ldb, choice)?;
+    let MultiplyPlan { kernel: mut spec, mut plan, transposed_a_panel_rows, mut split_tail, first_panel } = plan_call(handle, ta, tb, um, un, uk, a, lda, b, ldb, choice)?;
     let (alpha_value, alpha_address) = alpha.kernel_args();
     let scalars = [alpha_value, alpha_address, beta_value, beta_address];
     // The panel of A^T, then room for the panels' split tails' partial sums.
     // Panels have at most two heights (the last may be shorter): their plans,
-    // once (the work buffer's address, 256-byte aligned, does not change them).
+    // once (the work buffer's address, 256-byte aligned, does not change them);
+    // plan_call has made the first panel's.
     let panel_bytes = transposed_a_panel_rows.map_or(0, |rows| (transposed_a_ld(rows) * uk * 4).next_multiple_of(256));
     let mut panel_plans = Vec::with_capacity(2);
-    if let Some(panel_rows) = transposed_a_panel_rows {
-        for (_, rows) in panels(um, panel_rows).take(1).chain(panels(um, panel_rows).last()) {
+    if let (Some(panel_rows), Some(first)) = (transposed_a_panel_rows, first_panel) {
+        panel_plans.push(first);
+        if let Some((_, rows)) = panels(um, panel_rows).last().filter(|&(_, rows)| rows != first.rows) {
             panel_plans.push(panel_plan(handle, tb, rows, un, uk, 256, b, ldb)?);
         }
     }
