@@ -612,7 +612,7 @@ __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha
         // had left the queue (ncu, 256×128 NN: 6 % of the warps' cycles
         // stalled on the long scoreboard there); spread out, they did not.
         // Which is faster depends on how ptxas allocates the kernel's
-        // registers around them: measured per kernel (GEMM_ASYNC_TRANSPOSES).
+        // registers around them: measured per kernel (the GEMM_ASYNC_KERNEL lines).
         constexpr int COPIES = FillA::LOADS + FillB::LOADS;
         constexpr int COPIES_PER_STEP = COPY_STEPS == 0 ? COPIES : (COPIES + COPY_STEPS - 1) / COPY_STEPS;
         static_assert(COPY_STEPS < BK, "copies issued before the tile's barrier");

@@ -2,19 +2,18 @@
 //! cuBLAS program run mublas's kernels (shared/docs/cublas-abi.md, "Interposition").
 //!
 //! The compute entry points are exported under cuBLAS's names
-//! (`cublasSaxpy_v2`, …), and `cublasDestroy_v2` (below); the program's
-//! handles come from the real `cublasCreate_v2`. A handle is served by mublas when it is one of ours
+//! (`cublasSaxpy_v2`, …); the program's handles come from the real
+//! `cublasCreate_v2`. A handle is served by mublas when it is one of ours
 //! (`mublasCreate`) or when the real library can tell us its stream and pointer
 //! mode: then a *shadow* mublas handle, one per foreign handle, holds our
 //! per-device state and work buffer. Foreign handles are never dereferenced.
 //! Whatever mublas does not serve goes to the real function, unchanged.
 //!
-//! Besides the compute entry points, `cublasDestroy_v2` is exported: it runs
-//! the real one and then drops the handle's shadow, whose work buffer would
-//! otherwise stay allocated for the life of the process, one per handle a
-//! program ever used. It hands out nothing (unlike an exported
-//! `cublasCreate_v2`, which would give foreign code a handle the real library
-//! cannot use).
+//! `cublasDestroy_v2` is exported too: it runs the real one and then drops
+//! the handle's shadow, whose work buffer would otherwise stay allocated for
+//! the life of the process, one per handle a program ever used. It hands out
+//! nothing (unlike an exported `cublasCreate_v2`, which would give foreign
+//! code a handle the real library cannot use).
 //!
 //! `MUBLAS_INTERPOSE=0` forwards everything. `MUBLAS_LOG=info` logs, once per
 //! entry point, that mublas served it; `mublasInterposedCalls` counts.
@@ -208,7 +207,6 @@ pub unsafe extern "C" fn mublasInterposedCalls(entry_point: *const c_char) -> i6
     })
     .unwrap_or(-1)
 }
-
 
 /// Drops the shadow of a foreign handle that is being destroyed (none: nothing to do).
 fn release_shadow(handle: CublasHandle) {
