@@ -290,18 +290,18 @@ __device__ __forceinline__ KRange k_range(i64 k, bool skip) {
     return r;
 }
 
-// The block's tile: rows m0…, columns n0…. Tiles are numbered m fastest in x
-// (no 65535 limit on either dimension).
+// A block tile's first row m0 and column n0. Tiles are numbered m fastest,
+// as blockIdx.x (no 65535 limit on either dimension).
 struct TileOrigin {
     i64 m0, n0;
 };
 
 template <int BM, int BN>
-__device__ __forceinline__ TileOrigin tile_origin(i64 m) {
+__device__ __forceinline__ TileOrigin tile_origin(i64 m, unsigned tile) {
     const unsigned tiles_m = static_cast<unsigned>((m + BM - 1) / BM);
     TileOrigin o;
-    o.m0 = static_cast<i64>(blockIdx.x % tiles_m) * BM;
-    o.n0 = static_cast<i64>(blockIdx.x / tiles_m) * BN;
+    o.m0 = static_cast<i64>(tile % tiles_m) * BM;
+    o.n0 = static_cast<i64>(tile / tiles_m) * BN;
     return o;
 }
 
@@ -385,7 +385,7 @@ __device__ __forceinline__ void gemm_tile(i64 m, i64 n, i64 k, float alpha_value
     const int am = wm * 32 + tm * 4;  // + {0..3} + {0, 16}
     const int bn = wn * 64 + tn * 4;  // + {0..3} + {0, 32}
 
-    const TileOrigin origin = tile_origin<BM, BN>(m);
+    const TileOrigin origin = tile_origin<BM, BN>(m, blockIdx.x);
     const i64 m0 = origin.m0, n0 = origin.n0;
     const KRange kr = k_range(k, alpha == 0.0f);
 
@@ -532,11 +532,29 @@ struct OperandFill<true, D, THREADS, ALONG_K, VEC, BK> {
     using type = StagedTranspose<D, THREADS, BK>;
 };
 
+// This thread's place in an asynchronous-copy tile (see the file's header):
+// rows am + {0..3} + 16·{0..3}, columns bn + {0..3} + 32·{0, 1}.
+struct ThreadPlace {
+    int am, bn;
+};
+
+template <int BM>
+__device__ __forceinline__ ThreadPlace thread_place(int t) {
+    constexpr int WARPS_M = BM / 64;
+    const int lane = t & 31, warp = t >> 5;
+    const int wm = warp % WARPS_M, wn = warp / WARPS_M;
+    const int ty = (lane >> 4) * 2 + (lane & 1);  // z order: see the file's header
+    const int tx = (lane >> 1) & 7;
+    return ThreadPlace{wm * 64 + ty * 4, wn * 64 + tx * 4};
+}
+
+// acc += op(A)·op(B) over k tiles kr of the block tile at `origin`, through
+// the asynchronous-copy pipeline. Leaves
+// copies of zero fills past the last tile unwaited (STAGES > 2) and the
+// stages in use: the caller waits and synchronises before reusing them.
 template <int BM, int BN, int BK, int STAGES, int COPY_STEPS, bool TRANS_A, bool TRANS_B, bool VEC>
-__device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha_value, const float *alpha_ptr,
-                                                const float *__restrict__ A, i64 lda, const float *__restrict__ B, i64 ldb,
-                                                float beta_value, const float *beta_ptr, float *__restrict__ C, i64 ldc,
-                                                i64 c_split_stride, int c_vec) {
+__device__ __forceinline__ void accumulate_async(i64 m, i64 n, const float *__restrict__ A, i64 lda, const float *__restrict__ B,
+                                                 i64 ldb, TileOrigin origin, const KRange &kr, ThreadPlace place, float (&acc)[16][8]) {
     static_assert(BM % 64 == 0 && BN % 64 == 0, "warp tiles of 64x64");
     static_assert(STAGES >= 2, "at least one tile in flight");
     constexpr int WARPS_M = BM / 64;
@@ -551,19 +569,117 @@ __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha
     float *const b_staging = b_stages + STAGES * BK * (BN + GEMM_PAD);
     float(*As)[BK][BM + GEMM_PAD] = reinterpret_cast<float(*)[BK][BM + GEMM_PAD]>(a_stages);
     float(*Bs)[BK][BN + GEMM_PAD] = reinterpret_cast<float(*)[BK][BN + GEMM_PAD]>(b_stages);
+    const int t = threadIdx.x;
+    const int am = place.am, bn = place.bn;
+    FillA fa;
+    FillB fb;
+    fa.init(A, lda, m, origin.m0, kr.k0, t, a_stages, nullptr);
+    fb.init(B, ldb, n, origin.n0, kr.k0, t, b_stages, b_staging);
+    // Prologue: the first PROLOGUE tiles, one commit group each (empty
+    // past the last tile, so that the counting stays uniform).
+    constexpr int PROLOGUE = COPY_STEPS == 0 ? STAGES : STAGES - 1;
+    fa.template copy<true>(0, BK - kr.first);
+    fb.template copy<true>(0, BK - kr.first);
+    copy_async_commit();
+#pragma unroll
+    for (int s = 1; s < PROLOGUE; ++s) {
+        if (s < kr.tiles) {
+            fa.advance();
+            fb.advance();
+            fa.template copy<false>(s, 0);
+            fb.template copy<false>(s, 0);
+        }
+        copy_async_commit();
+    }
+    copy_async_wait<PROLOGUE - 1>();
+    fa.transpose(0);
+    fb.transpose(0);
+    __syncthreads();
 
+    // Fragments double-buffered: k step kk's FFMA run on the set loaded
+    // during step kk - 1, so that no step waits for its shared loads. The
+    // barrier comes before the tile's last step (whose operands are
+    // already in registers): after it, tile + 1's stage is complete and
+    // this tile's stage is free. Either then and there (COPY_STEPS = 0)
+    // the copies of tile + STAGES go into it, or the next tile's first
+    // COPY_STEPS steps issue those of tile + STAGES - 1 (A's, then B's)
+    // among their FFMA, as predicated copies (no branch splits the FFMA
+    // stream). Issued in a burst after the barrier, each copy held up
+    // the next instruction that reused its address registers until it
+    // had left the queue (ncu, 256×128 NN: 6 % of the warps' cycles
+    // stalled on the long scoreboard there); spread out, they did not.
+    // Which is faster depends on how ptxas allocates the kernel's
+    // registers around them: measured per kernel (the GEMM_ASYNC_KERNEL lines).
+    constexpr int COPIES = FillA::LOADS + FillB::LOADS;
+    constexpr int COPIES_PER_STEP = COPY_STEPS == 0 ? COPIES : (COPIES + COPY_STEPS - 1) / COPY_STEPS;
+    static_assert(COPY_STEPS < BK, "copies issued before the tile's barrier");
+    int stage = 0;
+    // COPY_STEPS > 0: the stage receiving tile + STAGES - 1 during this
+    // tile, always the one before `stage`. Kept as a counter of its own:
+    // derived from `stage` instead, ptxas scheduled NT _vec differently
+    // and it ran 0.4 % slower from 4096 on (H100, two runs each).
+    int fill = STAGES - 1;
+    float a[2][16], b[2][8];
+    load_fragments(&As[0][0][am], &Bs[0][0][bn], a[0], b[0]);
+    for (int tile = 0; tile < kr.tiles; ++tile) {
+        const bool refill = tile + STAGES - 1 < kr.tiles;
+#pragma unroll
+        for (int kk = 0; kk < BK; ++kk) {
+            if (kk < BK - 1) {
+                load_fragments(&As[stage][kk + 1][am], &Bs[stage][kk + 1][bn], a[(kk + 1) & 1], b[(kk + 1) & 1]);
+            } else {
+                copy_async_wait<STAGES - 2>();
+                const int next = stage + 1 == STAGES ? 0 : stage + 1;
+                if (tile + 1 < kr.tiles) {
+                    fa.transpose(next);
+                    fb.transpose(next);
+                }
+                __syncthreads();
+                if (COPY_STEPS == 0) {
+                    if (tile + STAGES < kr.tiles) {
+                        fa.advance();
+                        fb.advance();
+                        fa.template copy<false>(stage, 0);
+                        fb.template copy<false>(stage, 0);
+                    }
+                    copy_async_commit();
+                }
+                stage = next;
+                // After the last tile this reads a stage nobody uses:
+                // harmless, and it keeps the loop uniform.
+                load_fragments(&As[stage][0][am], &Bs[stage][0][bn], a[0], b[0]);
+            }
+            if (COPY_STEPS > 0) {
+                if (kk == 0) {
+                    fa.advance();
+                    fb.advance();
+                }
+                const int c0 = kk * COPIES_PER_STEP;
+                if (c0 < COPIES) {
+                    fa.template copy<false>(fill, 0, refill, c0, COPIES_PER_STEP);
+                    fb.template copy<false>(fill, 0, refill, c0 - FillA::LOADS, COPIES_PER_STEP);
+                    if (c0 + COPIES_PER_STEP >= COPIES) copy_async_commit();
+                }
+            }
+#pragma unroll
+            for (int i = 0; i < 16; ++i)
+#pragma unroll
+                for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(a[kk & 1][i], b[kk & 1][j], acc[i][j]);
+        }
+        fill = fill + 1 == STAGES ? 0 : fill + 1;
+    }
+}
+
+template <int BM, int BN, int BK, int STAGES, int COPY_STEPS, bool TRANS_A, bool TRANS_B, bool VEC>
+__device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha_value, const float *alpha_ptr,
+                                                const float *__restrict__ A, i64 lda, const float *__restrict__ B, i64 ldb,
+                                                float beta_value, const float *beta_ptr, float *__restrict__ C, i64 ldc,
+                                                i64 c_split_stride, int c_vec) {
     const float alpha = load_scalar(alpha_value, alpha_ptr);
     const float beta = load_scalar(beta_value, beta_ptr);
     if (alpha == 0.0f && beta == 1.0f) return;
 
-    const int t = threadIdx.x;
-    const int lane = t & 31, warp = t >> 5;
-    const int wm = warp % WARPS_M, wn = warp / WARPS_M;
-    const int ty = (lane >> 4) * 2 + (lane & 1);  // z order: see the file's header
-    const int tx = (lane >> 1) & 7;
-    const int am = wm * 64 + ty * 4;  // + {0..3} + 16·{0..3}
-    const int bn = wn * 64 + tx * 4;  // + {0..3} + 32·{0, 1}
-
+    const ThreadPlace place = thread_place<BM>(threadIdx.x);
     const KRange kr = k_range<BK>(k, alpha == 0.0f);
 
     float acc[16][8];
@@ -571,111 +687,9 @@ __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha
     for (int i = 0; i < 16; ++i)
 #pragma unroll
         for (int j = 0; j < 8; ++j) acc[i][j] = 0.f;
-
-    if (kr.tiles > 0) {
-        const TileOrigin origin = tile_origin<BM, BN>(m);
-        FillA fa;
-        FillB fb;
-        fa.init(A, lda, m, origin.m0, kr.k0, t, a_stages, nullptr);
-        fb.init(B, ldb, n, origin.n0, kr.k0, t, b_stages, b_staging);
-        // Prologue: the first PROLOGUE tiles, one commit group each (empty
-        // past the last tile, so that the counting stays uniform).
-        constexpr int PROLOGUE = COPY_STEPS == 0 ? STAGES : STAGES - 1;
-        fa.template copy<true>(0, BK - kr.first);
-        fb.template copy<true>(0, BK - kr.first);
-        copy_async_commit();
-#pragma unroll
-        for (int s = 1; s < PROLOGUE; ++s) {
-            if (s < kr.tiles) {
-                fa.advance();
-                fb.advance();
-                fa.template copy<false>(s, 0);
-                fb.template copy<false>(s, 0);
-            }
-            copy_async_commit();
-        }
-        copy_async_wait<PROLOGUE - 1>();
-        fa.transpose(0);
-        fb.transpose(0);
-        __syncthreads();
-
-        // Fragments double-buffered: k step kk's FFMA run on the set loaded
-        // during step kk - 1, so that no step waits for its shared loads. The
-        // barrier comes before the tile's last step (whose operands are
-        // already in registers): after it, tile + 1's stage is complete and
-        // this tile's stage is free. Either then and there (COPY_STEPS = 0)
-        // the copies of tile + STAGES go into it, or the next tile's first
-        // COPY_STEPS steps issue those of tile + STAGES - 1 (A's, then B's)
-        // among their FFMA, as predicated copies (no branch splits the FFMA
-        // stream). Issued in a burst after the barrier, each copy held up
-        // the next instruction that reused its address registers until it
-        // had left the queue (ncu, 256×128 NN: 6 % of the warps' cycles
-        // stalled on the long scoreboard there); spread out, they did not.
-        // Which is faster depends on how ptxas allocates the kernel's
-        // registers around them: measured per kernel (the GEMM_ASYNC_KERNEL lines).
-        constexpr int COPIES = FillA::LOADS + FillB::LOADS;
-        constexpr int COPIES_PER_STEP = COPY_STEPS == 0 ? COPIES : (COPIES + COPY_STEPS - 1) / COPY_STEPS;
-        static_assert(COPY_STEPS < BK, "copies issued before the tile's barrier");
-        int stage = 0;
-        // COPY_STEPS > 0: the stage receiving tile + STAGES - 1 during this
-        // tile, always the one before `stage`. Kept as a counter of its own:
-        // derived from `stage` instead, ptxas scheduled NT _vec differently
-        // and it ran 0.4 % slower from 4096 on (H100, two runs each).
-        int fill = STAGES - 1;
-        float a[2][16], b[2][8];
-        load_fragments(&As[0][0][am], &Bs[0][0][bn], a[0], b[0]);
-        for (int tile = 0; tile < kr.tiles; ++tile) {
-            const bool refill = tile + STAGES - 1 < kr.tiles;
-#pragma unroll
-            for (int kk = 0; kk < BK; ++kk) {
-                if (kk < BK - 1) {
-                    load_fragments(&As[stage][kk + 1][am], &Bs[stage][kk + 1][bn], a[(kk + 1) & 1], b[(kk + 1) & 1]);
-                } else {
-                    copy_async_wait<STAGES - 2>();
-                    const int next = stage + 1 == STAGES ? 0 : stage + 1;
-                    if (tile + 1 < kr.tiles) {
-                        fa.transpose(next);
-                        fb.transpose(next);
-                    }
-                    __syncthreads();
-                    if (COPY_STEPS == 0) {
-                        if (tile + STAGES < kr.tiles) {
-                            fa.advance();
-                            fb.advance();
-                            fa.template copy<false>(stage, 0);
-                            fb.template copy<false>(stage, 0);
-                        }
-                        copy_async_commit();
-                    }
-                    stage = next;
-                    // After the last tile this reads a stage nobody uses:
-                    // harmless, and it keeps the loop uniform.
-                    load_fragments(&As[stage][0][am], &Bs[stage][0][bn], a[0], b[0]);
-                }
-                if (COPY_STEPS > 0) {
-                    if (kk == 0) {
-                        fa.advance();
-                        fb.advance();
-                    }
-                    const int c0 = kk * COPIES_PER_STEP;
-                    if (c0 < COPIES) {
-                        fa.template copy<false>(fill, 0, refill, c0, COPIES_PER_STEP);
-                        fb.template copy<false>(fill, 0, refill, c0 - FillA::LOADS, COPIES_PER_STEP);
-                        if (c0 + COPIES_PER_STEP >= COPIES) copy_async_commit();
-                    }
-                }
-#pragma unroll
-                for (int i = 0; i < 16; ++i)
-#pragma unroll
-                    for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(a[kk & 1][i], b[kk & 1][j], acc[i][j]);
-            }
-            fill = fill + 1 == STAGES ? 0 : fill + 1;
-        }
-    }
-
-    // The tile's origin again rather than live across the k loop (registers).
-    const TileOrigin origin = tile_origin<BM, BN>(m);
-    store_c<16>(acc, alpha, beta, C + static_cast<i64>(blockIdx.z) * c_split_stride, ldc, m, n, origin.m0, origin.n0, am, bn, c_vec);
+    const TileOrigin origin = tile_origin<BM, BN>(m, blockIdx.x);
+    if (kr.tiles > 0) accumulate_async<BM, BN, BK, STAGES, COPY_STEPS, TRANS_A, TRANS_B, VEC>(m, n, A, lda, B, ldb, origin, kr, place, acc);
+    store_c<16>(acc, alpha, beta, C + static_cast<i64>(blockIdx.z) * c_split_stride, ldc, m, n, origin.m0, origin.n0, place.am, place.bn, c_vec);
     // With more than two stages the k loop leaves the last STAGES - 2 groups
     // (zero fills past the last tile) unwaited: none may still be landing
     // when the block's shared memory is handed on.
