@@ -60,7 +60,11 @@
 // Split-K: blockIdx.z takes k tiles [z*per, (z+1)*per) of the per-split share,
 // and C advances by z * c_split_stride; the host points C at the work buffer
 // with alpha = 1, beta = 0, and gemm_splitk_reduce_f32 then sums the splits in
-// fixed order (deterministic: no atomics anywhere).
+// fixed order (deterministic: no atomics on data).
+//
+// Stream-K (gemm_f32_256x128_{nn,nt,tn}_vec_sk, gemm_stream_k): one round
+// of blocks shares the k of a grid's last tiles; partial tiles meet in the
+// work buffer and are added in fixed order (the same bits every call).
 //
 // Scalars: alpha == 0 skips the k loop (A and B are not read); beta == 0
 // never reads C; alpha == 0 with beta == 1 returns at once (device pointer
@@ -696,6 +700,108 @@ __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha
     if (STAGES > 2) copy_async_wait<0>();
 }
 
+// Stream-K (Osama et al., PPoPP 2023), for grids whose last round of tiles
+// would leave SMs idle (the host decides, routines/gemm.rs). The host runs
+// tiles 0 … first_tile - 1 whole first (the plain kernel); the gridDim.x
+// blocks of this one (one round) then share the k tiles of the remaining
+// tiles equally: block j takes k tiles [j·T/s, (j+1)·T/s) of the T = (tiles -
+// first_tile) · k_tiles, in tile order, in pieces cut at tile boundaries,
+// last piece first. A piece that does not end its tile goes to the work
+// buffer (`pieces`, slot tile + j: no two pieces share one) and is counted in
+// the tile's arrival counter; the block of the piece that ends the tile
+// waits for the others (all from blocks of lower index, which were
+// dispatched earlier and computed those pieces first), adds them in k order
+// and its own last — the same sum every call — and stores C, then sets the
+// counter back to 0 (counters are 0 between launches). The host keeps T ≥ s,
+// so that every share is non-empty.
+template <int BM, int BN, int BK, int STAGES, int COPY_STEPS, bool TRANS_A, bool TRANS_B, bool VEC>
+__device__ __forceinline__ void gemm_stream_k(i64 m, i64 n, i64 k, float alpha_value, const float *alpha_ptr,
+                                              const float *__restrict__ A, i64 lda, const float *__restrict__ B, i64 ldb,
+                                              float beta_value, const float *beta_ptr, float *__restrict__ C, i64 ldc,
+                                              i64 c_split_stride, int c_vec, unsigned first_tile, unsigned *__restrict__ counters,
+                                              float4 *__restrict__ pieces) {
+    constexpr int THREADS = (BM / 64) * (BN / 64) * 32;
+    constexpr int PIECE_FLOAT4S = 16 * 8 / 4;  // a thread's share of a piece
+    const float alpha = load_scalar(alpha_value, alpha_ptr);
+    const float beta = load_scalar(beta_value, beta_ptr);
+    if (alpha == 0.0f && beta == 1.0f) return;
+
+    const int t = threadIdx.x;
+    const ThreadPlace place = thread_place<BM>(t);
+    const i64 k_tiles = (k + BK - 1) / BK;
+    const int first_k_tile = static_cast<int>(k - (k_tiles - 1) * BK);  // the k residue leads, as in k_range
+    const i64 tiles = ((m + BM - 1) / BM) * ((n + BN - 1) / BN);
+    const i64 total = (tiles - first_tile) * k_tiles;
+    const i64 j = blockIdx.x, sk_blocks = gridDim.x;
+    const i64 begin = j * total / sk_blocks;
+
+    for (i64 stop = (j + 1) * total / sk_blocks; stop > begin;) {
+        const i64 tile = (stop - 1) / k_tiles;  // among the stream-K tiles
+        const i64 start = max(begin, tile * k_tiles);
+        const i64 kt = start - tile * k_tiles;
+        KRange kr;
+        kr.tiles = alpha == 0.0f ? 0 : static_cast<int>(stop - start);
+        kr.first = kt == 0 ? first_k_tile : BK;
+        kr.k0 = (kt == 0 ? 0 : first_k_tile + (kt - 1) * BK) + kr.first - BK;
+
+        float acc[16][8];
+#pragma unroll
+        for (int i = 0; i < 16; ++i)
+#pragma unroll
+            for (int c = 0; c < 8; ++c) acc[i][c] = 0.f;
+        const TileOrigin origin = tile_origin<BM, BN>(m, static_cast<unsigned>(first_tile + tile));
+        if (kr.tiles > 0) accumulate_async<BM, BN, BK, STAGES, COPY_STEPS, TRANS_A, TRANS_B, VEC>(m, n, A, lda, B, ldb, origin, kr, place, acc);
+        // The next piece refills the stages.
+        copy_async_wait<0>();
+        __syncthreads();
+
+        // The block that holds the tile's first k tile: the last b with b·T/s ≤ x.
+        const i64 first_block = ((tile * k_tiles + 1) * sk_blocks - 1) / total;
+        if (stop < (tile + 1) * k_tiles) {
+            float4 *mine = pieces + (tile + j) * PIECE_FLOAT4S * THREADS + t;
+#pragma unroll
+            for (int h = 0; h < PIECE_FLOAT4S; ++h) {
+                const float *v = &acc[h >> 1][(h & 1) * 4];
+                mine[h * THREADS] = make_float4(v[0], v[1], v[2], v[3]);
+            }
+            __threadfence();
+            __syncthreads();
+            if (t == 0) atomicAdd(&counters[tile], 1u);
+        } else {
+            if (first_block < j) {
+                const unsigned expected = static_cast<unsigned>(j - first_block);
+                if (t == 0) {
+                    while (*reinterpret_cast<volatile unsigned *>(&counters[tile]) < expected) __nanosleep(100);
+                    __threadfence();
+                    counters[tile] = 0;
+                }
+                __syncthreads();
+                // Slots tile + b of the blocks b = first_block … j - 1: consecutive.
+                const float4 *earlier = pieces + (tile + first_block) * PIECE_FLOAT4S * THREADS + t;
+                const int count = static_cast<int>(expected);
+#pragma unroll
+                for (int h = 0; h < PIECE_FLOAT4S; ++h) {
+                    float4 sum = __ldcg(earlier + h * THREADS);
+                    for (int b = 1; b < count; ++b) {
+                        const float4 v = __ldcg(earlier + (b * PIECE_FLOAT4S + h) * THREADS);
+                        sum.x += v.x;
+                        sum.y += v.y;
+                        sum.z += v.z;
+                        sum.w += v.w;
+                    }
+                    float *a = &acc[h >> 1][(h & 1) * 4];
+                    a[0] = sum.x + a[0];
+                    a[1] = sum.y + a[1];
+                    a[2] = sum.z + a[2];
+                    a[3] = sum.w + a[3];
+                }
+            }
+            store_c<16>(acc, alpha, beta, C, ldc, m, n, origin.m0, origin.n0, place.am, place.bn, c_vec);
+        }
+        stop = start;
+    }
+}
+
 #define GEMM_PARAMS                                                                                         \
     i64 m, i64 n, i64 k, float alpha_value, const float *alpha_ptr, const float *A, i64 lda, const float *B, \
         i64 ldb, float beta_value, const float *beta_ptr, float *C, i64 ldc, i64 c_split_stride, int c_vec
@@ -729,6 +835,14 @@ GEMM_TRANSPOSES(64, 64, 64, 6, _vec, true)
         gemm_tile_async<BM, BN, BK, STAGES, STEPS, TA, TB, VEC>(GEMM_ARGS);                                       \
     }
 
+// The stream-K twin of a GEMM_ASYNC_KERNEL (gemm_stream_k): same tile,
+// pipeline and copy schedule, name suffixed _sk.
+#define GEMM_STREAM_K_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, STEPS, ta, tb, TA, TB, suffix, VEC)             \
+    extern "C" __global__ void __launch_bounds__((BM / 64) * (BN / 64) * 32, MIN_BLOCKS)                             \
+        gemm_f32_##NAME##_##ta##tb##suffix##_sk(GEMM_PARAMS, unsigned first_tile, unsigned *counters, float4 *pieces) {  \
+        gemm_stream_k<BM, BN, BK, STAGES, STEPS, TA, TB, VEC>(GEMM_ARGS, first_tile, counters, pieces);                  \
+    }
+
 #define GEMM_ASYNC_TRANSPOSES(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, suffix, VEC)         \
     GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, 0, n, n, false, false, suffix, VEC) \
     GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, 0, n, t, false, true, suffix, VEC)  \
@@ -756,6 +870,9 @@ GEMM_TRANSPOSES(64, 64, 64, 6, _vec, true)
 GEMM_ASYNC_KERNEL(256x128, 256, 128, 8, 4, 1, 1, n, n, false, false, _vec, true)
 GEMM_ASYNC_KERNEL(256x128, 256, 128, 8, 4, 1, 2, n, t, false, true, _vec, true)
 GEMM_ASYNC_KERNEL(256x128, 256, 128, 16, 2, 1, 1, t, n, true, false, _vec, true)
+GEMM_STREAM_K_KERNEL(256x128, 256, 128, 8, 4, 1, 1, n, n, false, false, _vec, true)
+GEMM_STREAM_K_KERNEL(256x128, 256, 128, 8, 4, 1, 2, n, t, false, true, _vec, true)
+GEMM_STREAM_K_KERNEL(256x128, 256, 128, 16, 2, 1, 1, t, n, true, false, _vec, true)
 GEMM_ASYNC_KERNEL(256x128, 256, 128, 16, 2, 1, 0, t, t, true, true, _vec, true)
 GEMM_ASYNC_TRANSPOSES(256x128, 256, 128, 16, 2, 1, , false)
 GEMM_ASYNC_TRANSPOSES(128x128_t128, 128, 128, 16, 2, 2, , false)

@@ -420,6 +420,88 @@ fn gpu_sgemm_split_tail() {
     }
 }
 
+/// Stream-K (gemm.rs, "Stream-K"), forced on shapes small enough to check:
+/// tiles cut into 2–8 pieces, a share across three tiles, whole tiles
+/// first, the k residue, the scalars' special values; the same bits on
+/// repeated calls; no work buffer → the plain grid; and the rule's choices.
+#[test]
+fn gpu_sgemm_stream_k() {
+    let test = "gpu_sgemm_stream_k";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    let cublas = RealCublas::get().ok();
+    let mut cases = 0;
+    // The pairs with stream-K kernels; sizes and pads keep the _vec kernels.
+    for &(ta, tb) in &PAIRS[..3] {
+        // (m, n, k, stream-K tiles, blocks, pad, device scalars)
+        for (m, n, k, tiles, blocks, pad, device_scalars) in [
+            (300usize, 200usize, 204usize, 4u64, 7u32, 0usize, false),
+            (300, 200, 204, 3, 5, 4, true),
+            (520, 260, 16, 9, 5, 0, false),
+            (256, 128, 80, 1, 5, 0, false),
+            (768, 384, 64, 6, 16, 0, true),
+            (1000, 600, 1004, 20, 132, 0, false),
+            (2048, 384, 508, 10, 13, 8, false),
+        ] {
+            let mut case = Case::new(ta, tb, m, n, k);
+            (case.pad, case.device_scalars) = (pad, device_scalars);
+            let (_, decision) = run_case_deciding(&gpu, &mut random, &case, cublas, Some(TileChoice::StreamK { tiles, blocks }));
+            let stream_k = decision.unwrap().stream_k.unwrap_or_else(|| panic!("{case:?}: forced stream-K not taken"));
+            assert_eq!((stream_k.tiles, stream_k.blocks), (tiles, blocks), "{case:?}");
+            cases += 1;
+        }
+        for (alpha, beta, nan_c) in [(1.25f32, 0.0f32, true), (0.0, 0.5, false), (0.0, 1.0, false)] {
+            let mut case = Case::new(ta, tb, 300, 200, 204);
+            (case.alpha, case.beta, case.nan_c, case.device_scalars) = (alpha, beta, nan_c, true);
+            run_case(&gpu, &mut random, &case, None, Some(TileChoice::StreamK { tiles: 4, blocks: 9 }));
+            cases += 1;
+        }
+    }
+    // No stream-K kernel: TT, or operands that rule out the _vec kernels.
+    let mut unaligned = Case::new(0, 0, 300, 200, 204);
+    unaligned.offset = 1;
+    for case in [Case::new(1, 1, 300, 200, 204), unaligned] {
+        let (_, decision) = run_case_deciding(&gpu, &mut random, &case, None, Some(TileChoice::StreamK { tiles: 4, blocks: 7 }));
+        assert!(decision.unwrap().stream_k.is_none(), "{case:?}: stream-K without its kernel");
+    }
+    // The same bits on repeated calls, whichever block finishes first.
+    let mut first: Option<Vec<f32>> = None;
+    for _ in 0..5 {
+        let mut random = Random::new(78);
+        let got = run_case(&gpu, &mut random, &Case::new(0, 1, 1000, 600, 1004), None, Some(TileChoice::StreamK { tiles: 20, blocks: 132 }));
+        match &first {
+            None => first = Some(got),
+            Some(f) => assert!(f.iter().zip(&got).all(|(a, b)| a.to_bits() == b.to_bits()), "stream-K result changed between calls"),
+        }
+    }
+    // Without room for the pieces: the plain grid, the same product.
+    gpu.inner().set_work_limit(mublas::handle::SPLIT_COUNTER_BYTES as usize);
+    let (_, decision) = run_case_deciding(&gpu, &mut random, &Case::new(0, 0, 300, 200, 204), None, Some(TileChoice::StreamK { tiles: 4, blocks: 7 }));
+    assert!(decision.unwrap().stream_k.is_none(), "stream-K past the work-buffer limit");
+    gpu.inner().set_work_limit(usize::MAX);
+    say(&format!("{test}: {} forced cases passed", cases + 1));
+
+    // The rule on a 132-SM GPU of sm_80 or later (the H100's time model):
+    // 4096² (rounds of 132, 132, 132 and 116 tiles of 256×128) and 8192² (15
+    // rounds and 68) share their last round; 2048²'s one round of 128 does
+    // not pay; 3000² takes a split tail instead; TT copies A^T.
+    let model = gpu.inner().device.model();
+    let like_h100 = model.compute_capability >= (8, 0) && model.sm_count == 132;
+    let stream_k = |ta: gemm::Transpose, tb: gemm::Transpose, n: u64| {
+        gemm::plan_call(gpu.inner(), ta, tb, n, n, n, 1 << 20, n as i64, 1 << 21, n as i64, TileChoice::Auto).unwrap().stream_k.map(|s| (s.tiles, s.blocks))
+    };
+    use gemm::Transpose::{No, Yes};
+    let sizes = [2048u64, 3000, 4096, 8192];
+    say(&format!("{test}: NN on this GPU {:?}", sizes.map(|n| (n, stream_k(No, No, n)))));
+    if like_h100 {
+        assert_eq!(stream_k(No, No, 2048), None);
+        assert_eq!(stream_k(No, Yes, 4096), Some((116, 132)));
+        assert_eq!(stream_k(No, No, 8192), Some((68, 132)));
+        assert_eq!(stream_k(No, No, 3000), None);
+        assert_eq!(stream_k(Yes, Yes, 4096), None);
+    }
+}
+
 /// With no work buffer beyond the split counters (the handle's limit, as when
 /// the driver cannot grow it), the A^T copy and split-K give way: the same
 /// product, directly and unsplit.

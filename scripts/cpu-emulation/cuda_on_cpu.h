@@ -69,6 +69,13 @@ inline thread_local ThreadCopies copies;
 }  // namespace emu
 
 inline void __syncthreads() { emu::block_barrier->arrive_and_wait(); }
+// Blocks run one after another: a block waits only for blocks of lower index,
+// which have finished (stream-K's fixup).
+inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __nanosleep(unsigned) { std::this_thread::yield(); }
+inline unsigned atomicAdd(unsigned *p, unsigned v) { return std::atomic_ref<unsigned>(*p).fetch_add(v); }
+template <class T>
+inline T __ldcg(const T *p) { return *p; }
 
 typedef long long i64;
 inline i64 opaque(i64 v) { return v; }

@@ -1,7 +1,7 @@
 // Runs every SGEMM tile kernel of kernels/gemm.cu on the CPU (cuda_on_cpu.h)
 // against a float64 reference, over transposes, edges, alignments, scalars
-// and split-K with the host's reduction, and the A^T copy against A: the
-// kernels' logic checked without a GPU. Build and run with scripts/cpu-emulation/gemm-check.sh.
+// and split-K with the host's reduction, the stream-K kernels over several
+// shares of k, and the A^T copy against A: the kernels' logic checked without a GPU. Build and run with scripts/cpu-emulation/gemm-check.sh.
 #include "cuda_on_cpu.h"
 #include "../../kernels/gemm.cu"
 
@@ -13,12 +13,15 @@
 
 typedef void (*GemmKernel)(i64, i64, i64, float, const float *, const float *, i64, const float *, i64, float, const float *,
                            float *, i64, i64, int);
+typedef void (*StreamKKernel)(i64, i64, i64, float, const float *, const float *, i64, const float *, i64, float, const float *,
+                              float *, i64, i64, int, unsigned, unsigned *, float4 *);
 
 struct KernelInfo {
     const char *name;
     GemmKernel fn;
     int bm, bn, threads;
     bool ta, tb, vec;
+    StreamKKernel sk = nullptr;
 };
 
 #define TILE_ROW(prefix, BM, BN, THREADS)                                                        \
@@ -38,9 +41,23 @@ static const KernelInfo KERNELS[] = {
     TILE_ROW(gemm_f32_128x128_t128, 128, 128, 128),
 };
 
+// The stream-K twins (gemm_stream_k) of three 256x128 _vec kernels, with the plain kernel.
+struct StreamKInfo {
+    const char *name;
+    StreamKKernel fn;
+    GemmKernel plain;
+    bool ta, tb;
+};
+static const StreamKInfo STREAM_K_KERNELS[] = {
+    {"gemm_f32_256x128_nn_vec_sk", gemm_f32_256x128_nn_vec_sk, gemm_f32_256x128_nn_vec, false, false},
+    {"gemm_f32_256x128_nt_vec_sk", gemm_f32_256x128_nt_vec_sk, gemm_f32_256x128_nt_vec, false, true},
+    {"gemm_f32_256x128_tn_vec_sk", gemm_f32_256x128_tn_vec_sk, gemm_f32_256x128_tn_vec, true, false},
+};
+
 struct Case {
     i64 m, n, k;
-    int split;
+    int split;  // > 1: split-K; < 0: stream-K with -split blocks after `dp` whole tiles
+    unsigned dp;
     i64 pad;     // extra rows in every leading dimension (vec: a multiple of 4)
     int offset;  // floats past 16-byte alignment (generic kernels only)
     float alpha, beta;
@@ -56,8 +73,8 @@ static float random_value() {
 
 static std::string describe(const KernelInfo &kinfo, const Case &c) {
     char s[256];
-    std::snprintf(s, sizeof s, "%s m=%lld n=%lld k=%lld split=%d pad=%lld offset=%d alpha=%g beta=%g dev=%d nan_c=%d c_vec=%d",
-                  kinfo.name, c.m, c.n, c.k, c.split, c.pad, c.offset, c.alpha, c.beta, c.device_scalars, c.nan_c, c.c_vec);
+    std::snprintf(s, sizeof s, "%s m=%lld n=%lld k=%lld split=%d dp=%u pad=%lld offset=%d alpha=%g beta=%g dev=%d nan_c=%d c_vec=%d",
+                  kinfo.name, c.m, c.n, c.k, c.split, c.dp, c.pad, c.offset, c.alpha, c.beta, c.device_scalars, c.nan_c, c.c_vec);
     return s;
 }
 
@@ -84,7 +101,26 @@ static int run_case(const KernelInfo &kinfo, const Case &c) {
     const float *beta_ptr = c.device_scalars ? &scalars[1] : nullptr;
     const i64 tiles = ((c.m + kinfo.bm - 1) / kinfo.bm) * ((c.n + kinfo.bn - 1) / kinfo.bn);
 
-    if (c.split <= 1) {
+    if (c.split < 0) {
+        // The host's stream-K: counters at 0, a piece slot per stream-K tile and block.
+        const unsigned blocks = static_cast<unsigned>(-c.split);
+        std::vector<unsigned> counters(tiles + 8, 0);
+        std::vector<float4> pieces((tiles + blocks) * 32 * kinfo.threads, float4{NAN, NAN, NAN, NAN});
+        // The first dp tiles whole (the plain kernel), then the stream-K blocks.
+        if (c.dp > 0) {
+            emu::launch({c.dp, 1, 1}, kinfo.threads, [&] {
+                kinfo.fn(c.m, c.n, c.k, c.alpha, alpha_ptr, A, lda, B, ldb, c.beta, beta_ptr, C, ldc, 0, c.c_vec);
+            });
+        }
+        emu::launch({blocks, 1, 1}, kinfo.threads, [&] {
+            kinfo.sk(c.m, c.n, c.k, c.alpha, alpha_ptr, A, lda, B, ldb, c.beta, beta_ptr, C, ldc, 0, c.c_vec, c.dp, counters.data(), pieces.data());
+        });
+        for (unsigned v : counters)
+            if (v) {
+                std::printf("FAIL %s: a counter left at %u\n", describe(kinfo, c).c_str(), v);
+                return 1;
+            }
+    } else if (c.split <= 1) {
         emu::launch({static_cast<unsigned>(tiles), 1, 1}, kinfo.threads, [&] {
             kinfo.fn(c.m, c.n, c.k, c.alpha, alpha_ptr, A, lda, B, ldb, c.beta, beta_ptr, C, ldc, 0, c.c_vec);
         });
@@ -174,25 +210,46 @@ int main(int argc, char **argv) {
         // Edges and odd sizes (generic kernels also at an unaligned start).
         const int offset = kinfo.vec ? 0 : 1;
         const i64 pad = kinfo.vec ? 4 : 3;
-        list.push_back({1, 1, 1, 1, 0, offset, 1.25f, -0.5f, false, false, false});
-        list.push_back({7, 33, 9, 1, pad, offset, 1.25f, -0.5f, true, false, false});
-        list.push_back({kinfo.bm + 1, kinfo.bn - 1, 21, 1, pad, offset, 1.25f, 0.0f, false, true, false});
-        list.push_back({2 * kinfo.bm + 36, kinfo.bn + 4, 44, 1, 0, 0, -0.75f, 0.5f, false, false, true});
+        list.push_back({1, 1, 1, 1, 0, 0, offset, 1.25f, -0.5f, false, false, false});
+        list.push_back({7, 33, 9, 1, 0, pad, offset, 1.25f, -0.5f, true, false, false});
+        list.push_back({kinfo.bm + 1, kinfo.bn - 1, 21, 1, 0, pad, offset, 1.25f, 0.0f, false, true, false});
+        list.push_back({2 * kinfo.bm + 36, kinfo.bn + 4, 44, 1, 0, 0, 0, -0.75f, 0.5f, false, false, true});
         // Whole tiles, a k of many tiles (the pipeline's steady state), a split.
-        list.push_back({kinfo.bm, kinfo.bn, 200, 1, 0, 0, 1.0f, 0.0f, false, false, true});
-        list.push_back({100, 72, 2052, 3, 0, offset, 1.25f, -0.5f, true, false, false});
-        list.push_back({kinfo.bm + 4, 36, 64, 8, pad, offset, 1.25f, -0.5f, false, false, false});
+        list.push_back({kinfo.bm, kinfo.bn, 200, 1, 0, 0, 0, 1.0f, 0.0f, false, false, true});
+        list.push_back({100, 72, 2052, 3, 0, 0, offset, 1.25f, -0.5f, true, false, false});
+        list.push_back({kinfo.bm + 4, 36, 64, 8, 0, pad, offset, 1.25f, -0.5f, false, false, false});
         // k shorter than the pipeline, k = 1 tile + residue; alpha 0 (A, B unread); alpha 0, beta 1.
-        list.push_back({40, 40, 12, 1, 0, offset, 1.25f, -0.5f, false, false, true});
-        list.push_back({40, 40, 4, 1, 0, offset, 1.25f, -0.5f, false, false, false});
-        list.push_back({40, 40, 37, 1, 0, offset, 0.0f, 0.5f, true, false, false});
-        list.push_back({40, 40, 37, 1, 0, offset, 0.0f, 1.0f, true, false, false});
+        list.push_back({40, 40, 12, 1, 0, 0, offset, 1.25f, -0.5f, false, false, true});
+        list.push_back({40, 40, 4, 1, 0, 0, offset, 1.25f, -0.5f, false, false, false});
+        list.push_back({40, 40, 37, 1, 0, 0, offset, 0.0f, 0.5f, true, false, false});
+        list.push_back({40, 40, 37, 1, 0, 0, offset, 0.0f, 1.0f, true, false, false});
         for (auto c : list) {
             if (kinfo.vec) {
                 // The host's vec rule: extents along each operand's vector a multiple of 4.
                 const i64 a_extent = kinfo.ta ? c.k : c.m, b_extent = kinfo.tb ? c.n : c.k;
                 if (a_extent % 4 || b_extent % 4) continue;
             }
+            ++cases;
+            failed += run_case(kinfo, c) ? 1 : 0;
+        }
+    }
+    for (const auto &sinfo : STREAM_K_KERNELS) {
+        if (!std::strstr(sinfo.name, only)) continue;
+        const KernelInfo kinfo{sinfo.name, sinfo.plain, 256, 128, 256, sinfo.ta, sinfo.tb, true, sinfo.fn};
+        // (m, n, k, -blocks, dp): pieces of 2–3 blocks per tile, a share
+        // across three tiles, one k tile per block, whole tiles first, the k
+        // residue, a lone tile (one k tile per block for TN); scalars as above (multiples of 4 where _vec needs them).
+        const std::vector<Case> list = {
+            {300, 200, 204, -7, 0, 0, 0, 1.25f, -0.5f, false, false, true},
+            {300, 200, 204, -5, 1, 4, 0, 1.25f, 0.0f, true, true, false},
+            {520, 260, 16, -5, 0, 0, 0, 1.0f, 0.5f, false, false, true},
+            {256, 128, 80, -5, 0, 0, 0, -0.75f, 0.5f, false, false, true},
+            {512, 256, 36, -3, 2, 0, 0, 1.25f, -0.5f, false, false, true},
+            {260, 132, 100, -6, 0, 4, 0, 0.0f, 0.5f, true, false, false},
+            {260, 132, 100, -6, 0, 4, 0, 0.0f, 1.0f, true, false, false},
+            {768, 384, 64, -16, 3, 0, 0, 1.25f, -0.5f, true, false, true},
+        };
+        for (const auto &c : list) {
             ++cases;
             failed += run_case(kinfo, c) ? 1 : 0;
         }

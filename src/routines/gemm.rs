@@ -29,7 +29,8 @@
 //!    candidates matters.
 //! 4. Then, for TN and TT, whether to copy A^T first ("Transposed A"), and
 //!    for the multiply that runs, whether to split off its last round
-//!    ("Split tail"), both by the same model.
+//!    ("Split tail") or, failing that, to share it ("Stream-K"), all by the
+//!    same model.
 //!
 //! k == 0 or alpha == 0 (host) use `gemm_scale_f32` (C = beta·C); a split
 //! launch is followed by `gemm_splitk_reduce_f32`, which sums the partial
@@ -64,6 +65,25 @@
 //! stream. [`split_tail_choice`] weighs each cut by [`estimated_time`] (plus
 //! [`SPLIT_TAIL_LAUNCH_US`]) against the direct plan. Rows suit tall C: 20000
 //! × 256 has 2 tile columns, too few to cut.
+//!
+//! # Stream-K
+//!
+//! Where no split tail is taken, an unsplit 256×128 NN, NT or TN `_vec` grid
+//! whose last round would leave SMs idle (4096²: rounds of 132, 132, 132 and
+//! 116 tiles; 8192²: 15 and 68) can run that round stream-K (Osama et al.,
+//! PPoPP 2023; kernels/gemm.cu, `gemm_stream_k`): the tiles before it run
+//! whole on the plain kernel, then one block per SM slot takes an equal share
+//! of the remaining tiles' k, in pieces cut at tile boundaries, which meet in
+//! the work buffer (a piece slot per tile and block, and the split counters).
+//! Every output is the same sum on every call. A nearly empty last round is
+//! shared with the round before it. [`stream_k_choice`] weighs it by
+//! [`estimated_time`]'s rounds, the stream-K kernels' measured speed
+//! ([`stream_k::EFFICIENCY`]: the same k loop runs 4–8 % slower in them,
+//! as ptxas schedules it there) and a fixed cost per round: on the H100 it
+//! pays where the last round would fill at most about 90 % of the SMs, so
+//! 4096² (88 %) and 8192² take it and 2048² (one round of 128 tiles, 97 %)
+//! does not.
+//! `MUBLAS_STREAM_K=0` turns it off. A^T's panels do not use it yet.
 
 use super::Scalar;
 use crate::handle::Handle;
@@ -208,8 +228,23 @@ const TRANSPOSE_A_NAME: &str = "gemm_transpose_a_f32";
 /// A fixed block of 32 × 8 threads (kernels/gemm.cu: each thread has 8 loads in flight).
 const TRANSPOSE_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 32, ty_min: 8, ty_max: 8, splits: &[1] };
 
+/// The stream-K twins (module docs, "Stream-K") of the 256×128 NN, NT and TN
+/// `_vec` kernels, in that order.
+pub static STREAM_K_KERNELS: [KernelSpec; 3] = {
+    const fn spec(name: &'static str) -> KernelSpec {
+        KernelSpec { name, space: tile_space(256), geometry: tile_geometry::<256, 128, { TILES[0].dynamic_shared_bytes }> }
+    }
+    [spec(STREAM_K_NAMES[0]), spec(STREAM_K_NAMES[1]), spec(STREAM_K_NAMES[2])]
+};
+const STREAM_K_NAMES: [&str; 3] = ["gemm_f32_256x128_nn_vec_sk", "gemm_f32_256x128_nt_vec_sk", "gemm_f32_256x128_tn_vec_sk"];
+
+/// The stream-K twin of a tile kernel, if it has one.
+pub fn stream_k_twin(spec: &KernelSpec) -> Option<&'static KernelSpec> {
+    [1, 3, 5].iter().position(|&i| TILE_KERNELS[0][i].name == spec.name).map(|i| &STREAM_K_KERNELS[i])
+}
+
 pub const KERNEL_NAMES: &[&str] = &{
-    let mut names = [""; TILES.len() * 8 + 3];
+    let mut names = [""; TILES.len() * 8 + 3 + STREAM_K_NAMES.len()];
     let mut i = 0;
     while i < TILES.len() * 8 {
         names[i] = TILE_KERNEL_NAMES[i / 8][i % 8];
@@ -218,6 +253,11 @@ pub const KERNEL_NAMES: &[&str] = &{
     names[i] = SCALE_NAME;
     names[i + 1] = SPLITK_REDUCE_NAME;
     names[i + 2] = TRANSPOSE_A_NAME;
+    let mut j = 0;
+    while j < STREAM_K_NAMES.len() {
+        names[i + 3 + j] = STREAM_K_NAMES[j];
+        j += 1;
+    }
     names
 };
 
@@ -367,12 +407,7 @@ pub fn estimated_time(device: &DeviceModel, tile: &Tile, pair: usize, plan: &Lau
     let blocks = plan.geometry.blocks();
     // The most k a block of the plan covers, in whole k tiles of 8 (as the kernels step).
     let k_per_block = (k.div_ceil(8).div_ceil(split) * 8) as f64;
-    let work = (tile.rows * tile.cols) as f64 / (128.0 * 128.0) * k_per_block * US_PER_K_OF_128X128;
-    let efficiency = tile.efficiency[pair.min(3)];
-    let round = |c: u64| {
-        let throughput = (c as f64 / active as f64).powf(FILL_EXPONENT);
-        c as f64 * work / (efficiency * throughput) + ROUND_US
-    };
+    let round = |c: u64| block_round_us(tile, pair, active, k_per_block, c);
     let per_round = active * sms;
     let mut time = (blocks / per_round) as f64 * round(active);
     let rest = blocks % per_round;
@@ -383,6 +418,65 @@ pub fn estimated_time(device: &DeviceModel, tile: &Tile, pair: usize, plan: &Lau
         time += REDUCE_US + 8.0 * m as f64 * n as f64 * split as f64 / PARTIAL_BYTES_PER_US;
     }
     time
+}
+
+/// [`estimated_time`]'s round: µs for an SM that holds `c` of the `active`
+/// blocks it could, each covering `k` of a `tile`.
+fn block_round_us(tile: &Tile, pair: usize, active: u64, k: f64, c: u64) -> f64 {
+    use time_model::*;
+    let work = (tile.rows * tile.cols) as f64 / (128.0 * 128.0) * k * US_PER_K_OF_128X128;
+    let throughput = (c as f64 / active as f64).powf(FILL_EXPONENT);
+    c as f64 * work / (tile.efficiency[pair.min(3)] * throughput) + ROUND_US
+}
+
+/// Stream-K's limits and constants (module docs, "Stream-K").
+pub mod stream_k {
+    /// Bytes of one piece: a 256×128 tile's partial sums.
+    pub const PIECE_BYTES: u64 = 256 * 128 * 4;
+    /// Each block's share of k, summed over its pieces, is at least this (k
+    /// elements): shorter pieces lose to their pipelines' fill what they save.
+    /// It also keeps every share non-empty for the kernels' k tiles of 8 or 16.
+    pub const MIN_K_PER_BLOCK: u64 = 256;
+    /// µs a stream-K round adds to the work it spreads: a second piece's
+    /// pipeline fill and the fixup (a piece written, waited for, read back
+    /// and added before the tile's epilogue).
+    pub const FIXUP_US: f64 = 4.0;
+    /// The stream-K kernels' speed relative to the plain ones: the same k
+    /// loop, scheduled by ptxas in another context. On the H100 (`mublas
+    /// bench sgemm`, two runs, against MUBLAS_STREAM_K=0), 0.92 fits all
+    /// three measured squares: 2048² (one stream-K round) took 380–385 µs
+    /// against 356 (model: 379), 4096² saved 26 µs (model: 27), 8192² 567
+    /// (model: 592). With one whole tile per block (no pieces) they ran 4–6 %
+    /// slower than the plain kernels.
+    pub const EFFICIENCY: f64 = 0.92;
+}
+
+/// Stream-K for an unsplit plan (module docs, "Stream-K"): how many of its
+/// last tiles the stream-K blocks share and how many blocks, when
+/// [`estimated_time`]'s model says it beats the plan's rounds.
+pub fn stream_k_choice(device: &DeviceModel, tile: &Tile, pair: usize, plan: &LaunchPlan, m: u64, n: u64, k: u64) -> Option<(u64, u32)> {
+    let active = plan.occupancy.active_blocks_per_sm as u64;
+    let per_round = active * device.sm_count as u64;
+    let tiles = plan.geometry.blocks();
+    if plan.geometry.grid.2 > 1 || per_round == 0 {
+        return None;
+    }
+    let rest = tiles % per_round;
+    if rest == 0 {
+        return None;
+    }
+    // A nearly empty last round is shared with the round before it, so that
+    // a tile is cut into at most three pieces.
+    let shared = if 2 * rest < per_round && tiles >= rest + per_round { rest + per_round } else { rest };
+    if shared * k < per_round * stream_k::MIN_K_PER_BLOCK || shared > crate::handle::SPLIT_COUNTER_SLOTS {
+        return None;
+    }
+    let whole_rounds = ((tiles - shared) / per_round) as f64;
+    let k_per_block = (k.div_ceil(8) * 8) as f64;
+    let full = block_round_us(tile, pair, active, k_per_block, active);
+    let spread = shared as f64 / per_round as f64 * (full - time_model::ROUND_US) / stream_k::EFFICIENCY;
+    let time = whole_rounds * full + spread + time_model::ROUND_US + stream_k::FIXUP_US;
+    (time < estimated_time(device, tile, pair, plan, m, n, k)).then_some((shared, per_round as u32))
 }
 
 /// A tile's plan for a multiply (module docs, steps 1–2): the tuner's unsplit
@@ -645,6 +739,11 @@ pub enum TileChoice {
     /// A split tail (module docs): C's first `main` columns or rows (by
     /// `cut`) unsplit on this tile, the rest as chosen.
     SplitTail { tile: usize, cut: Cut, main: u64 },
+    /// Stream-K (module docs) on the 256×128 tile, where the pair and
+    /// alignment have a stream-K kernel: its last `tiles` tiles shared by
+    /// `blocks` blocks (both capped so that every block gets k to do);
+    /// elsewhere as `Tile(0)`.
+    StreamK { tiles: u64, blocks: u32 },
 }
 
 /// What one call did, for tests and the tools.
@@ -658,6 +757,30 @@ pub struct GemmDecision {
     pub transposed_a_panel_rows: Option<u64>,
     /// With a split tail (module docs), its cut and what ran the rest.
     pub split_tail: Option<SplitTail>,
+    /// With stream-K (module docs), as it ran.
+    pub stream_k: Option<StreamK>,
+}
+
+/// Stream-K (module docs): the plan's last `tiles` tiles shared by `blocks`
+/// blocks of `kernel`, after the others ran whole.
+#[derive(Clone, Copy, Debug)]
+pub struct StreamK {
+    pub kernel: &'static KernelSpec,
+    pub tiles: u64,
+    pub blocks: u32,
+}
+
+impl StreamK {
+    /// Work buffer for the pieces: a slot per tile and block (the kernel's `tile + j`).
+    pub fn piece_bytes(&self) -> u64 {
+        (self.tiles + self.blocks as u64) * stream_k::PIECE_BYTES
+    }
+}
+
+/// Stream-K is on unless `MUBLAS_STREAM_K=0` (for measuring it against the plain grid).
+fn stream_k_enabled() -> bool {
+    static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ENABLED.get_or_init(|| std::env::var("MUBLAS_STREAM_K").map_or(true, |v| v != "0"))
 }
 
 /// A split tail: C cut after its first `main` columns or rows; the rest
@@ -704,6 +827,7 @@ pub fn plan_multiply(
     };
     let tile = match choice {
         TileChoice::Tile(tile) | TileChoice::SplitTail { tile, .. } => tile.min(TILES.len() - 1),
+        TileChoice::StreamK { .. } => 0,
         TileChoice::Auto | TileChoice::TransposedA { .. } => {
             let plans = (0..TILES.len()).map(plan_of).collect::<Result<Vec<_>>>()?;
             let tile = choose_tile(device.model(), pair, &plans, m, n, k);
@@ -750,6 +874,8 @@ pub struct MultiplyPlan {
     /// With A^T copied: the first panel's plans, which [`sgemm_with`] runs
     /// rather than plan them again.
     pub(crate) first_panel: Option<PanelPlan>,
+    /// Stream-K over `plan` (not with A^T copied or a split tail).
+    pub stream_k: Option<StreamK>,
 }
 
 /// The plan of a multiply as [`sgemm`] runs it (module docs).
@@ -760,7 +886,7 @@ pub fn plan_call(handle: &Handle, ta: Transpose, tb: Transpose, m: u64, n: u64, 
     if let Some(panel_rows) = transposed_a_choice(handle, ta, tb, m, n, k, b, ldb, (kernel, &plan), choice)? {
         let first_panel = panel_plan(handle, tb, panel_rows.min(m), n, k, 256, b, ldb)?;
         let (kernel, plan, split_tail) = first_panel.tailed;
-        return Ok(MultiplyPlan { kernel, plan, transposed_a_panel_rows: Some(panel_rows), split_tail, first_panel: Some(first_panel) });
+        return Ok(MultiplyPlan { kernel, plan, transposed_a_panel_rows: Some(panel_rows), split_tail, first_panel: Some(first_panel), stream_k: None });
     }
     // C's address does not enter a plan.
     let product = Product { m, n, k, x: Operands { ta, a, lda, tb, b, ldb, c: 0, ldc: m.max(1) as i64 } };
@@ -775,7 +901,28 @@ pub fn plan_call(handle: &Handle, ta: Transpose, tb: Transpose, m: u64, n: u64, 
         },
         _ => (kernel, plan, None),
     };
-    Ok(MultiplyPlan { kernel, plan, transposed_a_panel_rows: None, split_tail, first_panel: None })
+    // Forced stream-K runs over the unsplit grid.
+    let plan = if matches!(choice, TileChoice::StreamK { .. }) && plan.geometry.grid.2 > 1 { unsplit(handle, kernel, &plan, m, n)? } else { plan };
+    let stream_k = if split_tail.is_none() { stream_k_plan(handle, (kernel, &plan), pair_index(ta, tb), (m, n, k), choice) } else { None };
+    Ok(MultiplyPlan { kernel, plan, transposed_a_panel_rows: None, split_tail, first_panel: None, stream_k })
+}
+
+/// Stream-K over a direct plan: forced, or where [`stream_k_choice`] says it pays.
+fn stream_k_plan(handle: &Handle, (spec, plan): (&'static KernelSpec, &LaunchPlan), pair: usize, (m, n, k): (u64, u64, u64), choice: TileChoice) -> Option<StreamK> {
+    let kernel = stream_k_twin(spec)?;
+    if plan.geometry.grid.2 > 1 {
+        return None;
+    }
+    let (tiles, blocks) = match choice {
+        TileChoice::StreamK { tiles, blocks } => {
+            // Every block gets at least one k tile of 16 (the TN kernel's).
+            let tiles = tiles.clamp(1, plan.geometry.blocks().min(crate::handle::SPLIT_COUNTER_SLOTS));
+            (tiles, (blocks as u64).clamp(1, tiles * k.div_ceil(16)) as u32)
+        }
+        TileChoice::Auto | TileChoice::Tile(_) if stream_k_enabled() => stream_k_choice(handle.device.model(), &TILES[0], pair, plan, m, n, k)?,
+        _ => return None,
+    };
+    Some(StreamK { kernel, tiles, blocks })
 }
 
 /// op(A)·op(B) over an m × n × k shape and its operands, as the split tail's planning sees it.
@@ -964,7 +1111,7 @@ pub fn sgemm_with(
 ) -> Result<GemmDecision> {
     let (ta, tb) = check_arguments(transa, transb, m, n, k, lda, ldb, ldc)?;
     let path = path(m, n, k, alpha, beta);
-    let mut decision = GemmDecision { path, kernel: None, plan: None, transposed_a_panel_rows: None, split_tail: None };
+    let mut decision = GemmDecision { path, kernel: None, plan: None, transposed_a_panel_rows: None, split_tail: None, stream_k: None };
     if path == GemmPath::QuickReturn {
         return Ok(decision);
     }
@@ -984,7 +1131,8 @@ pub fn sgemm_with(
         return Ok(decision);
     }
 
-    let MultiplyPlan { kernel: mut spec, mut plan, transposed_a_panel_rows, mut split_tail, first_panel } = plan_call(handle, ta, tb, um, un, uk, a, lda, b, ldb, choice)?;
+    let MultiplyPlan { kernel: mut spec, mut plan, transposed_a_panel_rows, mut split_tail, first_panel, stream_k } =
+        plan_call(handle, ta, tb, um, un, uk, a, lda, b, ldb, choice)?;
     let (alpha_value, alpha_address) = alpha.kernel_args();
     let scalars = [alpha_value, alpha_address, beta_value, beta_address];
     // The panel of A^T, then room for the panels' split tails' partial sums.
@@ -1053,6 +1201,8 @@ pub fn sgemm_with(
     let operands = Operands { ta, a, lda, tb, b, ldb, c, ldc };
     if split_tail.is_some() {
         decision.split_tail = launch_with_tail(handle, (spec, &plan), split_tail, (um, un, uk), scalars, &operands, Partials::FromHandle)?;
+    } else if let Some(stream_k) = stream_k {
+        decision.stream_k = launch_stream_k(handle, spec, &plan, stream_k, (um, un, uk), scalars, &operands)?;
     } else {
         decision.plan = Some(launch_multiply(handle, spec, &plan, (um, un, uk), scalars, &operands, Partials::FromHandle)?);
     }
@@ -1149,6 +1299,50 @@ fn launch_multiply(
         )?;
     }
     Ok(*plan)
+}
+
+/// A multiply with stream-K (module docs): the pieces and the counters in
+/// the work buffer. Without the work buffer, `spec`'s plain launch instead.
+/// Returns the stream-K that ran, if it did.
+fn launch_stream_k(
+    handle: &Handle,
+    spec: &KernelSpec,
+    plan: &LaunchPlan,
+    stream_k: StreamK,
+    (m, n, k): (u64, u64, u64),
+    scalars: [crate::launch::KernelArg; 4],
+    x: &Operands,
+) -> Result<Option<StreamK>> {
+    let work = match handle.work_area(stream_k.piece_bytes()) {
+        Err(Error::AllocFailed(why)) => {
+            log::info!("SGEMM: no stream-K ({why})");
+            return launch_unsplit(handle, spec, plan, (m, n, k), scalars, x).map(|_| None);
+        }
+        other => other?,
+    };
+    let kernel = handle.device.kernel(stream_k.kernel.name)?;
+    // The tiles before the stream-K ones run whole, on the plain kernel.
+    let whole = plan.geometry.blocks() - stream_k.tiles;
+    if whole > 0 {
+        let whole_plan = LaunchPlan { geometry: Geometry { grid: (whole as u32, 1, 1), ..plan.geometry }, ..*plan };
+        launch_unsplit(handle, spec, &whole_plan, (m, n, k), scalars, x)?;
+    }
+    let geometry = Geometry { grid: (stream_k.blocks, 1, 1), ..plan.geometry };
+    let [alpha_value, alpha_address, beta_value, beta_address] = scalars;
+    let c_vec = (x.c.is_multiple_of(16) && x.ldc % 4 == 0) as i32;
+    // SAFETY: as in launch_unsplit; the work area holds the counters (all 0,
+    // more than `tiles`) and a piece slot per stream-K tile and block, and
+    // stays held until the launch is queued.
+    unsafe {
+        kernel.launch(
+            handle.stream(),
+            &geometry,
+            &plan.shape,
+            &[I64(m as i64), I64(n as i64), I64(k as i64), alpha_value, alpha_address, Ptr(x.a), I64(x.lda), Ptr(x.b), I64(x.ldb),
+              beta_value, beta_address, Ptr(x.c), I64(x.ldc), I64(0), I32(c_vec), I32(whole as i32), Ptr(work.counters()), Ptr(work.scratch())],
+        )?;
+    }
+    Ok(Some(stream_k))
 }
 
 /// Device addresses and leading dimensions of a multiply's A, B and C, and the transposes.
@@ -1297,8 +1491,18 @@ mod tests {
                 }
             }
         }
-        assert_eq!(KERNEL_NAMES.len(), TILES.len() * 8 + 3);
+        assert_eq!(KERNEL_NAMES.len(), TILES.len() * 8 + 3 + STREAM_K_KERNELS.len());
         assert!([&SCALE, &SPLITK_REDUCE, &TRANSPOSE_A].iter().all(|spec| KERNEL_NAMES.contains(&spec.name)));
+        // Stream-K twins: the 256×128 NN, NT and TN _vec kernels, suffixed _sk.
+        for (ta, tb) in [(Transpose::No, Transpose::No), (Transpose::No, Transpose::Yes), (Transpose::Yes, Transpose::No)] {
+            let spec = &TILE_KERNELS[0][kernel_index(ta, tb, true)];
+            let twin = stream_k_twin(spec).unwrap();
+            assert_eq!(twin.name, format!("{}_sk", spec.name));
+            assert!(KERNEL_NAMES.contains(&twin.name));
+        }
+        assert!(stream_k_twin(&TILE_KERNELS[0][kernel_index(Transpose::Yes, Transpose::Yes, true)]).is_none());
+        assert!(stream_k_twin(&TILE_KERNELS[0][kernel_index(Transpose::No, Transpose::No, false)]).is_none());
+        assert!(stream_k_twin(&TILE_KERNELS[1][kernel_index(Transpose::No, Transpose::No, true)]).is_none());
         // The copy's grid: 64 rows × 32 k a block, k along y up to 65535.
         let g = transpose_geometry(&Problem { m: 2049, n: 0, k: 33 }, &LaunchShape { tx: 32, ty: 8, split: 1 });
         assert_eq!(g.grid, (33, 2, 1));
@@ -1597,6 +1801,35 @@ mod tests {
 
     /// Prints the decisions for the benchmark's sizes, every transpose pair (`cargo test -- --nocapture decisions_table`).
     #[test]
+    fn stream_k_shares_the_last_round_on_h100() {
+        // Without a GPU, on the H100 model: (pair, m, n, k) → what stream-K shares of the 256×128 plan.
+        let decide_stream_k = |pair: usize, m: u64, n: u64, k: u64| {
+            let tuner = tuner();
+            let plan = tile_plan(&tuner, &TILE_KERNELS[0][pair * 2 + 1], &model(0), &TILES[0], pair, m, n, k);
+            stream_k_choice(tuner.device(), &TILES[0], pair, &plan, m, n, k)
+        };
+        // 4096²: a last round of 116 tiles of 132; 8192²: of 68. 2048²'s one
+        // round of 128 would lose more to the stream-K kernels' speed than
+        // the 4 idle SMs cost.
+        assert_eq!(decide_stream_k(0, 4096, 4096, 4096), Some((116, 132)));
+        assert_eq!(decide_stream_k(1, 4096, 4096, 4096), Some((116, 132)));
+        assert_eq!(decide_stream_k(2, 8192, 8192, 8192), Some((68, 132)));
+        assert_eq!(decide_stream_k(0, 2048, 2048, 2048), None);
+        // A last round of 24 is shared with the round before it (3000², where a split tail runs instead).
+        assert_eq!(decide_stream_k(0, 3000, 3000, 3000), Some((156, 132)));
+        assert_eq!(decide_pair(0, 2048, 2048, 2048).0, 0);
+        assert_eq!(decide_pair(0, 8192, 8192, 8192).0, 0);
+        // Whole rounds: nothing to share. Too little k per block: not worth the fixup.
+        assert_eq!(decide_stream_k(0, 256 * 132, 128, 4096), None);
+        assert_eq!(decide_stream_k(0, 4096, 4096, 64), None);
+        // Each block gets at least MIN_K_PER_BLOCK of k.
+        for (m, n, k) in [(8192u64, 8192u64, 8192u64), (4096, 4096, 4096), (3000, 3000, 3000)] {
+            let (tiles, blocks) = decide_stream_k(0, m, n, k).unwrap();
+            assert!(tiles * k >= blocks as u64 * stream_k::MIN_K_PER_BLOCK);
+        }
+    }
+
+    #[test]
     fn decisions_table() {
         for (m, n, k) in [(256u64, 256u64, 256u64), (512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (3000, 3000, 3000),
             (4096, 4096, 4096), (5000, 5000, 5000), (6144, 6144, 6144), (8192, 8192, 8192), (10000, 10000, 10000), (20000, 256, 4096), (12000, 512, 4096), (20000, 256, 256), (20000, 256, 512), (17000, 256, 1024), (4096, 4096, 256), (512, 8192, 1024), (256, 256, 65536), (8192, 128, 8192), (127, 129, 1023)] {
@@ -1604,7 +1837,10 @@ mod tests {
                 let (tile, split, blocks) = decide_pair(pair, m, n, k);
                 let transposed = if pair >= 2 { decide_transposed_a(pair, m, n, k) } else { None };
                 let tail = decide_split_tail(pair, m, n, k).map(|(tile, cut, main)| format!("{} over the first {main} {cut:?}", TILES[tile].name));
-                println!("{name} ({m}, {n}, {k}): {} split {split}, {blocks} blocks, A^T copied: {transposed:?}, split tail: {tail:?}", TILES[tile].name);
+                let tuner = tuner();
+                let plan = tile_plan(&tuner, &TILE_KERNELS[tile][pair * 2 + 1], &model(tile), &TILES[tile], pair, m, n, k);
+                let stream_k = if tile == 0 && pair < 3 { stream_k_choice(tuner.device(), &TILES[0], pair, &plan, m, n, k) } else { None };
+                println!("{name} ({m}, {n}, {k}): {} split {split}, {blocks} blocks, A^T copied: {transposed:?}, split tail: {tail:?}, stream-K of the direct plan: {stream_k:?}", TILES[tile].name);
             }
         }
     }

@@ -352,6 +352,10 @@ impl Workload {
             // C's first `main` columns (n) or rows (m) unsplit, the rest split along k (gemm.rs, "Split tail").
             label += &format!(" tail@{}{}", if tail.cut == gemm::Cut::Columns { "n" } else { "m" }, tail.main);
         }
+        if let Some(stream_k) = call.stream_k {
+            // The last `tiles` tiles shared by `blocks` blocks (gemm.rs, "Stream-K").
+            label += &format!(" sk{}/{}", stream_k.tiles, stream_k.blocks);
+        }
         let handle = handle as usize;
         let (alpha, beta) = (1.0f32, 0.0f32);
         let (mi, ni, ki, ldai, ldbi) = (m as i32, n as i32, k as i32, lda.max(1) as i32, ldb.max(1) as i32);
@@ -370,7 +374,7 @@ impl Workload {
                     mublasSgemm(handle as mublasHandle_t, transa, transb, mi, ni, ki, &alpha, r.at(i, 0) as *const f32, ldai,
                         r.at(i, b_offset) as *const f32, ldbi, &beta, r.at(i, c_offset) as *mut f32, ldci)
                 },
-                TileChoice::Tile(_) | TileChoice::TransposedA { .. } | TileChoice::SplitTail { .. } => {
+                TileChoice::Tile(_) | TileChoice::TransposedA { .. } | TileChoice::SplitTail { .. } | TileChoice::StreamK { .. } => {
                     // SAFETY: a live handle from mublasCreate is a Handle (as MublasSession::handle).
                     let h = unsafe { &*(handle as *const Handle) };
                     let (alpha, beta) = (mublas::routines::Scalar::Host(alpha), mublas::routines::Scalar::Host(beta));
