@@ -484,7 +484,7 @@ fn gpu_sgemm_stream_k() {
     // The rule on a 132-SM GPU of sm_80 or later (the H100's time model):
     // 4096² (rounds of 132, 132, 132 and 116 tiles of 256×128) and 8192² (15
     // rounds and 68) share their last round; 2048²'s one round of 128 does
-    // not pay; 3000² takes a split tail instead; TT copies A^T.
+    // not pay; 3000² takes a split tail instead.
     let model = gpu.inner().device.model();
     let like_h100 = model.compute_capability >= (8, 0) && model.sm_count == 132;
     let stream_k = |ta: gemm::Transpose, tb: gemm::Transpose, n: u64| {
@@ -498,7 +498,28 @@ fn gpu_sgemm_stream_k() {
         assert_eq!(stream_k(No, Yes, 4096), Some((116, 132)));
         assert_eq!(stream_k(No, No, 8192), Some((68, 132)));
         assert_eq!(stream_k(No, No, 3000), None);
-        assert_eq!(stream_k(Yes, Yes, 4096), None);
+        // TT copies A^T: its one panel of 4096 rows shares its last round.
+        assert_eq!(stream_k(Yes, Yes, 4096), Some((116, 132)));
+        assert_eq!(stream_k(Yes, Yes, 2048), None);
+    }
+    // Panels of A^T with stream-K, its pieces after the panel in the work
+    // buffer: two panels of 512 rows, each 40 tiles of 256×128 (unsplit, as
+    // panels run) shared by 132 blocks (the rule's choice on a 132-SM GPU);
+    // then where only the panel fits.
+    for (ta, tb) in [(1, 0), (1, 1)] {
+        let case = Case::new(ta, tb, 1024, 2560, 1024);
+        let (_, decision) = run_case_deciding(&gpu, &mut random, &case, cublas, Some(TileChoice::TransposedA { panel_rows: 512 }));
+        let decision = decision.unwrap();
+        say(&format!("{test}: ({ta}, {tb}) A^T/512: stream-K {:?}", decision.stream_k.map(|s| (s.tiles, s.blocks))));
+        assert_eq!(decision.transposed_a_panel_rows, Some(512));
+        if like_h100 {
+            assert_eq!(decision.stream_k.map(|s| (s.tiles, s.blocks)), Some((40, 132)));
+        }
+        gpu.inner().set_work_limit(mublas::handle::SPLIT_COUNTER_BYTES as usize + 512 * 1024 * 4);
+        let (_, decision) = run_case_deciding(&gpu, &mut random, &case, None, Some(TileChoice::TransposedA { panel_rows: 512 }));
+        let decision = decision.unwrap();
+        assert_eq!((decision.transposed_a_panel_rows, decision.stream_k.is_some()), (Some(512), false), "only the panel fits");
+        gpu.inner().set_work_limit(usize::MAX);
     }
 }
 

@@ -83,7 +83,8 @@
 //! pays where the last round would fill at most about 90 % of the SMs, so
 //! 4096² (88 %) and 8192² take it and 2048² (one round of 128 tiles, 97 %)
 //! does not.
-//! `MUBLAS_STREAM_K=0` turns it off. A^T's panels do not use it yet.
+//! Panels of A^T take it by the same rule, their pieces after the panel in
+//! the work buffer. `MUBLAS_STREAM_K=0` turns it off.
 
 use super::Scalar;
 use crate::handle::Handle;
@@ -449,6 +450,10 @@ pub mod stream_k {
     /// (model: 592). With one whole tile per block (no pieces) they ran 4–6 %
     /// slower than the plain kernels.
     pub const EFFICIENCY: f64 = 0.92;
+    /// Taken only where the model has it faster by at least this fraction
+    /// of a whole round: its error on the three squares above was ~1 % of a
+    /// round (4096²: 26 µs saved, 27 modelled, of a 687 µs round).
+    pub const MIN_GAIN: f64 = 0.02;
 }
 
 /// Stream-K for an unsplit plan (module docs, "Stream-K"): how many of its
@@ -476,7 +481,7 @@ pub fn stream_k_choice(device: &DeviceModel, tile: &Tile, pair: usize, plan: &La
     let full = block_round_us(tile, pair, active, k_per_block, active);
     let spread = shared as f64 / per_round as f64 * (full - time_model::ROUND_US) / stream_k::EFFICIENCY;
     let time = whole_rounds * full + spread + time_model::ROUND_US + stream_k::FIXUP_US;
-    (time < estimated_time(device, tile, pair, plan, m, n, k)).then_some((shared, per_round as u32))
+    (time + stream_k::MIN_GAIN * full < estimated_time(device, tile, pair, plan, m, n, k)).then_some((shared, per_round as u32))
 }
 
 /// A tile's plan for a multiply (module docs, steps 1–2): the tuner's unsplit
@@ -874,7 +879,8 @@ pub struct MultiplyPlan {
     /// With A^T copied: the first panel's plans, which [`sgemm_with`] runs
     /// rather than plan them again.
     pub(crate) first_panel: Option<PanelPlan>,
-    /// Stream-K over `plan` (not with A^T copied or a split tail).
+    /// Stream-K over `plan` (not with a split tail; with A^T copied, the
+    /// first panel's).
     pub stream_k: Option<StreamK>,
 }
 
@@ -886,7 +892,8 @@ pub fn plan_call(handle: &Handle, ta: Transpose, tb: Transpose, m: u64, n: u64, 
     if let Some(panel_rows) = transposed_a_choice(handle, ta, tb, m, n, k, b, ldb, (kernel, &plan), choice)? {
         let first_panel = panel_plan(handle, tb, panel_rows.min(m), n, k, 256, b, ldb)?;
         let (kernel, plan, split_tail) = first_panel.tailed;
-        return Ok(MultiplyPlan { kernel, plan, transposed_a_panel_rows: Some(panel_rows), split_tail, first_panel: Some(first_panel), stream_k: None });
+        let stream_k = first_panel.stream_k;
+        return Ok(MultiplyPlan { kernel, plan, transposed_a_panel_rows: Some(panel_rows), split_tail, first_panel: Some(first_panel), stream_k });
     }
     // C's address does not enter a plan.
     let product = Product { m, n, k, x: Operands { ta, a, lda, tb, b, ldb, c: 0, ldc: m.max(1) as i64 } };
@@ -969,6 +976,15 @@ pub(crate) struct PanelPlan {
     /// With a split tail where the rule says (its partial sums then go after
     /// the panel): the main part's kernel and plan, and the tail.
     tailed: (&'static KernelSpec, LaunchPlan, Option<SplitTail>),
+    /// Without a split tail, stream-K where the rule says (its pieces after the panel).
+    stream_k: Option<StreamK>,
+}
+
+impl PanelPlan {
+    /// Work buffer after the panel: the split tail's partial sums or the stream-K pieces.
+    fn after_panel_bytes(&self, n: u64) -> u64 {
+        self.tailed.2.map_or(0, |t| t.partial_bytes(self.rows, n)) + self.stream_k.map_or(0, |s| s.piece_bytes())
+    }
 }
 
 /// The plans of a panel of `rows` rows of A^T at `scratch`.
@@ -980,7 +996,8 @@ fn panel_plan(handle: &Handle, tb: Transpose, rows: u64, n: u64, k: u64, scratch
         Some((kernel, plan, tail)) => (kernel, plan, Some(tail)),
         None => (whole.0, whole.1, None),
     };
-    Ok(PanelPlan { rows, whole, tailed })
+    let stream_k = if tailed.2.is_none() { stream_k_plan(handle, (whole.0, &whole.1), pair_index(Transpose::No, tb), (rows, n, k), TileChoice::Auto) } else { None };
+    Ok(PanelPlan { rows, whole, tailed, stream_k })
 }
 
 impl SplitTail {
@@ -1131,7 +1148,7 @@ pub fn sgemm_with(
         return Ok(decision);
     }
 
-    let MultiplyPlan { kernel: mut spec, mut plan, transposed_a_panel_rows, mut split_tail, first_panel, stream_k } =
+    let MultiplyPlan { kernel: mut spec, mut plan, transposed_a_panel_rows, mut split_tail, first_panel, mut stream_k } =
         plan_call(handle, ta, tb, um, un, uk, a, lda, b, ldb, choice)?;
     let (alpha_value, alpha_address) = alpha.kernel_args();
     let scalars = [alpha_value, alpha_address, beta_value, beta_address];
@@ -1147,9 +1164,9 @@ pub fn sgemm_with(
             panel_plans.push(panel_plan(handle, tb, rows, un, uk, 256, b, ldb)?);
         }
     }
-    let tail_bytes = panel_plans.iter().map(|p| p.tailed.2.map_or(0, |t| t.partial_bytes(p.rows, un))).max().unwrap_or(0);
+    let tail_bytes = panel_plans.iter().map(|p| p.after_panel_bytes(un)).max().unwrap_or(0);
     // Without the work buffer for A^T (its limit, or no memory to grow it):
-    // panels without split tails, or else the direct plan.
+    // panels without split tails or stream-K, or else the direct plan.
     let mut panel_tails = true;
     let mut copy_area = None;
     if transposed_a_panel_rows.is_some() {
@@ -1169,7 +1186,7 @@ pub fn sgemm_with(
         if copy_area.is_none() {
             log::info!("SGEMM: multiplying without copying A^T");
             (spec, plan) = plan_multiply(handle, ta, tb, um, un, uk, vec4_applies(ta, tb, m, n, k, a, lda, b, ldb), TileChoice::Auto)?;
-            split_tail = None;
+            (split_tail, stream_k) = (None, None);
         }
     }
     (decision.kernel, decision.plan) = (Some(spec), Some(plan));
@@ -1179,6 +1196,7 @@ pub fn sgemm_with(
         for (first, rows) in panels(um, panel_rows) {
             let panel = panel_plans.iter().find(|p| p.rows == rows).copied().map_or_else(|| panel_plan(handle, tb, rows, un, uk, 256, b, ldb), Ok)?;
             let (panel_spec, panel_plan, panel_tail) = if panel_tails { panel.tailed } else { (panel.whole.0, panel.whole.1, None) };
+            let panel_stream_k = panel.stream_k.filter(|_| panel_tails);
             let copy_plan = device.tuner.plan(&TRANSPOSE_A, &transpose.model, &Problem { m: rows, n: 0, k: uk });
             let ldt = transposed_a_ld(rows) as i64;
             // SAFETY: columns first … first + rows of A (k × m, lda) lie within
@@ -1192,6 +1210,11 @@ pub fn sgemm_with(
                 )?;
             }
             let operands = Operands { ta: Transpose::No, a: work.scratch(), lda: ldt, tb, b, ldb, c: c + first * 4, ldc };
+            if let Some(stream_k) = panel_stream_k {
+                launch_stream_k_in(handle, panel_spec, &panel_plan, stream_k, (rows, un, uk), scalars, &operands, (work.counters(), work.scratch() + panel_bytes))?;
+                decision.stream_k = Some(stream_k);
+                continue;
+            }
             let partials = Partials::At(work.scratch() + panel_bytes);
             decision.split_tail = launch_with_tail(handle, (panel_spec, &panel_plan), panel_tail, (rows, un, uk), scalars, &operands, partials)?.or(decision.split_tail);
         }
@@ -1320,6 +1343,23 @@ fn launch_stream_k(
         }
         other => other?,
     };
+    launch_stream_k_in(handle, spec, plan, stream_k, (m, n, k), scalars, x, (work.counters(), work.scratch()))?;
+    Ok(Some(stream_k))
+}
+
+/// [`launch_stream_k`] in a work area the caller holds: its counters (all 0)
+/// and room for the pieces at `pieces`.
+#[allow(clippy::too_many_arguments)]
+fn launch_stream_k_in(
+    handle: &Handle,
+    spec: &KernelSpec,
+    plan: &LaunchPlan,
+    stream_k: StreamK,
+    (m, n, k): (u64, u64, u64),
+    scalars: [crate::launch::KernelArg; 4],
+    x: &Operands,
+    (counters, pieces): (u64, u64),
+) -> Result<()> {
     let kernel = handle.device.kernel(stream_k.kernel.name)?;
     // The tiles before the stream-K ones run whole, on the plain kernel.
     let whole = plan.geometry.blocks() - stream_k.tiles;
@@ -1330,19 +1370,19 @@ fn launch_stream_k(
     let geometry = Geometry { grid: (stream_k.blocks, 1, 1), ..plan.geometry };
     let [alpha_value, alpha_address, beta_value, beta_address] = scalars;
     let c_vec = (x.c.is_multiple_of(16) && x.ldc % 4 == 0) as i32;
-    // SAFETY: as in launch_unsplit; the work area holds the counters (all 0,
-    // more than `tiles`) and a piece slot per stream-K tile and block, and
-    // stays held until the launch is queued.
+    // SAFETY: as in launch_unsplit; the caller's work area holds the
+    // counters (all 0, more than `tiles`) and a piece slot per stream-K tile
+    // and block at `pieces`, and stays held until the launch is queued.
     unsafe {
         kernel.launch(
             handle.stream(),
             &geometry,
             &plan.shape,
             &[I64(m as i64), I64(n as i64), I64(k as i64), alpha_value, alpha_address, Ptr(x.a), I64(x.lda), Ptr(x.b), I64(x.ldb),
-              beta_value, beta_address, Ptr(x.c), I64(x.ldc), I64(0), I32(c_vec), I32(whole as i32), Ptr(work.counters()), Ptr(work.scratch())],
+              beta_value, beta_address, Ptr(x.c), I64(x.ldc), I64(0), I32(c_vec), I32(whole as i32), Ptr(counters), Ptr(pieces)],
         )?;
     }
-    Ok(Some(stream_k))
+    Ok(())
 }
 
 /// Device addresses and leading dimensions of a multiply's A, B and C, and the transposes.
