@@ -445,9 +445,9 @@ pub mod stream_k {
     /// The stream-K kernels' speed relative to the plain ones: the same k
     /// loop, scheduled by ptxas in another context. On the H100 (`mublas
     /// bench sgemm`, two runs, against MUBLAS_STREAM_K=0), 0.92 fits all
-    /// three measured squares: 2048² (one stream-K round) took 380–385 µs
-    /// against 356 (model: 379), 4096² saved 26 µs (model: 27), 8192² 567
-    /// (model: 592). With one whole tile per block (no pieces) they ran 4–6 %
+    /// three measured squares: 2048² (one stream-K round) took 380–388 µs
+    /// against 356 (model: 379), 4096² saved 22–28 µs (model: 27), 8192²
+    /// 567–585 (model: 592). With one whole tile per block (no pieces) they ran 4–6 %
     /// slower than the plain kernels.
     pub const EFFICIENCY: f64 = 0.92;
     /// Taken only where the model has it faster by at least this fraction
