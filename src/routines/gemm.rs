@@ -1211,8 +1211,8 @@ pub fn sgemm_with(
             }
             let operands = Operands { ta: Transpose::No, a: work.scratch(), lda: ldt, tb, b, ldb, c: c + first * 4, ldc };
             if let Some(stream_k) = panel_stream_k {
-                launch_stream_k_in(handle, panel_spec, &panel_plan, stream_k, (rows, un, uk), scalars, &operands, (work.counters(), work.scratch() + panel_bytes))?;
-                decision.stream_k = Some(stream_k);
+                let pieces = (work.counters(), work.scratch() + panel_bytes);
+                decision.stream_k = launch_stream_k(handle, panel_spec, &panel_plan, stream_k, (rows, un, uk), scalars, &operands, Some(pieces))?;
                 continue;
             }
             let partials = Partials::At(work.scratch() + panel_bytes);
@@ -1225,7 +1225,7 @@ pub fn sgemm_with(
     if split_tail.is_some() {
         decision.split_tail = launch_with_tail(handle, (spec, &plan), split_tail, (um, un, uk), scalars, &operands, Partials::FromHandle)?;
     } else if let Some(stream_k) = stream_k {
-        decision.stream_k = launch_stream_k(handle, spec, &plan, stream_k, (um, un, uk), scalars, &operands)?;
+        decision.stream_k = launch_stream_k(handle, spec, &plan, stream_k, (um, un, uk), scalars, &operands, None)?;
     } else {
         decision.plan = Some(launch_multiply(handle, spec, &plan, (um, un, uk), scalars, &operands, Partials::FromHandle)?);
     }
@@ -1325,8 +1325,10 @@ fn launch_multiply(
 }
 
 /// A multiply with stream-K (module docs): the pieces and the counters in
-/// the work buffer. Without the work buffer, `spec`'s plain launch instead.
-/// Returns the stream-K that ran, if it did.
+/// the work buffer, in the area `held` gives (counters, pieces) of a work
+/// area the caller holds, or else asked for here. Without the work buffer,
+/// `spec`'s plain launch instead. Returns the stream-K that ran, if it did.
+#[allow(clippy::too_many_arguments)]
 fn launch_stream_k(
     handle: &Handle,
     spec: &KernelSpec,
@@ -1335,31 +1337,23 @@ fn launch_stream_k(
     (m, n, k): (u64, u64, u64),
     scalars: [crate::launch::KernelArg; 4],
     x: &Operands,
+    held: Option<(u64, u64)>,
 ) -> Result<Option<StreamK>> {
-    let work = match handle.work_area(stream_k.piece_bytes()) {
-        Err(Error::AllocFailed(why)) => {
-            log::info!("SGEMM: no stream-K ({why})");
-            return launch_unsplit(handle, spec, plan, (m, n, k), scalars, x).map(|_| None);
+    // Held until the launches are queued: nothing may regrow the buffer under them.
+    let work;
+    let (counters, pieces) = match held {
+        Some(area) => area,
+        None => {
+            work = match handle.work_area(stream_k.piece_bytes()) {
+                Err(Error::AllocFailed(why)) => {
+                    log::info!("SGEMM: no stream-K ({why})");
+                    return launch_unsplit(handle, spec, plan, (m, n, k), scalars, x).map(|_| None);
+                }
+                other => other?,
+            };
+            (work.counters(), work.scratch())
         }
-        other => other?,
     };
-    launch_stream_k_in(handle, spec, plan, stream_k, (m, n, k), scalars, x, (work.counters(), work.scratch()))?;
-    Ok(Some(stream_k))
-}
-
-/// [`launch_stream_k`] in a work area the caller holds: its counters (all 0)
-/// and room for the pieces at `pieces`.
-#[allow(clippy::too_many_arguments)]
-fn launch_stream_k_in(
-    handle: &Handle,
-    spec: &KernelSpec,
-    plan: &LaunchPlan,
-    stream_k: StreamK,
-    (m, n, k): (u64, u64, u64),
-    scalars: [crate::launch::KernelArg; 4],
-    x: &Operands,
-    (counters, pieces): (u64, u64),
-) -> Result<()> {
     let kernel = handle.device.kernel(stream_k.kernel.name)?;
     // The tiles before the stream-K ones run whole, on the plain kernel.
     let whole = plan.geometry.blocks() - stream_k.tiles;
@@ -1370,9 +1364,9 @@ fn launch_stream_k_in(
     let geometry = Geometry { grid: (stream_k.blocks, 1, 1), ..plan.geometry };
     let [alpha_value, alpha_address, beta_value, beta_address] = scalars;
     let c_vec = (x.c.is_multiple_of(16) && x.ldc % 4 == 0) as i32;
-    // SAFETY: as in launch_unsplit; the caller's work area holds the
-    // counters (all 0, more than `tiles`) and a piece slot per stream-K tile
-    // and block at `pieces`, and stays held until the launch is queued.
+    // SAFETY: as in launch_unsplit; the work area holds the counters (all 0,
+    // more than `tiles`) and a piece slot per stream-K tile and block at
+    // `pieces`, and stays held until the launch is queued.
     unsafe {
         kernel.launch(
             handle.stream(),
@@ -1382,7 +1376,7 @@ fn launch_stream_k_in(
               beta_value, beta_address, Ptr(x.c), I64(x.ldc), I64(0), I32(c_vec), I32(whole as i32), Ptr(counters), Ptr(pieces)],
         )?;
     }
-    Ok(())
+    Ok(Some(stream_k))
 }
 
 /// Device addresses and leading dimensions of a multiply's A, B and C, and the transposes.
