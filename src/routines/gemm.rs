@@ -433,7 +433,7 @@ fn block_round_us(tile: &Tile, pair: usize, active: u64, k: f64, c: u64) -> f64 
 /// Stream-K's limits and constants (module docs, "Stream-K").
 pub mod stream_k {
     /// Bytes of one piece: a 256×128 tile's partial sums.
-    pub const PIECE_BYTES: u64 = 256 * 128 * 4;
+    pub const PIECE_BYTES: u64 = super::TILES[0].rows * super::TILES[0].cols * 4;
     /// Each block's share of k, summed over its pieces, is at least this (k
     /// elements): shorter pieces lose to their pipelines' fill what they save.
     /// It also keeps every share non-empty for the kernels' k tiles of 8 or 16.
@@ -1363,7 +1363,6 @@ fn launch_stream_k(
     }
     let geometry = Geometry { grid: (stream_k.blocks, 1, 1), ..plan.geometry };
     let [alpha_value, alpha_address, beta_value, beta_address] = scalars;
-    let c_vec = (x.c.is_multiple_of(16) && x.ldc % 4 == 0) as i32;
     // SAFETY: as in launch_unsplit; the work area holds the counters (all 0,
     // more than `tiles`) and a piece slot per stream-K tile and block at
     // `pieces`, and stays held until the launch is queued.
@@ -1373,7 +1372,7 @@ fn launch_stream_k(
             &geometry,
             &plan.shape,
             &[I64(m as i64), I64(n as i64), I64(k as i64), alpha_value, alpha_address, Ptr(x.a), I64(x.lda), Ptr(x.b), I64(x.ldb),
-              beta_value, beta_address, Ptr(x.c), I64(x.ldc), I64(0), I32(c_vec), I32(whole as i32), Ptr(counters), Ptr(pieces)],
+              beta_value, beta_address, Ptr(x.c), I64(x.ldc), I64(0), I32(x.c_vec()), I32(whole as i32), Ptr(counters), Ptr(pieces)],
         )?;
     }
     Ok(Some(stream_k))
@@ -1393,6 +1392,11 @@ struct Operands {
 }
 
 impl Operands {
+    /// 1 when the tile kernels may store C as float4 (16-byte aligned, ldc a multiple of 4).
+    fn c_vec(&self) -> i32 {
+        (self.c.is_multiple_of(16) && self.ldc % 4 == 0) as i32
+    }
+
     /// The sub-matrices from column `first` of op(B) and C on, or from row `first` of op(A) and C on.
     fn part(&self, cut: Cut, first: u64) -> Operands {
         match cut {
@@ -1414,7 +1418,6 @@ fn launch_unsplit(
 ) -> Result<()> {
     let kernel = handle.device.kernel(spec.name)?;
     let [alpha_value, alpha_address, beta_value, beta_address] = scalars;
-    let c_vec = (x.c.is_multiple_of(16) && x.ldc % 4 == 0) as i32;
     // SAFETY: arguments as in kernels/gemm.cu; A, B, C span what their
     // dimensions and leading dimensions say (the caller's promise).
     unsafe {
@@ -1423,7 +1426,7 @@ fn launch_unsplit(
             &plan.geometry,
             &plan.shape,
             &[I64(m as i64), I64(n as i64), I64(k as i64), alpha_value, alpha_address, Ptr(x.a), I64(x.lda), Ptr(x.b), I64(x.ldb),
-              beta_value, beta_address, Ptr(x.c), I64(x.ldc), I64(0), I32(c_vec)],
+              beta_value, beta_address, Ptr(x.c), I64(x.ldc), I64(0), I32(x.c_vec())],
         )
     }
 }
