@@ -700,6 +700,47 @@ __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha
     if (STAGES > 2) copy_async_wait<0>();
 }
 
+// ld.global.cg that the compiler keeps where it is written (volatile asm):
+// issued ahead of their use, loads then overlap.
+__device__ __forceinline__ float load_pinned(const float *p) {
+#ifdef MUBLAS_CPU_EMULATION
+    return __ldcg(p);
+#else
+    float v;
+    asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p));
+    return v;
+#endif
+}
+
+// A stream-K piece: a thread's 16×8 sums as scalars, its float f at
+// f · THREADS (coalesced). Stored as float4 (the first version), the k loop
+// ran 4-8 % slower.
+template <int THREADS>
+__device__ __forceinline__ void store_piece(const float (&acc)[16][8], float *slot) {
+#pragma unroll
+    for (int i = 0; i < 16; ++i)
+#pragma unroll
+        for (int c = 0; c < 8; ++c) slot[(i * 8 + c) * THREADS] = acc[i][c];
+}
+
+// After the block's pieces are stored: count one more in the tile's counter.
+__device__ __forceinline__ void publish_piece(unsigned *counter) {
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) atomicAdd(counter, 1u);
+}
+
+// Wait until `expected` pieces of the tile are published, then set its
+// counter back to 0 for the next launch.
+__device__ __forceinline__ void await_pieces(unsigned *counter, unsigned expected) {
+    if (threadIdx.x == 0) {
+        while (*reinterpret_cast<volatile unsigned *>(counter) < expected) __nanosleep(100);
+        __threadfence();
+        *counter = 0;
+    }
+    __syncthreads();
+}
+
 // Stream-K (Osama et al., PPoPP 2023), for grids whose last round of tiles
 // would leave SMs idle (the host decides, routines/gemm.rs). The host runs
 // tiles 0 … first_tile - 1 whole first (the plain kernel); the gridDim.x
@@ -710,22 +751,32 @@ __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha
 // buffer (`pieces`, slot tile + j: no two pieces share one) and is counted in
 // the tile's arrival counter; the block of the piece that ends the tile
 // waits for the others (all from blocks of lower index, which were
-// dispatched earlier and computed those pieces first), adds them in k order
-// and its own last — the same sum every call — and stores C, then sets the
-// counter back to 0 (counters are 0 between launches). The host keeps T ≥ s,
-// so that every share is non-empty.
-template <int BM, int BN, int BK, int STAGES, int COPY_STEPS, bool TRANS_A, bool TRANS_B, bool VEC>
+// dispatched earlier and computed those pieces first), adds them in a fixed
+// order — the same sum every call — and stores C, then sets the counter back
+// to 0 (counters are 0 between launches). The host keeps T ≥ s, so that every
+// share is non-empty.
+//
+// How the final block adds the pieces decides how ptxas assigns the
+// accumulators' registers, and with them the k loop's speed: with some forms
+// the loop ran 4-11 % slower than the plain kernel's identical source (FFMA
+// whose three sources share a register bank; H100, 2048², one whole tile per
+// block). Two forms, chosen per kernel by measurement (scripts/kernel-ab.py):
+// the sums apart from acc (its own piece stored too, all added in k order;
+// NN, TN: loop 1-3 % slower than plain) or, WINDOWED_READ, the earlier
+// pieces added into acc element by element (NT: loop as fast as plain; NN
+// and TN 5 % slower that way).
+template <int BM, int BN, int BK, int STAGES, int COPY_STEPS, bool TRANS_A, bool TRANS_B, bool VEC, bool WINDOWED_READ>
 __device__ __forceinline__ void gemm_stream_k(i64 m, i64 n, i64 k, float alpha_value, const float *alpha_ptr,
                                               const float *__restrict__ A, i64 lda, const float *__restrict__ B, i64 ldb,
                                               float beta_value, const float *beta_ptr, float *__restrict__ C, i64 ldc,
                                               i64 c_split_stride, int c_vec, unsigned first_tile, unsigned *__restrict__ counters,
-                                              float4 *__restrict__ pieces) {
-    constexpr int THREADS = (BM / 64) * (BN / 64) * 32;
-    constexpr int PIECE_FLOAT4S = 16 * 8 / 4;  // a thread's share of a piece
+                                              float *__restrict__ pieces) {
     const float alpha = load_scalar(alpha_value, alpha_ptr);
     const float beta = load_scalar(beta_value, beta_ptr);
     if (alpha == 0.0f && beta == 1.0f) return;
 
+    constexpr int THREADS = (BM / 64) * (BN / 64) * 32;
+    constexpr int PIECE_FLOATS = 16 * 8;  // a thread's share of a piece
     const int t = threadIdx.x;
     const ThreadPlace place = thread_place<BM>(t);
     const i64 k_tiles = (k + BK - 1) / BK;
@@ -757,46 +808,71 @@ __device__ __forceinline__ void gemm_stream_k(i64 m, i64 n, i64 k, float alpha_v
 
         // The block that holds the tile's first k tile: the last b with b·T/s ≤ x.
         const i64 first_block = ((tile * k_tiles + 1) * sk_blocks - 1) / total;
-        if (stop < (tile + 1) * k_tiles) {
-            float4 *mine = pieces + (tile + j) * PIECE_FLOAT4S * THREADS + t;
+        const bool ends_tile = stop == (tile + 1) * k_tiles;
+        float *const slots = pieces + t;  // this thread's float f of slot x: slots[(x * PIECE_FLOATS + f) * THREADS]
+        if (WINDOWED_READ) {
+            if (!ends_tile) {
+                store_piece<THREADS>(acc, slots + (tile + j) * PIECE_FLOATS * THREADS);
+                publish_piece(&counters[tile]);
+            } else {
+                if (first_block < j) {
+                    const unsigned expected = static_cast<unsigned>(j - first_block);
+                    await_pieces(&counters[tile], expected);
+                    // Earlier pieces added into acc element by element, the
+                    // first two's loads WINDOW elements ahead of their use.
+                    constexpr int WINDOW = 8;
+                    const float *earlier = slots + (tile + first_block) * PIECE_FLOATS * THREADS;
+                    const bool two = expected > 1;
+                    const float *second = two ? earlier + PIECE_FLOATS * THREADS : earlier;
+                    float ahead[WINDOW], ahead2[WINDOW];
 #pragma unroll
-            for (int h = 0; h < PIECE_FLOAT4S; ++h) {
-                const float *v = &acc[h >> 1][(h & 1) * 4];
-                mine[h * THREADS] = make_float4(v[0], v[1], v[2], v[3]);
-            }
-            __threadfence();
-            __syncthreads();
-            if (t == 0) atomicAdd(&counters[tile], 1u);
-        } else {
-            if (first_block < j) {
-                const unsigned expected = static_cast<unsigned>(j - first_block);
-                if (t == 0) {
-                    while (*reinterpret_cast<volatile unsigned *>(&counters[tile]) < expected) __nanosleep(100);
-                    __threadfence();
-                    counters[tile] = 0;
-                }
-                __syncthreads();
-                // Slots tile + b of the blocks b = first_block … j - 1: consecutive.
-                const float4 *earlier = pieces + (tile + first_block) * PIECE_FLOAT4S * THREADS + t;
-                const int count = static_cast<int>(expected);
-#pragma unroll
-                for (int h = 0; h < PIECE_FLOAT4S; ++h) {
-                    float4 sum = __ldcg(earlier + h * THREADS);
-                    for (int b = 1; b < count; ++b) {
-                        const float4 v = __ldcg(earlier + (b * PIECE_FLOAT4S + h) * THREADS);
-                        sum.x += v.x;
-                        sum.y += v.y;
-                        sum.z += v.z;
-                        sum.w += v.w;
+                    for (int e = 0; e < WINDOW; ++e) {
+                        ahead[e] = load_pinned(earlier + e * THREADS);
+                        ahead2[e] = load_pinned(second + e * THREADS);
                     }
-                    float *a = &acc[h >> 1][(h & 1) * 4];
-                    a[0] = sum.x + a[0];
-                    a[1] = sum.y + a[1];
-                    a[2] = sum.z + a[2];
-                    a[3] = sum.w + a[3];
+#pragma unroll
+                    for (int e = 0; e < PIECE_FLOATS; ++e) {
+                        float sum = ahead[e % WINDOW] + (two ? ahead2[e % WINDOW] : 0.0f);
+                        if (e + WINDOW < PIECE_FLOATS) {
+                            ahead[e % WINDOW] = load_pinned(earlier + (e + WINDOW) * THREADS);
+                            ahead2[e % WINDOW] = load_pinned(second + (e + WINDOW) * THREADS);
+                        }
+                        // Rolled: unrolled, these 128 loops made the kernel 430 KB
+                        // of code, whose first fetch cost ~50 µs per block.
+#pragma unroll 1
+                        for (unsigned b = 2; b < expected; ++b) sum += __ldcg(earlier + (b * PIECE_FLOATS + e) * THREADS);
+                        acc[e / 8][e % 8] = sum + acc[e / 8][e % 8];
+                    }
                 }
+                store_c<16>(acc, alpha, beta, C, ldc, m, n, origin.m0, origin.n0, place.am, place.bn, c_vec);
             }
+        } else if (ends_tile && first_block == j) {  // the whole tile: straight to C
             store_c<16>(acc, alpha, beta, C, ldc, m, n, origin.m0, origin.n0, place.am, place.bn, c_vec);
+        } else {
+            store_piece<THREADS>(acc, slots + (tile + j) * PIECE_FLOATS * THREADS);
+            if (!ends_tile) {
+                publish_piece(&counters[tile]);
+            } else {
+                const unsigned expected = static_cast<unsigned>(j - first_block);
+                await_pieces(&counters[tile], expected);
+                // Slots tile + b of the blocks b = first_block … j (this
+                // one's, which each thread reads back itself, last), summed
+                // apart from acc, in k order.
+                const float *piece = slots + (tile + first_block) * PIECE_FLOATS * THREADS;
+                float sum[16][8];
+#pragma unroll
+                for (int i = 0; i < 16; ++i)
+#pragma unroll
+                    for (int c = 0; c < 8; ++c) sum[i][c] = __ldcg(piece + (i * 8 + c) * THREADS);
+                for (unsigned b = 0; b < expected; ++b) {
+                    piece += PIECE_FLOATS * THREADS;
+#pragma unroll
+                    for (int i = 0; i < 16; ++i)
+#pragma unroll
+                        for (int c = 0; c < 8; ++c) sum[i][c] += __ldcg(piece + (i * 8 + c) * THREADS);
+                }
+                store_c<16>(sum, alpha, beta, C, ldc, m, n, origin.m0, origin.n0, place.am, place.bn, c_vec);
+            }
         }
         stop = start;
     }
@@ -837,10 +913,10 @@ GEMM_TRANSPOSES(64, 64, 64, 6, _vec, true)
 
 // The stream-K twin of a GEMM_ASYNC_KERNEL (gemm_stream_k): same tile,
 // pipeline and copy schedule, name suffixed _sk.
-#define GEMM_STREAM_K_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, STEPS, ta, tb, TA, TB, suffix, VEC)             \
+#define GEMM_STREAM_K_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, STEPS, ta, tb, TA, TB, suffix, VEC, WINDOWED)   \
     extern "C" __global__ void __launch_bounds__((BM / 64) * (BN / 64) * 32, MIN_BLOCKS)                             \
-        gemm_f32_##NAME##_##ta##tb##suffix##_sk(GEMM_PARAMS, unsigned first_tile, unsigned *counters, float4 *pieces) {  \
-        gemm_stream_k<BM, BN, BK, STAGES, STEPS, TA, TB, VEC>(GEMM_ARGS, first_tile, counters, pieces);                  \
+        gemm_f32_##NAME##_##ta##tb##suffix##_sk(GEMM_PARAMS, unsigned first_tile, unsigned *counters, float *pieces) {  \
+        gemm_stream_k<BM, BN, BK, STAGES, STEPS, TA, TB, VEC, WINDOWED>(GEMM_ARGS, first_tile, counters, pieces);        \
     }
 
 #define GEMM_ASYNC_TRANSPOSES(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, suffix, VEC)         \
@@ -870,9 +946,9 @@ GEMM_TRANSPOSES(64, 64, 64, 6, _vec, true)
 GEMM_ASYNC_KERNEL(256x128, 256, 128, 8, 4, 1, 1, n, n, false, false, _vec, true)
 GEMM_ASYNC_KERNEL(256x128, 256, 128, 8, 4, 1, 2, n, t, false, true, _vec, true)
 GEMM_ASYNC_KERNEL(256x128, 256, 128, 16, 2, 1, 1, t, n, true, false, _vec, true)
-GEMM_STREAM_K_KERNEL(256x128, 256, 128, 8, 4, 1, 1, n, n, false, false, _vec, true)
-GEMM_STREAM_K_KERNEL(256x128, 256, 128, 8, 4, 1, 2, n, t, false, true, _vec, true)
-GEMM_STREAM_K_KERNEL(256x128, 256, 128, 16, 2, 1, 1, t, n, true, false, _vec, true)
+GEMM_STREAM_K_KERNEL(256x128, 256, 128, 8, 4, 1, 1, n, n, false, false, _vec, true, false)
+GEMM_STREAM_K_KERNEL(256x128, 256, 128, 8, 4, 1, 2, n, t, false, true, _vec, true, true)
+GEMM_STREAM_K_KERNEL(256x128, 256, 128, 16, 2, 1, 1, t, n, true, false, _vec, true, false)
 GEMM_ASYNC_KERNEL(256x128, 256, 128, 16, 2, 1, 0, t, t, true, true, _vec, true)
 GEMM_ASYNC_TRANSPOSES(256x128, 256, 128, 16, 2, 1, , false)
 GEMM_ASYNC_TRANSPOSES(128x128_t128, 128, 128, 16, 2, 2, , false)

@@ -3,9 +3,12 @@
 the options build.rs uses, and writes it to stdout. ptxas-report.sh runs
 ptxas on this PTX for each real architecture: code under
 `#if __CUDA_ARCH__ >= 800` (cp.async) is then compiled as it is in the
-embedded CUBIN, not as in the portable compute_70 PTX.
+embedded CUBIN, not as in the portable compute_70 PTX. Given a real
+architecture (sm_90) it writes the CUBIN instead, as build.rs embeds it
+(scripts/kernel-ab.py times kernels from one).
 
-usage: nvrtc-ptx.py FILE.cu compute_90
+usage: nvrtc-ptx.py FILE.cu compute_90 > FILE.ptx
+       nvrtc-ptx.py FILE.cu sm_90 > FILE.cubin
 """
 import ctypes
 import glob
@@ -36,6 +39,12 @@ def main():
     lib.nvrtcGetProgramLog(prog, log)
     if status:
         sys.exit(f"NVRTC failed on {path} for {arch}:\n{log.value.decode()}")
+    if arch.startswith("sm_"):  # machine code, as build.rs embeds it
+        lib.nvrtcGetCUBINSize(prog, ctypes.byref(size))
+        cubin = ctypes.create_string_buffer(size.value)
+        lib.nvrtcGetCUBIN(prog, cubin)
+        sys.stdout.buffer.write(cubin.raw)
+        return
     lib.nvrtcGetPTXSize(prog, ctypes.byref(size))
     ptx = ctypes.create_string_buffer(size.value)
     lib.nvrtcGetPTX(prog, ptx)

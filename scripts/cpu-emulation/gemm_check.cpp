@@ -14,7 +14,7 @@
 typedef void (*GemmKernel)(i64, i64, i64, float, const float *, const float *, i64, const float *, i64, float, const float *,
                            float *, i64, i64, int);
 typedef void (*StreamKKernel)(i64, i64, i64, float, const float *, const float *, i64, const float *, i64, float, const float *,
-                              float *, i64, i64, int, unsigned, unsigned *, float4 *);
+                              float *, i64, i64, int, unsigned, unsigned *, float *);
 
 struct KernelInfo {
     const char *name;
@@ -105,7 +105,7 @@ static int run_case(const KernelInfo &kinfo, const Case &c) {
         // The host's stream-K: counters at 0, a piece slot per stream-K tile and block.
         const unsigned blocks = static_cast<unsigned>(-c.split);
         std::vector<unsigned> counters(tiles + 8, 0);
-        std::vector<float4> pieces((tiles + blocks) * 32 * kinfo.threads, float4{NAN, NAN, NAN, NAN});
+        std::vector<float> pieces((tiles + blocks) * 128 * kinfo.threads, NAN);
         // The first dp tiles whole (the plain kernel), then the stream-K blocks.
         if (c.dp > 0) {
             emu::launch({c.dp, 1, 1}, kinfo.threads, [&] {
