@@ -933,7 +933,7 @@ GEMM_TRANSPOSES(64, 64, 64, 6, _vec, true)
 // FFMA) while each tile's copies were issued at its barrier, and is kept
 // for every kernel but three. 256×128 NN and NT _vec, the kernels of every
 // large multiply (TT and most TN through A^T), spread the copies over the
-// first steps instead (NN in one, NT over two; H100, `mublas bench sgemm`,
+// first steps instead (at first NN in one, NT over two; H100, `mublas bench sgemm`,
 // three runs against the burst: NN 1.1-1.8 % faster from 3000 on, NT
 // 0.6-1.8 %; each lost in the other's schedule; TT _vec spread either way
 // lost 3.5 % at 2048, and three stages of 16 helped none), and with it run k
@@ -942,9 +942,15 @@ GEMM_TRANSPOSES(64, 64, 64, 6, _vec, true)
 // 16 × 2). TN _vec issues its 18 copies (16 of A, 2 of B's staging) in its
 // first step, in k tiles of 16 (`bench sgemm-transposed`, three runs: its
 // time over NN's fell from 1.066-1.089 to 1.031-1.046 at 2048-8192; over
-// two steps 1.09-1.10, in 8 × 4 over one or two 1.047-1.083).
-GEMM_ASYNC_KERNEL(256x128, 256, 128, 8, 4, 1, 1, n, n, false, false, _vec, true)
-GEMM_ASYNC_KERNEL(256x128, 256, 128, 8, 4, 1, 2, n, t, false, true, _vec, true)
+// two steps 1.09-1.10, in 8 × 4 over one or two 1.047-1.083). Later, one
+// copy per step: NN's 6 over six steps, NT's 3 over three (scripts/
+// kernel-ab.py, two rounds: NN 1.5 % faster at 2048² and 4096², NT 1.3 %;
+// three or four steps for NN changed nothing, TN over two or five steps lost
+// 6-11 %). Their stream-K twins keep one and two steps: with one copy per
+// step their k loops ran 5 % slower (the register assignment again, see
+// gemm_stream_k).
+GEMM_ASYNC_KERNEL(256x128, 256, 128, 8, 4, 1, 6, n, n, false, false, _vec, true)
+GEMM_ASYNC_KERNEL(256x128, 256, 128, 8, 4, 1, 3, n, t, false, true, _vec, true)
 GEMM_ASYNC_KERNEL(256x128, 256, 128, 16, 2, 1, 1, t, n, true, false, _vec, true)
 GEMM_STREAM_K_KERNEL(256x128, 256, 128, 8, 4, 1, 1, n, n, false, false, _vec, true, false)
 GEMM_STREAM_K_KERNEL(256x128, 256, 128, 8, 4, 1, 2, n, t, false, true, _vec, true, true)
