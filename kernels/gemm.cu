@@ -762,9 +762,11 @@ __device__ __forceinline__ void await_pieces(unsigned *counter, unsigned expecte
 // whose three sources share a register bank; H100, 2048², one whole tile per
 // block). Two forms, chosen per kernel by measurement (scripts/kernel-ab.py):
 // the sums apart from acc (its own piece stored too, all added in k order;
-// NN, TN: loop 1-3 % slower than plain) or, WINDOWED_READ, the earlier
-// pieces added into acc element by element (NT: loop as fast as plain; NN
-// and TN 5 % slower that way).
+// NN, TN: loop 1-3 % slower than plain, NN's 4 % since its plain twin's
+// copies are spread over six steps) or, WINDOWED_READ, the earlier pieces
+// added into acc element by element (NT: loop as fast as plain, 1 % slower
+// since its twin's copies are spread over three steps; NN and TN 5 % slower
+// that way).
 template <int BM, int BN, int BK, int STAGES, int COPY_STEPS, bool TRANS_A, bool TRANS_B, bool VEC, bool WINDOWED_READ>
 __device__ __forceinline__ void gemm_stream_k(i64 m, i64 n, i64 k, float alpha_value, const float *alpha_ptr,
                                               const float *__restrict__ A, i64 lda, const float *__restrict__ B, i64 ldb,
@@ -911,8 +913,9 @@ GEMM_TRANSPOSES(64, 64, 64, 6, _vec, true)
         gemm_tile_async<BM, BN, BK, STAGES, STEPS, TA, TB, VEC>(GEMM_ARGS);                                       \
     }
 
-// The stream-K twin of a GEMM_ASYNC_KERNEL (gemm_stream_k): same tile,
-// pipeline and copy schedule, name suffixed _sk.
+// The stream-K twin of a GEMM_ASYNC_KERNEL (gemm_stream_k): same tile and
+// pipeline, name suffixed _sk; its copy schedule (STEPS) and read form
+// (WINDOWED) are its own, measured (see the 256×128 lines below).
 #define GEMM_STREAM_K_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, STEPS, ta, tb, TA, TB, suffix, VEC, WINDOWED)   \
     extern "C" __global__ void __launch_bounds__((BM / 64) * (BN / 64) * 32, MIN_BLOCKS)                             \
         gemm_f32_##NAME##_##ta##tb##suffix##_sk(GEMM_PARAMS, unsigned first_tile, unsigned *counters, float *pieces) {  \

@@ -78,8 +78,9 @@
 //! Every output is the same sum on every call. A nearly empty last round is
 //! shared with the round before it. [`stream_k_choice`] weighs it by
 //! [`estimated_time`]'s rounds, the stream-K kernels' measured speed
-//! ([`stream_k::EFFICIENCY`]: the same k loop runs 4–8 % slower in them,
-//! as ptxas schedules it there) and a fixed cost per round: on the H100 it
+//! ([`stream_k::EFFICIENCY`]: ptxas assigns their registers differently, and
+//! the same k loop runs up to 4 % slower in them) and a fixed cost per
+//! round: on the H100 it
 //! pays where the last round would fill at most about 90 % of the SMs, so
 //! 4096² (88 %) and 8192² take it and 2048² (one round of 128 tiles, 97 %)
 //! does not.
@@ -239,9 +240,9 @@ pub static STREAM_K_KERNELS: [KernelSpec; 3] = {
 };
 const STREAM_K_NAMES: [&str; 3] = ["gemm_f32_256x128_nn_vec_sk", "gemm_f32_256x128_nt_vec_sk", "gemm_f32_256x128_tn_vec_sk"];
 
-/// The stream-K twin of a tile kernel, if it has one.
+/// The stream-K twin of a tile kernel (its name + `_sk`), if it has one.
 pub fn stream_k_twin(spec: &KernelSpec) -> Option<&'static KernelSpec> {
-    [1, 3, 5].iter().position(|&i| TILE_KERNELS[0][i].name == spec.name).map(|i| &STREAM_K_KERNELS[i])
+    STREAM_K_KERNELS.iter().find(|twin| twin.name.strip_suffix("_sk") == Some(spec.name))
 }
 
 pub const KERNEL_NAMES: &[&str] = &{
@@ -443,12 +444,15 @@ pub mod stream_k {
     /// and added before the tile's epilogue).
     pub const FIXUP_US: f64 = 4.0;
     /// The stream-K kernels' speed relative to the plain ones: the same k
-    /// loop, scheduled by ptxas in another context. On the H100 (`mublas
-    /// bench sgemm`, two runs, against MUBLAS_STREAM_K=0), 0.92 fits all
-    /// three measured squares: 2048² (one stream-K round) took 380–388 µs
-    /// against 356 (model: 379), 4096² saved 22–28 µs (model: 27), 8192²
-    /// 567–585 (model: 592). With one whole tile per block (no pieces) they ran 4–6 %
-    /// slower than the plain kernels.
+    /// loop, with registers assigned by ptxas in another context. Fitted to
+    /// the first stream-K kernels on the H100 (`mublas bench sgemm`, two
+    /// runs, against MUBLAS_STREAM_K=0), whose loop ran 4–6 % slower than
+    /// plain: 2048² (one stream-K round) took 380–388 µs against 356 (model:
+    /// 379), 4096² saved 22–28 µs (model: 27), 8192² 567–585 (model: 592).
+    /// Not refitted to the current ones (loop 1–4 % slower than plain: NN's
+    /// 4 %, NT's and TN's 1 %; 4096² and 8192² gain more): the fit still
+    /// leaves 2048² alone, where even NT's stream-K measured level with the
+    /// plain grid (335.7 against 336.5 µs, kernels alone).
     pub const EFFICIENCY: f64 = 0.92;
     /// Taken only where the model has it faster by at least this fraction
     /// of a whole round: its error on the three squares above was ~1 % of a
