@@ -39,9 +39,10 @@
 // host prefers the register-staged kernels there.
 //
 // Shared layout (both families): both operands k-major, As[k][m] and Bs[k][n],
-// rows padded by 4 floats. Whatever the transpose, a tile is stored this way,
-// so the inner loop is the same for NN, NT, TN, TT; only the global→shared
-// mapping differs (TileMap):
+// rows padded by 4 floats (B of the 256×128 TN _vec kernel: in k rows 8..15,
+// column n at n ^ 8, see StagedTranspose). Whatever the transpose, a tile is
+// stored this way, so the inner loop is the same for NN, NT, TN, TT; only the
+// global→shared mapping differs (TileMap):
 //  - "along d" operands (A not transposed, B transposed: the tile's m or n
 //    direction is contiguous in memory): a thread loads (float4 or scalar)
 //    along d and stores along a shared row.
@@ -484,12 +485,19 @@ struct DirectCopy {
     }
     __device__ __forceinline__ void advance() { copier.advance(); }
     __device__ __forceinline__ void transpose(int) const {}
+    static constexpr bool HIGH_K_COLUMNS_XOR_8 = false;
 };
 
-template <int D, int THREADS, int BK>
+// XOR_HIGH_K: for one of its four k, a warp's transposed stores cover 8
+// columns in k rows j, 4 + j, 8 + j and 12 + j; with rows of D + 4 floats
+// (≡ 4 banks) rows j and 8 + j hit the same banks. With XOR_HIGH_K, rows
+// 8..15 hold column d at d ^ 8 (a float4 stays whole), on the other banks.
+template <int D, int THREADS, int BK, bool XOR_HIGH_K>
 struct StagedTranspose {
     using Map = TileMap<D, THREADS, true, true, BK>;
     static constexpr int LOADS = Map::LOADS;
+    static_assert(!XOR_HIGH_K || BK == 16, "k tiles of 16");
+    static constexpr bool HIGH_K_COLUMNS_XOR_8 = XOR_HIGH_K;
     Map map;
     float (*stages)[BK][D + GEMM_PAD];
     float (*staging)[D][BK];
@@ -519,22 +527,35 @@ struct StagedTranspose {
         for (int i = 0; i < Map::LOADS; ++i) {
             const int dd = map.dd0 + i * Map::LINE_STEP;
             const float4 v = *reinterpret_cast<const float4 *>(&staging[stage][dd][map.kk0]);
-            stages[stage][map.kk0 + 0][dd] = v.x;
-            stages[stage][map.kk0 + 1][dd] = v.y;
-            stages[stage][map.kk0 + 2][dd] = v.z;
-            stages[stage][map.kk0 + 3][dd] = v.w;
+            const int column = HIGH_K_COLUMNS_XOR_8 && map.kk0 >= 8 ? dd ^ 8 : dd;
+            stages[stage][map.kk0 + 0][column] = v.x;
+            stages[stage][map.kk0 + 1][column] = v.y;
+            stages[stage][map.kk0 + 2][column] = v.z;
+            stages[stage][map.kk0 + 3][column] = v.w;
         }
     }
 };
 
-template <bool STAGED, int D, int THREADS, bool ALONG_K, bool VEC, int BK>
+template <bool STAGED, int D, int THREADS, bool ALONG_K, bool VEC, int BK, bool XOR_HIGH_K>
 struct OperandFill {
     using type = DirectCopy<D, THREADS, ALONG_K, VEC, BK>;
 };
-template <int D, int THREADS, bool ALONG_K, bool VEC, int BK>
-struct OperandFill<true, D, THREADS, ALONG_K, VEC, BK> {
-    using type = StagedTranspose<D, THREADS, BK>;
+template <int D, int THREADS, bool ALONG_K, bool VEC, int BK, bool XOR_HIGH_K>
+struct OperandFill<true, D, THREADS, ALONG_K, VEC, BK, XOR_HIGH_K> {
+    using type = StagedTranspose<D, THREADS, BK, XOR_HIGH_K>;
 };
+
+// How a staged operand (StagedTranspose) reaches its stage: its transposes
+// run LEAD k steps before the tile's barrier step (0: right before the
+// barrier), into the plain layout or, XOR_HIGH_K, the one with k rows 8..15
+// swizzled. Measured per kernel (the TN lines of GEMM_ASYNC_KERNEL).
+template <int LEAD, bool XOR_HIGH_K>
+struct Staging {
+    static constexpr int lead = LEAD;
+    static constexpr bool xor_high_k = XOR_HIGH_K;
+};
+using AtBarrier = Staging<0, false>;
+using EarlySwizzled = Staging<1, true>;
 
 // This thread's place in an asynchronous-copy tile (see the file's header):
 // rows am + {0..3} + 16·{0..3}, columns bn + {0..3} + 32·{0, 1}.
@@ -556,7 +577,8 @@ __device__ __forceinline__ ThreadPlace thread_place(int t) {
 // the asynchronous-copy pipeline. Leaves
 // copies of zero fills past the last tile unwaited (STAGES > 2) and the
 // stages in use: the caller waits and synchronises before reusing them.
-template <int BM, int BN, int BK, int STAGES, int COPY_STEPS, bool TRANS_A, bool TRANS_B, bool VEC>
+// STAGING: see Staging (only the TN _vec kernels have a staged operand).
+template <int BM, int BN, int BK, int STAGES, int COPY_STEPS, bool TRANS_A, bool TRANS_B, bool VEC, class STAGING = AtBarrier>
 __device__ __forceinline__ void accumulate_async(i64 m, i64 n, const float *__restrict__ A, i64 lda, const float *__restrict__ B,
                                                  i64 ldb, TileOrigin origin, const KRange &kr, ThreadPlace place, float (&acc)[16][8]) {
     static_assert(BM % 64 == 0 && BN % 64 == 0, "warp tiles of 64x64");
@@ -564,7 +586,7 @@ __device__ __forceinline__ void accumulate_async(i64 m, i64 n, const float *__re
     constexpr int WARPS_M = BM / 64;
     constexpr int THREADS = WARPS_M * (BN / 64) * 32;
     using FillA = DirectCopy<BM, THREADS, TRANS_A, VEC, BK>;
-    using FillB = typename OperandFill<VEC && TRANS_A && !TRANS_B, BN, THREADS, !TRANS_B, VEC, BK>::type;
+    using FillB = typename OperandFill<VEC && TRANS_A && !TRANS_B, BN, THREADS, !TRANS_B, VEC, BK, STAGING::xor_high_k>::type;
     // Layout: A's stages, B's stages, B's staging area (TN _vec only; the
     // host reserves it for every kernel of the tile).
     DYNAMIC_SHARED_FLOATS(shared);
@@ -575,6 +597,8 @@ __device__ __forceinline__ void accumulate_async(i64 m, i64 n, const float *__re
     float(*Bs)[BK][BN + GEMM_PAD] = reinterpret_cast<float(*)[BK][BN + GEMM_PAD]>(b_stages);
     const int t = threadIdx.x;
     const int am = place.am, bn = place.bn;
+    // B's fragment columns in k rows 8..15 of a stage (StagedTranspose).
+    const int bn_high_k = FillB::HIGH_K_COLUMNS_XOR_8 ? bn ^ 8 : bn;
     FillA fa;
     FillB fb;
     fa.init(A, lda, m, origin.m0, kr.k0, t, a_stages, nullptr);
@@ -617,6 +641,12 @@ __device__ __forceinline__ void accumulate_async(i64 m, i64 n, const float *__re
     constexpr int COPIES = FillA::LOADS + FillB::LOADS;
     constexpr int COPIES_PER_STEP = COPY_STEPS == 0 ? COPIES : (COPIES + COPY_STEPS - 1) / COPY_STEPS;
     static_assert(COPY_STEPS < BK, "copies issued before the tile's barrier");
+    // Early, the transposes run while the other warps still compute, off
+    // the barrier's path; not before this tile's copies of the next one
+    // are issued.
+    constexpr int TRANSPOSE_LEAD = STAGING::lead;
+    constexpr int TRANSPOSE_STEP = BK - 1 - TRANSPOSE_LEAD;
+    static_assert(TRANSPOSE_LEAD >= 0 && TRANSPOSE_STEP >= COPY_STEPS, "the next tile's copies issued before its transposes");
     int stage = 0;
     // COPY_STEPS > 0: the stage receiving tile + STAGES - 1 during this
     // tile, always the one before `stage`. Kept as a counter of its own:
@@ -629,12 +659,20 @@ __device__ __forceinline__ void accumulate_async(i64 m, i64 n, const float *__re
         const bool refill = tile + STAGES - 1 < kr.tiles;
 #pragma unroll
         for (int kk = 0; kk < BK; ++kk) {
-            if (kk < BK - 1) {
-                load_fragments(&As[stage][kk + 1][am], &Bs[stage][kk + 1][bn], a[(kk + 1) & 1], b[(kk + 1) & 1]);
-            } else {
+            if (TRANSPOSE_LEAD > 0 && kk == TRANSPOSE_STEP) {
                 copy_async_wait<STAGES - 2>();
                 const int next = stage + 1 == STAGES ? 0 : stage + 1;
                 if (tile + 1 < kr.tiles) {
+                    fa.transpose(next);
+                    fb.transpose(next);
+                }
+            }
+            if (kk < BK - 1) {
+                load_fragments(&As[stage][kk + 1][am], &Bs[stage][kk + 1][kk + 1 >= 8 ? bn_high_k : bn], a[(kk + 1) & 1], b[(kk + 1) & 1]);
+            } else {
+                copy_async_wait<STAGES - 2>();
+                const int next = stage + 1 == STAGES ? 0 : stage + 1;
+                if (TRANSPOSE_LEAD == 0 && tile + 1 < kr.tiles) {
                     fa.transpose(next);
                     fb.transpose(next);
                 }
@@ -674,7 +712,7 @@ __device__ __forceinline__ void accumulate_async(i64 m, i64 n, const float *__re
     }
 }
 
-template <int BM, int BN, int BK, int STAGES, int COPY_STEPS, bool TRANS_A, bool TRANS_B, bool VEC>
+template <int BM, int BN, int BK, int STAGES, int COPY_STEPS, bool TRANS_A, bool TRANS_B, bool VEC, class STAGING>
 __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha_value, const float *alpha_ptr,
                                                 const float *__restrict__ A, i64 lda, const float *__restrict__ B, i64 ldb,
                                                 float beta_value, const float *beta_ptr, float *__restrict__ C, i64 ldc,
@@ -692,7 +730,8 @@ __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha
 #pragma unroll
         for (int j = 0; j < 8; ++j) acc[i][j] = 0.f;
     const TileOrigin origin = tile_origin<BM, BN>(m, blockIdx.x);
-    if (kr.tiles > 0) accumulate_async<BM, BN, BK, STAGES, COPY_STEPS, TRANS_A, TRANS_B, VEC>(m, n, A, lda, B, ldb, origin, kr, place, acc);
+    if (kr.tiles > 0)
+        accumulate_async<BM, BN, BK, STAGES, COPY_STEPS, TRANS_A, TRANS_B, VEC, STAGING>(m, n, A, lda, B, ldb, origin, kr, place, acc);
     store_c<16>(acc, alpha, beta, C + static_cast<i64>(blockIdx.z) * c_split_stride, ldc, m, n, origin.m0, origin.n0, place.am, place.bn, c_vec);
     // With more than two stages the k loop leaves the last STAGES - 2 groups
     // (zero fills past the last tile) unwaited: none may still be landing
@@ -906,11 +945,11 @@ GEMM_TRANSPOSES(64, 64, 64, 6, , false)
 GEMM_TRANSPOSES(64, 64, 64, 6, _vec, true)
 
 // NAME: the tile's part of the kernel name; STEPS: COPY_STEPS (see
-// gemm_tile_async).
-#define GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, STEPS, ta, tb, TA, TB, suffix, VEC)             \
+// gemm_tile_async); STAGING: a Staging (accumulate_async).
+#define GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, STEPS, STAGING, ta, tb, TA, TB, suffix, VEC)    \
     extern "C" __global__ void __launch_bounds__((BM / 64) * (BN / 64) * 32, MIN_BLOCKS)                          \
         gemm_f32_##NAME##_##ta##tb##suffix(GEMM_PARAMS) {                                                         \
-        gemm_tile_async<BM, BN, BK, STAGES, STEPS, TA, TB, VEC>(GEMM_ARGS);                                       \
+        gemm_tile_async<BM, BN, BK, STAGES, STEPS, TA, TB, VEC, STAGING>(GEMM_ARGS);                              \
     }
 
 // The stream-K twin of a GEMM_ASYNC_KERNEL (gemm_stream_k): same tile and
@@ -923,10 +962,10 @@ GEMM_TRANSPOSES(64, 64, 64, 6, _vec, true)
     }
 
 #define GEMM_ASYNC_TRANSPOSES(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, suffix, VEC)         \
-    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, 0, n, n, false, false, suffix, VEC) \
-    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, 0, n, t, false, true, suffix, VEC)  \
-    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, 0, t, n, true, false, suffix, VEC)  \
-    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, 0, t, t, true, true, suffix, VEC)
+    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, 0, AtBarrier, n, n, false, false, suffix, VEC) \
+    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, 0, AtBarrier, n, t, false, true, suffix, VEC)  \
+    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, 0, AtBarrier, t, n, true, false, suffix, VEC)  \
+    GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, 0, AtBarrier, t, t, true, true, suffix, VEC)
 
 // 128 accumulators and two fragment sets need ~220 registers: one 256-thread
 // block per SM (8 warps), or two of 128 threads. The host reserves
@@ -951,14 +990,24 @@ GEMM_TRANSPOSES(64, 64, 64, 6, _vec, true)
 // three or four steps for NN changed nothing, TN over two or five steps lost
 // 6-11 %). Their stream-K twins keep one and two steps: with one copy per
 // step their k loops ran 5 % slower (the register assignment again, see
-// gemm_stream_k).
-GEMM_ASYNC_KERNEL(256x128, 256, 128, 8, 4, 1, 6, n, n, false, false, _vec, true)
-GEMM_ASYNC_KERNEL(256x128, 256, 128, 8, 4, 1, 3, n, t, false, true, _vec, true)
-GEMM_ASYNC_KERNEL(256x128, 256, 128, 16, 2, 1, 1, t, n, true, false, _vec, true)
+// gemm_stream_k). TN _vec transposes B's next stage one step before the
+// barrier (kernel-ab, three runs: 1.3-1.4 % faster at 2048², 3072² and
+// 4096²; two or three steps before, 1.0 and 0.4 %), into the swizzled
+// layout (another 1.0-1.2 %): EarlySwizzled, 2.3-2.6 % faster in all. Its
+// stream-K twin keeps AtBarrier: early, its loop gained nothing (0.2 %
+// slower), early and swizzled it lost 10 %. Tried for TN and slower:
+// A staged and transposed like B (4-8 %, at any lead), and A kept k-major
+// in shared memory (16-byte copies, swizzled; fragments of four k per LDS.128
+// held over four steps, 255 registers: 6-16 %), A's copies remapped to 8 k
+// × 4 rows per warp (no bank conflicts, but 1.8 %), k tiles of 8 in four
+// stages (2-6 %) or of 16 in three (0.7 %).
+GEMM_ASYNC_KERNEL(256x128, 256, 128, 8, 4, 1, 6, AtBarrier, n, n, false, false, _vec, true)
+GEMM_ASYNC_KERNEL(256x128, 256, 128, 8, 4, 1, 3, AtBarrier, n, t, false, true, _vec, true)
+GEMM_ASYNC_KERNEL(256x128, 256, 128, 16, 2, 1, 1, EarlySwizzled, t, n, true, false, _vec, true)
 GEMM_STREAM_K_KERNEL(256x128, 256, 128, 8, 4, 1, 1, n, n, false, false, _vec, true, false)
 GEMM_STREAM_K_KERNEL(256x128, 256, 128, 8, 4, 1, 2, n, t, false, true, _vec, true, true)
 GEMM_STREAM_K_KERNEL(256x128, 256, 128, 16, 2, 1, 1, t, n, true, false, _vec, true, false)
-GEMM_ASYNC_KERNEL(256x128, 256, 128, 16, 2, 1, 0, t, t, true, true, _vec, true)
+GEMM_ASYNC_KERNEL(256x128, 256, 128, 16, 2, 1, 0, AtBarrier, t, t, true, true, _vec, true)
 GEMM_ASYNC_TRANSPOSES(256x128, 256, 128, 16, 2, 1, , false)
 GEMM_ASYNC_TRANSPOSES(128x128_t128, 128, 128, 16, 2, 2, , false)
 GEMM_ASYNC_TRANSPOSES(128x128_t128, 128, 128, 16, 2, 2, _vec, true)

@@ -126,10 +126,11 @@ pub struct Tile {
     /// FFMA throughput of a fully occupied SM relative to the 128×128 tile of
     /// 256 threads, per transpose pair in [`pair_index`] order (NN, NT, TN,
     /// TT): measured on the H100 at n = 4096 and, for 64×64, at 2048 and
-    /// 3000 through [`estimated_time`]'s model. 256×128 TN since its copies
-    /// moved into the first k step: NN's over [`transposed_a::SPEEDUP`], as
-    /// measured (TN 4096 direct 1.035–1.038 × NN's µs), which moves no
-    /// decision of `decisions_table`.
+    /// 3000 through [`estimated_time`]'s model. 256×128 TN: NN's over
+    /// 1.04, TN 4096's direct µs over NN's before its staged B was
+    /// transposed early into the swizzled layout (1.035–1.038; since, 1.028:
+    /// 1.06 here would move one untimed decision of `decisions_table`, a
+    /// split tail for TN (20000, 256, 256), so it waits for a measurement).
     pub efficiency: [f64; 4],
     /// Dynamic shared memory per block (the asynchronous-copy tiles' stages,
     /// see [`async_shared_bytes`]).
@@ -555,10 +556,11 @@ pub mod transposed_a {
     pub const PANEL_ROWS_MAX: u64 = 65535 * 32 / PANEL_ROW_GRANULE * PANEL_ROW_GRANULE;
     /// µs of TN over NN and of TT over NT, on the H100 at n = 2048–8192 for
     /// the same tile (`mublas bench sgemm-transposed`, "direct/that"): TN
-    /// 1.031–1.046 since its copies are issued in its first k step (three
-    /// runs; (4096, 4096, 256) 1.012–1.024, (512, 8192, 1024) 1.021–1.036),
-    /// TT 1.073–1.105 ((4096, 4096, 256) 1.04–1.06, (512, 8192, 1024) 1.07).
-    pub const SPEEDUP: [f64; 2] = [1.04, 1.075];
+    /// 1.020–1.033 since its staged B is transposed early, into the swizzled
+    /// layout (`kernels/gemm.cu`, EarlySwizzled; (4096, 4096, 256) 1.021,
+    /// (512, 8192, 1024) 1.022; before, 1.027–1.046 over four runs), TT
+    /// 1.073–1.122 ((4096, 4096, 256) 1.04–1.07, (512, 8192, 1024) 1.07–1.08).
+    pub const SPEEDUP: [f64; 2] = [1.03, 1.075];
     /// A copy's fixed µs: its launch in the stream between two multiplies and
     /// the ramp of a short grid. The small copies of the same runs took
     /// 6.6–9.9 µs for 4 MiB of A read and written ((512, 8192, 1024)) and
