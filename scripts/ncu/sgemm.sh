@@ -14,7 +14,7 @@ mkdir -p "$out"
 [ -d dist ] || tar xJf pack/dist.tar.xz
 export LD_LIBRARY_PATH="$PWD/dist/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
-calls="python3 scripts/ncu/sgemm_calls.py dist/lib/libmublas.so $*"
+calls="python3 scripts/ncu/calls.py dist/lib/libmublas.so $*"
 
 # cuBLAS's kernels are CUTLASS templates (Kernel2<cutlass_80_simt_sgemm_...>)
 # or xmma: match the demangled names.
