@@ -9,8 +9,9 @@ rotated (past the L2 from n = 2048); each result checked against a float64
 product.
 
 usage: kernel-ab.py FILE.cubin N PAIR ROUNDS SPEC...
-  PAIR: nn, nt or tn. SPEC: KERNEL[@GRID][+MODE]; GRID defaults to the
-  tile count. MODE: none (a plain tile kernel), "sk" (as the library runs
+  PAIR: nn, nt, tn or tt. SPEC: KERNEL[~t128][@GRID][+MODE]; ~t128: a
+  128×128 tile of 128 threads (the 128x128_t128 kernels and variants of
+  them) instead of 256×128 of 256; GRID defaults to the tile count. MODE: none (a plain tile kernel), "sk" (as the library runs
   stream-K: the whole rounds on gemm_f32_256x128_PAIR_vec, then KERNEL on
   GRID or 132 blocks over the rest) or "s0" (KERNEL alone on GRID blocks
   from tile 0 with the stream-K arguments: GRID = tiles gives every block
@@ -18,12 +19,16 @@ usage: kernel-ab.py FILE.cubin N PAIR ROUNDS SPEC...
   e.g. kernel-ab.py gemm.cubin 2048 nn 2 gemm_f32_256x128_nn_vec \\
            gemm_f32_256x128_nn_vec_sk@128+s0 gemm_f32_256x128_nn_vec_sk+sk
 """
+import os
 import sys
 
 import cupy as cp
 import numpy as np
 
-SHARED_BYTES = 32 * (256 + 4 + 128 + 4 + 128) * 4  # async_shared_bytes of 256×128
+# async_shared_bytes (routines/gemm.rs) of a rows × cols tile; SHARED_BYTES
+# overrides it (for variants with more stages).
+def shared_bytes(rows, cols):
+    return int(os.environ.get("SHARED_BYTES", 32 * (rows + 4 + cols + 4 + cols) * 4))
 ITERATIONS = 40
 SMS = 132
 
@@ -32,9 +37,9 @@ def main():
     path, n, pair, rounds, specs = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5:]
     module = cp.RawModule(path=path)
 
-    def kernel(name):
+    def kernel(name, rows=256):
         f = module.get_function(name)
-        f.max_dynamic_shared_size_bytes = SHARED_BYTES
+        f.max_dynamic_shared_size_bytes = shared_bytes(rows, 128)
         return f
 
     operands = [(cp.random.rand(n * n, dtype=cp.float32) - 0.5, cp.random.rand(n * n, dtype=cp.float32) - 0.5,
@@ -57,18 +62,20 @@ def main():
         for spec in specs:
             name, _, mode = spec.partition("+")
             name, _, grid = name.partition("@")
-            f = kernel(name)
+            name, _, tile = name.partition("~")
+            rows, threads = (128, 128) if tile == "t128" else (256, 256)
+            f = kernel(name, rows)
             if mode == "sk":
                 plain = kernel(f"gemm_f32_256x128_{pair}_vec")
                 launches = ([(plain, whole, ())] if whole else []) + [(f, int(grid or SMS), (np.uint32(whole), counters, pieces))]
             elif mode == "s0":
                 launches = [(f, int(grid or tiles), (np.uint32(0), counters, pieces))]
             else:
-                launches = [(f, int(grid or tiles), ())]
+                launches = [(f, int(grid or (n // rows) * (n // 128)), ())]
 
             def multiply(A, B, C):
                 for g, blocks, extra in launches:
-                    g((blocks,), (256,), args(A, B, C) + extra, shared_mem=SHARED_BYTES)
+                    g((blocks,), (threads if g is f else 256,), args(A, B, C) + extra, shared_mem=shared_bytes(rows if g is f else 256, 128))
 
             for i in range(3):
                 multiply(*operands[i % 4])
