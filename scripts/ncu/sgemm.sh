@@ -8,12 +8,7 @@
 #                                               (mublas's first 256x128 kernel only)
 # Reports and full pages go to $OUT (or ./ncu-out). ncu locks the clocks at base.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-out="${OUT:-ncu-out}"
-mkdir -p "$out"
-[ -d dist ] || tar xJf pack/dist.tar.xz
-export LD_LIBRARY_PATH="$PWD/dist/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
-ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
+source "$(dirname "$0")/env.sh"
 calls="python3 scripts/ncu/calls.py dist/lib/libmublas.so $*"
 
 # cuBLAS's kernels are CUTLASS templates (Kernel2<cutlass_80_simt_sgemm_...>)

@@ -7,12 +7,7 @@
 #   scripts/ncu/sgemv.sh 2000:N 3000:N 2000:T
 # The CSV goes to $OUT (or ./ncu-out).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-out="${OUT:-ncu-out}"
-mkdir -p "$out"
-[ -d dist ] || tar xJf pack/dist.tar.xz
-export LD_LIBRARY_PATH="$PWD/dist/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
-ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
+source "$(dirname "$0")/env.sh"
 metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
 metrics=$metrics,launch__grid_size,launch__block_size,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active
 # cuBLAS's SGEMV kernels are templates named internal::kernel<…gemv…>: match the demangled names.
