@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Kernel time of SGEMV-N launch variants straight from a CUBIN, against
+cuBLAS's, without the library: for trying an N kernel variant (a copy of
+kernels/gemv.cu with extra lines such as
+  extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_c8(GEMV_PARAMS) { gemv_n<true, 8>(GEMV_ARGS); }
+compiled by `scripts/nvrtc-ptx.py FILE.cu sm_90 > FILE.cubin`) before wiring
+it into the tuner. Square n×n, y = A·x, alpha = 1, beta = 0, float4 path (n
+a multiple of 4). Twenty calls captured in a CUDA graph and replayed between
+two events, median of 15 replays, four matrices rotated (past the L2 from n
+= 2048): the kernels' own time, without launch cost (from Python, longer
+than these kernels). Each result is checked against a float64 product.
+
+usage: gemv-ab.py FILE.cubin N SPEC...   SPEC: KERNEL@TXxTY[xSPLIT]
+  e.g. gemv-ab.py gemv.cubin 2000 gemv_n_f32@32x16x16 gemv_n_f32_c8@8x64
+"""
+import ctypes
+import sys
+
+import cupy as cp
+import numpy as np
+
+CALLS = 20
+
+
+def main():
+    path, n, specs = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+    module = cp.RawModule(path=path)
+    cublas = ctypes.CDLL("libcublas.so.13")
+    handle = ctypes.c_void_p()
+    assert cublas.cublasCreate_v2(ctypes.byref(handle)) == 0
+    m = n
+    matrices = [cp.random.rand(m * n, dtype=cp.float32) - 0.5 for _ in range(4)]
+    x = cp.random.rand(n, dtype=cp.float32) - 0.5
+    y = cp.zeros(m, dtype=cp.float32)
+    reference = matrices[0].reshape(n, m).T.astype(cp.float64) @ x.astype(cp.float64)
+    counters = cp.zeros(65536, dtype=cp.uint32)  # the split's arrival counters, 0 between calls
+    partials = cp.zeros(64 * m, dtype=cp.float32)
+    stream = cp.cuda.Stream(non_blocking=True)
+    one, zero = ctypes.c_float(1.0), ctypes.c_float(0.0)
+    assert cublas.cublasSetStream_v2(handle, ctypes.c_void_p(stream.ptr)) == 0
+
+    def with_cublas(A):
+        assert cublas.cublasSgemv_v2(handle, 0, m, n, ctypes.byref(one), ctypes.c_void_p(A.data.ptr), m,
+                                     ctypes.c_void_p(x.data.ptr), 1, ctypes.byref(zero), ctypes.c_void_p(y.data.ptr), 1) == 0
+
+    def kernel(spec):
+        name, shape = spec.split("@")
+        tx, ty, split = (list(map(int, shape.split("x"))) + [1])[:3]
+        f = module.get_function(name)
+        tiles, per_split = -(-m // (4 * tx)), -(-n // split)
+
+        def launch(A):
+            f((tiles, split), (tx, ty), (np.int64(m), np.int64(n), np.float32(1), np.uint64(0), A, np.int64(m), x,
+                                         np.int64(1), np.float32(0), np.uint64(0), y, np.int64(1), np.int64(per_split),
+                                         counters, partials))
+        return launch, f"{tiles * split} blocks"
+
+    for label, (launch, blocks) in [("cuBLAS", (with_cublas, ""))] + [(spec, kernel(spec)) for spec in specs]:
+        with stream:
+            for i in range(3):
+                launch(matrices[i % 4])
+            stream.begin_capture()
+            for i in range(CALLS):
+                launch(matrices[i % 4])
+            graph = stream.end_capture()
+            graph.launch(stream)
+            events = [(cp.cuda.Event(), cp.cuda.Event()) for _ in range(15)]
+            for start, stop in events:
+                start.record(stream)
+                graph.launch(stream)
+                stop.record(stream)
+            launch(matrices[0])
+        stream.synchronize()
+        times = sorted(cp.cuda.get_elapsed_time(a, b) * 1000 / CALLS for a, b in events)
+        error = float(cp.max(cp.abs(y - reference)) / cp.max(cp.abs(reference)))
+        print(f"{n} {label:32s} {blocks:>12s} {times[len(times) // 2]:8.2f} us  error {error:.1e}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
