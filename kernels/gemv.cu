@@ -1,6 +1,6 @@
 // SGEMV: y = alpha * op(A) * x + beta * y, A column-major (m rows, n columns, lda).
 //
-// Twelve kernels, the routine (src/routines/gemv.rs) picks one per call:
+// Fourteen kernels, the routine (src/routines/gemv.rs) picks one per call:
 //  - gemv_n_f32 / gemv_n_f32_scalar: op N. Block (Tx, Ty); the block owns
 //    GEMV_N_ROWS * Tx rows, each thread GEMV_N_ROWS of them; the Ty thread rows
 //    split the block's columns in groups of GEMV_N_COLS (the loads of a group are
@@ -14,6 +14,8 @@
 //    block, so each scalar load of a warp is coalesced.
 //    gemv_n_f32_narrow / gemv_n_f32_scalar_narrow: the same, launched with
 //    row tiles of 32 to 128 rows and no split.
+//    gemv_n_f32_wide / gemv_n_f32_scalar_wide: the same with groups of 8
+//    columns, unsplit, in row tiles of 32.
 //  - gemv_n_f32_short / gemv_n_f32_short_scalar: op N with m <= GEMV_SHORT_ROWS,
 //    where a tile of 4 * 32 rows would leave most lanes idle. 1-D block; L lanes
 //    share a column (gemv_lanes_per_column: the fewest that give each 4 rows), so
@@ -618,6 +620,12 @@ extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_scalar(GEMV_PARAMS
 // NARROW_SPACE) for the unsplit problems whose 128-row tiles leave SMs idle.
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_narrow(GEMV_PARAMS) { gemv_n<true>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_scalar_narrow(GEMV_PARAMS) { gemv_n<false>(GEMV_ARGS); }
+// With 8 columns in flight per thread instead of 4 (about 100 registers, so
+// at most 512 threads), launched unsplit in row tiles of 32 (WIDE_SPACE) for
+// the mid-size problems the default kernel splits 8 ways or more: no partial
+// sums, and loads enough in flight for a grid of one block per two SMs.
+extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_wide(GEMV_PARAMS) { gemv_n<true, 8>(GEMV_ARGS); }
+extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_scalar_wide(GEMV_PARAMS) { gemv_n<false, 8>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_short(GEMV_PARAMS) { gemv_n_short<true>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_short_scalar(GEMV_PARAMS) { gemv_n_short<false>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32(GEMV_PARAMS) { gemv_t<true, GEMV_T_UNROLL>(GEMV_ARGS); }

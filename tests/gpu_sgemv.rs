@@ -409,6 +409,9 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
         // At most 512 columns and few row tiles: the narrow N kernels.
         (Case { trans: MUBLAS_OP_N, m: 512, n: 512, lda: 512, a_offset: 0, incx: 1, incy: 1, alpha: 0.3, beta: 0.7, device_scalars: false }, None),
         (Case { trans: MUBLAS_OP_N, m: 300, n: 500, lda: 301, a_offset: 1, incx: -2, incy: 1, alpha: 0.3, beta: 0.0, device_scalars: true }, None),
+        // Mid-size N that the default kernel splits 8 ways or more (on an H100): the wide N kernels.
+        (Case { trans: MUBLAS_OP_N, m: 2000, n: 2000, lda: 2000, a_offset: 0, incx: 1, incy: 1, alpha: 0.3, beta: 0.7, device_scalars: false }, None),
+        (Case { trans: MUBLAS_OP_N, m: 2001, n: 2003, lda: 2003, a_offset: 1, incx: -2, incy: 1, alpha: 0.3, beta: 0.0, device_scalars: true }, None),
     ];
     for (case, shape) in cases {
         let prepared = Prepared::new(&gpu, &mut random, case);

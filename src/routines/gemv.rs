@@ -67,6 +67,17 @@ const N_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 256,
 /// forced, two runs) N 512² took 10.5–10.6 µs at 8×64, 11.0 at 8×128,
 /// 11.5–12.3 at 8×32; the optimizer's 8×65 10.3–10.8.
 const NARROW_SPACE: LaunchSpace = LaunchSpace { tx_step: 8, tx_min: 8, tx_max: 32, ty_min: 1, ty_max: 128, splits: &[1] };
+/// The wide N kernels (8 columns in flight per thread): unsplit, row tiles of
+/// 32, 64 thread rows. On the H100 (`scripts/gemv-ab.py`, kernel time) 8×64
+/// was the fastest of 8×64, 4×128 and 16×32 at 2000² to 4096².
+const WIDE_SPACE: LaunchSpace = LaunchSpace { tx_step: 8, tx_min: 8, tx_max: 8, ty_min: 64, ty_max: 64, splits: &[1] };
+/// The wide N kernels replace a split of at least this many ranges (`plan`)…
+const WIDE_MIN_SPLIT: u32 = 8;
+/// …on at least this many rows (the fewest measured: at 1000² its 32 blocks
+/// were not tried) and at most this many columns (64 per thread row; a
+/// wider matrix keeps the split, whose blocks then cover the GPU).
+const WIDE_MIN_ROWS: i64 = 2000;
+const WIDE_MAX_COLUMNS: i64 = 4096;
 /// At most 512 threads: a block of 1024 holds an SM alone (60 registers), so
 /// the 256 ranges that fill the GPU would run in two waves (H100, m = 16,
 /// n = 2^20: 39 µs against 36 µs with 512 threads).
@@ -87,6 +98,9 @@ pub static GEMV_N_SCALAR: KernelSpec = KernelSpec { name: "gemv_n_f32_scalar", s
 /// GEMV_N and GEMV_N_SCALAR in row tiles of 32 to 128 rows, unsplit.
 pub static GEMV_N_NARROW: KernelSpec = KernelSpec { name: "gemv_n_f32_narrow", space: NARROW_SPACE, geometry: n_geometry };
 pub static GEMV_N_SCALAR_NARROW: KernelSpec = KernelSpec { name: "gemv_n_f32_scalar_narrow", space: NARROW_SPACE, geometry: n_geometry };
+/// GEMV_N and GEMV_N_SCALAR with 8 columns in flight per thread, unsplit.
+pub static GEMV_N_WIDE: KernelSpec = KernelSpec { name: "gemv_n_f32_wide", space: WIDE_SPACE, geometry: n_geometry };
+pub static GEMV_N_SCALAR_WIDE: KernelSpec = KernelSpec { name: "gemv_n_f32_scalar_wide", space: WIDE_SPACE, geometry: n_geometry };
 /// op N, m ≤ SHORT_ROWS_MAX, A 16-byte aligned and lda % 4 == 0.
 pub static GEMV_N_SHORT: KernelSpec = KernelSpec { name: "gemv_n_f32_short", space: SHORT_SPACE, geometry: short_geometry };
 /// op N, m ≤ SHORT_ROWS_MAX, any alignment and lda.
@@ -116,6 +130,8 @@ pub const KERNEL_NAMES: &[&str] = &[
     GEMV_N_SCALAR.name,
     GEMV_N_NARROW.name,
     GEMV_N_SCALAR_NARROW.name,
+    GEMV_N_WIDE.name,
+    GEMV_N_SCALAR_WIDE.name,
     GEMV_N_SHORT.name,
     GEMV_N_SHORT_SCALAR.name,
     GEMV_T.name,
@@ -228,29 +244,39 @@ pub fn select_kernel(op: Op, m: i64, a: u64, lda: i64) -> &'static KernelSpec {
     }
 }
 
-/// The kernel besides the default that can serve a call, and when `plan` takes it.
+/// A kernel besides the default that can serve a call, and when `plan` takes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Twin {
     /// The lean T kernels: where they run in one wave what the default needs more for.
     Lean,
     /// The narrow N kernels: where the default's unsplit row tiles leave SMs idle.
     Narrow,
+    /// The wide N kernels: where the default splits the columns many ways.
+    Wide,
 }
 
-fn twin(default: &'static KernelSpec) -> Option<(&'static KernelSpec, Twin)> {
-    let pairs: [(&'static KernelSpec, &'static KernelSpec, Twin); 4] = [
-        (&GEMV_T, &GEMV_T_LEAN, Twin::Lean),
-        (&GEMV_T_SCALAR, &GEMV_T_SCALAR_LEAN, Twin::Lean),
-        (&GEMV_N, &GEMV_N_NARROW, Twin::Narrow),
-        (&GEMV_N_SCALAR, &GEMV_N_SCALAR_NARROW, Twin::Narrow),
-    ];
-    pairs.into_iter().find(|(d, _, _)| std::ptr::eq(*d, default)).map(|(_, spec, kind)| (spec, kind))
+const TWINS: [(&KernelSpec, &KernelSpec, Twin); 6] = [
+    (&GEMV_T, &GEMV_T_LEAN, Twin::Lean),
+    (&GEMV_T_SCALAR, &GEMV_T_SCALAR_LEAN, Twin::Lean),
+    (&GEMV_N, &GEMV_N_NARROW, Twin::Narrow),
+    (&GEMV_N_SCALAR, &GEMV_N_SCALAR_NARROW, Twin::Narrow),
+    (&GEMV_N, &GEMV_N_WIDE, Twin::Wide),
+    (&GEMV_N_SCALAR, &GEMV_N_SCALAR_WIDE, Twin::Wide),
+];
+
+fn twins(default: &'static KernelSpec) -> impl Iterator<Item = (&'static KernelSpec, Twin)> {
+    TWINS.into_iter().filter(move |(d, _, _)| std::ptr::eq(*d, default)).map(|(_, spec, kind)| (spec, kind))
 }
 
 /// Every kernel that can serve the call, the default (`select_kernel`) first.
 pub fn candidate_kernels(op: Op, m: i64, a: u64, lda: i64) -> Vec<&'static KernelSpec> {
     let default = select_kernel(op, m, a, lda);
-    std::iter::once(default).chain(twin(default).map(|(spec, _)| spec)).collect()
+    std::iter::once(default).chain(twins(default).map(|(spec, _)| spec)).collect()
+}
+
+/// Whether the wide N kernels replace the default's plan (`plan`, "Wide N").
+fn wide_pays(m: i64, n: i64, default_split: u32) -> bool {
+    default_split >= WIDE_MIN_SPLIT && m >= WIDE_MIN_ROWS && n <= WIDE_MAX_COLUMNS
 }
 
 /// The kernel and the tuner's plan for a call (what `sgemv` launches; the
@@ -267,6 +293,13 @@ pub fn candidate_kernels(op: Op, m: i64, a: u64, lda: i64) -> Vec<&'static Kerne
 ///    (`mublas bench sgemv`: N 256², 8 blocks of 32 rows, 9.6–10.0 µs against
 ///    11.5–12.1 for the default's 2 × 2 split blocks; 512², 16 blocks,
 ///    10.3–10.8 against 11.2–12.4 for 4 × 4).
+///  - Wide N: [`wide_pays`]: a split of 8 or more ranges on 2000 to 4096
+///    columns. Its partial sums and last-block sum cost more than a
+///    grid of fewer blocks with twice the loads in flight (H100, kernel
+///    time, `scripts/gemv-ab.py`: N 2000² 9.3 µs unsplit against 10.9 with
+///    the 16-way split, 3000² 16.7 against 17.4 with 8; at 4096² the default
+///    splits 4 ways and the wide kernel was 2.5 % faster, at 5000² and 8192²
+///    level, so the rule stops at 8 ranges).
 pub fn plan(handle: &Handle, op: Op, m: i64, n: i64, a: u64, lda: i64) -> Result<(&'static KernelSpec, LaunchPlan)> {
     let device = &handle.device;
     let plan_of = |spec: &'static KernelSpec| -> Result<LaunchPlan> {
@@ -275,18 +308,22 @@ pub fn plan(handle: &Handle, op: Op, m: i64, n: i64, a: u64, lda: i64) -> Result
     };
     let default = select_kernel(op, m, a, lda);
     let default_plan = plan_of(default)?;
-    let Some((twin_spec, kind)) = twin(default) else { return Ok((default, default_plan)) };
     use crate::tuner::optimizer::{sm_coverage, waves};
     let model = device.model();
-    let consider = match kind {
-        Twin::Lean => waves(model, &default_plan) > 1,
-        Twin::Narrow => n as u64 <= N_SPLIT_MIN_COLUMNS && sm_coverage(model, &default_plan) < 1.0,
-    };
-    if consider {
+    for (twin_spec, kind) in twins(default) {
+        let consider = match kind {
+            Twin::Lean => waves(model, &default_plan) > 1,
+            Twin::Narrow => n as u64 <= N_SPLIT_MIN_COLUMNS && sm_coverage(model, &default_plan) < 1.0,
+            Twin::Wide => wide_pays(m, n, default_plan.geometry.grid.1),
+        };
+        if !consider {
+            continue;
+        }
         let twin_plan = plan_of(twin_spec)?;
         let better = match kind {
             Twin::Lean => waves(model, &twin_plan) == 1,
             Twin::Narrow => sm_coverage(model, &twin_plan) > sm_coverage(model, &default_plan),
+            Twin::Wide => true,
         };
         if better {
             return Ok((twin_spec, twin_plan));
@@ -560,6 +597,19 @@ mod tests {
         }
     }
 
+    #[test]
+    fn the_wide_kernels_replace_splits_of_eight_or_more_on_mid_size_matrices() {
+        assert!(wide_pays(2000, 2000, 16));
+        assert!(wide_pays(3000, 3000, 8));
+        assert!(!wide_pays(4096, 4096, 4), "a 4-way split stays");
+        assert!(!wide_pays(1000, 1000, 16), "too few rows: 32 blocks");
+        assert!(!wide_pays(1024, 65536, 64), "too many columns per thread row");
+        // Unsplit on 32-row tiles of 8 × 64 threads.
+        let problem = Problem { m: 2000, n: 2000, k: 0 };
+        let shape = LaunchShape { tx: WIDE_SPACE.tx_min, ty: WIDE_SPACE.ty_min, split: 1 };
+        assert_eq!((GEMV_N_WIDE.geometry)(&problem, &shape).grid, (63, 1, 1));
+    }
+
     fn position(result: Result<Op>) -> u32 {
         match result {
             Err(Error::InvalidArgument { routine: "SGEMV", position }) => position,
@@ -664,16 +714,16 @@ mod tests {
         assert_eq!(select_kernel(Op::T, 8, 4096, 8).name, "gemv_t_f32_short");
         assert_eq!(select_kernel(Op::T, 8, 4104, 8).name, "gemv_t_f32_short_scalar");
         assert_eq!(select_kernel(Op::T, 7, 4096, 7).name, "gemv_t_f32_short_scalar");
-        for spec in [&GEMV_N, &GEMV_N_SCALAR, &GEMV_N_NARROW, &GEMV_N_SCALAR_NARROW, &GEMV_N_SHORT, &GEMV_N_SHORT_SCALAR, &GEMV_T, &GEMV_T_SCALAR, &GEMV_T_LEAN, &GEMV_T_SCALAR_LEAN, &GEMV_T_SHORT, &GEMV_T_SHORT_SCALAR] {
+        for spec in [&GEMV_N, &GEMV_N_SCALAR, &GEMV_N_NARROW, &GEMV_N_SCALAR_NARROW, &GEMV_N_WIDE, &GEMV_N_SCALAR_WIDE, &GEMV_N_SHORT, &GEMV_N_SHORT_SCALAR, &GEMV_T, &GEMV_T_SCALAR, &GEMV_T_LEAN, &GEMV_T_SCALAR_LEAN, &GEMV_T_SHORT, &GEMV_T_SHORT_SCALAR] {
             assert!(KERNEL_NAMES.contains(&spec.name));
         }
-        // The T kernels have a lean variant and the N kernels a narrow one, offered after the default.
+        // The T kernels have a lean variant and the N kernels a narrow and a wide one, offered after the default.
         let names = |kernels: Vec<&KernelSpec>| kernels.iter().map(|k| k.name).collect::<Vec<_>>();
         assert_eq!(names(candidate_kernels(Op::T, 1000, 4096, 1000)), ["gemv_t_f32", "gemv_t_f32_lean"]);
         assert_eq!(names(candidate_kernels(Op::T, 1000, 4096, 1001)), ["gemv_t_f32_scalar", "gemv_t_f32_scalar_lean"]);
         assert_eq!(names(candidate_kernels(Op::T, 8, 4096, 8)), ["gemv_t_f32_short"]);
-        assert_eq!(names(candidate_kernels(Op::N, 1000, 4096, 1000)), ["gemv_n_f32", "gemv_n_f32_narrow"]);
-        assert_eq!(names(candidate_kernels(Op::N, 1000, 4096, 1001)), ["gemv_n_f32_scalar", "gemv_n_f32_scalar_narrow"]);
+        assert_eq!(names(candidate_kernels(Op::N, 1000, 4096, 1000)), ["gemv_n_f32", "gemv_n_f32_narrow", "gemv_n_f32_wide"]);
+        assert_eq!(names(candidate_kernels(Op::N, 1000, 4096, 1001)), ["gemv_n_f32_scalar", "gemv_n_f32_scalar_narrow", "gemv_n_f32_scalar_wide"]);
         assert_eq!(names(candidate_kernels(Op::N, 64, 4096, 64)), ["gemv_n_f32_short"]);
     }
 
@@ -801,7 +851,7 @@ mod tests {
 
     #[test]
     fn geometry_agrees_with_the_launch_split_for_every_candidate() {
-        let specs = [(&GEMV_N, Layout::N), (&GEMV_N_SCALAR, Layout::N), (&GEMV_N_NARROW, Layout::N), (&GEMV_N_SCALAR_NARROW, Layout::N), (&GEMV_N_SHORT, Layout::NShort), (&GEMV_N_SHORT_SCALAR, Layout::NShort), (&GEMV_T, Layout::T), (&GEMV_T_SCALAR, Layout::T), (&GEMV_T_LEAN, Layout::T), (&GEMV_T_SCALAR_LEAN, Layout::T), (&GEMV_T_SHORT, Layout::TShort), (&GEMV_T_SHORT_SCALAR, Layout::TShort)];
+        let specs = [(&GEMV_N, Layout::N), (&GEMV_N_SCALAR, Layout::N), (&GEMV_N_NARROW, Layout::N), (&GEMV_N_SCALAR_NARROW, Layout::N), (&GEMV_N_WIDE, Layout::N), (&GEMV_N_SCALAR_WIDE, Layout::N), (&GEMV_N_SHORT, Layout::NShort), (&GEMV_N_SHORT_SCALAR, Layout::NShort), (&GEMV_T, Layout::T), (&GEMV_T_SCALAR, Layout::T), (&GEMV_T_LEAN, Layout::T), (&GEMV_T_SCALAR_LEAN, Layout::T), (&GEMV_T_SHORT, Layout::TShort), (&GEMV_T_SHORT_SCALAR, Layout::TShort)];
         for (spec, layout) in specs {
             let space = spec.space;
             for (m, n) in [(1u64, 1u64), (7, 33), (1000, 1000), (5000, 3), (3, 5000), (1 << 20, 16), (16, 1 << 20), (64, 100_000)] {
