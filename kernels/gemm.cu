@@ -659,6 +659,8 @@ __device__ __forceinline__ void accumulate_async(i64 m, i64 n, const float *__re
         const bool refill = tile + STAGES - 1 < kr.tiles;
 #pragma unroll
         for (int kk = 0; kk < BK; ++kk) {
+            // Written out twice (here and at the barrier) on purpose: folded into
+            // one helper, ptxas compiled every async kernel differently (SASS diff).
             if (TRANSPOSE_LEAD > 0 && kk == TRANSPOSE_STEP) {
                 copy_async_wait<STAGES - 2>();
                 const int next = stage + 1 == STAGES ? 0 : stage + 1;

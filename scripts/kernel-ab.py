@@ -11,7 +11,8 @@ product.
 usage: kernel-ab.py FILE.cubin N PAIR ROUNDS SPEC...
   PAIR: nn, nt, tn or tt. SPEC: KERNEL[~t128][@GRID][+MODE]; ~t128: a
   128×128 tile of 128 threads (the 128x128_t128 kernels and variants of
-  them) instead of 256×128 of 256; GRID defaults to the tile count. MODE: none (a plain tile kernel), "sk" (as the library runs
+  them; plain mode only) instead of 256×128 of 256; GRID defaults to the
+  tile count. MODE: none (a plain tile kernel), "sk" (as the library runs
   stream-K: the whole rounds on gemm_f32_256x128_PAIR_vec, then KERNEL on
   GRID or 132 blocks over the rest) or "s0" (KERNEL alone on GRID blocks
   from tile 0 with the stream-K arguments: GRID = tiles gives every block
@@ -63,19 +64,20 @@ def main():
             name, _, mode = spec.partition("+")
             name, _, grid = name.partition("@")
             name, _, tile = name.partition("~")
-            rows, threads = (128, 128) if tile == "t128" else (256, 256)
+            rows = 128 if tile == "t128" else 256  # tiles of rows × 128, one thread per row
             f = kernel(name, rows)
+            # (kernel, blocks, extra arguments, tile rows)
             if mode == "sk":
                 plain = kernel(f"gemm_f32_256x128_{pair}_vec")
-                launches = ([(plain, whole, ())] if whole else []) + [(f, int(grid or SMS), (np.uint32(whole), counters, pieces))]
+                launches = ([(plain, whole, (), 256)] if whole else []) + [(f, int(grid or SMS), (np.uint32(whole), counters, pieces), 256)]
             elif mode == "s0":
-                launches = [(f, int(grid or tiles), (np.uint32(0), counters, pieces))]
+                launches = [(f, int(grid or tiles), (np.uint32(0), counters, pieces), 256)]
             else:
-                launches = [(f, int(grid or (n // rows) * (n // 128)), ())]
+                launches = [(f, int(grid or (n // rows) * (n // 128)), (), rows)]
 
             def multiply(A, B, C):
-                for g, blocks, extra in launches:
-                    g((blocks,), (threads if g is f else 256,), args(A, B, C) + extra, shared_mem=shared_bytes(rows if g is f else 256, 128))
+                for g, blocks, extra, tile_rows in launches:
+                    g((blocks,), (tile_rows,), args(A, B, C) + extra, shared_mem=shared_bytes(tile_rows, 128))
 
             for i in range(3):
                 multiply(*operands[i % 4])

@@ -297,9 +297,9 @@ fn wide_pays(m: i64, n: i64, default_split: u32) -> bool {
 ///    columns. Its partial sums and last-block sum cost more than a
 ///    grid of fewer blocks with twice the loads in flight (H100, kernel
 ///    time, `scripts/gemv-ab.py`: N 2000² 9.3 µs unsplit against 10.9 with
-///    the 16-way split, 3000² 16.7 against 17.4 with 8; at 4096² the default
-///    splits 4 ways and the wide kernel was 2.5 % faster, at 5000² and 8192²
-///    level, so the rule stops at 8 ranges).
+///    the 16-way split, 3000² 16.7 against 17.4 with 8; 4096², also split 8
+///    ways, 26.8 against 27.5 with 4; at 5000² and 8192², which split 4
+///    ways, level, so the rule stops at 8 ranges).
 pub fn plan(handle: &Handle, op: Op, m: i64, n: i64, a: u64, lda: i64) -> Result<(&'static KernelSpec, LaunchPlan)> {
     let device = &handle.device;
     let plan_of = |spec: &'static KernelSpec| -> Result<LaunchPlan> {
