@@ -83,7 +83,7 @@ fn gpu_saxpy_case_matrix() {
     for n in [1usize, 2, 3, 4, 5, 7, 31, 33, 1000, 4097, 65541] {
         for incx in increments {
             for incy in increments {
-                for (k, offset) in [0usize, 1, 2].into_iter().enumerate() {
+                for (k, offset) in [0usize, 1, 2, 3].into_iter().enumerate() {
                     let alpha = [1.5f32, -0.75, 0.0][(n + k) % 3];
                     let device_alpha = (n + k + incx as usize).is_multiple_of(2);
                     let case = Case { n, incx, incy, offset, alpha, device_alpha };

@@ -15,7 +15,7 @@ use mublas::tuner::{KernelSpec, Problem};
 fn kernel_specs() -> Vec<&'static KernelSpec> {
     use mublas::routines::{axpy, gemv, trmv};
     vec![
-        &axpy::AXPY_VEC4, &axpy::AXPY_STRIDED,
+        &axpy::AXPY_VEC4, &axpy::AXPY_VEC4_SINGLE, &axpy::AXPY_STRIDED,
         &gemv::GEMV_N, &gemv::GEMV_N_SCALAR, &gemv::GEMV_T, &gemv::GEMV_T_SCALAR, &gemv::GEMV_T_SHORT, &gemv::GEMV_T_SHORT_SCALAR,
         &trmv::TRMV_N_VEC4, &trmv::TRMV_N_SCALAR, &trmv::TRMV_T_VEC4, &trmv::TRMV_T_SCALAR, &trmv::TRMV_SUM,
     ]
@@ -56,18 +56,25 @@ fn gpu_occupancy_model_matches_the_driver() {
 
 #[test]
 fn gpu_every_saxpy_shape_is_correct() {
+    use mublas::routines::axpy::{select_kernel, AXPY_STRIDED, AXPY_VEC4, AXPY_VEC4_SINGLE, SINGLE_MAX_ELEMENTS};
+    use mublas::routines::vector::StridedVector;
     let Some(gpu) = gpu_or_skip("gpu_every_saxpy_shape_is_correct") else { return };
     let mut random = random("gpu_every_saxpy_shape_is_correct");
     let device = &gpu.inner().device;
     let ctx = gpu.context();
-    let n = 100_003;
-    let (x, y) = (random.vector(n + 1), random.vector(n));
     let alpha = 0.75f32;
     let mut checked = 0;
-    // x at offset 0 takes the float4 kernel; at offset 1 (y at 0) the strided one.
-    for (spec, x_offset) in [(&mublas::routines::axpy::AXPY_VEC4, 0usize), (&mublas::routines::axpy::AXPY_STRIDED, 1)] {
+    // x at offset 0 takes a float4 kernel (the single-pass one up to
+    // SINGLE_MAX_ELEMENTS; n odd, so it has a tail); at offset 1 (y at 0) the strided one.
+    let large = SINGLE_MAX_ELEMENTS as usize + 5;
+    for (spec, n, x_offset) in [(&AXPY_VEC4_SINGLE, 100_003, 0usize), (&AXPY_VEC4, large, 0), (&AXPY_STRIDED, 100_003, 1)] {
+        let (x, y) = (random.vector(n + 1), random.vector(n));
         let kernel = device.kernel(spec.name).unwrap();
         let dx = GuardedBuffer::from_slice(ctx, &x, 0).unwrap();
+        // y, like dx, starts a buffer: it has dx's alignment.
+        let vector = |base| StridedVector { base, len: n as i64, inc: 1 };
+        let chosen = select_kernel(n as i64, &vector(dx.address() + 4 * x_offset as u64), &vector(dx.address())).0;
+        assert_eq!(chosen.name, spec.name, "the routine must take the kernel whose shapes are forced");
         let problem = Problem { n: n as u64, ..Problem::default() };
         for (shape, _, _) in candidates(device.model(), &kernel.model, spec, &problem) {
             let dy = GuardedBuffer::from_slice(ctx, &y, 0).unwrap();

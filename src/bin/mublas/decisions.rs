@@ -11,6 +11,7 @@ fn kernels() -> Vec<(&'static KernelSpec, u32, u32)> {
     use mublas::routines::{axpy, gemv, trmv};
     vec![
         (&axpy::AXPY_VEC4, 32, 0),
+        (&axpy::AXPY_VEC4_SINGLE, 18, 0),
         (&axpy::AXPY_STRIDED, 32, 0),
         (&gemv::GEMV_N, 62, 8193),
         (&gemv::GEMV_N_SHORT, 60, 8193),
