@@ -61,10 +61,11 @@ fn parse(args: &[String]) -> Result<Options, String> {
 /// The sampling sizes of a routine when `--size` names none: the paper's first
 /// (SAXPY 409 600, the matrix routines 8192), then sizes where the problem
 /// fills the GPU only once or a few times over, which the paper's size says
-/// nothing about.
+/// nothing about. SAXPY's last is past `axpy::SINGLE_MAX_ELEMENTS`, so that
+/// the looping float4 kernel is sampled as well as the single-pass one.
 pub fn default_sizes(routine: &str) -> Vec<usize> {
     match routine {
-        "saxpy" => vec![409_600, 65_536, 4_194_304],
+        "saxpy" => vec![409_600, 65_536, 4_194_304, 16_777_216],
         "sgemv" | "strmv" => vec![8192, 4096, 1000],
         _ => vec![4096],
     }
@@ -301,7 +302,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mublas::routines::axpy::AXPY_VEC4;
+    use mublas::routines::axpy::{AXPY_VEC4, SINGLE_MAX_ELEMENTS};
+
+    #[test]
+    fn saxpy_sampling_reaches_both_float4_kernels() {
+        let sizes = default_sizes("saxpy");
+        assert!(sizes.iter().any(|&n| n as i64 <= SINGLE_MAX_ELEMENTS));
+        assert!(sizes.iter().any(|&n| n as i64 > SINGLE_MAX_ELEMENTS));
+    }
 
     fn kernel() -> KernelModel {
         KernelModel { registers_per_thread: 32, static_shared_bytes: 0, max_threads_per_block: 1024 }
