@@ -273,7 +273,7 @@ struct TableRun<'a> {
 /// Calls whose median is below this many µs are timed again with
 /// LAUNCH_BOUND_REPS_FACTOR times the repetitions, and the second timing
 /// counts: at 6-9 µs a call is mostly the launch, whose jitter moves a median
-/// of 30 by ±5 % between runs (H100, SAXPY 2^10 to 2^18: 0.94-1.06 against
+/// of 30 by ±5 % between runs (H100, SAXPY 2^10 to 2^18: 0.94-1.07 against
 /// cuBLAS with 30, 0.99-1.08 with 300, in two runs each).
 const LAUNCH_BOUND_US: f64 = 20.0;
 const LAUNCH_BOUND_REPS_FACTOR: usize = 10;
