@@ -20,6 +20,11 @@
 
 #define AXPY_UNROLL 2
 
+// alpha * x + y for one float4 group of the float4 kernels.
+__device__ __forceinline__ float4 axpy4(float alpha, float4 x, float4 y) {
+    return make_float4(fmaf(alpha, x.x, y.x), fmaf(alpha, x.y, y.y), fmaf(alpha, x.z, y.z), fmaf(alpha, x.w, y.w));
+}
+
 extern "C" __global__ void __maxnreg__(32) axpy_f32_vec4(i64 n, float alpha_value, const float *alpha_ptr,
                                          const float *x, float *y) {
     const float alpha = load_scalar(alpha_value, alpha_ptr);
@@ -50,14 +55,7 @@ extern "C" __global__ void __maxnreg__(32) axpy_f32_vec4(i64 n, float alpha_valu
         }
 #pragma unroll
         for (int u = 0; u < AXPY_UNROLL; ++u) {
-            if (first + u * step < groups) {
-                float4 r;
-                r.x = fmaf(alpha, xv[u].x, yv[u].x);
-                r.y = fmaf(alpha, xv[u].y, yv[u].y);
-                r.z = fmaf(alpha, xv[u].z, yv[u].z);
-                r.w = fmaf(alpha, xv[u].w, yv[u].w);
-                y4[first + u * step] = r;
-            }
+            if (first + u * step < groups) y4[first + u * step] = axpy4(alpha, xv[u], yv[u]);
         }
     }
 
@@ -86,12 +84,8 @@ extern "C" __global__ void __maxnreg__(32) axpy_f32_vec4_single(unsigned count, 
     const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < groups) {
         const float4 xv = reinterpret_cast<const float4 *>(x + head)[i];
-        float4 yv = reinterpret_cast<float4 *>(y + head)[i];
-        yv.x = fmaf(alpha, xv.x, yv.x);
-        yv.y = fmaf(alpha, xv.y, yv.y);
-        yv.z = fmaf(alpha, xv.z, yv.z);
-        yv.w = fmaf(alpha, xv.w, yv.w);
-        reinterpret_cast<float4 *>(y + head)[i] = yv;
+        const float4 yv = reinterpret_cast<float4 *>(y + head)[i];
+        reinterpret_cast<float4 *>(y + head)[i] = axpy4(alpha, xv, yv);
         return;
     }
     // Thread groups + j: head element j, then tail element head + 4 groups + (j - head).
