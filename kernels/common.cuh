@@ -19,3 +19,34 @@ __device__ __forceinline__ float load_scalar(float value, const float *address) 
 __device__ __forceinline__ bool aligned16(const void *p) {
     return (reinterpret_cast<u64>(p) & 15) == 0;
 }
+
+// Matrix data that each thread reads once and no other thread reads again:
+// first to go from L1, and fetched from DRAM 256 bytes at a time (the next
+// 128 bytes of a column are the neighbouring warp's or block's next load).
+// Chosen by measurement on an H100: the N GEMV kernels ran 3-4 % faster at
+// 3000² to 5000² as kernels (scripts/gemv-ab.py, against plain read-only
+// loads and L1::no_allocate) and 2-6 % faster from 2000² to 10000² in
+// `mublas bench sgemv`. The T GEMV kernels keep plain loads
+// (gemv_t_load_round says why), as do the SAXPY kernels, which ran up to 3 %
+// slower with it. sm_70 has no L2 fetch size: plain read-only loads there.
+__device__ __forceinline__ float4 load_once4(const float *p) {
+#if __CUDA_ARCH__ >= 800
+    float4 v;
+    asm("ld.global.nc.L1::evict_first.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4];"
+        : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+        : "l"(p));
+    return v;
+#else
+    return __ldg(reinterpret_cast<const float4 *>(p));
+#endif
+}
+
+__device__ __forceinline__ float load_once(const float *p) {
+#if __CUDA_ARCH__ >= 800
+    float v;
+    asm("ld.global.nc.L1::evict_first.L2::256B.f32 %0, [%1];" : "=f"(v) : "l"(p));
+    return v;
+#else
+    return __ldg(p);
+#endif
+}

@@ -139,14 +139,14 @@ __device__ __forceinline__ void gemv_finish(const float *partials, i64 stride, i
 // rows of A from p on (m - r), rows past them read as 0 (unless `full`).
 template <bool VEC>
 __device__ __forceinline__ float4 gemv_n_load(const float *__restrict__ p, int step, bool full, i64 left) {
-    if (VEC && full) return __ldg(reinterpret_cast<const float4 *>(p));
-    if (!VEC && full) return make_float4(__ldg(p), __ldg(p + step), __ldg(p + 2 * step), __ldg(p + 3 * step));
+    if (VEC && full) return load_once4(p);
+    if (!VEC && full) return make_float4(load_once(p), load_once(p + step), load_once(p + 2 * step), load_once(p + 3 * step));
     const int s = VEC ? 1 : step;
     float4 v;
-    v.x = 0 < left ? __ldg(p) : 0.0f;
-    v.y = s < left ? __ldg(p + s) : 0.0f;
-    v.z = 2 * s < left ? __ldg(p + 2 * s) : 0.0f;
-    v.w = 3 * s < left ? __ldg(p + 3 * s) : 0.0f;
+    v.x = 0 < left ? load_once(p) : 0.0f;
+    v.y = s < left ? load_once(p + s) : 0.0f;
+    v.z = 2 * s < left ? load_once(p + 2 * s) : 0.0f;
+    v.w = 3 * s < left ? load_once(p + 3 * s) : 0.0f;
     return v;
 }
 
@@ -419,6 +419,9 @@ __device__ __forceinline__ void gemv_n_short(i64 m, i64 n, float alpha_value, co
 
 // One round of a lane's loads in the T kernels: rows i + stretch * u of the
 // chunk `a`, u < U (float4s for VEC, 4 floats each in av), 0 past `last`.
+// Plain read-only loads, not load_once: with it these kernels ran 3-4 %
+// faster alone (scripts/gemv-ab.py) but level or slower in `mublas bench
+// sgemv` (T 5000² 4 % slower, 20000² 0.6 %).
 template <bool VEC, int U>
 __device__ __forceinline__ void gemv_t_load_round(float (&av)[VEC ? 4 * U : U], const float *__restrict__ a, int i,
                                                   int stretch, int last) {
@@ -642,8 +645,8 @@ extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short(GEMV_PARAMS)
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short_scalar(GEMV_PARAMS) { gemv_t_short<false>(GEMV_T_SHORT_ARGS); }
 
 // Not a BLAS routine: the bandwidth floor a GEMV of n4 float4s of A cannot
-// beat, for `mublas bench floor`. Reads A (grid-stride, 4 float4 in flight
-// per thread) and nothing else; the sum goes to `sink` only for a bit
+// beat, for `mublas bench floor`. Reads A as the GEMV kernels do (load_once4;
+// grid-stride, 4 float4 in flight per thread) and nothing else; the sum goes to `sink` only for a bit
 // pattern (a NaN) that random data never give, so the loads stay.
 extern "C" __global__ void __launch_bounds__(1024) gemv_read_floor_f32(i64 n4, const float4 *__restrict__ a, float *sink) {
     const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
@@ -652,12 +655,12 @@ extern "C" __global__ void __launch_bounds__(1024) gemv_read_floor_f32(i64 n4, c
     for (; i + 3 * stride < n4; i += 4 * stride) {
         float4 v[4];
 #pragma unroll
-        for (int u = 0; u < 4; ++u) v[u] = __ldg(a + i + u * stride);
+        for (int u = 0; u < 4; ++u) v[u] = load_once4(reinterpret_cast<const float *>(a + i + u * stride));
 #pragma unroll
         for (int u = 0; u < 4; ++u) s += (v[u].x + v[u].y) + (v[u].z + v[u].w);
     }
     for (; i < n4; i += stride) {
-        const float4 v = __ldg(a + i);
+        const float4 v = load_once4(reinterpret_cast<const float *>(a + i));
         s += (v.x + v.y) + (v.z + v.w);
     }
     if (__float_as_uint(s) == 0xffffffffu) *sink = s;
