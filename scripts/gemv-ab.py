@@ -1,25 +1,29 @@
 #!/usr/bin/env python3
-"""Kernel time of SGEMV-N launch variants straight from a CUBIN, against
-cuBLAS's, without the library: for trying an N kernel variant (a copy of
+"""Kernel time of SGEMV launch variants straight from a CUBIN, against
+cuBLAS's, without the library: for trying a kernel variant (a copy of
 kernels/gemv.cu with extra lines such as
   extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_c8(GEMV_PARAMS) { gemv_n<true, 8>(GEMV_ARGS); }
 compiled by `scripts/nvrtc-ptx.py FILE.cu sm_90 > FILE.cubin`) before wiring
-it into the tuner. Square n×n, y = A·x, alpha = 1, beta = 0, float4 path (n
-a multiple of 4). Twenty calls captured in a CUDA graph and replayed between
+it into the tuner. Square n×n, y = A·x (OP=T in the environment: y = Aᵀ·x,
+for the T kernels, TX threads a block, a warp per column), alpha = 1,
+beta = 0. Twenty calls captured in a CUDA graph and replayed between
 two events, median of 15 replays, four matrices rotated (past the L2 from n
 = 2048): the kernels' own time, without launch cost (from Python, longer
 than these kernels). Each result is checked against a float64 product.
 
 usage: gemv-ab.py FILE.cubin N SPEC...   SPEC: KERNEL@TXxTY[xSPLIT]
   e.g. gemv-ab.py gemv.cubin 2000 gemv_n_f32@32x16x16 gemv_n_f32_c8@8x64
+       OP=T gemv-ab.py gemv.cubin 4096 gemv_t_f32@512x1
 """
 import ctypes
+import os
 import sys
 
 import cupy as cp
 import numpy as np
 
 CALLS = 20
+OP_T = os.environ.get("OP") == "T"
 
 
 def main():
@@ -32,7 +36,8 @@ def main():
     matrices = [cp.random.rand(m * n, dtype=cp.float32) - 0.5 for _ in range(4)]
     x = cp.random.rand(n, dtype=cp.float32) - 0.5
     y = cp.zeros(m, dtype=cp.float32)
-    reference = matrices[0].reshape(n, m).T.astype(cp.float64) @ x.astype(cp.float64)
+    a = matrices[0].reshape(n, m)  # row j of `a` is column j of A
+    reference = (a if OP_T else a.T).astype(cp.float64) @ x.astype(cp.float64)
     counters = cp.zeros(65536, dtype=cp.uint32)  # the split's arrival counters, 0 between calls
     partials = cp.zeros(64 * m, dtype=cp.float32)
     stream = cp.cuda.Stream(non_blocking=True)
@@ -40,14 +45,16 @@ def main():
     assert cublas.cublasSetStream_v2(handle, ctypes.c_void_p(stream.ptr)) == 0
 
     def with_cublas(A):
-        assert cublas.cublasSgemv_v2(handle, 0, m, n, ctypes.byref(one), ctypes.c_void_p(A.data.ptr), m,
+        assert cublas.cublasSgemv_v2(handle, 1 if OP_T else 0, m, n, ctypes.byref(one), ctypes.c_void_p(A.data.ptr), m,
                                      ctypes.c_void_p(x.data.ptr), 1, ctypes.byref(zero), ctypes.c_void_p(y.data.ptr), 1) == 0
 
     def kernel(spec):
         name, shape = spec.split("@")
         tx, ty, split = (list(map(int, shape.split("x"))) + [1])[:3]
         f = module.get_function(name)
-        tiles, per_split = -(-m // (4 * tx)), -(-n // split)
+        # Blocks along x: row tiles of 4·TX rows (N) or column groups of TX / 32 (T); the split cuts the other dimension.
+        tiles = -(-n // (tx // 32)) if OP_T else -(-m // (4 * tx))
+        per_split = -(-(m if OP_T else n) // split)
 
         def launch(A):
             f((tiles, split), (tx, ty), (np.int64(m), np.int64(n), np.float32(1), np.uint64(0), A, np.int64(m), x,

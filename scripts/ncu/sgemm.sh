@@ -2,7 +2,7 @@
 # Nsight Compute on mublas's and cuBLAS's SGEMM kernels, side by side, from
 # the prebuilt archive (scripts/make-dist.sh): issue rate, FMA pipe and the
 # stall reasons per issued instruction, one line each (the numbers the
-# README's "Copy schedule" quotes). Needs ncu, CuPy and libcublas.so.13.
+# "Copy schedule" in docs/performance.md quotes). Needs ncu, CuPy and libcublas.so.13.
 #   scripts/ncu/sgemm.sh 2048:NN 4096:NT        summary per kernel
 #   NCU_SOURCE=1 scripts/ncu/sgemm.sh 2048:NN   also the SASS lines with the most stall samples
 #                                               (mublas's first 256x128 kernel only)
