@@ -112,7 +112,10 @@ impl Nvrtc {
         // SAFETY: all pointers are valid NUL-terminated strings that outlive the calls;
         // the output buffers are sized by the matching *Size call.
         unsafe {
-            check((self.create)(&mut prog, src.as_ptr(), cname.as_ptr(), 0, std::ptr::null(), std::ptr::null()), "nvrtcCreateProgram")?;
+            check(
+                (self.create)(&mut prog, src.as_ptr(), cname.as_ptr(), 0, std::ptr::null(), std::ptr::null()),
+                "nvrtcCreateProgram",
+            )?;
             let status = (self.compile)(prog, option_ptrs.len() as c_int, option_ptrs.as_ptr());
             let mut log_len = 0usize;
             (self.log_size)(prog, &mut log_len);
@@ -126,7 +129,8 @@ impl Nvrtc {
             if !log.trim().is_empty() {
                 println!("cargo:warning={name} ({arch}): {}", log.trim().replace('\n', " | "));
             }
-            let (size_fn, get_fn) = if arch.starts_with("compute_") { (self.ptx_size, self.ptx) } else { (self.cubin_size, self.cubin) };
+            let (size_fn, get_fn) =
+                if arch.starts_with("compute_") { (self.ptx_size, self.ptx) } else { (self.cubin_size, self.cubin) };
             let mut len = 0usize;
             check(size_fn(prog, &mut len), "nvrtcGet{PTX,CUBIN}Size")?;
             let mut out = vec![0u8; len];
@@ -177,7 +181,12 @@ fn find_nvrtc() -> Result<Nvrtc, String> {
     let mut files: Vec<PathBuf> = Vec::new();
     if let Some(explicit) = env::var_os("MUBLAS_NVRTC_LIB") {
         let p = PathBuf::from(explicit);
-        if p.is_dir() { files.push(p.join("libnvrtc.so.12")); files.push(p.join("libnvrtc.so")); } else { files.push(p); }
+        if p.is_dir() {
+            files.push(p.join("libnvrtc.so.12"));
+            files.push(p.join("libnvrtc.so"));
+        } else {
+            files.push(p);
+        }
     }
     for dir in candidate_dirs() {
         files.push(dir.join("libnvrtc.so.12"));
@@ -191,7 +200,10 @@ fn find_nvrtc() -> Result<Nvrtc, String> {
             Ok(nvrtc) => {
                 let (major, minor) = nvrtc.version();
                 if major == 12 {
-                    println!("cargo:warning=mublas: compiling kernels with NVRTC {major}.{minor} from {}", file.display());
+                    println!(
+                        "cargo:warning=mublas: compiling kernels with NVRTC {major}.{minor} from {}",
+                        file.display()
+                    );
                     return Ok(nvrtc);
                 }
                 tried.push(format!("{} (version {major}.{minor}: need 12.x)", file.display()));
@@ -239,9 +251,13 @@ fn main() {
             ptx.chain(CUBIN_ARCHS.iter().map(move |a| (i, format!("sm_{a}"))))
         })
         .collect();
-    let stems: Vec<String> = sources.iter().map(|path| path.file_stem().unwrap().to_str().unwrap().to_string()).collect();
-    let texts: Vec<(String, String)> =
-        sources.iter().zip(&stems).map(|(path, stem)| (format!("{stem}.cu"), std::fs::read_to_string(path).unwrap())).collect();
+    let stems: Vec<String> =
+        sources.iter().map(|path| path.file_stem().unwrap().to_str().unwrap().to_string()).collect();
+    let texts: Vec<(String, String)> = sources
+        .iter()
+        .zip(&stems)
+        .map(|(path, stem)| (format!("{stem}.cu"), std::fs::read_to_string(path).unwrap()))
+        .collect();
     let next_job = std::sync::atomic::AtomicUsize::new(0);
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(jobs.len());
     let mut outputs: Vec<Option<Vec<u8>>> = vec![None; jobs.len()];
@@ -296,9 +312,16 @@ fn main() {
             let _ = write!(cubins, "({arch}, include_bytes!({:?})), ", cubin_path.display().to_string());
         }
         let constant = stem.to_uppercase();
-        let _ = writeln!(generated, "pub const {constant}: KernelImage = KernelImage {{ name: {stem:?}, ptxs: &[{ptxs}], cubins: &[{cubins}] }};");
+        let _ = writeln!(
+            generated,
+            "pub const {constant}: KernelImage = KernelImage {{ name: {stem:?}, ptxs: &[{ptxs}], cubins: &[{cubins}] }};"
+        );
         all.push(constant);
     }
-    let _ = writeln!(generated, "\n/// Every embedded kernel file.\npub const ALL: &[KernelImage] = &[{}];", all.join(", "));
+    let _ = writeln!(
+        generated,
+        "\n/// Every embedded kernel file.\npub const ALL: &[KernelImage] = &[{}];",
+        all.join(", ")
+    );
     std::fs::write(out_dir.join("kernel_images.rs"), generated).unwrap();
 }

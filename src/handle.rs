@@ -6,8 +6,8 @@ use crate::routines;
 use crate::status::{Error, Result};
 use cudarc::driver::sys::CUstream_st;
 use parking_lot::Mutex;
-use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicUsize, Ordering};
 
 /// Where alpha and beta live (cuBLAS's pointer mode, same numbers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,7 +151,9 @@ impl Handle {
         let bytes = (SPLIT_COUNTER_BYTES + scratch_bytes) as usize;
         let limit = self.work_limit.load(Ordering::Relaxed);
         if bytes > limit {
-            return Err(Error::AllocFailed(format!("work buffer: {bytes} bytes asked for, over the handle's limit of {limit}")));
+            return Err(Error::AllocFailed(format!(
+                "work buffer: {bytes} bytes asked for, over the handle's limit of {limit}"
+            )));
         }
         let mut work = self.work.lock();
         if work.bytes() < bytes {

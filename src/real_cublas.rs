@@ -24,19 +24,103 @@ pub struct RealCublas {
     pub set_pointer_mode: unsafe extern "C" fn(CublasHandle, c_int) -> c_int,
     pub get_pointer_mode: unsafe extern "C" fn(CublasHandle, *mut c_int) -> c_int,
     pub saxpy: unsafe extern "C" fn(CublasHandle, c_int, *const f32, *const f32, c_int, *mut f32, c_int) -> c_int,
-    pub sgemv: unsafe extern "C" fn(CublasHandle, c_int, c_int, c_int, *const f32, *const f32, c_int, *const f32, c_int, *const f32, *mut f32, c_int) -> c_int,
-    pub strmv: unsafe extern "C" fn(CublasHandle, c_int, c_int, c_int, c_int, *const f32, c_int, *mut f32, c_int) -> c_int,
-    pub sgemm: unsafe extern "C" fn(CublasHandle, c_int, c_int, c_int, c_int, c_int, *const f32, *const f32, c_int, *const f32, c_int, *const f32, *mut f32, c_int) -> c_int,
+    pub sgemv: unsafe extern "C" fn(
+        CublasHandle,
+        c_int,
+        c_int,
+        c_int,
+        *const f32,
+        *const f32,
+        c_int,
+        *const f32,
+        c_int,
+        *const f32,
+        *mut f32,
+        c_int,
+    ) -> c_int,
+    pub strmv:
+        unsafe extern "C" fn(CublasHandle, c_int, c_int, c_int, c_int, *const f32, c_int, *mut f32, c_int) -> c_int,
+    pub sgemm: unsafe extern "C" fn(
+        CublasHandle,
+        c_int,
+        c_int,
+        c_int,
+        c_int,
+        c_int,
+        *const f32,
+        *const f32,
+        c_int,
+        *const f32,
+        c_int,
+        *const f32,
+        *mut f32,
+        c_int,
+    ) -> c_int,
     /// The 64-bit forms (cuBLAS 12 on): absent from older libraries.
     #[allow(clippy::type_complexity)]
     pub saxpy_64: Option<unsafe extern "C" fn(CublasHandle, i64, *const f32, *const f32, i64, *mut f32, i64) -> c_int>,
     #[allow(clippy::type_complexity)]
-    pub sgemv_64: Option<unsafe extern "C" fn(CublasHandle, c_int, i64, i64, *const f32, *const f32, i64, *const f32, i64, *const f32, *mut f32, i64) -> c_int>,
-    pub strmv_64: Option<unsafe extern "C" fn(CublasHandle, c_int, c_int, c_int, i64, *const f32, i64, *mut f32, i64) -> c_int>,
+    pub sgemv_64: Option<
+        unsafe extern "C" fn(
+            CublasHandle,
+            c_int,
+            i64,
+            i64,
+            *const f32,
+            *const f32,
+            i64,
+            *const f32,
+            i64,
+            *const f32,
+            *mut f32,
+            i64,
+        ) -> c_int,
+    >,
+    pub strmv_64:
+        Option<unsafe extern "C" fn(CublasHandle, c_int, c_int, c_int, i64, *const f32, i64, *mut f32, i64) -> c_int>,
     #[allow(clippy::type_complexity)]
-    pub sgemm_64: Option<unsafe extern "C" fn(CublasHandle, c_int, c_int, i64, i64, i64, *const f32, *const f32, i64, *const f32, i64, *const f32, *mut f32, i64) -> c_int>,
+    pub sgemm_64: Option<
+        unsafe extern "C" fn(
+            CublasHandle,
+            c_int,
+            c_int,
+            i64,
+            i64,
+            i64,
+            *const f32,
+            *const f32,
+            i64,
+            *const f32,
+            i64,
+            *const f32,
+            *mut f32,
+            i64,
+        ) -> c_int,
+    >,
     #[allow(clippy::type_complexity)]
-    pub gemm_ex: Option<unsafe extern "C" fn(CublasHandle, c_int, c_int, c_int, c_int, c_int, *const c_void, *const c_void, c_int, c_int, *const c_void, c_int, c_int, *const c_void, *mut c_void, c_int, c_int, c_int, c_int) -> c_int>,
+    pub gemm_ex: Option<
+        unsafe extern "C" fn(
+            CublasHandle,
+            c_int,
+            c_int,
+            c_int,
+            c_int,
+            c_int,
+            *const c_void,
+            *const c_void,
+            c_int,
+            c_int,
+            *const c_void,
+            c_int,
+            c_int,
+            *const c_void,
+            *mut c_void,
+            c_int,
+            c_int,
+            c_int,
+            c_int,
+        ) -> c_int,
+    >,
     pub get_math_mode: Option<unsafe extern "C" fn(CublasHandle, *mut c_int) -> c_int>,
 }
 
@@ -55,11 +139,16 @@ impl RealCublas {
 
     fn load() -> Result<RealCublas, String> {
         let mut reasons = Vec::new();
-        for (flags, how) in [(libc::RTLD_NOLOAD | libc::RTLD_LAZY, "already loaded"), (libc::RTLD_LAZY | libc::RTLD_LOCAL, "loaded")] {
+        for (flags, how) in
+            [(libc::RTLD_NOLOAD | libc::RTLD_LAZY, "already loaded"), (libc::RTLD_LAZY | libc::RTLD_LOCAL, "loaded")]
+        {
             for soname in SONAMES {
                 // SAFETY: dlopen by soname; cuBLAS's initialisers have no preconditions.
                 match unsafe { libloading::os::unix::Library::open(Some(soname), flags) } {
-                    Ok(lib) => return RealCublas::resolve(lib.into(), soname).inspect(|_| log::debug!("real cuBLAS: {soname} ({how})")),
+                    Ok(lib) => {
+                        return RealCublas::resolve(lib.into(), soname)
+                            .inspect(|_| log::debug!("real cuBLAS: {soname} ({how})"));
+                    }
                     Err(e) => reasons.push(format!("{soname}: {e}")),
                 }
             }

@@ -26,16 +26,16 @@ pub enum Status {
 impl Status {
     pub const fn all() -> [Status; 10] {
         [
-        Status::Success,
-        Status::NotInitialized,
-        Status::AllocFailed,
-        Status::InvalidValue,
-        Status::ArchMismatch,
-        Status::MappingError,
-        Status::ExecutionFailed,
-        Status::InternalError,
-        Status::NotSupported,
-        Status::LicenseError,
+            Status::Success,
+            Status::NotInitialized,
+            Status::AllocFailed,
+            Status::InvalidValue,
+            Status::ArchMismatch,
+            Status::MappingError,
+            Status::ExecutionFailed,
+            Status::InternalError,
+            Status::NotSupported,
+            Status::LicenseError,
         ]
     }
 
@@ -94,7 +94,10 @@ pub enum Error {
     /// Device memory could not be reserved.
     AllocFailed(String),
     /// Argument number `position` (reference-BLAS numbering, handle not counted) is bad.
-    InvalidArgument { routine: &'static str, position: u32 },
+    InvalidArgument {
+        routine: &'static str,
+        position: u32,
+    },
     /// A value outside any argument list (a pointer mode, a null scalar pointer).
     InvalidValue(String),
     /// The GPU is older than the oldest architecture we ship code for.
@@ -152,10 +155,18 @@ mod tests {
 
     #[test]
     fn numbers_match_cublas() {
-        let expected = [(Status::Success, 0), (Status::NotInitialized, 1), (Status::AllocFailed, 3),
-            (Status::InvalidValue, 7), (Status::ArchMismatch, 8), (Status::MappingError, 11),
-            (Status::ExecutionFailed, 13), (Status::InternalError, 14), (Status::NotSupported, 15),
-            (Status::LicenseError, 16)];
+        let expected = [
+            (Status::Success, 0),
+            (Status::NotInitialized, 1),
+            (Status::AllocFailed, 3),
+            (Status::InvalidValue, 7),
+            (Status::ArchMismatch, 8),
+            (Status::MappingError, 11),
+            (Status::ExecutionFailed, 13),
+            (Status::InternalError, 14),
+            (Status::NotSupported, 15),
+            (Status::LicenseError, 16),
+        ];
         for (status, code) in expected {
             assert_eq!(status as i32, code);
             assert_eq!(Status::from_code(code), Some(status));

@@ -17,7 +17,10 @@ fn null_handles_are_not_initialized() {
         let mut mode = 0;
         assert_eq!(mublasGetPointerMode(null, &mut mode), MUBLAS_STATUS_NOT_INITIALIZED);
         let alpha = 1.0f32;
-        assert_eq!(mublasSaxpy(null, 10, &alpha, std::ptr::null(), 1, std::ptr::null_mut(), 1), MUBLAS_STATUS_NOT_INITIALIZED);
+        assert_eq!(
+            mublasSaxpy(null, 10, &alpha, std::ptr::null(), 1, std::ptr::null_mut(), 1),
+            MUBLAS_STATUS_NOT_INITIALIZED
+        );
         assert_eq!(mublasCreate(std::ptr::null_mut()), MUBLAS_STATUS_INVALID_VALUE);
     }
 }

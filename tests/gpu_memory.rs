@@ -26,14 +26,26 @@ fn gpu_vectors_round_trip_with_strides() {
         // The async forms on a created stream.
         let stream = Stream::new(gpu.context()).unwrap();
         let s = stream.raw() as *mut CUstream_st;
-        assert_eq!(mublasSetVectorAsync(n as i32, 4, host.as_ptr() as *const c_void, 1, device, 1, s), MUBLAS_STATUS_SUCCESS);
+        assert_eq!(
+            mublasSetVectorAsync(n as i32, 4, host.as_ptr() as *const c_void, 1, device, 1, s),
+            MUBLAS_STATUS_SUCCESS
+        );
         let mut again = vec![0f32; n];
-        assert_eq!(mublasGetVectorAsync(n as i32, 4, device, 1, again.as_mut_ptr() as *mut c_void, 1, s), MUBLAS_STATUS_SUCCESS);
+        assert_eq!(
+            mublasGetVectorAsync(n as i32, 4, device, 1, again.as_mut_ptr() as *mut c_void, 1, s),
+            MUBLAS_STATUS_SUCCESS
+        );
         stream.synchronize().unwrap();
         assert_eq!(&again[..], &host[..n]);
         // Bad arguments, nothing copied.
-        assert_eq!(mublasSetVector(n as i32, 4, host.as_ptr() as *const c_void, 0, device, 1), MUBLAS_STATUS_INVALID_VALUE);
-        assert_eq!(mublasGetVector(n as i32, 0, device, 1, again.as_mut_ptr() as *mut c_void, 1), MUBLAS_STATUS_INVALID_VALUE);
+        assert_eq!(
+            mublasSetVector(n as i32, 4, host.as_ptr() as *const c_void, 0, device, 1),
+            MUBLAS_STATUS_INVALID_VALUE
+        );
+        assert_eq!(
+            mublasGetVector(n as i32, 0, device, 1, again.as_mut_ptr() as *mut c_void, 1),
+            MUBLAS_STATUS_INVALID_VALUE
+        );
         assert_eq!(mublasFree(device), MUBLAS_STATUS_SUCCESS);
     }
 }
@@ -47,15 +59,48 @@ fn gpu_matrices_round_trip_with_leading_dimensions() {
     unsafe {
         let mut device: *mut c_void = std::ptr::null_mut();
         assert_eq!(mublasAlloc((ldb * cols) as i32, 4, &mut device), MUBLAS_STATUS_SUCCESS);
-        assert_eq!(mublasSetMatrix(rows as i32, cols as i32, 4, host.as_ptr() as *const c_void, lda as i32, device, ldb as i32), MUBLAS_STATUS_SUCCESS);
+        assert_eq!(
+            mublasSetMatrix(
+                rows as i32,
+                cols as i32,
+                4,
+                host.as_ptr() as *const c_void,
+                lda as i32,
+                device,
+                ldb as i32
+            ),
+            MUBLAS_STATUS_SUCCESS
+        );
         let mut back = vec![f32::NAN; rows * cols];
-        assert_eq!(mublasGetMatrix(rows as i32, cols as i32, 4, device, ldb as i32, back.as_mut_ptr() as *mut c_void, rows as i32), MUBLAS_STATUS_SUCCESS);
+        assert_eq!(
+            mublasGetMatrix(
+                rows as i32,
+                cols as i32,
+                4,
+                device,
+                ldb as i32,
+                back.as_mut_ptr() as *mut c_void,
+                rows as i32
+            ),
+            MUBLAS_STATUS_SUCCESS
+        );
         for j in 0..cols {
             for i in 0..rows {
                 assert_eq!(back[i + j * rows], host[i + j * lda], "element ({i}, {j})");
             }
         }
-        assert_eq!(mublasSetMatrix(rows as i32, cols as i32, 4, host.as_ptr() as *const c_void, (rows - 1) as i32, device, ldb as i32), MUBLAS_STATUS_INVALID_VALUE);
+        assert_eq!(
+            mublasSetMatrix(
+                rows as i32,
+                cols as i32,
+                4,
+                host.as_ptr() as *const c_void,
+                (rows - 1) as i32,
+                device,
+                ldb as i32
+            ),
+            MUBLAS_STATUS_INVALID_VALUE
+        );
         assert_eq!(mublasFree(device), MUBLAS_STATUS_SUCCESS);
         assert_eq!(mublasFree(std::ptr::null_mut()), MUBLAS_STATUS_SUCCESS);
         let mut none: *mut c_void = std::ptr::null_mut();

@@ -32,10 +32,21 @@ fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCub
     let alpha_dev = GuardedBuffer::from_slice(ctx, &[case.alpha], 0).unwrap();
     let mode = if case.device_alpha { MUBLAS_POINTER_MODE_DEVICE } else { MUBLAS_POINTER_MODE_HOST };
     let alpha_ptr: *const f32 = if case.device_alpha { alpha_dev.address() as *const f32 } else { &case.alpha };
-    let what = format!("n={} incx={} incy={} offset={} alpha={} device_alpha={}", case.n, case.incx, case.incy, case.offset, case.alpha, case.device_alpha);
+    let what = format!(
+        "n={} incx={} incy={} offset={} alpha={} device_alpha={}",
+        case.n, case.incx, case.incy, case.offset, case.alpha, case.device_alpha
+    );
     unsafe {
         assert_eq!(mublasSetPointerMode(gpu.handle, mode), MUBLAS_STATUS_SUCCESS);
-        let status = mublasSaxpy(gpu.handle, case.n as i32, alpha_ptr, dx.address() as *const f32, case.incx as i32, dy.address() as *mut f32, case.incy as i32);
+        let status = mublasSaxpy(
+            gpu.handle,
+            case.n as i32,
+            alpha_ptr,
+            dx.address() as *const f32,
+            case.incx as i32,
+            dy.address() as *mut f32,
+            case.incy as i32,
+        );
         assert_eq!(status, MUBLAS_STATUS_SUCCESS, "{what}");
         assert_eq!(mublasSetPointerMode(gpu.handle, MUBLAS_POINTER_MODE_HOST), MUBLAS_STATUS_SUCCESS);
     }
@@ -63,7 +74,18 @@ fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCub
         unsafe {
             assert_eq!((cublas.create)(&mut handle), 0);
             assert_eq!((cublas.set_pointer_mode)(handle, mode), 0);
-            assert_eq!((cublas.saxpy)(handle, case.n as i32, alpha_ptr, dx.address() as *const f32, case.incx as i32, dy2.address() as *mut f32, case.incy as i32), 0);
+            assert_eq!(
+                (cublas.saxpy)(
+                    handle,
+                    case.n as i32,
+                    alpha_ptr,
+                    dx.address() as *const f32,
+                    case.incx as i32,
+                    dy2.address() as *mut f32,
+                    case.incy as i32
+                ),
+                0
+            );
             mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
             (cublas.destroy)(handle);
         }
@@ -77,7 +99,8 @@ fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCub
 fn gpu_saxpy_case_matrix() {
     let Some(gpu) = gpu_or_skip("gpu_saxpy_case_matrix") else { return };
     let mut random = random("gpu_saxpy_case_matrix");
-    let cublas = RealCublas::get().map_err(|e| say(&format!("gpu_saxpy_case_matrix: not comparing with cuBLAS: {e}"))).ok();
+    let cublas =
+        RealCublas::get().map_err(|e| say(&format!("gpu_saxpy_case_matrix: not comparing with cuBLAS: {e}"))).ok();
     let increments = [1i64, -1, 3, -3];
     let mut cases = 0;
     for n in [1usize, 2, 3, 4, 5, 7, 31, 33, 1000, 4097, 65541] {
@@ -118,12 +141,24 @@ fn gpu_saxpy_quick_returns_touch_nothing() {
     let alpha = 2.0f32;
     unsafe {
         // n = 0 and n < 0: success, nothing read or written, even through null vectors.
-        assert_eq!(mublasSaxpy(gpu.handle, 0, &alpha, std::ptr::null(), 1, std::ptr::null_mut(), 1), MUBLAS_STATUS_SUCCESS);
-        assert_eq!(mublasSaxpy(gpu.handle, -5, &alpha, std::ptr::null(), 1, std::ptr::null_mut(), 1), MUBLAS_STATUS_SUCCESS);
+        assert_eq!(
+            mublasSaxpy(gpu.handle, 0, &alpha, std::ptr::null(), 1, std::ptr::null_mut(), 1),
+            MUBLAS_STATUS_SUCCESS
+        );
+        assert_eq!(
+            mublasSaxpy(gpu.handle, -5, &alpha, std::ptr::null(), 1, std::ptr::null_mut(), 1),
+            MUBLAS_STATUS_SUCCESS
+        );
         // Host alpha = 0: nothing read, so null x is fine.
-        assert_eq!(mublasSaxpy(gpu.handle, 16, &0.0, std::ptr::null(), 1, dy.address() as *mut f32, 1), MUBLAS_STATUS_SUCCESS);
+        assert_eq!(
+            mublasSaxpy(gpu.handle, 16, &0.0, std::ptr::null(), 1, dy.address() as *mut f32, 1),
+            MUBLAS_STATUS_SUCCESS
+        );
         // A null alpha is INVALID_VALUE (cuBLAS crashes).
-        assert_eq!(mublasSaxpy(gpu.handle, 16, std::ptr::null(), dy.address() as *const f32, 1, dy.address() as *mut f32, 1), MUBLAS_STATUS_INVALID_VALUE);
+        assert_eq!(
+            mublasSaxpy(gpu.handle, 16, std::ptr::null(), dy.address() as *const f32, 1, dy.address() as *mut f32, 1),
+            MUBLAS_STATUS_INVALID_VALUE
+        );
     }
     mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
     assert_eq!(dy.read().unwrap(), y);
@@ -145,7 +180,10 @@ fn gpu_saxpy_on_a_created_stream() {
         let mut got = std::ptr::null_mut();
         assert_eq!(mublasGetStream(gpu.handle, &mut got), MUBLAS_STATUS_SUCCESS);
         assert_eq!(got as usize, stream.raw() as usize);
-        assert_eq!(mublasSaxpy(gpu.handle, n as i32, &alpha, dx.address() as *const f32, 1, dy.address() as *mut f32, 1), MUBLAS_STATUS_SUCCESS);
+        assert_eq!(
+            mublasSaxpy(gpu.handle, n as i32, &alpha, dx.address() as *const f32, 1, dy.address() as *mut f32, 1),
+            MUBLAS_STATUS_SUCCESS
+        );
     }
     stream.synchronize().unwrap();
     let expected: Vec<f64> = (0..n).map(|i| alpha as f64 * x[i] as f64 + y[i] as f64).collect();
@@ -165,7 +203,12 @@ fn gpu_saxpy_same_bits_on_repeated_calls() {
     let mut first: Option<Vec<f32>> = None;
     for _ in 0..10 {
         let dy = GuardedBuffer::from_slice(ctx, &y, 1).unwrap();
-        unsafe { assert_eq!(mublasSaxpy(gpu.handle, n as i32, &0.3, dx.address() as *const f32, 1, dy.address() as *mut f32, 1), 0) };
+        unsafe {
+            assert_eq!(
+                mublasSaxpy(gpu.handle, n as i32, &0.3, dx.address() as *const f32, 1, dy.address() as *mut f32, 1),
+                0
+            )
+        };
         let got = dy.read().unwrap();
         match &first {
             None => first = Some(got),
@@ -195,7 +238,9 @@ fn gpu_handle_api() {
     // A second handle on the same device shares its kernels and works independently.
     let second = gpu_or_skip("gpu_handle_api").unwrap();
     assert!(std::sync::Arc::ptr_eq(&second.inner().device, &gpu.inner().device));
-    assert!(second.inner().work_buffer_size() >= mublas::handle::work_buffer_bytes(gpu.inner().device.model().sm_count));
+    assert!(
+        second.inner().work_buffer_size() >= mublas::handle::work_buffer_bytes(gpu.inner().device.model().sm_count)
+    );
 }
 
 #[test]
@@ -211,7 +256,8 @@ fn gpu_calls_from_a_thread_without_a_current_context() {
     std::thread::spawn(move || {
         // This thread has no current context: the handle's own must be used, and
         // none left current afterwards.
-        let status = unsafe { mublasSaxpy(handle as mublasHandle_t, n as i32, &2.0, ax as *const f32, 1, ay as *mut f32, 1) };
+        let status =
+            unsafe { mublasSaxpy(handle as mublasHandle_t, n as i32, &2.0, ax as *const f32, 1, ay as *mut f32, 1) };
         assert_eq!(status, MUBLAS_STATUS_SUCCESS);
         assert_eq!(cudarc::driver::result::ctx::get_current().unwrap(), None);
     })
@@ -252,7 +298,10 @@ fn gpu_interposed_destroy_releases_the_shadow() {
             assert_eq!((real.create)(h), 0);
         }
         for &h in &handles {
-            assert_eq!(cublasSaxpy_v2(h, n as i32, &alpha, dx.address() as *const f32, 1, dy.address() as *mut f32, 1), MUBLAS_STATUS_SUCCESS);
+            assert_eq!(
+                cublasSaxpy_v2(h, n as i32, &alpha, dx.address() as *const f32, 1, dy.address() as *mut f32, 1),
+                MUBLAS_STATUS_SUCCESS
+            );
         }
         assert_eq!(mublasInterposedShadows(), before + 3, "one shadow per served handle");
         for &h in &handles {

@@ -10,8 +10,8 @@ use mublas::capi::handle::mublasSetPointerMode;
 use mublas::capi::types::*;
 use mublas::harness::{GuardedBuffer, Random};
 use mublas::real_cublas::RealCublas;
-use mublas::routines::gemm::{self, Cut, TileChoice, TILES, TILE_KERNELS};
 use mublas::routines::Scalar;
+use mublas::routines::gemm::{self, Cut, TILE_KERNELS, TILES, TileChoice};
 use mublas::tuner::{LaunchShape, Problem};
 
 #[derive(Clone, Copy, Debug)]
@@ -85,7 +85,11 @@ fn reference(case: &Case, a: &[f32], b: &[f32], c: &[f32]) -> (Vec<f64>, Vec<f64
                 }
             }
             let index = i + j * ldc;
-            let (old, old_size) = if case.beta == 0.0 { (0.0, 0.0) } else { (case.beta as f64 * c[index] as f64, (case.beta as f64 * c[index] as f64).abs()) };
+            let (old, old_size) = if case.beta == 0.0 {
+                (0.0, 0.0)
+            } else {
+                (case.beta as f64 * c[index] as f64, (case.beta as f64 * c[index] as f64).abs())
+            };
             expected[index] = case.alpha as f64 * sum + old;
             magnitude[index] = (case.alpha as f64).abs() * size + old_size;
         }
@@ -96,12 +100,24 @@ fn reference(case: &Case, a: &[f32], b: &[f32], c: &[f32]) -> (Vec<f64>, Vec<f64
 /// Runs one case through mublas (the C ABI, or the routine with a forced tile)
 /// and, when given, through cuBLAS; checks the result, the untouched storage
 /// and the guards. Returns mublas's C.
-fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCublas>, choice: Option<TileChoice>) -> Vec<f32> {
+fn run_case(
+    gpu: &Gpu,
+    random: &mut Random,
+    case: &Case,
+    cublas: Option<&RealCublas>,
+    choice: Option<TileChoice>,
+) -> Vec<f32> {
     run_case_deciding(gpu, random, case, cublas, choice).0
 }
 
 /// [`run_case`], also returning what the routine did (with a `choice` only).
-fn run_case_deciding(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCublas>, choice: Option<TileChoice>) -> (Vec<f32>, Option<gemm::GemmDecision>) {
+fn run_case_deciding(
+    gpu: &Gpu,
+    random: &mut Random,
+    case: &Case,
+    cublas: Option<&RealCublas>,
+    choice: Option<TileChoice>,
+) -> (Vec<f32>, Option<gemm::GemmDecision>) {
     let ctx = gpu.context();
     let (ar, ac) = case.a_shape();
     let (br, bc) = case.b_shape();
@@ -127,22 +143,58 @@ fn run_case_deciding(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option
     let decision = match choice {
         None => unsafe {
             assert_eq!(mublasSetPointerMode(gpu.handle, mode), MUBLAS_STATUS_SUCCESS);
-            let status = mublasSgemm(gpu.handle, case.ta, case.tb, m, n, k, alpha_ptr, da.address() as *const f32, lda,
-                db.address() as *const f32, ldb, beta_ptr, dc.address() as *mut f32, ldc);
+            let status = mublasSgemm(
+                gpu.handle,
+                case.ta,
+                case.tb,
+                m,
+                n,
+                k,
+                alpha_ptr,
+                da.address() as *const f32,
+                lda,
+                db.address() as *const f32,
+                ldb,
+                beta_ptr,
+                dc.address() as *mut f32,
+                ldc,
+            );
             assert_eq!(mublasSetPointerMode(gpu.handle, MUBLAS_POINTER_MODE_HOST), MUBLAS_STATUS_SUCCESS);
             assert_eq!(status, MUBLAS_STATUS_SUCCESS, "{what}");
             None
         },
         Some(choice) => {
-            let scalar = |value: f32, address: *const f32| if case.device_scalars { Scalar::Device(address as u64) } else { Scalar::Host(value) };
-            Some(gemm::sgemm_with(gpu.inner(), case.ta, case.tb, m as i64, n as i64, k as i64, scalar(case.alpha, alpha_ptr), da.address(), lda as i64,
-                db.address(), ldb as i64, scalar(case.beta, beta_ptr), dc.address(), ldc as i64, choice)
-                .unwrap_or_else(|e| panic!("{what}: {e}")))
+            let scalar = |value: f32, address: *const f32| {
+                if case.device_scalars { Scalar::Device(address as u64) } else { Scalar::Host(value) }
+            };
+            Some(
+                gemm::sgemm_with(
+                    gpu.inner(),
+                    case.ta,
+                    case.tb,
+                    m as i64,
+                    n as i64,
+                    k as i64,
+                    scalar(case.alpha, alpha_ptr),
+                    da.address(),
+                    lda as i64,
+                    db.address(),
+                    ldb as i64,
+                    scalar(case.beta, beta_ptr),
+                    dc.address(),
+                    ldc as i64,
+                    choice,
+                )
+                .unwrap_or_else(|e| panic!("{what}: {e}")),
+            )
         }
     };
     mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
     let got = dc.read().unwrap();
-    assert!(da.guards_intact().unwrap() && db.guards_intact().unwrap() && dc.guards_intact().unwrap(), "{what}: guard zone overwritten");
+    assert!(
+        da.guards_intact().unwrap() && db.guards_intact().unwrap() && dc.guards_intact().unwrap(),
+        "{what}: guard zone overwritten"
+    );
     assert_eq!(da.read().unwrap(), a, "{what}: A was modified");
     assert_eq!(db.read().unwrap(), b, "{what}: B was modified");
 
@@ -156,7 +208,10 @@ fn run_case_deciding(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option
             continue;
         }
         let bound = ulps * f32::EPSILON as f64 * 0.5 * magnitude[index] + f32::MIN_POSITIVE as f64;
-        assert!(g.is_finite() && (*g as f64 - e).abs() <= bound, "{what}: C({row}, {col}) = {g}, expected {e} (bound {bound:e})");
+        assert!(
+            g.is_finite() && (*g as f64 - e).abs() <= bound,
+            "{what}: C({row}, {col}) = {g}, expected {e} (bound {bound:e})"
+        );
     }
 
     if let Some(cublas) = cublas {
@@ -165,8 +220,22 @@ fn run_case_deciding(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option
         unsafe {
             assert_eq!((cublas.create)(&mut handle), 0);
             assert_eq!((cublas.set_pointer_mode)(handle, mode), 0);
-            let status = (cublas.sgemm)(handle, case.ta, case.tb, m, n, k, alpha_ptr, da.address() as *const f32, lda,
-                db.address() as *const f32, ldb, beta_ptr, dc2.address() as *mut f32, ldc as i32);
+            let status = (cublas.sgemm)(
+                handle,
+                case.ta,
+                case.tb,
+                m,
+                n,
+                k,
+                alpha_ptr,
+                da.address() as *const f32,
+                lda,
+                db.address() as *const f32,
+                ldb,
+                beta_ptr,
+                dc2.address() as *mut f32,
+                ldc as i32,
+            );
             assert_eq!(status, 0, "{what}: cuBLAS status");
             mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
             (cublas.destroy)(handle);
@@ -174,7 +243,11 @@ fn run_case_deciding(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option
         let theirs = dc2.read().unwrap();
         for (index, (g, t)) in got.iter().zip(&theirs).enumerate() {
             let bound = 2.0 * ulps * f32::EPSILON as f64 * 0.5 * magnitude[index] + f32::MIN_POSITIVE as f64;
-            assert!((*g as f64 - *t as f64).abs() <= bound, "{what}: element {index}: mublas {g}, {} {t}", cublas.soname);
+            assert!(
+                (*g as f64 - *t as f64).abs() <= bound,
+                "{what}: element {index}: mublas {g}, {} {t}",
+                cublas.soname
+            );
         }
     }
     (got, decision)
@@ -186,7 +259,8 @@ const PAIRS: [(i32, i32); 4] = [(0, 0), (0, 1), (1, 0), (1, 1)];
 fn gpu_sgemm_case_matrix() {
     let Some(gpu) = gpu_or_skip("gpu_sgemm_case_matrix") else { return };
     let mut random = random("gpu_sgemm_case_matrix");
-    let cublas = RealCublas::get().map_err(|e| say(&format!("gpu_sgemm_case_matrix: not comparing with cuBLAS: {e}"))).ok();
+    let cublas =
+        RealCublas::get().map_err(|e| say(&format!("gpu_sgemm_case_matrix: not comparing with cuBLAS: {e}"))).ok();
     let sizes = [1usize, 7, 33, 127, 129];
     let mut cases = 0;
     for (p, &(ta, tb)) in PAIRS.iter().enumerate() {
@@ -214,7 +288,9 @@ fn gpu_sgemm_full_tiles_and_long_k() {
     let mut random = random("gpu_sgemm_full_tiles_and_long_k");
     let cublas = RealCublas::get().ok();
     for &(ta, tb) in &PAIRS {
-        for &(m, n, k) in &[(1024usize, 1024usize, 64usize), (1023, 1025, 129), (256, 128, 1024), (128, 64, 8192), (33, 65, 4100)] {
+        for &(m, n, k) in
+            &[(1024usize, 1024usize, 64usize), (1023, 1025, 129), (256, 128, 1024), (128, 64, 8192), (33, 65, 4100)]
+        {
             for offset in [0, 1] {
                 let mut case = Case::new(ta, tb, m, n, k);
                 case.offset = offset;
@@ -230,8 +306,16 @@ fn gpu_sgemm_special_scalars() {
     let mut random = random("gpu_sgemm_special_scalars");
     for device_scalars in [false, true] {
         for &(ta, tb) in &PAIRS {
-            for (alpha, beta, nan_c, k) in [(0.0f32, 0.5f32, false, 37usize), (0.0, 0.0, true, 37), (1.5, 0.0, true, 37), (1.5, 1.0, false, 37),
-                (-2.0, 0.0, true, 0), (-2.0, 0.25, false, 0), (0.0, 1.0, false, 37), (1.0, 1.0, false, 0)] {
+            for (alpha, beta, nan_c, k) in [
+                (0.0f32, 0.5f32, false, 37usize),
+                (0.0, 0.0, true, 37),
+                (1.5, 0.0, true, 37),
+                (1.5, 1.0, false, 37),
+                (-2.0, 0.0, true, 0),
+                (-2.0, 0.25, false, 0),
+                (0.0, 1.0, false, 37),
+                (1.0, 1.0, false, 0),
+            ] {
                 for (m, n) in [(7usize, 9usize), (130, 70)] {
                     let mut case = Case::new(ta, tb, m, n, k);
                     (case.alpha, case.beta, case.nan_c, case.device_scalars) = (alpha, beta, nan_c, device_scalars);
@@ -259,10 +343,28 @@ fn gpu_sgemm_nan_in_a_reaches_only_its_row() {
             let (br, bc) = case.b_shape();
             let b = random.vector(extent(br, bc, case.ldb()));
             let c = random.vector(extent(m, n, case.ldc()));
-            let (da, db, dc) = (GuardedBuffer::from_slice(ctx, &a, 0).unwrap(), GuardedBuffer::from_slice(ctx, &b, 0).unwrap(), GuardedBuffer::from_slice(ctx, &c, 0).unwrap());
+            let (da, db, dc) = (
+                GuardedBuffer::from_slice(ctx, &a, 0).unwrap(),
+                GuardedBuffer::from_slice(ctx, &b, 0).unwrap(),
+                GuardedBuffer::from_slice(ctx, &c, 0).unwrap(),
+            );
             let status = unsafe {
-                mublasSgemm(gpu.handle, ta, tb, m as i32, n as i32, k as i32, &1.0, da.address() as *const f32, case.lda() as i32,
-                    db.address() as *const f32, case.ldb() as i32, &0.5, dc.address() as *mut f32, case.ldc() as i32)
+                mublasSgemm(
+                    gpu.handle,
+                    ta,
+                    tb,
+                    m as i32,
+                    n as i32,
+                    k as i32,
+                    &1.0,
+                    da.address() as *const f32,
+                    case.lda() as i32,
+                    db.address() as *const f32,
+                    case.ldb() as i32,
+                    &0.5,
+                    dc.address() as *mut f32,
+                    case.ldc() as i32,
+                )
             };
             assert_eq!(status, 0);
             let got = dc.read().unwrap();
@@ -287,11 +389,23 @@ fn gpu_sgemm_tn_and_tt_with_a_transposed_first() {
     let mut cases = 0;
     for &(ta, tb) in &[(1, 0), (1, 1), (2, 0), (2, 2)] {
         // (m, n, k, panel rows, pad, offset, device scalars)
-        for (m, n, k, panel_rows, pad, offset, device_scalars) in [(127usize, 129usize, 1023usize, 64u64, 3usize, 1usize, false), (300, 200, 500, 256, 0, 0, true),
-            (7, 9, 37, 3, 2, 1, false), (1024, 64, 64, 1024, 0, 0, false), (33, 65, 1, 16, 1, 0, true), (5, 300, 4100, 2, 0, 1, false)] {
+        for (m, n, k, panel_rows, pad, offset, device_scalars) in [
+            (127usize, 129usize, 1023usize, 64u64, 3usize, 1usize, false),
+            (300, 200, 500, 256, 0, 0, true),
+            (7, 9, 37, 3, 2, 1, false),
+            (1024, 64, 64, 1024, 0, 0, false),
+            (33, 65, 1, 16, 1, 0, true),
+            (5, 300, 4100, 2, 0, 1, false),
+        ] {
             let mut case = Case::new(ta, tb, m, n, k);
             (case.pad, case.offset, case.device_scalars) = (pad, offset, device_scalars);
-            run_case(&gpu, &mut random, &case, if offset == 0 { cublas } else { None }, Some(TileChoice::TransposedA { panel_rows }));
+            run_case(
+                &gpu,
+                &mut random,
+                &case,
+                if offset == 0 { cublas } else { None },
+                Some(TileChoice::TransposedA { panel_rows }),
+            );
             cases += 1;
         }
         // Device alpha = 0: neither the copy nor the multiply reads A; beta = 0 over NaN in C.
@@ -311,7 +425,9 @@ fn gpu_sgemm_tn_and_tt_with_a_transposed_first() {
     let [ta, tb] = [gemm::Transpose::Yes, gemm::Transpose::No];
     let plan = |m: u64, n: u64, k: u64, tb: gemm::Transpose| {
         let ldb = if tb == gemm::Transpose::No { k } else { n } as i64;
-        gemm::plan_call(gpu.inner(), ta, tb, m, n, k, 1 << 20, k as i64, 1 << 21, ldb, TileChoice::Auto).unwrap().transposed_a_panel_rows
+        gemm::plan_call(gpu.inner(), ta, tb, m, n, k, 1 << 20, k as i64, 1 << 21, ldb, TileChoice::Auto)
+            .unwrap()
+            .transposed_a_panel_rows
     };
     for tb in [tb, gemm::Transpose::Yes] {
         assert_eq!(plan(4096, 4096, 4096, tb), measured_here.then_some(4096), "{tb:?}");
@@ -355,7 +471,13 @@ fn gpu_sgemm_split_tail() {
         ] {
             let mut case = Case::new(ta, tb, m, n, k);
             (case.pad, case.offset, case.device_scalars) = (pad, offset, device_scalars);
-            let (_, decision) = run_case_deciding(&gpu, &mut random, &case, if offset == 0 { cublas } else { None }, Some(TileChoice::SplitTail { tile, cut, main }));
+            let (_, decision) = run_case_deciding(
+                &gpu,
+                &mut random,
+                &case,
+                if offset == 0 { cublas } else { None },
+                Some(TileChoice::SplitTail { tile, cut, main }),
+            );
             let tail = decision.unwrap().split_tail.expect("forced split tail not taken");
             assert_eq!((tail.cut, tail.main), (cut, main));
             cases += 1;
@@ -382,10 +504,22 @@ fn gpu_sgemm_split_tail() {
     let model = gpu.inner().device.model();
     let like_h100 = model.compute_capability >= (8, 0) && model.sm_count == 132;
     let tail = |m: u64, n: u64, k: u64| {
-        gemm::plan_call(gpu.inner(), gemm::Transpose::No, gemm::Transpose::No, m, n, k, 1 << 20, m as i64, 1 << 21, k as i64, TileChoice::Auto)
-            .unwrap()
-            .split_tail
-            .map(|tail| (tail.cut, tail.main))
+        gemm::plan_call(
+            gpu.inner(),
+            gemm::Transpose::No,
+            gemm::Transpose::No,
+            m,
+            n,
+            k,
+            1 << 20,
+            m as i64,
+            1 << 21,
+            k as i64,
+            TileChoice::Auto,
+        )
+        .unwrap()
+        .split_tail
+        .map(|tail| (tail.cut, tail.main))
     };
     let shapes = [(3000, 3000, 3000), (1024, 8488, 256), (20000, 256, 512), (4096, 4096, 4096)];
     say(&format!("{test}: on this GPU {:?}", shapes.map(|(m, n, k)| ((m, n, k), tail(m, n, k)))));
@@ -403,9 +537,18 @@ fn gpu_sgemm_split_tail() {
     // the work buffer), and without them where only the panel fits.
     for (ta, tb) in [(1, 0), (1, 1)] {
         for panel_rows in [1024u64, 512] {
-            let (_, decision) = run_case_deciding(&gpu, &mut random, &Case::new(ta, tb, 1024, 8488, 256), cublas, Some(TileChoice::TransposedA { panel_rows }));
+            let (_, decision) = run_case_deciding(
+                &gpu,
+                &mut random,
+                &Case::new(ta, tb, 1024, 8488, 256),
+                cublas,
+                Some(TileChoice::TransposedA { panel_rows }),
+            );
             let decision = decision.unwrap();
-            say(&format!("{test}: ({ta}, {tb}) A^T/{panel_rows}: split tail at {:?}", decision.split_tail.map(|t| (t.cut, t.main))));
+            say(&format!(
+                "{test}: ({ta}, {tb}) A^T/{panel_rows}: split tail at {:?}",
+                decision.split_tail.map(|t| (t.cut, t.main))
+            ));
             assert_eq!(decision.transposed_a_panel_rows, Some(panel_rows));
             if like_h100 && panel_rows == 1024 {
                 assert_eq!(decision.split_tail.map(|t| (t.cut, t.main)), Some((Cut::Columns, 8448)));
@@ -413,9 +556,19 @@ fn gpu_sgemm_split_tail() {
         }
         let panel_bytes = 1024 * 256 * 4;
         gpu.inner().set_work_limit(mublas::handle::SPLIT_COUNTER_BYTES as usize + panel_bytes);
-        let (_, decision) = run_case_deciding(&gpu, &mut random, &Case::new(ta, tb, 1024, 8488, 256), None, Some(TileChoice::TransposedA { panel_rows: 1024 }));
+        let (_, decision) = run_case_deciding(
+            &gpu,
+            &mut random,
+            &Case::new(ta, tb, 1024, 8488, 256),
+            None,
+            Some(TileChoice::TransposedA { panel_rows: 1024 }),
+        );
         let decision = decision.unwrap();
-        assert_eq!((decision.transposed_a_panel_rows, decision.split_tail.map(|t| t.main)), (Some(1024), None), "only the panel fits");
+        assert_eq!(
+            (decision.transposed_a_panel_rows, decision.split_tail.map(|t| t.main)),
+            (Some(1024), None),
+            "only the panel fits"
+        );
         gpu.inner().set_work_limit(usize::MAX);
     }
 }
@@ -445,7 +598,8 @@ fn gpu_sgemm_stream_k() {
         ] {
             let mut case = Case::new(ta, tb, m, n, k);
             (case.pad, case.device_scalars) = (pad, device_scalars);
-            let (_, decision) = run_case_deciding(&gpu, &mut random, &case, cublas, Some(TileChoice::StreamK { tiles, blocks }));
+            let (_, decision) =
+                run_case_deciding(&gpu, &mut random, &case, cublas, Some(TileChoice::StreamK { tiles, blocks }));
             let stream_k = decision.unwrap().stream_k.unwrap_or_else(|| panic!("{case:?}: forced stream-K not taken"));
             assert_eq!((stream_k.tiles, stream_k.blocks), (tiles, blocks), "{case:?}");
             cases += 1;
@@ -461,22 +615,38 @@ fn gpu_sgemm_stream_k() {
     let mut unaligned = Case::new(0, 0, 300, 200, 204);
     unaligned.offset = 1;
     for case in [Case::new(1, 1, 300, 200, 204), unaligned] {
-        let (_, decision) = run_case_deciding(&gpu, &mut random, &case, None, Some(TileChoice::StreamK { tiles: 4, blocks: 7 }));
+        let (_, decision) =
+            run_case_deciding(&gpu, &mut random, &case, None, Some(TileChoice::StreamK { tiles: 4, blocks: 7 }));
         assert!(decision.unwrap().stream_k.is_none(), "{case:?}: stream-K without its kernel");
     }
     // The same bits on repeated calls, whichever block finishes first.
     let mut first: Option<Vec<f32>> = None;
     for _ in 0..5 {
         let mut random = Random::new(78);
-        let got = run_case(&gpu, &mut random, &Case::new(0, 1, 1000, 600, 1004), None, Some(TileChoice::StreamK { tiles: 20, blocks: 132 }));
+        let got = run_case(
+            &gpu,
+            &mut random,
+            &Case::new(0, 1, 1000, 600, 1004),
+            None,
+            Some(TileChoice::StreamK { tiles: 20, blocks: 132 }),
+        );
         match &first {
             None => first = Some(got),
-            Some(f) => assert!(f.iter().zip(&got).all(|(a, b)| a.to_bits() == b.to_bits()), "stream-K result changed between calls"),
+            Some(f) => assert!(
+                f.iter().zip(&got).all(|(a, b)| a.to_bits() == b.to_bits()),
+                "stream-K result changed between calls"
+            ),
         }
     }
     // Without room for the pieces: the plain grid, the same product.
     gpu.inner().set_work_limit(mublas::handle::SPLIT_COUNTER_BYTES as usize);
-    let (_, decision) = run_case_deciding(&gpu, &mut random, &Case::new(0, 0, 300, 200, 204), None, Some(TileChoice::StreamK { tiles: 4, blocks: 7 }));
+    let (_, decision) = run_case_deciding(
+        &gpu,
+        &mut random,
+        &Case::new(0, 0, 300, 200, 204),
+        None,
+        Some(TileChoice::StreamK { tiles: 4, blocks: 7 }),
+    );
     assert!(decision.unwrap().stream_k.is_none(), "stream-K past the work-buffer limit");
     gpu.inner().set_work_limit(usize::MAX);
     say(&format!("{test}: {} forced cases passed", cases + 1));
@@ -488,7 +658,10 @@ fn gpu_sgemm_stream_k() {
     let model = gpu.inner().device.model();
     let like_h100 = model.compute_capability >= (8, 0) && model.sm_count == 132;
     let stream_k = |ta: gemm::Transpose, tb: gemm::Transpose, n: u64| {
-        gemm::plan_call(gpu.inner(), ta, tb, n, n, n, 1 << 20, n as i64, 1 << 21, n as i64, TileChoice::Auto).unwrap().stream_k.map(|s| (s.tiles, s.blocks))
+        gemm::plan_call(gpu.inner(), ta, tb, n, n, n, 1 << 20, n as i64, 1 << 21, n as i64, TileChoice::Auto)
+            .unwrap()
+            .stream_k
+            .map(|s| (s.tiles, s.blocks))
     };
     use gemm::Transpose::{No, Yes};
     let sizes = [2048u64, 3000, 4096, 8192];
@@ -508,7 +681,8 @@ fn gpu_sgemm_stream_k() {
     // then where only the panel fits.
     for (ta, tb) in [(1, 0), (1, 1)] {
         let case = Case::new(ta, tb, 1024, 2560, 1024);
-        let (_, decision) = run_case_deciding(&gpu, &mut random, &case, cublas, Some(TileChoice::TransposedA { panel_rows: 512 }));
+        let (_, decision) =
+            run_case_deciding(&gpu, &mut random, &case, cublas, Some(TileChoice::TransposedA { panel_rows: 512 }));
         let decision = decision.unwrap();
         say(&format!("{test}: ({ta}, {tb}) A^T/512: stream-K {:?}", decision.stream_k.map(|s| (s.tiles, s.blocks))));
         assert_eq!(decision.transposed_a_panel_rows, Some(512));
@@ -516,9 +690,14 @@ fn gpu_sgemm_stream_k() {
             assert_eq!(decision.stream_k.map(|s| (s.tiles, s.blocks)), Some((40, 132)));
         }
         gpu.inner().set_work_limit(mublas::handle::SPLIT_COUNTER_BYTES as usize + 512 * 1024 * 4);
-        let (_, decision) = run_case_deciding(&gpu, &mut random, &case, None, Some(TileChoice::TransposedA { panel_rows: 512 }));
+        let (_, decision) =
+            run_case_deciding(&gpu, &mut random, &case, None, Some(TileChoice::TransposedA { panel_rows: 512 }));
         let decision = decision.unwrap();
-        assert_eq!((decision.transposed_a_panel_rows, decision.stream_k.is_some()), (Some(512), false), "only the panel fits");
+        assert_eq!(
+            (decision.transposed_a_panel_rows, decision.stream_k.is_some()),
+            (Some(512), false),
+            "only the panel fits"
+        );
         gpu.inner().set_work_limit(usize::MAX);
     }
 }
@@ -534,20 +713,33 @@ fn gpu_sgemm_without_work_buffer_multiplies_directly_and_unsplit() {
     gpu.inner().set_work_limit(mublas::handle::SPLIT_COUNTER_BYTES as usize);
     for (ta, tb) in [(1, 0), (1, 1)] {
         let case = Case::new(ta, tb, 300, 64, 700);
-        let (_, decision) = run_case_deciding(&gpu, &mut random, &case, None, Some(TileChoice::TransposedA { panel_rows: 128 }));
+        let (_, decision) =
+            run_case_deciding(&gpu, &mut random, &case, None, Some(TileChoice::TransposedA { panel_rows: 128 }));
         let decision = decision.unwrap();
         assert_eq!(decision.transposed_a_panel_rows, None, "({ta}, {tb}): A^T copied past the limit");
-        assert!(decision.kernel.unwrap().name.contains(if tb == 0 { "_tn" } else { "_tt" }), "{:?}", decision.kernel.map(|k| k.name));
+        assert!(
+            decision.kernel.unwrap().name.contains(if tb == 0 { "_tn" } else { "_tt" }),
+            "{:?}",
+            decision.kernel.map(|k| k.name)
+        );
     }
     for &(ta, tb) in &PAIRS {
-        let (_, decision) = run_case_deciding(&gpu, &mut random, &Case::new(ta, tb, 64, 64, 16384), None, Some(TileChoice::Auto));
+        let (_, decision) =
+            run_case_deciding(&gpu, &mut random, &Case::new(ta, tb, 64, 64, 16384), None, Some(TileChoice::Auto));
         assert_eq!(decision.unwrap().plan.unwrap().geometry.grid.2, 1, "({ta}, {tb}): split past the limit");
     }
     // Without the limit, the same calls copy A^T and split k again.
     gpu.inner().set_work_limit(usize::MAX);
-    let (_, decision) = run_case_deciding(&gpu, &mut random, &Case::new(1, 0, 300, 64, 700), None, Some(TileChoice::TransposedA { panel_rows: 128 }));
+    let (_, decision) = run_case_deciding(
+        &gpu,
+        &mut random,
+        &Case::new(1, 0, 300, 64, 700),
+        None,
+        Some(TileChoice::TransposedA { panel_rows: 128 }),
+    );
     assert_eq!(decision.unwrap().transposed_a_panel_rows, Some(128));
-    let (_, decision) = run_case_deciding(&gpu, &mut random, &Case::new(0, 0, 64, 64, 16384), None, Some(TileChoice::Auto));
+    let (_, decision) =
+        run_case_deciding(&gpu, &mut random, &Case::new(0, 0, 64, 64, 16384), None, Some(TileChoice::Auto));
     assert!(decision.unwrap().plan.unwrap().geometry.grid.2 > 1);
 }
 
@@ -567,10 +759,23 @@ fn gpu_sgemm_every_tile_kernel_and_split() {
                     case.offset = offset;
                     case.device_scalars = split == 3;
                     let vec = offset == 0;
-                    let spec = &spec_row[gemm::kernel_index(gemm::Transpose::from_code(ta).unwrap(), gemm::Transpose::from_code(tb).unwrap(), vec)];
+                    let spec = &spec_row[gemm::kernel_index(
+                        gemm::Transpose::from_code(ta).unwrap(),
+                        gemm::Transpose::from_code(tb).unwrap(),
+                        vec,
+                    )];
                     device.tuner.forced().set(spec.name, Some(LaunchShape { tx: TILES[tile].threads, ty: 1, split }));
-                    let (_, plan) = gemm::plan_multiply(gpu.inner(), gemm::Transpose::from_code(ta).unwrap(), gemm::Transpose::from_code(tb).unwrap(),
-                        100, 72, 2052, vec, TileChoice::Tile(tile)).unwrap();
+                    let (_, plan) = gemm::plan_multiply(
+                        gpu.inner(),
+                        gemm::Transpose::from_code(ta).unwrap(),
+                        gemm::Transpose::from_code(tb).unwrap(),
+                        100,
+                        72,
+                        2052,
+                        vec,
+                        TileChoice::Tile(tile),
+                    )
+                    .unwrap();
                     assert_eq!(plan.geometry.grid.2, split, "{}: split {split} should apply", spec.name);
                     run_case(&gpu, &mut random, &case, None, Some(TileChoice::Tile(tile)));
                     device.tuner.forced().set(spec.name, None);
@@ -595,7 +800,23 @@ fn gpu_sgemm_split_k_like_256_256_65536_scaled_down() {
     let cublas = RealCublas::get().ok();
     for &(ta, tb) in &PAIRS {
         let case = Case::new(ta, tb, 64, 64, 16384);
-        let decision = gemm::sgemm_with(gpu.inner(), ta, tb, 64, 64, 16384, Scalar::Host(1.0), 0, 64, 0, 16384, Scalar::Host(0.0), 0, 64, TileChoice::Auto);
+        let decision = gemm::sgemm_with(
+            gpu.inner(),
+            ta,
+            tb,
+            64,
+            64,
+            16384,
+            Scalar::Host(1.0),
+            0,
+            64,
+            0,
+            16384,
+            Scalar::Host(0.0),
+            0,
+            64,
+            TileChoice::Auto,
+        );
         assert!(decision.is_err(), "NULL matrices are refused");
         run_case(&gpu, &mut random, &case, cublas, None);
     }
@@ -612,7 +833,10 @@ fn gpu_sgemm_same_bits_on_repeated_calls() {
             let got = run_case(&gpu, &mut random, &Case::new(0, 1, m, n, k), None, None);
             match &first {
                 None => first = Some(got),
-                Some(f) => assert!(f.iter().zip(&got).all(|(a, b)| a.to_bits() == b.to_bits()), "({m}, {n}, {k}) changed between calls"),
+                Some(f) => assert!(
+                    f.iter().zip(&got).all(|(a, b)| a.to_bits() == b.to_bits()),
+                    "({m}, {n}, {k}) changed between calls"
+                ),
             }
         }
     }
@@ -629,14 +853,50 @@ fn gpu_sgemm_bad_arguments_write_nothing() {
     let x = dc.address() as *const f32;
     let one = 1.0f32;
     unsafe {
-        for (ta, tb, m, n, k, lda, ldb, ldc) in [(3, 0, 8, 8, 8, 8, 8, 8), (0, -1, 8, 8, 8, 8, 8, 8), (0, 0, -1, 8, 8, 8, 8, 8), (0, 0, 8, -1, 8, 8, 8, 8),
-            (0, 0, 8, 8, -1, 8, 8, 8), (0, 0, 8, 8, 8, 7, 8, 8), (0, 0, 8, 8, 8, 8, 7, 8), (0, 0, 8, 8, 8, 8, 8, 7), (0, 0, 0, 0, 0, 0, 1, 1)] {
-            assert_eq!(mublasSgemm(gpu.handle, ta, tb, m, n, k, &one, x, lda, x, ldb, &one, cp, ldc), MUBLAS_STATUS_INVALID_VALUE);
+        for (ta, tb, m, n, k, lda, ldb, ldc) in [
+            (3, 0, 8, 8, 8, 8, 8, 8),
+            (0, -1, 8, 8, 8, 8, 8, 8),
+            (0, 0, -1, 8, 8, 8, 8, 8),
+            (0, 0, 8, -1, 8, 8, 8, 8),
+            (0, 0, 8, 8, -1, 8, 8, 8),
+            (0, 0, 8, 8, 8, 7, 8, 8),
+            (0, 0, 8, 8, 8, 8, 7, 8),
+            (0, 0, 8, 8, 8, 8, 8, 7),
+            (0, 0, 0, 0, 0, 0, 1, 1),
+        ] {
+            assert_eq!(
+                mublasSgemm(gpu.handle, ta, tb, m, n, k, &one, x, lda, x, ldb, &one, cp, ldc),
+                MUBLAS_STATUS_INVALID_VALUE
+            );
         }
         // m = 0: success with NULL everything; NULL alpha on a real call: INVALID_VALUE.
-        assert_eq!(mublasSgemm(gpu.handle, 0, 0, 0, 8, 8, std::ptr::null(), std::ptr::null(), 1, std::ptr::null(), 8, std::ptr::null(), std::ptr::null_mut(), 1), 0);
-        assert_eq!(mublasSgemm(gpu.handle, 0, 0, 8, 8, 8, std::ptr::null(), x, 8, x, 8, &one, cp, 8), MUBLAS_STATUS_INVALID_VALUE);
-        assert_eq!(mublasSgemm(std::ptr::null_mut(), 0, 0, 8, 8, 8, &one, x, 8, x, 8, &one, cp, 8), MUBLAS_STATUS_NOT_INITIALIZED);
+        assert_eq!(
+            mublasSgemm(
+                gpu.handle,
+                0,
+                0,
+                0,
+                8,
+                8,
+                std::ptr::null(),
+                std::ptr::null(),
+                1,
+                std::ptr::null(),
+                8,
+                std::ptr::null(),
+                std::ptr::null_mut(),
+                1
+            ),
+            0
+        );
+        assert_eq!(
+            mublasSgemm(gpu.handle, 0, 0, 8, 8, 8, std::ptr::null(), x, 8, x, 8, &one, cp, 8),
+            MUBLAS_STATUS_INVALID_VALUE
+        );
+        assert_eq!(
+            mublasSgemm(std::ptr::null_mut(), 0, 0, 8, 8, 8, &one, x, 8, x, 8, &one, cp, 8),
+            MUBLAS_STATUS_NOT_INITIALIZED
+        );
     }
     mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
     assert_eq!(dc.read().unwrap(), c);
@@ -651,9 +911,18 @@ fn gpu_gemm_occupancy_model_matches_the_driver() {
     let specs = TILE_KERNELS.iter().flatten().chain([&gemm::SCALE, &gemm::SPLITK_REDUCE, &gemm::TRANSPOSE_A]);
     for spec in specs {
         let kernel = device.kernel(spec.name).unwrap();
-        say(&format!("{}: {} registers, {} B static shared", spec.name, kernel.model.registers_per_thread, kernel.model.static_shared_bytes));
-        for (shape, geometry, occupancy) in mublas::tuner::optimizer::candidates(device.model(), &kernel.model, spec, &Problem { m: 1000, n: 1000, k: 4096 }) {
-            let driver = kernel.driver_max_active_blocks_per_sm(shape.tx * shape.ty, geometry.dynamic_shared_bytes).unwrap();
+        say(&format!(
+            "{}: {} registers, {} B static shared",
+            spec.name, kernel.model.registers_per_thread, kernel.model.static_shared_bytes
+        ));
+        for (shape, geometry, occupancy) in mublas::tuner::optimizer::candidates(
+            device.model(),
+            &kernel.model,
+            spec,
+            &Problem { m: 1000, n: 1000, k: 4096 },
+        ) {
+            let driver =
+                kernel.driver_max_active_blocks_per_sm(shape.tx * shape.ty, geometry.dynamic_shared_bytes).unwrap();
             assert_eq!(occupancy.active_blocks_per_sm, driver, "{} {shape:?}", spec.name);
         }
     }

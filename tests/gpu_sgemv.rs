@@ -5,17 +5,17 @@
 mod common;
 
 use common::*;
+use mublas::Error;
 use mublas::capi::blas2::mublasSgemv;
 use mublas::capi::handle::*;
+use mublas::capi::trmv::mublasStrmv;
 use mublas::capi::types::*;
 use mublas::harness::{GuardedBuffer, Random, Stream};
 use mublas::real_cublas::{CublasHandle, RealCublas};
-use mublas::capi::trmv::mublasStrmv;
+use mublas::routines::Scalar;
 use mublas::routines::gemm::{self, TileChoice};
 use mublas::routines::gemv::{self, Op};
-use mublas::routines::Scalar;
 use mublas::tuner::{KernelSpec, LaunchShape};
-use mublas::Error;
 
 #[derive(Clone, Copy, Debug)]
 struct Case {
@@ -201,21 +201,28 @@ impl Prepared {
     /// and every guard zone untouched, A and x unchanged.
     fn check(&self, what: &str, got: &[f32]) {
         let c = &self.case;
-        assert!(self.da.guards_intact().unwrap() && self.dx.guards_intact().unwrap() && self.dy.guards_intact().unwrap(), "{what}: guard zone overwritten");
+        assert!(
+            self.da.guards_intact().unwrap() && self.dx.guards_intact().unwrap() && self.dy.guards_intact().unwrap(),
+            "{what}: guard zone overwritten"
+        );
         for (s, (g, y)) in got.iter().zip(&self.y).enumerate() {
             if !self.is_element[s] {
                 assert_eq!(g.to_bits(), y.to_bits(), "{what}: storage {s} between elements of y was written");
             }
         }
         if c.alpha == 0.0 && c.beta == 1.0 {
-            assert!(got.iter().zip(&self.y).all(|(g, y)| g.to_bits() == y.to_bits()), "{what}: alpha = 0, beta = 1 must leave y bitwise untouched");
+            assert!(
+                got.iter().zip(&self.y).all(|(g, y)| g.to_bits() == y.to_bits()),
+                "{what}: alpha = 0, beta = 1 must leave y bitwise untouched"
+            );
         }
         let ulps = 2.0 * (c.lengths().0 as f64 + 2.0);
         assert_close(what, got, &self.expected, &self.magnitude, ulps);
     }
 
     fn check_inputs_unchanged(&self, what: &str) {
-        let same = |a: &[f32], b: &[f32]| a.len() == b.len() && a.iter().zip(b).all(|(p, q)| p.to_bits() == q.to_bits());
+        let same =
+            |a: &[f32], b: &[f32]| a.len() == b.len() && a.iter().zip(b).all(|(p, q)| p.to_bits() == q.to_bits());
         assert!(same(&self.da.read().unwrap(), &self.a), "{what}: A was modified");
         assert!(same(&self.dx.read().unwrap(), &self.x), "{what}: x was modified");
     }
@@ -290,8 +297,16 @@ impl Drop for CublasSession {
 
 const INCREMENTS: [(i64, i64); 6] = [(1, 1), (-1, 3), (3, -3), (-3, -1), (1, -1), (3, 1)];
 /// (alpha, beta, device pointer mode).
-const SCALARS: [(f32, f32, bool); 8] =
-    [(1.5, 0.5, false), (0.75, 0.0, true), (0.0, 2.0, false), (0.0, 0.0, true), (-1.25, 1.0, false), (0.0, 1.0, true), (1.0, 0.0, false), (0.5, -2.0, true)];
+const SCALARS: [(f32, f32, bool); 8] = [
+    (1.5, 0.5, false),
+    (0.75, 0.0, true),
+    (0.0, 2.0, false),
+    (0.0, 0.0, true),
+    (-1.25, 1.0, false),
+    (0.0, 1.0, true),
+    (1.0, 0.0, false),
+    (0.5, -2.0, true),
+];
 
 #[test]
 fn gpu_sgemv_case_matrix() {
@@ -330,8 +345,16 @@ fn gpu_sgemv_aligned_and_unaligned_paths() {
     let mut random = random(test);
     // Each kernel on purpose: float4 (lda % 4 == 0, A aligned) and scalar (odd lda, or A offset).
     for trans in [MUBLAS_OP_N, MUBLAS_OP_T] {
-        for (m, n, lda, a_offset) in [(1000, 1001, 1000, 0), (1000, 1001, 1003, 0), (1000, 1001, 1000, 1), (1002, 999, 1004, 2), (4, 5000, 4, 0), (5000, 4, 5000, 0)] {
-            let case = Case { trans, m, n, lda, a_offset, incx: 1, incy: 1, alpha: 0.625, beta: -0.5, device_scalars: false };
+        for (m, n, lda, a_offset) in [
+            (1000, 1001, 1000, 0),
+            (1000, 1001, 1003, 0),
+            (1000, 1001, 1000, 1),
+            (1002, 999, 1004, 2),
+            (4, 5000, 4, 0),
+            (5000, 4, 5000, 0),
+        ] {
+            let case =
+                Case { trans, m, n, lda, a_offset, incx: 1, incy: 1, alpha: 0.625, beta: -0.5, device_scalars: false };
             run_case(&gpu, &mut random, case, None);
         }
     }
@@ -396,22 +419,204 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
     let Some(gpu) = gpu_or_skip(test) else { return };
     let mut random = random(test);
     let cases = [
-        (Case { trans: MUBLAS_OP_N, m: 1000, n: 1000, lda: 1000, a_offset: 0, incx: 1, incy: 1, alpha: 0.3, beta: 0.7, device_scalars: false }, None),
-        (Case { trans: MUBLAS_OP_N, m: 1000, n: 1000, lda: 1000, a_offset: 0, incx: 1, incy: 1, alpha: 0.3, beta: 0.7, device_scalars: false }, Some(LaunchShape { tx: 32, ty: 4, split: 8 })),
-        (Case { trans: MUBLAS_OP_T, m: 1000, n: 1000, lda: 1001, a_offset: 1, incx: 1, incy: 1, alpha: 0.3, beta: 0.7, device_scalars: true }, None),
-        (Case { trans: MUBLAS_OP_T, m: 20000, n: 16, lda: 20000, a_offset: 0, incx: 1, incy: 1, alpha: 0.3, beta: 0.0, device_scalars: false }, Some(LaunchShape { tx: 64, ty: 1, split: 32 })),
-        (Case { trans: MUBLAS_OP_N, m: 16, n: 20000, lda: 16, a_offset: 0, incx: -1, incy: 1, alpha: 0.3, beta: 1.0, device_scalars: false }, Some(LaunchShape { tx: 256, ty: 1, split: 128 })),
-        (Case { trans: MUBLAS_OP_N, m: 16, n: 200000, lda: 17, a_offset: 0, incx: 1, incy: 1, alpha: 0.3, beta: 1.0, device_scalars: false }, None),
-        (Case { trans: MUBLAS_OP_N, m: 3000, n: 3000, lda: 3000, a_offset: 0, incx: 1, incy: 1, alpha: 0.3, beta: 0.7, device_scalars: false }, Some(LaunchShape { tx: 32, ty: 16, split: 8 })),
-        (Case { trans: MUBLAS_OP_T, m: 16, n: 20000, lda: 16, a_offset: 0, incx: 1, incy: 1, alpha: 0.3, beta: 0.7, device_scalars: false }, None),
+        (
+            Case {
+                trans: MUBLAS_OP_N,
+                m: 1000,
+                n: 1000,
+                lda: 1000,
+                a_offset: 0,
+                incx: 1,
+                incy: 1,
+                alpha: 0.3,
+                beta: 0.7,
+                device_scalars: false,
+            },
+            None,
+        ),
+        (
+            Case {
+                trans: MUBLAS_OP_N,
+                m: 1000,
+                n: 1000,
+                lda: 1000,
+                a_offset: 0,
+                incx: 1,
+                incy: 1,
+                alpha: 0.3,
+                beta: 0.7,
+                device_scalars: false,
+            },
+            Some(LaunchShape { tx: 32, ty: 4, split: 8 }),
+        ),
+        (
+            Case {
+                trans: MUBLAS_OP_T,
+                m: 1000,
+                n: 1000,
+                lda: 1001,
+                a_offset: 1,
+                incx: 1,
+                incy: 1,
+                alpha: 0.3,
+                beta: 0.7,
+                device_scalars: true,
+            },
+            None,
+        ),
+        (
+            Case {
+                trans: MUBLAS_OP_T,
+                m: 20000,
+                n: 16,
+                lda: 20000,
+                a_offset: 0,
+                incx: 1,
+                incy: 1,
+                alpha: 0.3,
+                beta: 0.0,
+                device_scalars: false,
+            },
+            Some(LaunchShape { tx: 64, ty: 1, split: 32 }),
+        ),
+        (
+            Case {
+                trans: MUBLAS_OP_N,
+                m: 16,
+                n: 20000,
+                lda: 16,
+                a_offset: 0,
+                incx: -1,
+                incy: 1,
+                alpha: 0.3,
+                beta: 1.0,
+                device_scalars: false,
+            },
+            Some(LaunchShape { tx: 256, ty: 1, split: 128 }),
+        ),
+        (
+            Case {
+                trans: MUBLAS_OP_N,
+                m: 16,
+                n: 200000,
+                lda: 17,
+                a_offset: 0,
+                incx: 1,
+                incy: 1,
+                alpha: 0.3,
+                beta: 1.0,
+                device_scalars: false,
+            },
+            None,
+        ),
+        (
+            Case {
+                trans: MUBLAS_OP_N,
+                m: 3000,
+                n: 3000,
+                lda: 3000,
+                a_offset: 0,
+                incx: 1,
+                incy: 1,
+                alpha: 0.3,
+                beta: 0.7,
+                device_scalars: false,
+            },
+            Some(LaunchShape { tx: 32, ty: 16, split: 8 }),
+        ),
+        (
+            Case {
+                trans: MUBLAS_OP_T,
+                m: 16,
+                n: 20000,
+                lda: 16,
+                a_offset: 0,
+                incx: 1,
+                incy: 1,
+                alpha: 0.3,
+                beta: 0.7,
+                device_scalars: false,
+            },
+            None,
+        ),
         // 5000 columns: more warps than an H100 holds at 64 registers, so the lean T kernel.
-        (Case { trans: MUBLAS_OP_T, m: 2000, n: 5000, lda: 2000, a_offset: 0, incx: 1, incy: 1, alpha: 0.3, beta: 0.7, device_scalars: false }, None),
+        (
+            Case {
+                trans: MUBLAS_OP_T,
+                m: 2000,
+                n: 5000,
+                lda: 2000,
+                a_offset: 0,
+                incx: 1,
+                incy: 1,
+                alpha: 0.3,
+                beta: 0.7,
+                device_scalars: false,
+            },
+            None,
+        ),
         // At most 512 columns and few row tiles: the narrow N kernels.
-        (Case { trans: MUBLAS_OP_N, m: 512, n: 512, lda: 512, a_offset: 0, incx: 1, incy: 1, alpha: 0.3, beta: 0.7, device_scalars: false }, None),
-        (Case { trans: MUBLAS_OP_N, m: 300, n: 500, lda: 301, a_offset: 1, incx: -2, incy: 1, alpha: 0.3, beta: 0.0, device_scalars: true }, None),
+        (
+            Case {
+                trans: MUBLAS_OP_N,
+                m: 512,
+                n: 512,
+                lda: 512,
+                a_offset: 0,
+                incx: 1,
+                incy: 1,
+                alpha: 0.3,
+                beta: 0.7,
+                device_scalars: false,
+            },
+            None,
+        ),
+        (
+            Case {
+                trans: MUBLAS_OP_N,
+                m: 300,
+                n: 500,
+                lda: 301,
+                a_offset: 1,
+                incx: -2,
+                incy: 1,
+                alpha: 0.3,
+                beta: 0.0,
+                device_scalars: true,
+            },
+            None,
+        ),
         // Mid-size N that the default kernel splits 8 ways or more (on an H100): the wide N kernels.
-        (Case { trans: MUBLAS_OP_N, m: 2000, n: 2000, lda: 2000, a_offset: 0, incx: 1, incy: 1, alpha: 0.3, beta: 0.7, device_scalars: false }, None),
-        (Case { trans: MUBLAS_OP_N, m: 2001, n: 2003, lda: 2003, a_offset: 1, incx: -2, incy: 1, alpha: 0.3, beta: 0.0, device_scalars: true }, None),
+        (
+            Case {
+                trans: MUBLAS_OP_N,
+                m: 2000,
+                n: 2000,
+                lda: 2000,
+                a_offset: 0,
+                incx: 1,
+                incy: 1,
+                alpha: 0.3,
+                beta: 0.7,
+                device_scalars: false,
+            },
+            None,
+        ),
+        (
+            Case {
+                trans: MUBLAS_OP_N,
+                m: 2001,
+                n: 2003,
+                lda: 2003,
+                a_offset: 1,
+                incx: -2,
+                incy: 1,
+                alpha: 0.3,
+                beta: 0.0,
+                device_scalars: true,
+            },
+            None,
+        ),
     ];
     for (case, shape) in cases {
         let prepared = Prepared::new(&gpu, &mut random, case);
@@ -419,7 +624,11 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
         prepared.check(&prepared.describe(shape), &first);
         for call in 1..10 {
             let again = prepared.run(&gpu, shape);
-            assert!(first.iter().zip(&again).all(|(a, b)| a.to_bits() == b.to_bits()), "{}: call {call} gave other bits", prepared.describe(shape));
+            assert!(
+                first.iter().zip(&again).all(|(a, b)| a.to_bits() == b.to_bits()),
+                "{}: call {call} gave other bits",
+                prepared.describe(shape)
+            );
         }
     }
 }
@@ -456,11 +665,59 @@ fn gpu_sgemv_split_counters_reset_between_calls() {
     let mut random = random(test);
     // Alternating problems and splits reuse the same counters: each launch must
     // find them at 0, so each kernel must have left them there.
-    let wide = Case { trans: MUBLAS_OP_N, m: 20000, n: 1024, lda: 20000, a_offset: 0, incx: 1, incy: 1, alpha: 1.25, beta: 0.5, device_scalars: false };
-    let tall = Case { trans: MUBLAS_OP_T, m: 5000, n: 40, lda: 5000, a_offset: 0, incx: 1, incy: 1, alpha: 1.25, beta: 0.5, device_scalars: false };
-    let skinny = Case { trans: MUBLAS_OP_T, m: 1 << 20, n: 16, lda: 1 << 20, a_offset: 0, incx: 1, incy: 1, alpha: 1.25, beta: 0.5, device_scalars: false };
-    let short = Case { trans: MUBLAS_OP_N, m: 16, n: 1 << 18, lda: 16, a_offset: 0, incx: 1, incy: 1, alpha: 1.25, beta: 0.5, device_scalars: false };
-    let (wide, tall, skinny) = (Prepared::new(&gpu, &mut random, wide), Prepared::new(&gpu, &mut random, tall), Prepared::new(&gpu, &mut random, skinny));
+    let wide = Case {
+        trans: MUBLAS_OP_N,
+        m: 20000,
+        n: 1024,
+        lda: 20000,
+        a_offset: 0,
+        incx: 1,
+        incy: 1,
+        alpha: 1.25,
+        beta: 0.5,
+        device_scalars: false,
+    };
+    let tall = Case {
+        trans: MUBLAS_OP_T,
+        m: 5000,
+        n: 40,
+        lda: 5000,
+        a_offset: 0,
+        incx: 1,
+        incy: 1,
+        alpha: 1.25,
+        beta: 0.5,
+        device_scalars: false,
+    };
+    let skinny = Case {
+        trans: MUBLAS_OP_T,
+        m: 1 << 20,
+        n: 16,
+        lda: 1 << 20,
+        a_offset: 0,
+        incx: 1,
+        incy: 1,
+        alpha: 1.25,
+        beta: 0.5,
+        device_scalars: false,
+    };
+    let short = Case {
+        trans: MUBLAS_OP_N,
+        m: 16,
+        n: 1 << 18,
+        lda: 16,
+        a_offset: 0,
+        incx: 1,
+        incy: 1,
+        alpha: 1.25,
+        beta: 0.5,
+        device_scalars: false,
+    };
+    let (wide, tall, skinny) = (
+        Prepared::new(&gpu, &mut random, wide),
+        Prepared::new(&gpu, &mut random, tall),
+        Prepared::new(&gpu, &mut random, skinny),
+    );
     let short = Prepared::new(&gpu, &mut random, short);
     let steps = [
         (&tall, LaunchShape { tx: 64, ty: 1, split: 8 }),
@@ -489,7 +746,18 @@ fn gpu_sgemv_split_after_strmv_and_split_k_sgemm_on_the_same_handle() {
     let mut random = random(test);
     // STRMV's partial sums and SGEMM's split-K partial tiles live in the same
     // work buffer as the split counters, which must still read 0 afterwards.
-    let case = Case { trans: MUBLAS_OP_N, m: 20000, n: 2048, lda: 20000, a_offset: 0, incx: 1, incy: 1, alpha: 1.25, beta: 0.5, device_scalars: false };
+    let case = Case {
+        trans: MUBLAS_OP_N,
+        m: 20000,
+        n: 2048,
+        lda: 20000,
+        a_offset: 0,
+        incx: 1,
+        incy: 1,
+        alpha: 1.25,
+        beta: 0.5,
+        device_scalars: false,
+    };
     let gemv = Prepared::new(&gpu, &mut random, case);
     let shape = LaunchShape { tx: 32, ty: 1, split: 8 };
     assert_eq!(gemv.splits(shape), 8);
@@ -503,7 +771,19 @@ fn gpu_sgemv_split_after_strmv_and_split_k_sgemm_on_the_same_handle() {
     let n = 3001;
     let a = GuardedBuffer::from_slice(gpu.context(), &random.vector(n * n), 0).unwrap();
     let x = GuardedBuffer::from_slice(gpu.context(), &random.vector(n), 0).unwrap();
-    let status = unsafe { mublasStrmv(gpu.handle, MUBLAS_FILL_MODE_LOWER, MUBLAS_OP_N, MUBLAS_DIAG_NON_UNIT, n as i32, a.address() as *const f32, n as i32, x.address() as *mut f32, 1) };
+    let status = unsafe {
+        mublasStrmv(
+            gpu.handle,
+            MUBLAS_FILL_MODE_LOWER,
+            MUBLAS_OP_N,
+            MUBLAS_DIAG_NON_UNIT,
+            n as i32,
+            a.address() as *const f32,
+            n as i32,
+            x.address() as *mut f32,
+            1,
+        )
+    };
     assert_eq!(status, MUBLAS_STATUS_SUCCESS);
     check_gemv("STRMV");
 
@@ -512,7 +792,24 @@ fn gpu_sgemv_split_after_strmv_and_split_k_sgemm_on_the_same_handle() {
     let b = GuardedBuffer::from_slice(gpu.context(), &random.vector(k * m), 0).unwrap();
     let c = GuardedBuffer::from_slice(gpu.context(), &random.vector(m * m), 0).unwrap();
     let (alpha, beta) = (1.0f32, 0.0f32);
-    let decision = gemm::sgemm_with(gpu.inner(), 0, 0, m as i64, m as i64, k as i64, Scalar::Host(alpha), a.address(), m as i64, b.address(), k as i64, Scalar::Host(beta), c.address(), m as i64, TileChoice::Auto).unwrap();
+    let decision = gemm::sgemm_with(
+        gpu.inner(),
+        0,
+        0,
+        m as i64,
+        m as i64,
+        k as i64,
+        Scalar::Host(alpha),
+        a.address(),
+        m as i64,
+        b.address(),
+        k as i64,
+        Scalar::Host(beta),
+        c.address(),
+        m as i64,
+        TileChoice::Auto,
+    )
+    .unwrap();
     assert!(decision.plan.unwrap().geometry.grid.2 > 1, "({m}, {m}, {k}) is meant to split k");
     check_gemv("split-K SGEMM");
 }
@@ -523,8 +820,21 @@ fn gpu_sgemv_without_work_buffer_runs_unsplit() {
     let Some(gpu) = gpu_or_skip(test) else { return };
     let mut random = random(test);
     let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-    for (trans, shape) in [(MUBLAS_OP_N, LaunchShape { tx: 32, ty: 4, split: 8 }), (MUBLAS_OP_T, LaunchShape { tx: 64, ty: 1, split: 4 })] {
-        let case = Case { trans, m: 5000, n: 3000, lda: 5001, a_offset: 1, incx: 1, incy: -1, alpha: 0.75, beta: 0.5, device_scalars: false };
+    for (trans, shape) in
+        [(MUBLAS_OP_N, LaunchShape { tx: 32, ty: 4, split: 8 }), (MUBLAS_OP_T, LaunchShape { tx: 64, ty: 1, split: 4 })]
+    {
+        let case = Case {
+            trans,
+            m: 5000,
+            n: 3000,
+            lda: 5001,
+            a_offset: 1,
+            incx: 1,
+            incy: -1,
+            alpha: 0.75,
+            beta: 0.5,
+            device_scalars: false,
+        };
         let prepared = Prepared::new(&gpu, &mut random, case);
         assert!(prepared.splits(shape) > 1);
         // No scratch beyond the split counters (the handle's limit): the split shape runs unsplit,
@@ -537,8 +847,18 @@ fn gpu_sgemv_without_work_buffer_runs_unsplit() {
         gpu.inner().set_work_limit(usize::MAX);
         let unsplit = prepared.run(&gpu, Some(LaunchShape { split: 1, ..shape }));
         let split = prepared.run(&gpu, Some(shape));
-        assert_eq!(bits(&limited), bits(&unsplit), "{}: limited, not the unsplit shape's bits", prepared.describe(Some(shape)));
-        assert_ne!(bits(&split), bits(&unsplit), "{}: the split should sum in another order", prepared.describe(Some(shape)));
+        assert_eq!(
+            bits(&limited),
+            bits(&unsplit),
+            "{}: limited, not the unsplit shape's bits",
+            prepared.describe(Some(shape))
+        );
+        assert_ne!(
+            bits(&split),
+            bits(&unsplit),
+            "{}: the split should sum in another order",
+            prepared.describe(Some(shape))
+        );
     }
 }
 
@@ -549,7 +869,18 @@ fn gpu_sgemv_on_a_created_stream() {
     let mut random = random(test);
     // The same cases on the default stream first, to tell a stream problem from a kernel one.
     for trans in [MUBLAS_OP_N, MUBLAS_OP_T] {
-        let case = Case { trans, m: 3001, n: 2999, lda: 3004, a_offset: 0, incx: 1, incy: -2, alpha: -0.5, beta: 1.5, device_scalars: true };
+        let case = Case {
+            trans,
+            m: 3001,
+            n: 2999,
+            lda: 3004,
+            a_offset: 0,
+            incx: 1,
+            incy: -2,
+            alpha: -0.5,
+            beta: 1.5,
+            device_scalars: true,
+        };
         let prepared = Prepared::new(&gpu, &mut random, case);
         let op = gemv::check_arguments(trans, 3001, 2999, 3004, 1, -2).unwrap();
         let (spec, plan) = gemv::plan(gpu.inner(), op, 3001, 2999, prepared.da.address(), 3004).unwrap();
@@ -563,10 +894,25 @@ fn gpu_sgemv_on_a_created_stream() {
     let mut failures = Vec::new();
     for trans in [MUBLAS_OP_N, MUBLAS_OP_T] {
         for (incy, device_scalars) in [(-2, true), (1, true), (-2, false), (1, false)] {
-            let case = Case { trans, m: 3001, n: 2999, lda: 3004, a_offset: 0, incx: 1, incy, alpha: -0.5, beta: 1.5, device_scalars };
+            let case = Case {
+                trans,
+                m: 3001,
+                n: 2999,
+                lda: 3004,
+                a_offset: 0,
+                incx: 1,
+                incy,
+                alpha: -0.5,
+                beta: 1.5,
+                device_scalars,
+            };
             let prepared = Prepared::new(&gpu, &mut random, case);
             // A split shape valid for the op: GEMV-T's blocks are 1-D.
-            let split_shape = if trans == MUBLAS_OP_N { LaunchShape { tx: 64, ty: 2, split: 4 } } else { LaunchShape { tx: 64, ty: 1, split: 4 } };
+            let split_shape = if trans == MUBLAS_OP_N {
+                LaunchShape { tx: 64, ty: 2, split: 4 }
+            } else {
+                LaunchShape { tx: 64, ty: 1, split: 4 }
+            };
             for shape in [None, Some(split_shape)] {
                 let got = prepared.run(&gpu, shape);
                 let what = format!("created stream: {}", prepared.describe(shape));
@@ -593,13 +939,28 @@ fn gpu_sgemv_quick_returns_touch_nothing() {
     let (alpha, beta, zero, one) = (2.0f32, 3.0f32, 0.0f32, 1.0f32);
     unsafe {
         // m == 0 or n == 0: success, y not scaled, nothing read (null A and x, null scalars even).
-        assert_eq!(mublasSgemv(gpu.handle, MUBLAS_OP_N, 0, 5, &alpha, null, 1, null, 1, &beta, yp, 1), MUBLAS_STATUS_SUCCESS);
-        assert_eq!(mublasSgemv(gpu.handle, MUBLAS_OP_T, 5, 0, &alpha, null, 5, null, 1, &beta, yp, 1), MUBLAS_STATUS_SUCCESS);
-        assert_eq!(mublasSgemv(gpu.handle, MUBLAS_OP_N, 0, 0, null, null, 1, null, 1, null, yp, 1), MUBLAS_STATUS_SUCCESS);
+        assert_eq!(
+            mublasSgemv(gpu.handle, MUBLAS_OP_N, 0, 5, &alpha, null, 1, null, 1, &beta, yp, 1),
+            MUBLAS_STATUS_SUCCESS
+        );
+        assert_eq!(
+            mublasSgemv(gpu.handle, MUBLAS_OP_T, 5, 0, &alpha, null, 5, null, 1, &beta, yp, 1),
+            MUBLAS_STATUS_SUCCESS
+        );
+        assert_eq!(
+            mublasSgemv(gpu.handle, MUBLAS_OP_N, 0, 0, null, null, 1, null, 1, null, yp, 1),
+            MUBLAS_STATUS_SUCCESS
+        );
         // Host alpha = 0 and beta = 1: nothing to do.
-        assert_eq!(mublasSgemv(gpu.handle, MUBLAS_OP_N, 64, 64, &zero, null, 64, null, 1, &one, yp, 1), MUBLAS_STATUS_SUCCESS);
+        assert_eq!(
+            mublasSgemv(gpu.handle, MUBLAS_OP_N, 64, 64, &zero, null, 64, null, 1, &one, yp, 1),
+            MUBLAS_STATUS_SUCCESS
+        );
         // Host alpha = 0: A and x are not read (null is fine), y is scaled.
-        assert_eq!(mublasSgemv(gpu.handle, MUBLAS_OP_T, 10, 64, &zero, null, 10, null, 1, &beta, yp, 1), MUBLAS_STATUS_SUCCESS);
+        assert_eq!(
+            mublasSgemv(gpu.handle, MUBLAS_OP_T, 10, 64, &zero, null, 10, null, 1, &beta, yp, 1),
+            MUBLAS_STATUS_SUCCESS
+        );
     }
     mublas::harness::stream::synchronize(gpu.context(), std::ptr::null_mut()).unwrap();
     let got = dy.read().unwrap();
@@ -641,20 +1002,110 @@ fn gpu_sgemv_bad_arguments_write_nothing() {
     ];
     for ((trans, m, n, lda, incx, incy), position) in bad {
         let status = unsafe {
-            mublasSgemv(gpu.handle, trans, m, n, &alpha, a.address() as *const f32, lda, x.address() as *const f32, incx, &beta, y.address() as *mut f32, incy)
+            mublasSgemv(
+                gpu.handle,
+                trans,
+                m,
+                n,
+                &alpha,
+                a.address() as *const f32,
+                lda,
+                x.address() as *const f32,
+                incx,
+                &beta,
+                y.address() as *mut f32,
+                incy,
+            )
         };
         assert_eq!(status, MUBLAS_STATUS_INVALID_VALUE, "trans={trans} m={m} n={n} lda={lda} incx={incx} incy={incy}");
-        let result = gemv::sgemv(gpu.inner(), trans, m as i64, n as i64, Scalar::Host(alpha), a.address(), lda as i64, x.address(), incx as i64, Scalar::Host(beta), y.address(), incy as i64);
+        let result = gemv::sgemv(
+            gpu.inner(),
+            trans,
+            m as i64,
+            n as i64,
+            Scalar::Host(alpha),
+            a.address(),
+            lda as i64,
+            x.address(),
+            incx as i64,
+            Scalar::Host(beta),
+            y.address(),
+            incy as i64,
+        );
         assert_eq!(result, Err(Error::InvalidArgument { routine: "SGEMV", position }));
     }
     unsafe {
         // Null scalars: INVALID_VALUE where cuBLAS would crash.
         let null = std::ptr::null::<f32>();
-        assert_eq!(mublasSgemv(gpu.handle, 0, m, n, null, a.address() as *const f32, m, x.address() as *const f32, 1, &beta, y.address() as *mut f32, 1), MUBLAS_STATUS_INVALID_VALUE);
-        assert_eq!(mublasSgemv(gpu.handle, 0, m, n, &alpha, a.address() as *const f32, m, x.address() as *const f32, 1, null, y.address() as *mut f32, 1), MUBLAS_STATUS_INVALID_VALUE);
+        assert_eq!(
+            mublasSgemv(
+                gpu.handle,
+                0,
+                m,
+                n,
+                null,
+                a.address() as *const f32,
+                m,
+                x.address() as *const f32,
+                1,
+                &beta,
+                y.address() as *mut f32,
+                1
+            ),
+            MUBLAS_STATUS_INVALID_VALUE
+        );
+        assert_eq!(
+            mublasSgemv(
+                gpu.handle,
+                0,
+                m,
+                n,
+                &alpha,
+                a.address() as *const f32,
+                m,
+                x.address() as *const f32,
+                1,
+                null,
+                y.address() as *mut f32,
+                1
+            ),
+            MUBLAS_STATUS_INVALID_VALUE
+        );
         // Null y or (with alpha ≠ 0) null A or x.
-        assert_eq!(mublasSgemv(gpu.handle, 0, m, n, &alpha, a.address() as *const f32, m, x.address() as *const f32, 1, &beta, std::ptr::null_mut(), 1), MUBLAS_STATUS_INVALID_VALUE);
-        assert_eq!(mublasSgemv(gpu.handle, 0, m, n, &alpha, null, m, x.address() as *const f32, 1, &beta, y.address() as *mut f32, 1), MUBLAS_STATUS_INVALID_VALUE);
+        assert_eq!(
+            mublasSgemv(
+                gpu.handle,
+                0,
+                m,
+                n,
+                &alpha,
+                a.address() as *const f32,
+                m,
+                x.address() as *const f32,
+                1,
+                &beta,
+                std::ptr::null_mut(),
+                1
+            ),
+            MUBLAS_STATUS_INVALID_VALUE
+        );
+        assert_eq!(
+            mublasSgemv(
+                gpu.handle,
+                0,
+                m,
+                n,
+                &alpha,
+                null,
+                m,
+                x.address() as *const f32,
+                1,
+                &beta,
+                y.address() as *mut f32,
+                1
+            ),
+            MUBLAS_STATUS_INVALID_VALUE
+        );
     }
     mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
     assert_eq!(y.read().unwrap(), y0, "a rejected call wrote y");
@@ -665,8 +1116,38 @@ fn gpu_sgemv_bad_arguments_write_nothing() {
 fn sgemv_null_handle_is_not_initialized() {
     // No GPU needed: the handle is checked first.
     let v = 1.0f32;
-    let status = unsafe { mublasSgemv(std::ptr::null_mut(), MUBLAS_OP_N, 4, 4, &v, std::ptr::null(), 4, std::ptr::null(), 1, &v, std::ptr::null_mut(), 1) };
+    let status = unsafe {
+        mublasSgemv(
+            std::ptr::null_mut(),
+            MUBLAS_OP_N,
+            4,
+            4,
+            &v,
+            std::ptr::null(),
+            4,
+            std::ptr::null(),
+            1,
+            &v,
+            std::ptr::null_mut(),
+            1,
+        )
+    };
     assert_eq!(status, MUBLAS_STATUS_NOT_INITIALIZED);
-    let status = unsafe { mublasSgemv(std::ptr::null_mut(), 9, -1, 4, &v, std::ptr::null(), 0, std::ptr::null(), 0, &v, std::ptr::null_mut(), 0) };
+    let status = unsafe {
+        mublasSgemv(
+            std::ptr::null_mut(),
+            9,
+            -1,
+            4,
+            &v,
+            std::ptr::null(),
+            0,
+            std::ptr::null(),
+            0,
+            &v,
+            std::ptr::null_mut(),
+            0,
+        )
+    };
     assert_eq!(status, MUBLAS_STATUS_NOT_INITIALIZED, "the handle comes before the arguments");
 }

@@ -46,7 +46,13 @@ impl Case {
 }
 
 fn referenced(i: usize, j: usize, lower: bool, unit: bool) -> bool {
-    if lower { if unit { i > j } else { i >= j } } else if unit { i < j } else { i <= j }
+    if lower {
+        if unit { i > j } else { i >= j }
+    } else if unit {
+        i < j
+    } else {
+        i <= j
+    }
 }
 
 /// lda × n column-major storage: random in the referenced triangle, NaN elsewhere.
@@ -102,7 +108,17 @@ fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCub
     let da = GuardedBuffer::from_slice(ctx, &a, case.offset).unwrap();
     let dx = GuardedBuffer::from_slice(ctx, &x, case.offset).unwrap();
     let status = unsafe {
-        mublasStrmv(gpu.handle, case.uplo, case.trans, case.diag, case.n as i32, da.address() as *const f32, case.lda as i32, dx.address() as *mut f32, case.incx as i32)
+        mublasStrmv(
+            gpu.handle,
+            case.uplo,
+            case.trans,
+            case.diag,
+            case.n as i32,
+            da.address() as *const f32,
+            case.lda as i32,
+            dx.address() as *mut f32,
+            case.incx as i32,
+        )
     };
     assert_eq!(status, MUBLAS_STATUS_SUCCESS, "{what}");
     mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
@@ -127,7 +143,17 @@ fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCub
         let mut handle = std::ptr::null_mut();
         unsafe {
             assert_eq!((cublas.create)(&mut handle), 0);
-            let status = (cublas.strmv)(handle, case.uplo, case.trans, case.diag, case.n as i32, da.address() as *const f32, case.lda as i32, dx2.address() as *mut f32, case.incx as i32);
+            let status = (cublas.strmv)(
+                handle,
+                case.uplo,
+                case.trans,
+                case.diag,
+                case.n as i32,
+                da.address() as *const f32,
+                case.lda as i32,
+                dx2.address() as *mut f32,
+                case.incx as i32,
+            );
             assert_eq!(status, 0, "{what}: cuBLAS status");
             mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
             (cublas.destroy)(handle);
@@ -155,9 +181,15 @@ fn strmv_null_handle_is_not_initialized_before_argument_checks() {
     let mut x = [1.0f32; 4];
     let null: mublasHandle_t = std::ptr::null_mut();
     unsafe {
-        assert_eq!(mublasStrmv(null, 0, 0, 0, 4, std::ptr::null(), 4, x.as_mut_ptr(), 1), MUBLAS_STATUS_NOT_INITIALIZED);
+        assert_eq!(
+            mublasStrmv(null, 0, 0, 0, 4, std::ptr::null(), 4, x.as_mut_ptr(), 1),
+            MUBLAS_STATUS_NOT_INITIALIZED
+        );
         // Every argument bad too: the handle is checked first.
-        assert_eq!(mublasStrmv(null, 9, 9, 9, -1, std::ptr::null(), 0, x.as_mut_ptr(), 0), MUBLAS_STATUS_NOT_INITIALIZED);
+        assert_eq!(
+            mublasStrmv(null, 9, 9, 9, -1, std::ptr::null(), 0, x.as_mut_ptr(), 0),
+            MUBLAS_STATUS_NOT_INITIALIZED
+        );
     }
     assert_eq!(x, [1.0; 4]);
 }
@@ -166,7 +198,8 @@ fn strmv_null_handle_is_not_initialized_before_argument_checks() {
 fn gpu_strmv_case_matrix() {
     let Some(gpu) = gpu_or_skip("gpu_strmv_case_matrix") else { return };
     let mut random = random("gpu_strmv_case_matrix");
-    let cublas = RealCublas::get().map_err(|e| say(&format!("gpu_strmv_case_matrix: not comparing with cuBLAS: {e}"))).ok();
+    let cublas =
+        RealCublas::get().map_err(|e| say(&format!("gpu_strmv_case_matrix: not comparing with cuBLAS: {e}"))).ok();
     let mut cases = 0;
     for n in [1usize, 2, 3, 4, 5, 7, 33, 130, 1000] {
         for (v, &(uplo, trans, diag)) in VARIANTS.iter().enumerate() {
@@ -210,11 +243,29 @@ fn gpu_strmv_large_with_capped_partials() {
         (&TRMV_T_VEC4, MUBLAS_FILL_MODE_UPPER, MUBLAS_OP_T),
     ] {
         device.tuner.forced().set(spec.name, Some(smallest));
-        run_case(&gpu, &mut random, &Case { uplo, trans, diag: MUBLAS_DIAG_NON_UNIT, n, lda: n, incx: 1, offset: 0 }, None);
+        run_case(
+            &gpu,
+            &mut random,
+            &Case { uplo, trans, diag: MUBLAS_DIAG_NON_UNIT, n, lda: n, incx: 1, offset: 0 },
+            None,
+        );
         device.tuner.forced().set(spec.name, None);
     }
     // And the tuner's own choice, once.
-    run_case(&gpu, &mut random, &Case { uplo: MUBLAS_FILL_MODE_LOWER, trans: MUBLAS_OP_N, diag: MUBLAS_DIAG_UNIT, n, lda: n + 4, incx: -1, offset: 0 }, None);
+    run_case(
+        &gpu,
+        &mut random,
+        &Case {
+            uplo: MUBLAS_FILL_MODE_LOWER,
+            trans: MUBLAS_OP_N,
+            diag: MUBLAS_DIAG_UNIT,
+            n,
+            lda: n + 4,
+            incx: -1,
+            offset: 0,
+        },
+        None,
+    );
 }
 
 #[test]
@@ -230,7 +281,19 @@ fn gpu_strmv_same_bits_on_repeated_calls() {
         let mut first: Option<Vec<u32>> = None;
         for _ in 0..5 {
             let dx = GuardedBuffer::from_slice(ctx, &x, 0).unwrap();
-            let status = unsafe { mublasStrmv(gpu.handle, uplo, trans, diag, 3001, da.address() as *const f32, 3004, dx.address() as *mut f32, 1) };
+            let status = unsafe {
+                mublasStrmv(
+                    gpu.handle,
+                    uplo,
+                    trans,
+                    diag,
+                    3001,
+                    da.address() as *const f32,
+                    3004,
+                    dx.address() as *mut f32,
+                    1,
+                )
+            };
             assert_eq!(status, 0);
             let got: Vec<u32> = dx.read().unwrap().iter().map(|v| v.to_bits()).collect();
             match &first {
@@ -258,17 +321,23 @@ fn gpu_every_strmv_shape_is_correct() {
     for (spec, trans, large_n, large_lda, offset) in specs {
         let kernel = device.kernel(spec.name).unwrap();
         let problem = Problem { m: large_n as u64, n: large_n as u64, k: 0 };
-        for (index, (shape, _, _)) in candidates(device.model(), &kernel.model, spec, &problem).into_iter().enumerate() {
+        for (index, (shape, _, _)) in candidates(device.model(), &kernel.model, spec, &problem).into_iter().enumerate()
+        {
             // Op T: rows are chunked by 64·Tx·split, so only Tx = 32, split 1 needs the large n
             // for two chunks; the other shapes run at 701 to keep the CPU reference quick.
-            let (n, lda) = if trans == MUBLAS_OP_T && shape.tx * shape.split > 32 { (701, 701 + (large_lda - large_n)) } else { (large_n, large_lda) };
+            let (n, lda) = if trans == MUBLAS_OP_T && shape.tx * shape.split > 32 {
+                (701, 701 + (large_lda - large_n))
+            } else {
+                (large_n, large_lda)
+            };
             // Rotate the variants and increments over the shapes.
             let uplo = if index % 2 == 0 { MUBLAS_FILL_MODE_LOWER } else { MUBLAS_FILL_MODE_UPPER };
             let diag = if index % 4 < 2 { MUBLAS_DIAG_NON_UNIT } else { MUBLAS_DIAG_UNIT };
             let incx = [1i64, -1, 3][index % 3];
             device.tuner.forced().set(spec.name, Some(shape));
             let case = Case { uplo, trans, diag, n, lda, incx, offset };
-            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_case(&gpu, &mut random, &case, None)));
+            let result =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_case(&gpu, &mut random, &case, None)));
             device.tuner.forced().set(spec.name, None);
             if let Err(e) = result {
                 say(&format!("{} forced to {shape:?} failed", spec.name));
@@ -281,8 +350,17 @@ fn gpu_every_strmv_shape_is_correct() {
     let problem = Problem { n: 1000, ..Problem::default() };
     for (shape, _, _) in candidates(device.model(), &kernel.model, &TRMV_SUM, &problem) {
         device.tuner.forced().set(TRMV_SUM.name, Some(shape));
-        let case = Case { uplo: MUBLAS_FILL_MODE_UPPER, trans: MUBLAS_OP_T, diag: MUBLAS_DIAG_UNIT, n: 1000, lda: 1000, incx: -3, offset: 0 };
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_case(&gpu, &mut random, &case, None)));
+        let case = Case {
+            uplo: MUBLAS_FILL_MODE_UPPER,
+            trans: MUBLAS_OP_T,
+            diag: MUBLAS_DIAG_UNIT,
+            n: 1000,
+            lda: 1000,
+            incx: -3,
+            offset: 0,
+        };
+        let result =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_case(&gpu, &mut random, &case, None)));
         device.tuner.forced().set(TRMV_SUM.name, None);
         if let Err(e) = result {
             say(&format!("{} forced to {shape:?} failed", TRMV_SUM.name));
@@ -305,14 +383,18 @@ fn gpu_strmv_past_the_work_buffer_limit_is_alloc_failed() {
     let (a, x) = (random.vector(n * n), random.vector(n));
     let da = GuardedBuffer::from_slice(ctx, &a, 0).unwrap();
     let dx = GuardedBuffer::from_slice(ctx, &x, 0).unwrap();
-    let status = unsafe { mublasStrmv(gpu.handle, 0, 0, 0, n as i32, da.address() as *const f32, n as i32, dx.address() as *mut f32, 1) };
+    let status = unsafe {
+        mublasStrmv(gpu.handle, 0, 0, 0, n as i32, da.address() as *const f32, n as i32, dx.address() as *mut f32, 1)
+    };
     assert_eq!(status, MUBLAS_STATUS_ALLOC_FAILED);
     mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
     assert_eq!(dx.read().unwrap(), x);
     assert!(dx.guards_intact().unwrap());
     // The limit lifted, the same call succeeds.
     gpu.inner().set_work_limit(usize::MAX);
-    let status = unsafe { mublasStrmv(gpu.handle, 0, 0, 0, n as i32, da.address() as *const f32, n as i32, dx.address() as *mut f32, 1) };
+    let status = unsafe {
+        mublasStrmv(gpu.handle, 0, 0, 0, n as i32, da.address() as *const f32, n as i32, dx.address() as *mut f32, 1)
+    };
     assert_eq!(status, MUBLAS_STATUS_SUCCESS);
 }
 
@@ -345,10 +427,17 @@ fn gpu_strmv_bad_arguments_touch_nothing() {
             ((2, 3, 2, -1, 0, 0), 1),
         ] {
             let (uplo, trans, diag, n, lda, incx) = args;
-            assert_eq!(mublasStrmv(gpu.handle, uplo, trans, diag, n, pa, lda, px, incx), MUBLAS_STATUS_INVALID_VALUE, "position {position}: {args:?}");
+            assert_eq!(
+                mublasStrmv(gpu.handle, uplo, trans, diag, n, pa, lda, px, incx),
+                MUBLAS_STATUS_INVALID_VALUE,
+                "position {position}: {args:?}"
+            );
         }
         // n = 0: success, nothing touched, even through null pointers.
-        assert_eq!(mublasStrmv(gpu.handle, 0, 0, 0, 0, std::ptr::null(), 1, std::ptr::null_mut(), 1), MUBLAS_STATUS_SUCCESS);
+        assert_eq!(
+            mublasStrmv(gpu.handle, 0, 0, 0, 0, std::ptr::null(), 1, std::ptr::null_mut(), 1),
+            MUBLAS_STATUS_SUCCESS
+        );
         assert_eq!(mublasStrmv(gpu.handle, 1, 1, 1, 0, pa, 1, px, -2), MUBLAS_STATUS_SUCCESS);
         // Null A or x with n > 0: INVALID_VALUE where cuBLAS would fault.
         assert_eq!(mublasStrmv(gpu.handle, 0, 0, 0, n, std::ptr::null(), n, px, 1), MUBLAS_STATUS_INVALID_VALUE);
@@ -366,18 +455,41 @@ fn gpu_strmv_on_a_created_stream() {
     let mut random = random("gpu_strmv_on_a_created_stream");
     let ctx = gpu.context();
     let stream = Stream::new(ctx).unwrap();
-    let case = Case { uplo: MUBLAS_FILL_MODE_UPPER, trans: MUBLAS_OP_N, diag: MUBLAS_DIAG_NON_UNIT, n: 2049, lda: 2052, incx: 1, offset: 0 };
+    let case = Case {
+        uplo: MUBLAS_FILL_MODE_UPPER,
+        trans: MUBLAS_OP_N,
+        diag: MUBLAS_DIAG_NON_UNIT,
+        n: 2049,
+        lda: 2052,
+        incx: 1,
+        offset: 0,
+    };
     let a = matrix(&mut random, &case);
     let x = random.vector(case.n);
     let da = GuardedBuffer::from_slice(ctx, &a, 0).unwrap();
     let dx = GuardedBuffer::from_slice(ctx, &x, 0).unwrap();
     unsafe {
-        assert_eq!(mublas::capi::handle::mublasSetStream(gpu.handle, stream.raw() as *mut CUstream_st), MUBLAS_STATUS_SUCCESS);
-        let status = mublasStrmv(gpu.handle, case.uplo, case.trans, case.diag, case.n as i32, da.address() as *const f32, case.lda as i32, dx.address() as *mut f32, 1);
+        assert_eq!(
+            mublas::capi::handle::mublasSetStream(gpu.handle, stream.raw() as *mut CUstream_st),
+            MUBLAS_STATUS_SUCCESS
+        );
+        let status = mublasStrmv(
+            gpu.handle,
+            case.uplo,
+            case.trans,
+            case.diag,
+            case.n as i32,
+            da.address() as *const f32,
+            case.lda as i32,
+            dx.address() as *mut f32,
+            1,
+        );
         assert_eq!(status, MUBLAS_STATUS_SUCCESS);
     }
     stream.synchronize().unwrap();
     let (expected, magnitude) = reference(&case, &a, &x);
     assert_close("created stream", &dx.read().unwrap(), &expected, &magnitude, 2.0 * (case.n as f64 + 2.0));
-    unsafe { assert_eq!(mublas::capi::handle::mublasSetStream(gpu.handle, std::ptr::null_mut()), MUBLAS_STATUS_SUCCESS) };
+    unsafe {
+        assert_eq!(mublas::capi::handle::mublasSetStream(gpu.handle, std::ptr::null_mut()), MUBLAS_STATUS_SUCCESS)
+    };
 }

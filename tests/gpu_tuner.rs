@@ -15,9 +15,20 @@ use mublas::tuner::{KernelSpec, Problem};
 fn kernel_specs() -> Vec<&'static KernelSpec> {
     use mublas::routines::{axpy, gemv, trmv};
     vec![
-        &axpy::AXPY_VEC4, &axpy::AXPY_VEC4_SINGLE, &axpy::AXPY_STRIDED,
-        &gemv::GEMV_N, &gemv::GEMV_N_SCALAR, &gemv::GEMV_T, &gemv::GEMV_T_SCALAR, &gemv::GEMV_T_SHORT, &gemv::GEMV_T_SHORT_SCALAR,
-        &trmv::TRMV_N_VEC4, &trmv::TRMV_N_SCALAR, &trmv::TRMV_T_VEC4, &trmv::TRMV_T_SCALAR, &trmv::TRMV_SUM,
+        &axpy::AXPY_VEC4,
+        &axpy::AXPY_VEC4_SINGLE,
+        &axpy::AXPY_STRIDED,
+        &gemv::GEMV_N,
+        &gemv::GEMV_N_SCALAR,
+        &gemv::GEMV_T,
+        &gemv::GEMV_T_SCALAR,
+        &gemv::GEMV_T_SHORT,
+        &gemv::GEMV_T_SHORT_SCALAR,
+        &trmv::TRMV_N_VEC4,
+        &trmv::TRMV_N_SCALAR,
+        &trmv::TRMV_T_VEC4,
+        &trmv::TRMV_T_SCALAR,
+        &trmv::TRMV_SUM,
     ]
 }
 
@@ -36,9 +47,13 @@ fn gpu_occupancy_model_matches_the_driver() {
             for (shape, geometry, occupancy) in shapes {
                 let threads = shape.tx * shape.ty;
                 let driver = kernel.driver_max_active_blocks_per_sm(threads, geometry.dynamic_shared_bytes).unwrap();
-                let model = max_active_blocks_per_sm(device.model(), &kernel.model, threads, geometry.dynamic_shared_bytes);
-                assert_eq!(model, driver, "{} {:?} ({} registers, {} B dynamic shared): model {model}, driver {driver}",
-                    spec.name, shape, kernel.model.registers_per_thread, geometry.dynamic_shared_bytes);
+                let model =
+                    max_active_blocks_per_sm(device.model(), &kernel.model, threads, geometry.dynamic_shared_bytes);
+                assert_eq!(
+                    model, driver,
+                    "{} {:?} ({} registers, {} B dynamic shared): model {model}, driver {driver}",
+                    spec.name, shape, kernel.model.registers_per_thread, geometry.dynamic_shared_bytes
+                );
                 assert_eq!(occupancy.active_blocks_per_sm, driver);
                 compared += 1;
             }
@@ -56,7 +71,7 @@ fn gpu_occupancy_model_matches_the_driver() {
 
 #[test]
 fn gpu_every_saxpy_shape_is_correct() {
-    use mublas::routines::axpy::{select_kernel, AXPY_STRIDED, AXPY_VEC4, AXPY_VEC4_SINGLE, SINGLE_MAX_ELEMENTS};
+    use mublas::routines::axpy::{AXPY_STRIDED, AXPY_VEC4, AXPY_VEC4_SINGLE, SINGLE_MAX_ELEMENTS, select_kernel};
     use mublas::routines::vector::StridedVector;
     let Some(gpu) = gpu_or_skip("gpu_every_saxpy_shape_is_correct") else { return };
     let mut random = random("gpu_every_saxpy_shape_is_correct");
@@ -67,7 +82,9 @@ fn gpu_every_saxpy_shape_is_correct() {
     // x at offset 0 takes a float4 kernel (the single-pass one up to
     // SINGLE_MAX_ELEMENTS; n odd, so it has a tail); at offset 1 (y at 0) the strided one.
     let large = SINGLE_MAX_ELEMENTS as usize + 5;
-    for (spec, n, x_offset) in [(&AXPY_VEC4_SINGLE, 100_003, 0usize), (&AXPY_VEC4, large, 0), (&AXPY_STRIDED, 100_003, 1)] {
+    for (spec, n, x_offset) in
+        [(&AXPY_VEC4_SINGLE, 100_003, 0usize), (&AXPY_VEC4, large, 0), (&AXPY_STRIDED, 100_003, 1)]
+    {
         let (x, y) = (random.vector(n + 1), random.vector(n));
         let kernel = device.kernel(spec.name).unwrap();
         let dx = GuardedBuffer::from_slice(ctx, &x, 0).unwrap();
@@ -80,13 +97,22 @@ fn gpu_every_saxpy_shape_is_correct() {
             let dy = GuardedBuffer::from_slice(ctx, &y, 0).unwrap();
             device.tuner.forced().set(spec.name, Some(shape));
             let status = unsafe {
-                mublasSaxpy(gpu.handle, n as i32, &alpha, (dx.address() + 4 * x_offset as u64) as *const f32, 1, dy.address() as *mut f32, 1)
+                mublasSaxpy(
+                    gpu.handle,
+                    n as i32,
+                    &alpha,
+                    (dx.address() + 4 * x_offset as u64) as *const f32,
+                    1,
+                    dy.address() as *mut f32,
+                    1,
+                )
             };
             device.tuner.forced().set(spec.name, None);
             assert_eq!(status, 0);
             let got = dy.read().unwrap();
             let expected: Vec<f64> = (0..n).map(|i| alpha as f64 * x[i + x_offset] as f64 + y[i] as f64).collect();
-            let magnitude: Vec<f64> = (0..n).map(|i| (alpha * x[i + x_offset]).abs() as f64 + y[i].abs() as f64).collect();
+            let magnitude: Vec<f64> =
+                (0..n).map(|i| (alpha * x[i + x_offset]).abs() as f64 + y[i].abs() as f64).collect();
             assert_close(&format!("{} forced to {shape:?}", spec.name), &got, &expected, &magnitude, 2.0);
             assert!(dy.guards_intact().unwrap());
             checked += 1;

@@ -1,7 +1,7 @@
 //! Level-1 exports: mublasSaxpy.
 
-use super::{ffi_boundary, handle_ref, status_of, try_status};
 use super::types::*;
+use super::{ffi_boundary, handle_ref, status_of, try_status};
 use crate::handle::{Handle, PointerMode};
 use crate::routines::{self, Scalar};
 use std::ffi::c_int;
@@ -27,7 +27,15 @@ pub(crate) unsafe fn scalar_arg(handle: &Handle, value: *const f32) -> Result<Sc
 ///
 /// # Safety
 /// As `mublasSaxpy`.
-pub(crate) unsafe fn saxpy(h: &Handle, n: i64, alpha: *const f32, x: *const f32, incx: i64, y: *mut f32, incy: i64) -> mublasStatus_t {
+pub(crate) unsafe fn saxpy(
+    h: &Handle,
+    n: i64,
+    alpha: *const f32,
+    x: *const f32,
+    incx: i64,
+    y: *mut f32,
+    incy: i64,
+) -> mublasStatus_t {
     if n <= 0 {
         return MUBLAS_STATUS_SUCCESS;
     }

@@ -36,7 +36,12 @@ pub unsafe extern "C" fn mublasSgemm(
         // SAFETY: per this function's contract.
         let h = try_status!(unsafe { handle_ref(handle) });
         // SAFETY: per this function's contract.
-        unsafe { sgemm(h, transa, transb, m as i64, n as i64, k as i64, alpha, a, lda as i64, b, ldb as i64, beta, c, ldc as i64) }
+        unsafe {
+            sgemm(
+                h, transa, transb, m as i64, n as i64, k as i64, alpha, a, lda as i64, b, ldb as i64, beta, c,
+                ldc as i64,
+            )
+        }
     })
 }
 
@@ -72,5 +77,7 @@ pub(crate) unsafe fn sgemm(
     let alpha = try_status!(unsafe { scalar_arg(h, alpha) });
     // SAFETY: per this function's contract.
     let beta = try_status!(unsafe { scalar_arg(h, beta) });
-    status_of(routines::gemm::sgemm(h, transa, transb, m, n, k, alpha, a as u64, lda, b as u64, ldb, beta, c as u64, ldc))
+    status_of(routines::gemm::sgemm(
+        h, transa, transb, m, n, k, alpha, a as u64, lda, b as u64, ldb, beta, c as u64, ldc,
+    ))
 }

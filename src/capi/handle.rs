@@ -1,7 +1,7 @@
 //! mublasCreate, mublasDestroy, streams, pointer modes, version.
 
-use super::{ffi_boundary, handle_ref, status_of, try_status};
 use super::types::*;
+use super::{ffi_boundary, handle_ref, status_of, try_status};
 use crate::handle::{Handle, PointerMode};
 use std::ffi::c_int;
 
@@ -96,7 +96,10 @@ pub unsafe extern "C" fn mublasSetPointerMode(handle: mublasHandle_t, mode: mubl
 /// # Safety
 /// `handle` must be null or live; `mode` null (→ INVALID_VALUE) or writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mublasGetPointerMode(handle: mublasHandle_t, mode: *mut mublasPointerMode_t) -> mublasStatus_t {
+pub unsafe extern "C" fn mublasGetPointerMode(
+    handle: mublasHandle_t,
+    mode: *mut mublasPointerMode_t,
+) -> mublasStatus_t {
     ffi_boundary!({
         // SAFETY: per this function's contract.
         let h = try_status!(unsafe { handle_ref(handle) });

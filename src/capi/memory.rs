@@ -48,7 +48,15 @@ pub unsafe extern "C" fn mublasFree(device_ptr: *mut c_void) -> mublasStatus_t {
 }
 
 /// The copy of `n` elements between two strided vectors, or the status for bad arguments.
-fn vector_copy(n: c_int, elem_size: c_int, source: Memory, incx: c_int, destination: Memory, incy: c_int, null: bool) -> Result<Option<Copy2d>, mublasStatus_t> {
+fn vector_copy(
+    n: c_int,
+    elem_size: c_int,
+    source: Memory,
+    incx: c_int,
+    destination: Memory,
+    incy: c_int,
+    null: bool,
+) -> Result<Option<Copy2d>, mublasStatus_t> {
     if n < 0 || elem_size <= 0 || incx <= 0 || incy <= 0 {
         return Err(MUBLAS_STATUS_INVALID_VALUE);
     }
@@ -61,15 +69,38 @@ fn vector_copy(n: c_int, elem_size: c_int, source: Memory, incx: c_int, destinat
     let (n, size) = (n as usize, elem_size as usize);
     Ok(Some(if incx == 1 && incy == 1 {
         // One contiguous run: no pitch limits apply.
-        Copy2d { source, source_pitch: n * size, destination, destination_pitch: n * size, width_bytes: n * size, height: 1 }
+        Copy2d {
+            source,
+            source_pitch: n * size,
+            destination,
+            destination_pitch: n * size,
+            width_bytes: n * size,
+            height: 1,
+        }
     } else {
-        Copy2d { source, source_pitch: incx as usize * size, destination, destination_pitch: incy as usize * size, width_bytes: size, height: n }
+        Copy2d {
+            source,
+            source_pitch: incx as usize * size,
+            destination,
+            destination_pitch: incy as usize * size,
+            width_bytes: size,
+            height: n,
+        }
     }))
 }
 
 /// The copy of a rows × cols column-major matrix, or the status for bad arguments.
 #[allow(clippy::too_many_arguments)] // cuBLAS's own argument list, plus one flag
-fn matrix_copy(rows: c_int, cols: c_int, elem_size: c_int, source: Memory, lda: c_int, destination: Memory, ldb: c_int, null: bool) -> Result<Option<Copy2d>, mublasStatus_t> {
+fn matrix_copy(
+    rows: c_int,
+    cols: c_int,
+    elem_size: c_int,
+    source: Memory,
+    lda: c_int,
+    destination: Memory,
+    ldb: c_int,
+    null: bool,
+) -> Result<Option<Copy2d>, mublasStatus_t> {
     if rows < 0 || cols < 0 || elem_size <= 0 || lda < rows.max(1) || ldb < rows.max(1) {
         return Err(MUBLAS_STATUS_INVALID_VALUE);
     }
@@ -109,9 +140,31 @@ unsafe fn run(copy: Result<Option<Copy2d>, mublasStatus_t>, stream: Option<*mut 
 /// # Safety
 /// x readable and y a device range for n strided elements.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mublasSetVector(n: c_int, elem_size: c_int, x: *const c_void, incx: c_int, device_ptr: *mut c_void, incy: c_int) -> mublasStatus_t {
+pub unsafe extern "C" fn mublasSetVector(
+    n: c_int,
+    elem_size: c_int,
+    x: *const c_void,
+    incx: c_int,
+    device_ptr: *mut c_void,
+    incy: c_int,
+) -> mublasStatus_t {
     // SAFETY (all four vector copies): per the functions' contracts.
-    ffi_boundary!({ unsafe { run(vector_copy(n, elem_size, Memory::Host(x as _), incx, Memory::Device(device_ptr as u64), incy, x.is_null() || device_ptr.is_null()), None) } })
+    ffi_boundary!({
+        unsafe {
+            run(
+                vector_copy(
+                    n,
+                    elem_size,
+                    Memory::Host(x as _),
+                    incx,
+                    Memory::Device(device_ptr as u64),
+                    incy,
+                    x.is_null() || device_ptr.is_null(),
+                ),
+                None,
+            )
+        }
+    })
 }
 
 /// Device vector x → host vector y.
@@ -119,8 +172,30 @@ pub unsafe extern "C" fn mublasSetVector(n: c_int, elem_size: c_int, x: *const c
 /// # Safety
 /// x a device range and y writable for n strided elements.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mublasGetVector(n: c_int, elem_size: c_int, x: *const c_void, incx: c_int, y: *mut c_void, incy: c_int) -> mublasStatus_t {
-    ffi_boundary!({ unsafe { run(vector_copy(n, elem_size, Memory::Device(x as u64), incx, Memory::HostMut(y as _), incy, x.is_null() || y.is_null()), None) } })
+pub unsafe extern "C" fn mublasGetVector(
+    n: c_int,
+    elem_size: c_int,
+    x: *const c_void,
+    incx: c_int,
+    y: *mut c_void,
+    incy: c_int,
+) -> mublasStatus_t {
+    ffi_boundary!({
+        unsafe {
+            run(
+                vector_copy(
+                    n,
+                    elem_size,
+                    Memory::Device(x as u64),
+                    incx,
+                    Memory::HostMut(y as _),
+                    incy,
+                    x.is_null() || y.is_null(),
+                ),
+                None,
+            )
+        }
+    })
 }
 
 /// As mublasSetVector, enqueued on `stream`.
@@ -128,8 +203,31 @@ pub unsafe extern "C" fn mublasGetVector(n: c_int, elem_size: c_int, x: *const c
 /// # Safety
 /// As mublasSetVector; the host memory must stay valid until the stream has run the copy.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mublasSetVectorAsync(n: c_int, elem_size: c_int, host_ptr: *const c_void, incx: c_int, device_ptr: *mut c_void, incy: c_int, stream: *mut CUstream_st) -> mublasStatus_t {
-    ffi_boundary!({ unsafe { run(vector_copy(n, elem_size, Memory::Host(host_ptr as _), incx, Memory::Device(device_ptr as u64), incy, host_ptr.is_null() || device_ptr.is_null()), Some(stream)) } })
+pub unsafe extern "C" fn mublasSetVectorAsync(
+    n: c_int,
+    elem_size: c_int,
+    host_ptr: *const c_void,
+    incx: c_int,
+    device_ptr: *mut c_void,
+    incy: c_int,
+    stream: *mut CUstream_st,
+) -> mublasStatus_t {
+    ffi_boundary!({
+        unsafe {
+            run(
+                vector_copy(
+                    n,
+                    elem_size,
+                    Memory::Host(host_ptr as _),
+                    incx,
+                    Memory::Device(device_ptr as u64),
+                    incy,
+                    host_ptr.is_null() || device_ptr.is_null(),
+                ),
+                Some(stream),
+            )
+        }
+    })
 }
 
 /// As mublasGetVector, enqueued on `stream`.
@@ -137,8 +235,31 @@ pub unsafe extern "C" fn mublasSetVectorAsync(n: c_int, elem_size: c_int, host_p
 /// # Safety
 /// As mublasGetVector; the host memory must stay valid until the stream has run the copy.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mublasGetVectorAsync(n: c_int, elem_size: c_int, device_ptr: *const c_void, incx: c_int, host_ptr: *mut c_void, incy: c_int, stream: *mut CUstream_st) -> mublasStatus_t {
-    ffi_boundary!({ unsafe { run(vector_copy(n, elem_size, Memory::Device(device_ptr as u64), incx, Memory::HostMut(host_ptr as _), incy, device_ptr.is_null() || host_ptr.is_null()), Some(stream)) } })
+pub unsafe extern "C" fn mublasGetVectorAsync(
+    n: c_int,
+    elem_size: c_int,
+    device_ptr: *const c_void,
+    incx: c_int,
+    host_ptr: *mut c_void,
+    incy: c_int,
+    stream: *mut CUstream_st,
+) -> mublasStatus_t {
+    ffi_boundary!({
+        unsafe {
+            run(
+                vector_copy(
+                    n,
+                    elem_size,
+                    Memory::Device(device_ptr as u64),
+                    incx,
+                    Memory::HostMut(host_ptr as _),
+                    incy,
+                    device_ptr.is_null() || host_ptr.is_null(),
+                ),
+                Some(stream),
+            )
+        }
+    })
 }
 
 /// Host matrix A (rows × cols, leading dimension lda) → device matrix B (ldb).
@@ -146,9 +267,33 @@ pub unsafe extern "C" fn mublasGetVectorAsync(n: c_int, elem_size: c_int, device
 /// # Safety
 /// A readable and B a device range for the matrix with its leading dimension.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mublasSetMatrix(rows: c_int, cols: c_int, elem_size: c_int, a: *const c_void, lda: c_int, b: *mut c_void, ldb: c_int) -> mublasStatus_t {
+pub unsafe extern "C" fn mublasSetMatrix(
+    rows: c_int,
+    cols: c_int,
+    elem_size: c_int,
+    a: *const c_void,
+    lda: c_int,
+    b: *mut c_void,
+    ldb: c_int,
+) -> mublasStatus_t {
     // SAFETY (all four matrix copies): per the functions' contracts.
-    ffi_boundary!({ unsafe { run(matrix_copy(rows, cols, elem_size, Memory::Host(a as _), lda, Memory::Device(b as u64), ldb, a.is_null() || b.is_null()), None) } })
+    ffi_boundary!({
+        unsafe {
+            run(
+                matrix_copy(
+                    rows,
+                    cols,
+                    elem_size,
+                    Memory::Host(a as _),
+                    lda,
+                    Memory::Device(b as u64),
+                    ldb,
+                    a.is_null() || b.is_null(),
+                ),
+                None,
+            )
+        }
+    })
 }
 
 /// Device matrix A → host matrix B.
@@ -156,8 +301,32 @@ pub unsafe extern "C" fn mublasSetMatrix(rows: c_int, cols: c_int, elem_size: c_
 /// # Safety
 /// A a device range and B writable for the matrix with its leading dimension.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mublasGetMatrix(rows: c_int, cols: c_int, elem_size: c_int, a: *const c_void, lda: c_int, b: *mut c_void, ldb: c_int) -> mublasStatus_t {
-    ffi_boundary!({ unsafe { run(matrix_copy(rows, cols, elem_size, Memory::Device(a as u64), lda, Memory::HostMut(b as _), ldb, a.is_null() || b.is_null()), None) } })
+pub unsafe extern "C" fn mublasGetMatrix(
+    rows: c_int,
+    cols: c_int,
+    elem_size: c_int,
+    a: *const c_void,
+    lda: c_int,
+    b: *mut c_void,
+    ldb: c_int,
+) -> mublasStatus_t {
+    ffi_boundary!({
+        unsafe {
+            run(
+                matrix_copy(
+                    rows,
+                    cols,
+                    elem_size,
+                    Memory::Device(a as u64),
+                    lda,
+                    Memory::HostMut(b as _),
+                    ldb,
+                    a.is_null() || b.is_null(),
+                ),
+                None,
+            )
+        }
+    })
 }
 
 /// As mublasSetMatrix, enqueued on `stream`.
@@ -165,8 +334,33 @@ pub unsafe extern "C" fn mublasGetMatrix(rows: c_int, cols: c_int, elem_size: c_
 /// # Safety
 /// As mublasSetMatrix; the host memory must stay valid until the stream has run the copy.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mublasSetMatrixAsync(rows: c_int, cols: c_int, elem_size: c_int, a: *const c_void, lda: c_int, b: *mut c_void, ldb: c_int, stream: *mut CUstream_st) -> mublasStatus_t {
-    ffi_boundary!({ unsafe { run(matrix_copy(rows, cols, elem_size, Memory::Host(a as _), lda, Memory::Device(b as u64), ldb, a.is_null() || b.is_null()), Some(stream)) } })
+pub unsafe extern "C" fn mublasSetMatrixAsync(
+    rows: c_int,
+    cols: c_int,
+    elem_size: c_int,
+    a: *const c_void,
+    lda: c_int,
+    b: *mut c_void,
+    ldb: c_int,
+    stream: *mut CUstream_st,
+) -> mublasStatus_t {
+    ffi_boundary!({
+        unsafe {
+            run(
+                matrix_copy(
+                    rows,
+                    cols,
+                    elem_size,
+                    Memory::Host(a as _),
+                    lda,
+                    Memory::Device(b as u64),
+                    ldb,
+                    a.is_null() || b.is_null(),
+                ),
+                Some(stream),
+            )
+        }
+    })
 }
 
 /// As mublasGetMatrix, enqueued on `stream`.
@@ -174,8 +368,33 @@ pub unsafe extern "C" fn mublasSetMatrixAsync(rows: c_int, cols: c_int, elem_siz
 /// # Safety
 /// As mublasGetMatrix; the host memory must stay valid until the stream has run the copy.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mublasGetMatrixAsync(rows: c_int, cols: c_int, elem_size: c_int, a: *const c_void, lda: c_int, b: *mut c_void, ldb: c_int, stream: *mut CUstream_st) -> mublasStatus_t {
-    ffi_boundary!({ unsafe { run(matrix_copy(rows, cols, elem_size, Memory::Device(a as u64), lda, Memory::HostMut(b as _), ldb, a.is_null() || b.is_null()), Some(stream)) } })
+pub unsafe extern "C" fn mublasGetMatrixAsync(
+    rows: c_int,
+    cols: c_int,
+    elem_size: c_int,
+    a: *const c_void,
+    lda: c_int,
+    b: *mut c_void,
+    ldb: c_int,
+    stream: *mut CUstream_st,
+) -> mublasStatus_t {
+    ffi_boundary!({
+        unsafe {
+            run(
+                matrix_copy(
+                    rows,
+                    cols,
+                    elem_size,
+                    Memory::Device(a as u64),
+                    lda,
+                    Memory::HostMut(b as _),
+                    ldb,
+                    a.is_null() || b.is_null(),
+                ),
+                Some(stream),
+            )
+        }
+    })
 }
 
 #[cfg(test)]
@@ -196,7 +415,10 @@ mod tests {
         let contiguous = vector_copy(10, 4, H, 1, D, 1, false).unwrap().unwrap();
         assert_eq!((contiguous.width_bytes, contiguous.height), (40, 1));
         let strided = vector_copy(10, 4, H, 3, D, 2, false).unwrap().unwrap();
-        assert_eq!((strided.width_bytes, strided.height, strided.source_pitch, strided.destination_pitch), (4, 10, 12, 8));
+        assert_eq!(
+            (strided.width_bytes, strided.height, strided.source_pitch, strided.destination_pitch),
+            (4, 10, 12, 8)
+        );
     }
 
     #[test]
@@ -205,7 +427,11 @@ mod tests {
         assert_eq!(matrix_copy(3, -2, 4, H, 3, D, 3, false).unwrap_err(), MUBLAS_STATUS_INVALID_VALUE);
         assert_eq!(matrix_copy(3, 2, 4, H, 2, D, 3, false).unwrap_err(), MUBLAS_STATUS_INVALID_VALUE);
         assert_eq!(matrix_copy(3, 2, 4, H, 3, D, 2, false).unwrap_err(), MUBLAS_STATUS_INVALID_VALUE);
-        assert_eq!(matrix_copy(0, 2, 4, H, 0, D, 1, false).unwrap_err(), MUBLAS_STATUS_INVALID_VALUE, "lda ≥ max(1, rows)");
+        assert_eq!(
+            matrix_copy(0, 2, 4, H, 0, D, 1, false).unwrap_err(),
+            MUBLAS_STATUS_INVALID_VALUE,
+            "lda ≥ max(1, rows)"
+        );
         assert!(matrix_copy(0, 2, 4, H, 1, D, 1, true).unwrap().is_none());
         let m = matrix_copy(3, 2, 4, H, 5, D, 7, false).unwrap().unwrap();
         assert_eq!((m.width_bytes, m.height, m.source_pitch, m.destination_pitch), (12, 2, 20, 28));

@@ -23,7 +23,9 @@ use crate::status::{Error, Status};
 /// Runs an export's body, catching any panic. The body returns a status code.
 macro_rules! ffi_boundary {
     ($body:block) => {{
-        match ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| -> $crate::capi::types::mublasStatus_t { $body })) {
+        match ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| -> $crate::capi::types::mublasStatus_t {
+            $body
+        })) {
             Ok(status) => status,
             Err(payload) => $crate::capi::panic_status(payload),
         }

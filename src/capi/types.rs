@@ -59,10 +59,18 @@ mod tests {
 
     #[test]
     fn header_status_constants_match_the_status_enum() {
-        let header = [MUBLAS_STATUS_SUCCESS, MUBLAS_STATUS_NOT_INITIALIZED, MUBLAS_STATUS_ALLOC_FAILED,
-            MUBLAS_STATUS_INVALID_VALUE, MUBLAS_STATUS_ARCH_MISMATCH, MUBLAS_STATUS_MAPPING_ERROR,
-            MUBLAS_STATUS_EXECUTION_FAILED, MUBLAS_STATUS_INTERNAL_ERROR, MUBLAS_STATUS_NOT_SUPPORTED,
-            MUBLAS_STATUS_LICENSE_ERROR];
+        let header = [
+            MUBLAS_STATUS_SUCCESS,
+            MUBLAS_STATUS_NOT_INITIALIZED,
+            MUBLAS_STATUS_ALLOC_FAILED,
+            MUBLAS_STATUS_INVALID_VALUE,
+            MUBLAS_STATUS_ARCH_MISMATCH,
+            MUBLAS_STATUS_MAPPING_ERROR,
+            MUBLAS_STATUS_EXECUTION_FAILED,
+            MUBLAS_STATUS_INTERNAL_ERROR,
+            MUBLAS_STATUS_NOT_SUPPORTED,
+            MUBLAS_STATUS_LICENSE_ERROR,
+        ];
         for (code, status) in header.into_iter().zip(Status::all()) {
             assert_eq!(code, status as i32, "{}", status.name());
         }

@@ -13,7 +13,8 @@ pub struct Stream {
 impl Stream {
     pub fn new(context: sys::CUcontext) -> Result<Stream> {
         let _bound = ContextGuard::bind(context)?;
-        let raw = result::stream::create(result::stream::StreamKind::NonBlocking).map_err(|e| Error::Internal(describe(&e)))?;
+        let raw = result::stream::create(result::stream::StreamKind::NonBlocking)
+            .map_err(|e| Error::Internal(describe(&e)))?;
         Ok(Stream { raw, context })
     }
 

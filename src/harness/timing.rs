@@ -16,7 +16,8 @@ pub struct EventTimer {
 impl EventTimer {
     pub fn new(context: sys::CUcontext, stream: sys::CUstream) -> Result<EventTimer> {
         let _bound = ContextGuard::bind(context)?;
-        let create = || result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).map_err(|e| Error::Internal(describe(&e)));
+        let create =
+            || result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).map_err(|e| Error::Internal(describe(&e)));
         Ok(EventTimer { context, stream, start: create()?, stop: create()? })
     }
 

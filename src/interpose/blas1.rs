@@ -10,7 +10,15 @@ use std::ffi::c_int;
 /// # Safety
 /// As cuBLAS's `cublasSaxpy_v2`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn cublasSaxpy_v2(handle: CublasHandle, n: c_int, alpha: *const f32, x: *const f32, incx: c_int, y: *mut f32, incy: c_int) -> mublasStatus_t {
+pub unsafe extern "C" fn cublasSaxpy_v2(
+    handle: CublasHandle,
+    n: c_int,
+    alpha: *const f32,
+    x: *const f32,
+    incx: c_int,
+    y: *mut f32,
+    incy: c_int,
+) -> mublasStatus_t {
     // SAFETY (both closures): the caller's arguments, as cuBLAS takes them.
     ffi_boundary!({
         dispatch(
@@ -26,7 +34,15 @@ pub unsafe extern "C" fn cublasSaxpy_v2(handle: CublasHandle, n: c_int, alpha: *
 /// # Safety
 /// As cuBLAS's `cublasSaxpy_v2_64`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn cublasSaxpy_v2_64(handle: CublasHandle, n: i64, alpha: *const f32, x: *const f32, incx: i64, y: *mut f32, incy: i64) -> mublasStatus_t {
+pub unsafe extern "C" fn cublasSaxpy_v2_64(
+    handle: CublasHandle,
+    n: i64,
+    alpha: *const f32,
+    x: *const f32,
+    incx: i64,
+    y: *mut f32,
+    incy: i64,
+) -> mublasStatus_t {
     // SAFETY (both closures): the caller's arguments, as cuBLAS takes them.
     ffi_boundary!({
         dispatch(

@@ -32,7 +32,9 @@ pub unsafe extern "C" fn cublasSgemv_v2(
             "cublasSgemv_v2",
             |_| None,
             |real| unsafe { (real.sgemv)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy) },
-            |h| unsafe { sgemv(h, trans, m as i64, n as i64, alpha, A, lda as i64, x, incx as i64, beta, y, incy as i64) },
+            |h| unsafe {
+                sgemv(h, trans, m as i64, n as i64, alpha, A, lda as i64, x, incx as i64, beta, y, incy as i64)
+            },
         )
     })
 }
@@ -61,7 +63,9 @@ pub unsafe extern "C" fn cublasSgemv_v2_64(
             handle,
             "cublasSgemv_v2_64",
             |_| None,
-            |real| forward_64(real.sgemv_64, |f| unsafe { f(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy) }),
+            |real| {
+                forward_64(real.sgemv_64, |f| unsafe { f(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy) })
+            },
             |h| unsafe { sgemv(h, trans, m, n, alpha, A, lda, x, incx, beta, y, incy) },
         )
     })

@@ -58,7 +58,12 @@ pub unsafe extern "C" fn cublasSgemm_v2(
             "cublasSgemm_v2",
             |real| reduced_precision(real, handle),
             |real| unsafe { (real.sgemm)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) },
-            |h| unsafe { sgemm(h, transa, transb, m as i64, n as i64, k as i64, alpha, A, lda as i64, B, ldb as i64, beta, C, ldc as i64) },
+            |h| unsafe {
+                sgemm(
+                    h, transa, transb, m as i64, n as i64, k as i64, alpha, A, lda as i64, B, ldb as i64, beta, C,
+                    ldc as i64,
+                )
+            },
         )
     })
 }
@@ -89,7 +94,11 @@ pub unsafe extern "C" fn cublasSgemm_v2_64(
             handle,
             "cublasSgemm_v2_64",
             |real| reduced_precision(real, handle),
-            |real| forward_64(real.sgemm_64, |f| unsafe { f(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) }),
+            |real| {
+                forward_64(real.sgemm_64, |f| unsafe {
+                    f(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)
+                })
+            },
             |h| unsafe { sgemm(h, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) },
         )
     })
@@ -121,17 +130,52 @@ pub unsafe extern "C" fn cublasGemmEx(
     algo: c_int,
 ) -> mublasStatus_t {
     ffi_boundary!({
-        let plain_fp32 = Atype == CUDA_R_32F && Btype == CUDA_R_32F && Ctype == CUDA_R_32F && FP32_COMPUTE_TYPES.contains(&computeType);
-        let (alpha_f32, beta_f32, a, b, c) = (alpha as *const f32, beta as *const f32, A as *const f32, B as *const f32, C as *mut f32);
+        let plain_fp32 = Atype == CUDA_R_32F
+            && Btype == CUDA_R_32F
+            && Ctype == CUDA_R_32F
+            && FP32_COMPUTE_TYPES.contains(&computeType);
+        let (alpha_f32, beta_f32, a, b, c) =
+            (alpha as *const f32, beta as *const f32, A as *const f32, B as *const f32, C as *mut f32);
         dispatch(
             handle,
             "cublasGemmEx",
-            |real| if plain_fp32 { reduced_precision(real, handle) } else { Some("not plain FP32 (data or compute type)") },
+            |real| {
+                if plain_fp32 { reduced_precision(real, handle) } else { Some("not plain FP32 (data or compute type)") }
+            },
             // SAFETY: the caller's arguments, as cuBLAS takes them.
-            |real| forward_64(real.gemm_ex, |f| unsafe { f(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo) }),
+            |real| {
+                forward_64(real.gemm_ex, |f| unsafe {
+                    f(
+                        handle,
+                        transa,
+                        transb,
+                        m,
+                        n,
+                        k,
+                        alpha,
+                        A,
+                        Atype,
+                        lda,
+                        B,
+                        Btype,
+                        ldb,
+                        beta,
+                        C,
+                        Ctype,
+                        ldc,
+                        computeType,
+                        algo,
+                    )
+                })
+            },
             |h| match plain_fp32 {
                 // SAFETY: all three matrices and the scalars are FP32, as checked.
-                true => unsafe { sgemm(h, transa, transb, m as i64, n as i64, k as i64, alpha_f32, a, lda as i64, b, ldb as i64, beta_f32, c, ldc as i64) },
+                true => unsafe {
+                    sgemm(
+                        h, transa, transb, m as i64, n as i64, k as i64, alpha_f32, a, lda as i64, b, ldb as i64,
+                        beta_f32, c, ldc as i64,
+                    )
+                },
                 // A handle of ours has no real library to forward other types to.
                 false => crate::status::Status::NotSupported as mublasStatus_t,
             },

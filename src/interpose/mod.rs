@@ -31,14 +31,22 @@ use crate::real_cublas::{CublasHandle, RealCublas};
 use crate::status::Status;
 use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::ffi::{c_char, CStr};
+use std::ffi::{CStr, c_char};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// The entry points mublas serves, in the order of `SERVED_CALLS`.
-pub const ENTRY_POINTS: &[&str] =
-    &["cublasSaxpy_v2", "cublasSaxpy_v2_64", "cublasSgemv_v2", "cublasSgemv_v2_64", "cublasStrmv_v2", "cublasStrmv_v2_64",
-      "cublasSgemm_v2", "cublasSgemm_v2_64", "cublasGemmEx"];
+pub const ENTRY_POINTS: &[&str] = &[
+    "cublasSaxpy_v2",
+    "cublasSaxpy_v2_64",
+    "cublasSgemv_v2",
+    "cublasSgemv_v2_64",
+    "cublasStrmv_v2",
+    "cublasStrmv_v2_64",
+    "cublasSgemm_v2",
+    "cublasSgemm_v2_64",
+    "cublasGemmEx",
+];
 
 static SERVED_CALLS: [AtomicU64; ENTRY_POINTS.len()] = [const { AtomicU64::new(0) }; ENTRY_POINTS.len()];
 static FORWARDED_CALLS: [AtomicU64; ENTRY_POINTS.len()] = [const { AtomicU64::new(0) }; ENTRY_POINTS.len()];

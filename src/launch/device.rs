@@ -8,10 +8,10 @@ use super::driver::{self, describe};
 use super::images::{ImageChoice, KernelImage, PtxForcing};
 use super::kernel::Kernel;
 use crate::status::{Error, Result};
+use crate::tuner::plan_cache::FxHasher;
 use crate::tuner::{DeviceModel, ForcedShapes, RecipeBook, Tuner};
 use cudarc::driver::{result, sys};
 use parking_lot::Mutex;
-use crate::tuner::plan_cache::FxHasher;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::sync::{Arc, Weak};
@@ -59,7 +59,8 @@ impl DeviceState {
         let model = read_device_model(device)?;
         let (major, minor) = model.compute_capability;
         // SAFETY: `device` is a valid ordinal; the retain is released in Drop.
-        let context = unsafe { result::primary_ctx::retain(device) }.map_err(|e| Error::NotInitialized(describe(&e)))?;
+        let context =
+            unsafe { result::primary_ctx::retain(device) }.map_err(|e| Error::NotInitialized(describe(&e)))?;
         let mut state = DeviceState {
             ordinal,
             device,
@@ -86,15 +87,17 @@ impl DeviceState {
                 )),
             })?;
             // SAFETY: the image bytes are a complete PTX (NUL-terminated) or CUBIN file.
-            let module = unsafe { result::module::load_data(image.bytes(choice).as_ptr() as *const _) }.map_err(|e| {
-                Error::ArchMismatch(format!("loading kernels {} ({choice}) failed: {}", image.name, describe(&e)))
-            })?;
+            let module =
+                unsafe { result::module::load_data(image.bytes(choice).as_ptr() as *const _) }.map_err(|e| {
+                    Error::ArchMismatch(format!("loading kernels {} ({choice}) failed: {}", image.name, describe(&e)))
+                })?;
             state.modules.push(module);
             state.loaded_images.push((image.name, choice));
             let shared_optin = state.tuner.device().shared_bytes_per_block_optin;
             for name in names.iter() {
-                let kernel = Kernel::resolve(module, name, shared_optin)
-                    .map_err(|e| Error::Internal(format!("kernel {name} missing from {}: {}", image.name, describe(&e))))?;
+                let kernel = Kernel::resolve(module, name, shared_optin).map_err(|e| {
+                    Error::Internal(format!("kernel {name} missing from {}: {}", image.name, describe(&e)))
+                })?;
                 state.kernels.insert(name, kernel);
             }
         }
@@ -169,8 +172,12 @@ fn read_device_model(device: sys::CUdevice) -> Result<DeviceModel> {
             .map(|v| v.max(0) as u32)
             .map_err(|e| Error::NotInitialized(describe(&e)))
     };
-    let cc = (attribute(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?, attribute(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?);
-    let (register_allocation_unit, warp_allocation_granularity, shared_allocation_unit) = DeviceModel::granularities(cc.0, cc.1);
+    let cc = (
+        attribute(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+        attribute(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+    );
+    let (register_allocation_unit, warp_allocation_granularity, shared_allocation_unit) =
+        DeviceModel::granularities(cc.0, cc.1);
     Ok(DeviceModel {
         name: result::device::get_name(device).map_err(|e| Error::NotInitialized(describe(&e)))?,
         compute_capability: cc,

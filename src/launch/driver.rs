@@ -33,9 +33,7 @@ pub fn current_device_ordinal() -> Result<i32> {
         Some(_) => {
             let mut device: sys::CUdevice = 0;
             // SAFETY: a context is current; `device` is a valid out-pointer.
-            unsafe { sys::cuCtxGetDevice(&mut device) }
-                .result()
-                .map_err(|e| Error::NotInitialized(describe(&e)))?;
+            unsafe { sys::cuCtxGetDevice(&mut device) }.result().map_err(|e| Error::NotInitialized(describe(&e)))?;
             Ok(device)
         }
     }

@@ -58,7 +58,9 @@ impl KernelImage {
         let newest_ptx = self.ptxs.iter().map(|(arch, _)| *arch).filter(|arch| *arch <= sm).max()?;
         let cubin = self.cubins.iter().map(|(arch, _)| *arch).filter(|arch| arch / 10 == cc_major && *arch <= sm).max();
         match (forcing, cubin) {
-            (PtxForcing::Arch(arch), _) => self.ptxs.iter().any(|(a, _)| *a == arch && arch <= sm).then_some(ImageChoice::Ptx(arch)),
+            (PtxForcing::Arch(arch), _) => {
+                self.ptxs.iter().any(|(a, _)| *a == arch && arch <= sm).then_some(ImageChoice::Ptx(arch))
+            }
             (PtxForcing::No, Some(arch)) => Some(ImageChoice::Cubin(arch)),
             _ => Some(ImageChoice::Ptx(newest_ptx)),
         }

@@ -73,7 +73,11 @@ impl Kernel {
         if dynamic_limit > 48 << 10 {
             // SAFETY: `function` was just resolved; the value is within the device's limit.
             unsafe {
-                result::function::set_function_attribute(function, A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, dynamic_limit as i32)
+                result::function::set_function_attribute(
+                    function,
+                    A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    dynamic_limit as i32,
+                )
             }?;
         }
         Ok(Kernel { name, function, model })
@@ -100,7 +104,13 @@ impl Kernel {
     /// `args` must match the kernel's parameter list in number, order and size,
     /// the device addresses among them must be valid for what the kernel
     /// touches, and the kernel's context must be current.
-    pub unsafe fn launch(&self, stream: sys::CUstream, geometry: &Geometry, shape: &LaunchShape, args: &[KernelArg]) -> Result<()> {
+    pub unsafe fn launch(
+        &self,
+        stream: sys::CUstream,
+        geometry: &Geometry,
+        shape: &LaunchShape,
+        args: &[KernelArg],
+    ) -> Result<()> {
         assert!(args.len() <= MAX_ARGS, "kernel {} takes too many arguments", self.name);
         let mut slots = [0u64; MAX_ARGS];
         let mut pointers = [std::ptr::null_mut::<c_void>(); MAX_ARGS];
@@ -112,7 +122,11 @@ impl Kernel {
         }
         log::debug!(
             "launch {} grid {:?} block ({}, {}) smem {} B",
-            self.name, geometry.grid, shape.tx, shape.ty, geometry.dynamic_shared_bytes
+            self.name,
+            geometry.grid,
+            shape.tx,
+            shape.ty,
+            geometry.dynamic_shared_bytes
         );
         // SAFETY: the caller guarantees the arguments and the context; `pointers`
         // point into `slots`, which outlives the call (the driver copies them).

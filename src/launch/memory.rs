@@ -87,9 +87,7 @@ impl DeviceBuffer {
 /// stream, which a kernel on a non-blocking stream does not wait for.
 fn settle() -> Result<()> {
     // SAFETY: the null stream is always valid in the current context.
-    unsafe { sys::cuStreamSynchronize(std::ptr::null_mut()) }
-        .result()
-        .map_err(|e| Error::ExecutionFailed(describe(&e)))
+    unsafe { sys::cuStreamSynchronize(std::ptr::null_mut()) }.result().map_err(|e| Error::ExecutionFailed(describe(&e)))
 }
 
 impl Drop for DeviceBuffer {

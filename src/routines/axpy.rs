@@ -1,10 +1,10 @@
 //! SAXPY: y = alpha * x + y.
 
-use super::vector::StridedVector;
 use super::Scalar;
+use super::vector::StridedVector;
 use crate::handle::Handle;
-use crate::launch::context::ContextGuard;
 use crate::launch::KernelArg::{I32, I64, Ptr};
+use crate::launch::context::ContextGuard;
 use crate::status::{Error, Result};
 use crate::tuner::{Geometry, KernelSpec, LaunchShape, LaunchSpace, Problem};
 
@@ -20,7 +20,8 @@ const UNROLL: u64 = 2;
 /// The kernels can loop grid-stride over several chunks per thread, but one chunk
 /// was fastest at every size from 2^18 to 2^24 (2, 4, 8 chunks: 1–25 % slower),
 /// so the split stays at 1.
-const AXPY_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 64, tx_max: 288, ty_min: 1, ty_max: 1, splits: &[1] };
+const AXPY_SPACE: LaunchSpace =
+    LaunchSpace { tx_step: 32, tx_min: 64, tx_max: 288, ty_min: 1, ty_max: 1, splits: &[1] };
 
 /// Unit increments, x and y equally aligned: problem.n = float4 groups in the aligned body.
 pub static AXPY_VEC4: KernelSpec = KernelSpec { name: "axpy_f32_vec4", space: AXPY_SPACE, geometry: one_dimensional };
@@ -29,7 +30,8 @@ pub static AXPY_VEC4: KernelSpec = KernelSpec { name: "axpy_f32_vec4", space: AX
 pub static AXPY_VEC4_SINGLE: KernelSpec =
     KernelSpec { name: "axpy_f32_vec4_single", space: AXPY_SPACE, geometry: one_thread_each };
 /// Any increments and alignment: problem.n = elements.
-pub static AXPY_STRIDED: KernelSpec = KernelSpec { name: "axpy_f32_strided", space: AXPY_SPACE, geometry: one_dimensional };
+pub static AXPY_STRIDED: KernelSpec =
+    KernelSpec { name: "axpy_f32_strided", space: AXPY_SPACE, geometry: one_dimensional };
 
 pub const KERNEL_NAMES: &[&str] = &[AXPY_VEC4.name, AXPY_VEC4_SINGLE.name, AXPY_STRIDED.name];
 
@@ -57,7 +59,11 @@ fn one_dimensional(problem: &Problem, shape: &LaunchShape) -> Geometry {
 /// once y is aligned, x is too; and fewer than 2^30 float4 groups, because it
 /// counts them in 32 bits (the 64-bit API's larger vectors go strided).
 pub fn vec4_applies(x: &StridedVector, y: &StridedVector) -> bool {
-    x.is_contiguous() && y.is_contiguous() && (x.base % 16) == (y.base % 16) && x.base.is_multiple_of(4) && y.len < (1 << 32)
+    x.is_contiguous()
+        && y.is_contiguous()
+        && (x.base % 16) == (y.base % 16)
+        && x.base.is_multiple_of(4)
+        && y.len < (1 << 32)
 }
 
 /// The float4 kernels' split of n elements: (head, groups), the elements
@@ -103,18 +109,39 @@ pub fn saxpy(handle: &Handle, n: i64, alpha: Scalar, x: u64, incx: i64, y: u64, 
     // with their increments, which the caller vouches for as cuBLAS's does.
     unsafe {
         if std::ptr::eq(spec, &AXPY_VEC4) {
-            kernel.launch(handle.stream(), &plan.geometry, &plan.shape, &[I64(n), alpha_value, alpha_address, Ptr(x.base), Ptr(y.base)])
+            kernel.launch(
+                handle.stream(),
+                &plan.geometry,
+                &plan.shape,
+                &[I64(n), alpha_value, alpha_address, Ptr(x.base), Ptr(y.base)],
+            )
         } else if std::ptr::eq(spec, &AXPY_VEC4_SINGLE) {
             // n ≤ SINGLE_MAX_ELEMENTS: every count fits the kernel's 32-bit arguments.
             let (head, groups) = vec4_split(n, &y);
-            let args = [I32(n as i32), I32(head as i32), I32(groups as i32), alpha_value, alpha_address, Ptr(x.base), Ptr(y.base)];
+            let args = [
+                I32(n as i32),
+                I32(head as i32),
+                I32(groups as i32),
+                alpha_value,
+                alpha_address,
+                Ptr(x.base),
+                Ptr(y.base),
+            ];
             kernel.launch(handle.stream(), &plan.geometry, &plan.shape, &args)
         } else {
             kernel.launch(
                 handle.stream(),
                 &plan.geometry,
                 &plan.shape,
-                &[I64(n), alpha_value, alpha_address, Ptr(x.first_element()), I64(incx), Ptr(y.first_element()), I64(incy)],
+                &[
+                    I64(n),
+                    alpha_value,
+                    alpha_address,
+                    Ptr(x.first_element()),
+                    I64(incx),
+                    Ptr(y.first_element()),
+                    I64(incy),
+                ],
             )
         }
     }
@@ -178,6 +205,9 @@ mod tests {
         let per_block = 256 * UNROLL;
         assert_eq!(one_dimensional(&Problem { n: per_block, ..Default::default() }, &shape).grid, (1, 1, 1));
         assert_eq!(one_dimensional(&Problem { n: per_block + 1, ..Default::default() }, &shape).grid, (2, 1, 1));
-        assert_eq!(one_dimensional(&Problem { n: 1 << 26, ..Default::default() }, &shape).grid, ((1 << 26) / per_block as u32, 1, 1));
+        assert_eq!(
+            one_dimensional(&Problem { n: 1 << 26, ..Default::default() }, &shape).grid,
+            ((1 << 26) / per_block as u32, 1, 1)
+        );
     }
 }

@@ -89,10 +89,12 @@
 
 use super::Scalar;
 use crate::handle::Handle;
-use crate::launch::context::ContextGuard;
 use crate::launch::KernelArg::{F32, I32, I64, Ptr};
+use crate::launch::context::ContextGuard;
 use crate::status::{Error, Result};
-use crate::tuner::{DeviceModel, Geometry, KernelModel, KernelSpec, LaunchPlan, LaunchShape, LaunchSpace, Occupancy, Problem, Tuner};
+use crate::tuner::{
+    DeviceModel, Geometry, KernelModel, KernelSpec, LaunchPlan, LaunchShape, LaunchSpace, Occupancy, Problem, Tuner,
+};
 
 /// op(X) for a real matrix: cuBLAS's N 0, T 1, C 2 (= T for real types).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -205,41 +207,67 @@ const TILE_KERNEL_NAMES: [[&str; 8]; TILES.len()] = tile_kernel_names!("256x128"
 macro_rules! tile_kernels {
     ($tile:expr, $rows:literal, $cols:literal, $threads:literal) => {{
         const fn spec(name: &'static str) -> KernelSpec {
-            KernelSpec { name, space: tile_space($threads), geometry: tile_geometry::<$rows, $cols, { TILES[$tile].dynamic_shared_bytes }> }
+            KernelSpec {
+                name,
+                space: tile_space($threads),
+                geometry: tile_geometry::<$rows, $cols, { TILES[$tile].dynamic_shared_bytes }>,
+            }
         }
         let names = TILE_KERNEL_NAMES[$tile];
-        [spec(names[0]), spec(names[1]), spec(names[2]), spec(names[3]), spec(names[4]), spec(names[5]), spec(names[6]), spec(names[7])]
+        [
+            spec(names[0]),
+            spec(names[1]),
+            spec(names[2]),
+            spec(names[3]),
+            spec(names[4]),
+            spec(names[5]),
+            spec(names[6]),
+            spec(names[7]),
+        ]
     }};
 }
 
 /// Tile kernels: `[tile][transpose pair index × 2 + vec]`, see [`kernel_index`].
-pub static TILE_KERNELS: [[KernelSpec; 8]; TILES.len()] =
-    [tile_kernels!(0, 256, 128, 256), tile_kernels!(1, 128, 128, 128), tile_kernels!(2, 128, 128, 256), tile_kernels!(3, 64, 64, 64)];
+pub static TILE_KERNELS: [[KernelSpec; 8]; TILES.len()] = [
+    tile_kernels!(0, 256, 128, 256),
+    tile_kernels!(1, 128, 128, 128),
+    tile_kernels!(2, 128, 128, 256),
+    tile_kernels!(3, 64, 64, 64),
+];
 
-const ELEMENTWISE_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 512, ty_min: 1, ty_max: 1, splits: &[1] };
+const ELEMENTWISE_SPACE: LaunchSpace =
+    LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 512, ty_min: 1, ty_max: 1, splits: &[1] };
 
 /// C = beta·C (k == 0 or alpha == 0): problem (m, n, 0).
-pub static SCALE: KernelSpec = KernelSpec { name: SCALE_NAME, space: ELEMENTWISE_SPACE, geometry: elementwise_geometry };
+pub static SCALE: KernelSpec =
+    KernelSpec { name: SCALE_NAME, space: ELEMENTWISE_SPACE, geometry: elementwise_geometry };
 const SCALE_NAME: &str = "gemm_scale_f32";
 /// C = alpha·Σ partials + beta·C: problem (m, n, 0).
 pub static SPLITK_REDUCE: KernelSpec =
     KernelSpec { name: SPLITK_REDUCE_NAME, space: ELEMENTWISE_SPACE, geometry: elementwise_geometry };
 const SPLITK_REDUCE_NAME: &str = "gemm_splitk_reduce_f32";
 /// A^T copied into the work buffer (module docs, "Transposed A"): problem (rows, 0, k).
-pub static TRANSPOSE_A: KernelSpec = KernelSpec { name: TRANSPOSE_A_NAME, space: TRANSPOSE_SPACE, geometry: transpose_geometry };
+pub static TRANSPOSE_A: KernelSpec =
+    KernelSpec { name: TRANSPOSE_A_NAME, space: TRANSPOSE_SPACE, geometry: transpose_geometry };
 const TRANSPOSE_A_NAME: &str = "gemm_transpose_a_f32";
 /// A fixed block of 32 × 8 threads (kernels/gemm.cu: each thread has 8 loads in flight).
-const TRANSPOSE_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 32, ty_min: 8, ty_max: 8, splits: &[1] };
+const TRANSPOSE_SPACE: LaunchSpace =
+    LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 32, ty_min: 8, ty_max: 8, splits: &[1] };
 
 /// The stream-K twins (module docs, "Stream-K") of the 256×128 NN, NT and TN
 /// `_vec` kernels, in that order.
 pub static STREAM_K_KERNELS: [KernelSpec; 3] = {
     const fn spec(name: &'static str) -> KernelSpec {
-        KernelSpec { name, space: tile_space(256), geometry: tile_geometry::<256, 128, { TILES[0].dynamic_shared_bytes }> }
+        KernelSpec {
+            name,
+            space: tile_space(256),
+            geometry: tile_geometry::<256, 128, { TILES[0].dynamic_shared_bytes }>,
+        }
     }
     [spec(STREAM_K_NAMES[0]), spec(STREAM_K_NAMES[1]), spec(STREAM_K_NAMES[2])]
 };
-const STREAM_K_NAMES: [&str; 3] = ["gemm_f32_256x128_nn_vec_sk", "gemm_f32_256x128_nt_vec_sk", "gemm_f32_256x128_tn_vec_sk"];
+const STREAM_K_NAMES: [&str; 3] =
+    ["gemm_f32_256x128_nn_vec_sk", "gemm_f32_256x128_nt_vec_sk", "gemm_f32_256x128_tn_vec_sk"];
 
 /// The stream-K twin of a tile kernel (its name + `_sk`), if it has one.
 pub fn stream_k_twin(spec: &KernelSpec) -> Option<&'static KernelSpec> {
@@ -291,9 +319,15 @@ pub fn effective_split(problem: &Problem, requested: u32) -> u32 {
 
 /// One block per ROWS×COLS tile of C, linear in x (m fastest: the kernel
 /// decodes it), the split in z.
-pub fn tile_geometry<const ROWS: u64, const COLS: u64, const SHARED: u32>(problem: &Problem, shape: &LaunchShape) -> Geometry {
+pub fn tile_geometry<const ROWS: u64, const COLS: u64, const SHARED: u32>(
+    problem: &Problem,
+    shape: &LaunchShape,
+) -> Geometry {
     let tiles = problem.m.div_ceil(ROWS) * problem.n.div_ceil(COLS);
-    Geometry { grid: (tiles.min(i32::MAX as u64) as u32, 1, effective_split(problem, shape.split)), dynamic_shared_bytes: SHARED }
+    Geometry {
+        grid: (tiles.min(i32::MAX as u64) as u32, 1, effective_split(problem, shape.split)),
+        dynamic_shared_bytes: SHARED,
+    }
 }
 
 /// Scale and reduce kernels: a thread per row in blocks of tx, up to 65535 column strides.
@@ -317,7 +351,16 @@ pub fn flops(m: u64, n: u64, k: u64) -> f64 {
 /// 2 transb, 3 m, 4 n, 5 k, 8 lda, 10 ldb, 13 ldc. The ld checks apply even
 /// when a dimension is 0.
 #[allow(clippy::too_many_arguments)]
-pub fn check_arguments(transa: i32, transb: i32, m: i64, n: i64, k: i64, lda: i64, ldb: i64, ldc: i64) -> Result<(Transpose, Transpose)> {
+pub fn check_arguments(
+    transa: i32,
+    transb: i32,
+    m: i64,
+    n: i64,
+    k: i64,
+    lda: i64,
+    ldb: i64,
+    ldc: i64,
+) -> Result<(Transpose, Transpose)> {
     let bad = |position| Err(Error::InvalidArgument { routine: "SGEMM", position });
     let Some(ta) = Transpose::from_code(transa) else { return bad(1) };
     let Some(tb) = Transpose::from_code(transb) else { return bad(2) };
@@ -399,7 +442,15 @@ pub fn tile_suits(device: &DeviceModel, tile: &Tile) -> bool {
 /// its busiest SM, which holds `c` blocks: `c × work / (efficiency × (c /
 /// a)^FILL_EXPONENT)` plus a fixed [`time_model::ROUND_US`]; the last round's
 /// `c` is its blocks over the SMs. A split adds the reduction and the partial sums.
-pub fn estimated_time(device: &DeviceModel, tile: &Tile, pair: usize, plan: &LaunchPlan, m: u64, n: u64, k: u64) -> f64 {
+pub fn estimated_time(
+    device: &DeviceModel,
+    tile: &Tile,
+    pair: usize,
+    plan: &LaunchPlan,
+    m: u64,
+    n: u64,
+    k: u64,
+) -> f64 {
     use time_model::*;
     let active = plan.occupancy.active_blocks_per_sm as u64;
     let sms = device.sm_count as u64;
@@ -464,7 +515,15 @@ pub mod stream_k {
 /// Stream-K for an unsplit plan (module docs, "Stream-K"): how many of its
 /// last tiles the stream-K blocks share and how many blocks, when
 /// [`estimated_time`]'s model says it beats the plan's rounds.
-pub fn stream_k_choice(device: &DeviceModel, tile: &Tile, pair: usize, plan: &LaunchPlan, m: u64, n: u64, k: u64) -> Option<(u64, u32)> {
+pub fn stream_k_choice(
+    device: &DeviceModel,
+    tile: &Tile,
+    pair: usize,
+    plan: &LaunchPlan,
+    m: u64,
+    n: u64,
+    k: u64,
+) -> Option<(u64, u32)> {
     let active = plan.occupancy.active_blocks_per_sm as u64;
     let per_round = active * device.sm_count as u64;
     let tiles = plan.geometry.blocks();
@@ -486,7 +545,8 @@ pub fn stream_k_choice(device: &DeviceModel, tile: &Tile, pair: usize, plan: &La
     let full = block_round_us(tile, pair, active, k_per_block, active);
     let spread = shared as f64 / per_round as f64 * (full - time_model::ROUND_US) / stream_k::EFFICIENCY;
     let time = whole_rounds * full + spread + time_model::ROUND_US + stream_k::FIXUP_US;
-    (time + stream_k::MIN_GAIN * full < estimated_time(device, tile, pair, plan, m, n, k)).then_some((shared, per_round as u32))
+    (time + stream_k::MIN_GAIN * full < estimated_time(device, tile, pair, plan, m, n, k))
+        .then_some((shared, per_round as u32))
 }
 
 /// A tile's plan for a multiply (module docs, steps 1–2): the tuner's unsplit
@@ -494,7 +554,16 @@ pub fn stream_k_choice(device: &DeviceModel, tile: &Tile, pair: usize, plan: &La
 /// [`estimated_time`]; cached by the tuner ([`Tuner::plan_with`]). A shape
 /// forced for the kernel wins, its split applied as far as k allows.
 #[allow(clippy::too_many_arguments)]
-pub fn tile_plan(tuner: &Tuner, spec: &KernelSpec, kernel: &KernelModel, tile: &Tile, pair: usize, m: u64, n: u64, k: u64) -> LaunchPlan {
+pub fn tile_plan(
+    tuner: &Tuner,
+    spec: &KernelSpec,
+    kernel: &KernelModel,
+    tile: &Tile,
+    pair: usize,
+    m: u64,
+    n: u64,
+    k: u64,
+) -> LaunchPlan {
     let full = Problem { m, n, k };
     tuner.plan_with(spec, kernel, &full, || {
         let unsplit = tuner.plan(spec, kernel, &Problem { m, n, k: 0 });
@@ -511,7 +580,12 @@ pub fn tile_plan(tuner: &Tuner, spec: &KernelSpec, kernel: &KernelModel, tile: &
             if geometry.grid.2 != split {
                 break; // capped by k or the partial sums: so are the larger splits
             }
-            let occupancy = Occupancy::with_active_blocks(device, shape.tx * shape.ty, unsplit.occupancy.active_blocks_per_sm, &geometry);
+            let occupancy = Occupancy::with_active_blocks(
+                device,
+                shape.tx * shape.ty,
+                unsplit.occupancy.active_blocks_per_sm,
+                &geometry,
+            );
             let plan = LaunchPlan { shape, geometry, occupancy };
             let time = estimated_time(device, tile, pair, &plan, m, n, k);
             if time < best_time {
@@ -746,15 +820,24 @@ pub enum TileChoice {
     Tile(usize),
     /// TN and TT: A^T copied in panels of this many rows (module docs), each
     /// multiplied unsplit on the tile the rule chooses; other pairs as `Auto`.
-    TransposedA { panel_rows: u64 },
+    TransposedA {
+        panel_rows: u64,
+    },
     /// A split tail (module docs): C's first `main` columns or rows (by
     /// `cut`) unsplit on this tile, the rest as chosen.
-    SplitTail { tile: usize, cut: Cut, main: u64 },
+    SplitTail {
+        tile: usize,
+        cut: Cut,
+        main: u64,
+    },
     /// Stream-K (module docs) on the 256×128 tile, where the pair and
     /// alignment have a stream-K kernel: its last `tiles` tiles shared by
     /// `blocks` blocks (both capped so that every block gets k to do);
     /// elsewhere as `Tile(0)`.
-    StreamK { tiles: u64, blocks: u32 },
+    StreamK {
+        tiles: u64,
+        blocks: u32,
+    },
 }
 
 /// What one call did, for tests and the tools.
@@ -857,8 +940,18 @@ pub fn tile_of(spec: &KernelSpec) -> usize {
 /// work buffer at `scratch` (module docs, "Transposed A"): the chosen tile,
 /// unsplit (the work buffer holds the panel, not partial sums).
 #[allow(clippy::too_many_arguments)]
-fn panel_multiply(handle: &Handle, tb: Transpose, rows: u64, n: u64, k: u64, scratch: u64, b: u64, ldb: i64) -> Result<(&'static KernelSpec, LaunchPlan)> {
-    let vec = vec4_applies(Transpose::No, tb, rows as i64, n as i64, k as i64, scratch, transposed_a_ld(rows) as i64, b, ldb);
+fn panel_multiply(
+    handle: &Handle,
+    tb: Transpose,
+    rows: u64,
+    n: u64,
+    k: u64,
+    scratch: u64,
+    b: u64,
+    ldb: i64,
+) -> Result<(&'static KernelSpec, LaunchPlan)> {
+    let vec =
+        vec4_applies(Transpose::No, tb, rows as i64, n as i64, k as i64, scratch, transposed_a_ld(rows) as i64, b, ldb);
     let (spec, plan) = plan_multiply(handle, Transpose::No, tb, rows, n, k, vec, TileChoice::Auto)?;
     if plan.geometry.grid.2 <= 1 {
         return Ok((spec, plan));
@@ -869,7 +962,13 @@ fn panel_multiply(handle: &Handle, tb: Transpose, rows: u64, n: u64, k: u64, scr
 /// `plan` with its block and one split (a split forced for the kernel included).
 fn unsplit(handle: &Handle, spec: &KernelSpec, plan: &LaunchPlan, m: u64, n: u64) -> Result<LaunchPlan> {
     let kernel = handle.device.kernel(spec.name)?;
-    Ok(LaunchPlan::of_shape(handle.device.model(), &kernel.model, spec, &Problem { m, n, k: 0 }, LaunchShape { split: 1, ..plan.shape }))
+    Ok(LaunchPlan::of_shape(
+        handle.device.model(),
+        &kernel.model,
+        spec,
+        &Problem { m, n, k: 0 },
+        LaunchShape { split: 1, ..plan.shape },
+    ))
 }
 
 /// What a multiply runs: a tile kernel and its plan, after A^T is copied
@@ -892,14 +991,33 @@ pub struct MultiplyPlan {
 
 /// The plan of a multiply as [`sgemm`] runs it (module docs).
 #[allow(clippy::too_many_arguments)]
-pub fn plan_call(handle: &Handle, ta: Transpose, tb: Transpose, m: u64, n: u64, k: u64, a: u64, lda: i64, b: u64, ldb: i64, choice: TileChoice) -> Result<MultiplyPlan> {
+pub fn plan_call(
+    handle: &Handle,
+    ta: Transpose,
+    tb: Transpose,
+    m: u64,
+    n: u64,
+    k: u64,
+    a: u64,
+    lda: i64,
+    b: u64,
+    ldb: i64,
+    choice: TileChoice,
+) -> Result<MultiplyPlan> {
     let vec = vec4_applies(ta, tb, m as i64, n as i64, k as i64, a, lda, b, ldb);
     let (kernel, plan) = plan_multiply(handle, ta, tb, m, n, k, vec, choice)?;
     if let Some(panel_rows) = transposed_a_choice(handle, ta, tb, m, n, k, b, ldb, (kernel, &plan), choice)? {
         let first_panel = panel_plan(handle, tb, panel_rows.min(m), n, k, 256, b, ldb)?;
         let (kernel, plan, split_tail) = first_panel.tailed;
         let stream_k = first_panel.stream_k;
-        return Ok(MultiplyPlan { kernel, plan, transposed_a_panel_rows: Some(panel_rows), split_tail, first_panel: Some(first_panel), stream_k });
+        return Ok(MultiplyPlan {
+            kernel,
+            plan,
+            transposed_a_panel_rows: Some(panel_rows),
+            split_tail,
+            first_panel: Some(first_panel),
+            stream_k,
+        });
     }
     // C's address does not enter a plan.
     let product = Product { m, n, k, x: Operands { ta, a, lda, tb, b, ldb, c: 0, ldc: m.max(1) as i64 } };
@@ -915,13 +1033,27 @@ pub fn plan_call(handle: &Handle, ta: Transpose, tb: Transpose, m: u64, n: u64, 
         _ => (kernel, plan, None),
     };
     // Forced stream-K runs over the unsplit grid.
-    let plan = if matches!(choice, TileChoice::StreamK { .. }) && plan.geometry.grid.2 > 1 { unsplit(handle, kernel, &plan, m, n)? } else { plan };
-    let stream_k = if split_tail.is_none() { stream_k_plan(handle, (kernel, &plan), pair_index(ta, tb), (m, n, k), choice) } else { None };
+    let plan = if matches!(choice, TileChoice::StreamK { .. }) && plan.geometry.grid.2 > 1 {
+        unsplit(handle, kernel, &plan, m, n)?
+    } else {
+        plan
+    };
+    let stream_k = if split_tail.is_none() {
+        stream_k_plan(handle, (kernel, &plan), pair_index(ta, tb), (m, n, k), choice)
+    } else {
+        None
+    };
     Ok(MultiplyPlan { kernel, plan, transposed_a_panel_rows: None, split_tail, first_panel: None, stream_k })
 }
 
 /// Stream-K over a direct plan: forced, or where [`stream_k_choice`] says it pays.
-fn stream_k_plan(handle: &Handle, (spec, plan): (&'static KernelSpec, &LaunchPlan), pair: usize, (m, n, k): (u64, u64, u64), choice: TileChoice) -> Option<StreamK> {
+fn stream_k_plan(
+    handle: &Handle,
+    (spec, plan): (&'static KernelSpec, &LaunchPlan),
+    pair: usize,
+    (m, n, k): (u64, u64, u64),
+    choice: TileChoice,
+) -> Option<StreamK> {
     let kernel = stream_k_twin(spec)?;
     if plan.geometry.grid.2 > 1 {
         return None;
@@ -932,7 +1064,9 @@ fn stream_k_plan(handle: &Handle, (spec, plan): (&'static KernelSpec, &LaunchPla
             let tiles = tiles.clamp(1, plan.geometry.blocks().min(crate::handle::SPLIT_COUNTER_SLOTS));
             (tiles, (blocks as u64).clamp(1, tiles * k.div_ceil(16)) as u32)
         }
-        TileChoice::Auto | TileChoice::Tile(_) if stream_k_enabled() => stream_k_choice(handle.device.model(), &TILES[0], pair, plan, m, n, k)?,
+        TileChoice::Auto | TileChoice::Tile(_) if stream_k_enabled() => {
+            stream_k_choice(handle.device.model(), &TILES[0], pair, plan, m, n, k)?
+        }
         _ => return None,
     };
     Some(StreamK { kernel, tiles, blocks })
@@ -965,11 +1099,18 @@ impl Product {
 
 /// A split tail cut after `main` columns or rows: the main part's kernel and
 /// plan (`tile`, unsplit) and the rest's, as [`plan_multiply`] chooses.
-fn split_tail_on(handle: &Handle, product: &Product, tile: usize, cut: Cut, main: u64) -> Result<(&'static KernelSpec, LaunchPlan, SplitTail)> {
+fn split_tail_on(
+    handle: &Handle,
+    product: &Product,
+    tile: usize,
+    cut: Cut,
+    main: u64,
+) -> Result<(&'static KernelSpec, LaunchPlan, SplitTail)> {
     let len = if cut == Cut::Columns { product.n } else { product.m };
     let (main_kernel, main_plan) = unsplit_on(handle, &product.part(cut, 0, main), tile)?;
     let rest = product.part(cut, main, len - main);
-    let (kernel, plan) = plan_multiply(handle, rest.x.ta, rest.x.tb, rest.m, rest.n, rest.k, rest.vec4(), TileChoice::Auto)?;
+    let (kernel, plan) =
+        plan_multiply(handle, rest.x.ta, rest.x.tb, rest.m, rest.n, rest.k, rest.vec4(), TileChoice::Auto)?;
     Ok((main_kernel, main_plan, SplitTail { cut, main, kernel, plan }))
 }
 
@@ -995,14 +1136,36 @@ impl PanelPlan {
 
 /// The plans of a panel of `rows` rows of A^T at `scratch`.
 #[allow(clippy::too_many_arguments)]
-fn panel_plan(handle: &Handle, tb: Transpose, rows: u64, n: u64, k: u64, scratch: u64, b: u64, ldb: i64) -> Result<PanelPlan> {
+fn panel_plan(
+    handle: &Handle,
+    tb: Transpose,
+    rows: u64,
+    n: u64,
+    k: u64,
+    scratch: u64,
+    b: u64,
+    ldb: i64,
+) -> Result<PanelPlan> {
     let whole = panel_multiply(handle, tb, rows, n, k, scratch, b, ldb)?;
-    let x = Operands { ta: Transpose::No, a: scratch, lda: transposed_a_ld(rows) as i64, tb, b, ldb, c: 0, ldc: rows.max(1) as i64 };
+    let x = Operands {
+        ta: Transpose::No,
+        a: scratch,
+        lda: transposed_a_ld(rows) as i64,
+        tb,
+        b,
+        ldb,
+        c: 0,
+        ldc: rows.max(1) as i64,
+    };
     let tailed = match split_tail_rule(handle, &Product { m: rows, n, k, x }, (whole.0, &whole.1))? {
         Some((kernel, plan, tail)) => (kernel, plan, Some(tail)),
         None => (whole.0, whole.1, None),
     };
-    let stream_k = if tailed.2.is_none() { stream_k_plan(handle, (whole.0, &whole.1), pair_index(Transpose::No, tb), (rows, n, k), TileChoice::Auto) } else { None };
+    let stream_k = if tailed.2.is_none() {
+        stream_k_plan(handle, (whole.0, &whole.1), pair_index(Transpose::No, tb), (rows, n, k), TileChoice::Auto)
+    } else {
+        None
+    };
     Ok(PanelPlan { rows, whole, tailed, stream_k })
 }
 
@@ -1035,7 +1198,11 @@ fn unsplit_on(handle: &Handle, product: &Product, tile: usize) -> Result<(&'stat
 
 /// A split tail where [`split_tail_choice`] says it pays: as [`split_tail_on`].
 #[allow(clippy::type_complexity)]
-fn split_tail_rule(handle: &Handle, product: &Product, direct: (&'static KernelSpec, &LaunchPlan)) -> Result<Option<(&'static KernelSpec, LaunchPlan, SplitTail)>> {
+fn split_tail_rule(
+    handle: &Handle,
+    product: &Product,
+    direct: (&'static KernelSpec, &LaunchPlan),
+) -> Result<Option<(&'static KernelSpec, LaunchPlan, SplitTail)>> {
     // Cheap exit before any planning: the direct plan fills its rounds, or is split.
     let device = handle.device.model();
     if direct.1.geometry.grid.2 > 1 || direct.1.geometry.blocks() <= direct.1.occupancy.blocks_per_wave(device) {
@@ -1053,9 +1220,25 @@ fn split_tail_rule(handle: &Handle, product: &Product, direct: (&'static KernelS
         }
     }
     let main_plan = |_: usize, m: u64, n: u64| candidates.iter().find(|c| c.0[0] == (m, n)).map_or(whole, |c| c.2);
-    let rest_plan = |m: u64, n: u64| candidates.iter().find(|c| c.0[1] == (m, n)).map_or((tile_of(direct.0), *direct.1), |c| (tile_of(c.3.kernel), c.3.plan));
-    let chosen = split_tail_choice(device, pair_index(product.x.ta, product.x.tb), (tile_of(direct.0), direct.1), m, n, k, main_plan, rest_plan);
-    Ok(chosen.and_then(|(_, cut, main)| candidates.into_iter().find(|c| c.3.cut == cut && c.3.main == main)).map(|c| (c.1, c.2, c.3)))
+    let rest_plan = |m: u64, n: u64| {
+        candidates
+            .iter()
+            .find(|c| c.0[1] == (m, n))
+            .map_or((tile_of(direct.0), *direct.1), |c| (tile_of(c.3.kernel), c.3.plan))
+    };
+    let chosen = split_tail_choice(
+        device,
+        pair_index(product.x.ta, product.x.tb),
+        (tile_of(direct.0), direct.1),
+        m,
+        n,
+        k,
+        main_plan,
+        rest_plan,
+    );
+    Ok(chosen
+        .and_then(|(_, cut, main)| candidates.into_iter().find(|c| c.3.cut == cut && c.3.main == main))
+        .map(|c| (c.1, c.2, c.3)))
 }
 
 /// Panel rows for copying A^T first, when `choice` forces it or the rule says it pays.
@@ -1076,7 +1259,9 @@ fn transposed_a_choice(
         return Ok(None);
     }
     let panel_rows = match (choice, transposed_a_panel_rows(m, k)) {
-        (TileChoice::TransposedA { panel_rows }, _) => return Ok(Some(panel_rows.clamp(1, transposed_a::PANEL_ROWS_MAX))),
+        (TileChoice::TransposedA { panel_rows }, _) => {
+            return Ok(Some(panel_rows.clamp(1, transposed_a::PANEL_ROWS_MAX)));
+        }
         (TileChoice::Auto, Some(rows)) => rows,
         _ => return Ok(None),
     };
@@ -1088,7 +1273,17 @@ fn transposed_a_choice(
         plans.push((rows, tile_of(spec), plan));
     }
     let panel_plan = |rows: u64| plans.iter().find(|p| p.0 == rows).map_or((0, *direct.1), |p| (p.1, p.2));
-    Ok(transposed_a_pays(handle.device.model(), pair_index(ta, tb), (tile_of(direct.0), direct.1), m, n, k, panel_rows, panel_plan).then_some(panel_rows))
+    Ok(transposed_a_pays(
+        handle.device.model(),
+        pair_index(ta, tb),
+        (tile_of(direct.0), direct.1),
+        m,
+        n,
+        k,
+        panel_rows,
+        panel_plan,
+    )
+    .then_some(panel_rows))
 }
 
 /// C = alpha·op(A)·op(B) + beta·C (cuBLAS `cublasSgemm`).
@@ -1134,7 +1329,14 @@ pub fn sgemm_with(
 ) -> Result<GemmDecision> {
     let (ta, tb) = check_arguments(transa, transb, m, n, k, lda, ldb, ldc)?;
     let path = path(m, n, k, alpha, beta);
-    let mut decision = GemmDecision { path, kernel: None, plan: None, transposed_a_panel_rows: None, split_tail: None, stream_k: None };
+    let mut decision = GemmDecision {
+        path,
+        kernel: None,
+        plan: None,
+        transposed_a_panel_rows: None,
+        split_tail: None,
+        stream_k: None,
+    };
     if path == GemmPath::QuickReturn {
         return Ok(decision);
     }
@@ -1150,7 +1352,14 @@ pub fn sgemm_with(
         let kernel = device.kernel(SCALE.name)?;
         let plan = device.tuner.plan(&SCALE, &kernel.model, &Problem { m: um, n: un, k: 0 });
         // SAFETY: arguments as in kernels/gemm.cu; C spans ldc·(n−1)+m floats (the caller's promise, as with cuBLAS).
-        unsafe { kernel.launch(handle.stream(), &plan.geometry, &plan.shape, &[I64(m), I64(n), beta_value, beta_address, Ptr(c), I64(ldc)])? };
+        unsafe {
+            kernel.launch(
+                handle.stream(),
+                &plan.geometry,
+                &plan.shape,
+                &[I64(m), I64(n), beta_value, beta_address, Ptr(c), I64(ldc)],
+            )?
+        };
         return Ok(decision);
     }
 
@@ -1182,7 +1391,10 @@ pub fn sgemm_with(
                     (copy_area, panel_tails) = (Some(work), tails);
                     break;
                 }
-                Err(Error::AllocFailed(why)) => log::info!("SGEMM: no {bytes} bytes of work buffer for A^T{} ({why})", if tails { " and split tails" } else { "" }),
+                Err(Error::AllocFailed(why)) => log::info!(
+                    "SGEMM: no {bytes} bytes of work buffer for A^T{} ({why})",
+                    if tails { " and split tails" } else { "" }
+                ),
                 Err(e) => return Err(e),
             }
             if tail_bytes == 0 {
@@ -1191,7 +1403,16 @@ pub fn sgemm_with(
         }
         if copy_area.is_none() {
             log::info!("SGEMM: multiplying without copying A^T");
-            (spec, plan) = plan_multiply(handle, ta, tb, um, un, uk, vec4_applies(ta, tb, m, n, k, a, lda, b, ldb), TileChoice::Auto)?;
+            (spec, plan) = plan_multiply(
+                handle,
+                ta,
+                tb,
+                um,
+                un,
+                uk,
+                vec4_applies(ta, tb, m, n, k, a, lda, b, ldb),
+                TileChoice::Auto,
+            )?;
             (split_tail, stream_k) = (None, None);
         }
     }
@@ -1200,8 +1421,13 @@ pub fn sgemm_with(
         decision.transposed_a_panel_rows = Some(panel_rows);
         let transpose = device.kernel(TRANSPOSE_A.name)?;
         for (first, rows) in panels(um, panel_rows) {
-            let panel = panel_plans.iter().find(|p| p.rows == rows).copied().map_or_else(|| panel_plan(handle, tb, rows, un, uk, 256, b, ldb), Ok)?;
-            let (panel_spec, panel_plan, panel_tail) = if panel_tails { panel.tailed } else { (panel.whole.0, panel.whole.1, None) };
+            let panel = panel_plans
+                .iter()
+                .find(|p| p.rows == rows)
+                .copied()
+                .map_or_else(|| panel_plan(handle, tb, rows, un, uk, 256, b, ldb), Ok)?;
+            let (panel_spec, panel_plan, panel_tail) =
+                if panel_tails { panel.tailed } else { (panel.whole.0, panel.whole.1, None) };
             let panel_stream_k = panel.stream_k.filter(|_| panel_tails);
             let copy_plan = device.tuner.plan(&TRANSPOSE_A, &transpose.model, &Problem { m: rows, n: 0, k: uk });
             let ldt = transposed_a_ld(rows) as i64;
@@ -1212,28 +1438,65 @@ pub fn sgemm_with(
                     handle.stream(),
                     &copy_plan.geometry,
                     &copy_plan.shape,
-                    &[I64(k), I64(rows as i64), alpha_value, alpha_address, Ptr(a + first * lda as u64 * 4), I64(lda), Ptr(work.scratch()), I64(ldt)],
+                    &[
+                        I64(k),
+                        I64(rows as i64),
+                        alpha_value,
+                        alpha_address,
+                        Ptr(a + first * lda as u64 * 4),
+                        I64(lda),
+                        Ptr(work.scratch()),
+                        I64(ldt),
+                    ],
                 )?;
             }
-            let operands = Operands { ta: Transpose::No, a: work.scratch(), lda: ldt, tb, b, ldb, c: c + first * 4, ldc };
+            let operands =
+                Operands { ta: Transpose::No, a: work.scratch(), lda: ldt, tb, b, ldb, c: c + first * 4, ldc };
             if let Some(stream_k) = panel_stream_k {
                 let pieces = (work.counters(), work.scratch() + panel_bytes);
-                decision.stream_k = launch_stream_k(handle, panel_spec, &panel_plan, stream_k, (rows, un, uk), scalars, &operands, Some(pieces))?;
+                decision.stream_k = launch_stream_k(
+                    handle,
+                    panel_spec,
+                    &panel_plan,
+                    stream_k,
+                    (rows, un, uk),
+                    scalars,
+                    &operands,
+                    Some(pieces),
+                )?;
                 continue;
             }
             let partials = Partials::At(work.scratch() + panel_bytes);
-            decision.split_tail = launch_with_tail(handle, (panel_spec, &panel_plan), panel_tail, (rows, un, uk), scalars, &operands, partials)?.or(decision.split_tail);
+            decision.split_tail = launch_with_tail(
+                handle,
+                (panel_spec, &panel_plan),
+                panel_tail,
+                (rows, un, uk),
+                scalars,
+                &operands,
+                partials,
+            )?
+            .or(decision.split_tail);
         }
         return Ok(decision);
     }
 
     let operands = Operands { ta, a, lda, tb, b, ldb, c, ldc };
     if split_tail.is_some() {
-        decision.split_tail = launch_with_tail(handle, (spec, &plan), split_tail, (um, un, uk), scalars, &operands, Partials::FromHandle)?;
+        decision.split_tail = launch_with_tail(
+            handle,
+            (spec, &plan),
+            split_tail,
+            (um, un, uk),
+            scalars,
+            &operands,
+            Partials::FromHandle,
+        )?;
     } else if let Some(stream_k) = stream_k {
         decision.stream_k = launch_stream_k(handle, spec, &plan, stream_k, (um, un, uk), scalars, &operands, None)?;
     } else {
-        decision.plan = Some(launch_multiply(handle, spec, &plan, (um, un, uk), scalars, &operands, Partials::FromHandle)?);
+        decision.plan =
+            Some(launch_multiply(handle, spec, &plan, (um, un, uk), scalars, &operands, Partials::FromHandle)?);
     }
     Ok(decision)
 }
@@ -1264,7 +1527,15 @@ fn launch_with_tail(
     };
     let [(main_m, main_n), (rest_m, rest_n)] = tail.cut.parts(m, n, tail.main);
     launch_unsplit(handle, main.0, main.1, (main_m, main_n, k), scalars, x)?;
-    tail.plan = launch_multiply(handle, tail.kernel, &tail.plan, (rest_m, rest_n, k), scalars, &x.part(tail.cut, tail.main), partials)?;
+    tail.plan = launch_multiply(
+        handle,
+        tail.kernel,
+        &tail.plan,
+        (rest_m, rest_n, k),
+        scalars,
+        &x.part(tail.cut, tail.main),
+        partials,
+    )?;
     Ok(Some(tail))
 }
 
@@ -1316,15 +1587,42 @@ fn launch_multiply(
             handle.stream(),
             &plan.geometry,
             &plan.shape,
-            &[I64(m), I64(n), I64(k), F32(1.0), Ptr(0), Ptr(x.a), I64(x.lda), Ptr(x.b), I64(x.ldb),
-              F32(0.0), Ptr(0), Ptr(scratch), I64(ldp as i64), I64(split_stride as i64), I32(1)],
+            &[
+                I64(m),
+                I64(n),
+                I64(k),
+                F32(1.0),
+                Ptr(0),
+                Ptr(x.a),
+                I64(x.lda),
+                Ptr(x.b),
+                I64(x.ldb),
+                F32(0.0),
+                Ptr(0),
+                Ptr(scratch),
+                I64(ldp as i64),
+                I64(split_stride as i64),
+                I32(1),
+            ],
         )?;
         reduce.launch(
             handle.stream(),
             &reduce_plan.geometry,
             &reduce_plan.shape,
-            &[I64(m), I64(n), I32(splits as i32), Ptr(scratch), I64(ldp as i64), I64(split_stride as i64),
-              alpha_value, alpha_address, beta_value, beta_address, Ptr(x.c), I64(x.ldc)],
+            &[
+                I64(m),
+                I64(n),
+                I32(splits as i32),
+                Ptr(scratch),
+                I64(ldp as i64),
+                I64(split_stride as i64),
+                alpha_value,
+                alpha_address,
+                beta_value,
+                beta_address,
+                Ptr(x.c),
+                I64(x.ldc),
+            ],
         )?;
     }
     Ok(*plan)
@@ -1377,8 +1675,26 @@ fn launch_stream_k(
             handle.stream(),
             &geometry,
             &plan.shape,
-            &[I64(m as i64), I64(n as i64), I64(k as i64), alpha_value, alpha_address, Ptr(x.a), I64(x.lda), Ptr(x.b), I64(x.ldb),
-              beta_value, beta_address, Ptr(x.c), I64(x.ldc), I64(0), I32(x.c_vec()), I32(whole as i32), Ptr(counters), Ptr(pieces)],
+            &[
+                I64(m as i64),
+                I64(n as i64),
+                I64(k as i64),
+                alpha_value,
+                alpha_address,
+                Ptr(x.a),
+                I64(x.lda),
+                Ptr(x.b),
+                I64(x.ldb),
+                beta_value,
+                beta_address,
+                Ptr(x.c),
+                I64(x.ldc),
+                I64(0),
+                I32(x.c_vec()),
+                I32(whole as i32),
+                Ptr(counters),
+                Ptr(pieces),
+            ],
         )?;
     }
     Ok(Some(stream_k))
@@ -1406,7 +1722,11 @@ impl Operands {
     /// The sub-matrices from column `first` of op(B) and C on, or from row `first` of op(A) and C on.
     fn part(&self, cut: Cut, first: u64) -> Operands {
         match cut {
-            Cut::Columns => Operands { b: columns_of_b(self.tb, self.b, self.ldb, first), c: self.c + first * self.ldc as u64 * 4, ..*self },
+            Cut::Columns => Operands {
+                b: columns_of_b(self.tb, self.b, self.ldb, first),
+                c: self.c + first * self.ldc as u64 * 4,
+                ..*self
+            },
             Cut::Rows => Operands { a: rows_of_a(self.ta, self.a, self.lda, first), c: self.c + first * 4, ..*self },
         }
     }
@@ -1431,8 +1751,23 @@ fn launch_unsplit(
             handle.stream(),
             &plan.geometry,
             &plan.shape,
-            &[I64(m as i64), I64(n as i64), I64(k as i64), alpha_value, alpha_address, Ptr(x.a), I64(x.lda), Ptr(x.b), I64(x.ldb),
-              beta_value, beta_address, Ptr(x.c), I64(x.ldc), I64(0), I32(x.c_vec())],
+            &[
+                I64(m as i64),
+                I64(n as i64),
+                I64(k as i64),
+                alpha_value,
+                alpha_address,
+                Ptr(x.a),
+                I64(x.lda),
+                Ptr(x.b),
+                I64(x.ldb),
+                beta_value,
+                beta_address,
+                Ptr(x.c),
+                I64(x.ldc),
+                I64(0),
+                I32(x.c_vec()),
+            ],
         )
     }
 }
@@ -1442,7 +1777,16 @@ mod tests {
     use super::*;
     use crate::tuner::{ForcedShapes, KernelModel, RecipeBook, Tuner};
 
-    fn args(transa: i32, transb: i32, m: i64, n: i64, k: i64, lda: i64, ldb: i64, ldc: i64) -> std::result::Result<(), u32> {
+    fn args(
+        transa: i32,
+        transb: i32,
+        m: i64,
+        n: i64,
+        k: i64,
+        lda: i64,
+        ldb: i64,
+        ldc: i64,
+    ) -> std::result::Result<(), u32> {
         check_arguments(transa, transb, m, n, k, lda, ldb, ldc).map(|_| ()).map_err(|e| match e {
             Error::InvalidArgument { routine: "SGEMM", position } => position,
             other => panic!("unexpected {other:?}"),
@@ -1537,7 +1881,9 @@ mod tests {
         assert_eq!(KERNEL_NAMES.len(), TILES.len() * 8 + 3 + STREAM_K_KERNELS.len());
         assert!([&SCALE, &SPLITK_REDUCE, &TRANSPOSE_A].iter().all(|spec| KERNEL_NAMES.contains(&spec.name)));
         // Stream-K twins: the 256×128 NN, NT and TN _vec kernels, suffixed _sk.
-        for (ta, tb) in [(Transpose::No, Transpose::No), (Transpose::No, Transpose::Yes), (Transpose::Yes, Transpose::No)] {
+        for (ta, tb) in
+            [(Transpose::No, Transpose::No), (Transpose::No, Transpose::Yes), (Transpose::Yes, Transpose::No)]
+        {
             let spec = &TILE_KERNELS[0][kernel_index(ta, tb, true)];
             let twin = stream_k_twin(spec).unwrap();
             assert_eq!(twin.name, format!("{}_sk", spec.name));
@@ -1549,7 +1895,10 @@ mod tests {
         // The copy's grid: 64 rows × 32 k a block, k along y up to 65535.
         let g = transpose_geometry(&Problem { m: 2049, n: 0, k: 33 }, &LaunchShape { tx: 32, ty: 8, split: 1 });
         assert_eq!(g.grid, (33, 2, 1));
-        assert_eq!(transpose_geometry(&Problem { m: 1, n: 0, k: 1 << 22 }, &LaunchShape { tx: 32, ty: 8, split: 1 }).grid, (1, 65535, 1));
+        assert_eq!(
+            transpose_geometry(&Problem { m: 1, n: 0, k: 1 << 22 }, &LaunchShape { tx: 32, ty: 8, split: 1 }).grid,
+            (1, 65535, 1)
+        );
     }
 
     #[test]
@@ -1559,7 +1908,10 @@ mod tests {
         assert_eq!(g.grid, (2 * 3, 1, 1), "k = 0 rules splitting out");
         for (m, n) in [(1u64, 1u64), (127, 129), (128, 128), (1023, 1), (4096, 4096), (3000, 3000)] {
             let g = tile_geometry::<128, 128, 0>(&Problem { m, n, k: 0 }, &shape(1));
-            assert!(g.grid.0 as u64 * 128 >= m * n.div_ceil(128).min(1) && (g.grid.0 as u64) == m.div_ceil(128) * n.div_ceil(128));
+            assert!(
+                g.grid.0 as u64 * 128 >= m * n.div_ceil(128).min(1)
+                    && (g.grid.0 as u64) == m.div_ceil(128) * n.div_ceil(128)
+            );
             let g = tile_geometry::<64, 64, 0>(&Problem { m, n, k: 0 }, &shape(1));
             assert_eq!(g.grid.0 as u64, m.div_ceil(64) * n.div_ceil(64));
         }
@@ -1592,8 +1944,12 @@ mod tests {
     fn model(tile: usize) -> KernelModel {
         match TILES[tile].name {
             "256x128" => KernelModel { registers_per_thread: 232, static_shared_bytes: 0, max_threads_per_block: 256 },
-            "128x128_t128" => KernelModel { registers_per_thread: 232, static_shared_bytes: 0, max_threads_per_block: 128 },
-            "128x128" => KernelModel { registers_per_thread: 128, static_shared_bytes: 16_896, max_threads_per_block: 256 },
+            "128x128_t128" => {
+                KernelModel { registers_per_thread: 232, static_shared_bytes: 0, max_threads_per_block: 128 }
+            }
+            "128x128" => {
+                KernelModel { registers_per_thread: 128, static_shared_bytes: 16_896, max_threads_per_block: 256 }
+            }
             _ => KernelModel { registers_per_thread: 168, static_shared_bytes: 8_704, max_threads_per_block: 64 },
         }
     }
@@ -1620,7 +1976,9 @@ mod tests {
     #[test]
     fn occupancy_of_the_tiles_on_h100() {
         let tuner = tuner();
-        for (name, active, blocks) in [("256x128", 1, 512), ("128x128_t128", 2, 1024), ("128x128", 2, 1024), ("64x64", 6, 4096)] {
+        for (name, active, blocks) in
+            [("256x128", 1, 512), ("128x128_t128", 2, 1024), ("128x128", 2, 1024), ("64x64", 6, 4096)]
+        {
             let tile = tile_named(name);
             let plan = tuner.plan(&TILE_KERNELS[tile][0], &model(tile), &Problem { m: 4096, n: 4096, k: 0 });
             assert_eq!((plan.occupancy.active_blocks_per_sm, plan.geometry.blocks()), (active, blocks), "{name}");
@@ -1673,11 +2031,20 @@ mod tests {
         assert!(time("64x64", 512, 512, 512, 4) < time("64x64", 512, 512, 512, 2));
         // And within 15 % of the measured µs where the model was fitted (not at 1 block
         // of 6 per SM: 64×64 split 2 at 512 ran 36.8 µs, the model says 26).
-        for (name, m, n, k, split, us) in [("256x128", 4096, 4096, 4096, 1, 2873.0), ("64x64", 3000, 3000, 3000, 1, 1255.0),
-            ("256x128", 8192, 128, 8192, 4, 379.0), ("256x128", 1024, 1024, 1024, 4, 65.0), ("128x128", 2048, 2048, 2048, 1, 392.0),
-            ("128x128", 1024, 1024, 1024, 2, 77.3), ("64x64", 512, 512, 512, 8, 20.6)] {
+        for (name, m, n, k, split, us) in [
+            ("256x128", 4096, 4096, 4096, 1, 2873.0),
+            ("64x64", 3000, 3000, 3000, 1, 1255.0),
+            ("256x128", 8192, 128, 8192, 4, 379.0),
+            ("256x128", 1024, 1024, 1024, 4, 65.0),
+            ("128x128", 2048, 2048, 2048, 1, 392.0),
+            ("128x128", 1024, 1024, 1024, 2, 77.3),
+            ("64x64", 512, 512, 512, 8, 20.6),
+        ] {
             let estimate = time(name, m, n, k, split);
-            assert!((estimate / us - 1.0).abs() < 0.15, "{name} ({m}, {n}, {k}) split {split}: {estimate:.1} µs against {us}");
+            assert!(
+                (estimate / us - 1.0).abs() < 0.15,
+                "{name} ({m}, {n}, {k}) split {split}: {estimate:.1} µs against {us}"
+            );
         }
     }
 
@@ -1726,7 +2093,8 @@ mod tests {
         let tuner = tuner();
         let device = tuner.device().clone();
         let direct = decide_pair(pair, m, n, k).0;
-        let direct_plan = tile_plan(&tuner, &TILE_KERNELS[direct][pair * 2], &model(direct), &TILES[direct], pair, m, n, k);
+        let direct_plan =
+            tile_plan(&tuner, &TILE_KERNELS[direct][pair * 2], &model(direct), &TILES[direct], pair, m, n, k);
         let panel_rows = transposed_a_panel_rows(m, k)?;
         let untransposed = pair - 2;
         let panel_plan = |rows: u64| {
@@ -1741,8 +2109,11 @@ mod tests {
         let tuner = tuner();
         let device = tuner.device().clone();
         let direct = decide_pair(pair, m, n, k).0;
-        let direct_plan = tile_plan(&tuner, &TILE_KERNELS[direct][pair * 2], &model(direct), &TILES[direct], pair, m, n, k);
-        let main_plan = |tile: usize, m: u64, n: u64| tuner.plan(&TILE_KERNELS[tile][pair * 2], &model(tile), &Problem { m, n, k: 0 });
+        let direct_plan =
+            tile_plan(&tuner, &TILE_KERNELS[direct][pair * 2], &model(direct), &TILES[direct], pair, m, n, k);
+        let main_plan = |tile: usize, m: u64, n: u64| {
+            tuner.plan(&TILE_KERNELS[tile][pair * 2], &model(tile), &Problem { m, n, k: 0 })
+        };
         let rest_plan = |m: u64, n: u64| {
             let tile = decide_pair(pair, m, n, k).0;
             (tile, tile_plan(&tuner, &TILE_KERNELS[tile][pair * 2], &model(tile), &TILES[tile], pair, m, n, k))
@@ -1804,7 +2175,11 @@ mod tests {
         for (m, k) in [(8192u64, 8192u64), (100_000, 3000), (3_000_000, 1), (1, 65536), (20000, 20000), (257, 65535)] {
             let rows = transposed_a_panel_rows(m, k).unwrap();
             assert!(transposed_a_ld(rows) * k * 4 <= transposed_a::PANEL_BYTES_MAX, "({m}, {k}): {rows} rows");
-            assert!(rows <= transposed_a::PANEL_ROWS_MAX && (rows == m || rows.is_multiple_of(transposed_a::PANEL_ROW_GRANULE)), "({m}, {k}): {rows}");
+            assert!(
+                rows <= transposed_a::PANEL_ROWS_MAX
+                    && (rows == m || rows.is_multiple_of(transposed_a::PANEL_ROW_GRANULE)),
+                "({m}, {k}): {rows}"
+            );
         }
         // Not even 256 rows fit.
         assert_eq!(transposed_a_panel_rows(1000, 65537), None);
@@ -1817,7 +2192,9 @@ mod tests {
         // 2048 the copy took 17–19 µs, and TN direct measured 1 % faster than
         // with it); both for the wide C of
         // gpu_sgemm_tn_and_tt_with_a_transposed_first.
-        for (m, n, k) in [(3000u64, 3000u64, 3000u64), (4096, 4096, 4096), (6144, 6144, 6144), (8192, 8192, 8192), (768, 8192, 1024)] {
+        for (m, n, k) in
+            [(3000u64, 3000u64, 3000u64), (4096, 4096, 4096), (6144, 6144, 6144), (8192, 8192, 8192), (768, 8192, 1024)]
+        {
             for pair in [2, 3] {
                 assert!(decide_transposed_a(pair, m, n, k).is_some(), "pair {pair}, ({m}, {n}, {k})");
             }
@@ -1874,16 +2251,45 @@ mod tests {
 
     #[test]
     fn decisions_table() {
-        for (m, n, k) in [(256u64, 256u64, 256u64), (512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (3000, 3000, 3000),
-            (4096, 4096, 4096), (5000, 5000, 5000), (6144, 6144, 6144), (8192, 8192, 8192), (10000, 10000, 10000), (20000, 256, 4096), (12000, 512, 4096), (20000, 256, 256), (20000, 256, 512), (17000, 256, 1024), (4096, 4096, 256), (512, 8192, 1024), (256, 256, 65536), (8192, 128, 8192), (127, 129, 1023)] {
+        for (m, n, k) in [
+            (256u64, 256u64, 256u64),
+            (512, 512, 512),
+            (1024, 1024, 1024),
+            (2048, 2048, 2048),
+            (3000, 3000, 3000),
+            (4096, 4096, 4096),
+            (5000, 5000, 5000),
+            (6144, 6144, 6144),
+            (8192, 8192, 8192),
+            (10000, 10000, 10000),
+            (20000, 256, 4096),
+            (12000, 512, 4096),
+            (20000, 256, 256),
+            (20000, 256, 512),
+            (17000, 256, 1024),
+            (4096, 4096, 256),
+            (512, 8192, 1024),
+            (256, 256, 65536),
+            (8192, 128, 8192),
+            (127, 129, 1023),
+        ] {
             for (pair, name) in ["NN", "NT", "TN", "TT"].iter().enumerate() {
                 let (tile, split, blocks) = decide_pair(pair, m, n, k);
                 let transposed = if pair >= 2 { decide_transposed_a(pair, m, n, k) } else { None };
-                let tail = decide_split_tail(pair, m, n, k).map(|(tile, cut, main)| format!("{} over the first {main} {cut:?}", TILES[tile].name));
+                let tail = decide_split_tail(pair, m, n, k)
+                    .map(|(tile, cut, main)| format!("{} over the first {main} {cut:?}", TILES[tile].name));
                 let tuner = tuner();
-                let plan = tile_plan(&tuner, &TILE_KERNELS[tile][pair * 2 + 1], &model(tile), &TILES[tile], pair, m, n, k);
-                let stream_k = if tile == 0 && pair < 3 { stream_k_choice(tuner.device(), &TILES[0], pair, &plan, m, n, k) } else { None };
-                println!("{name} ({m}, {n}, {k}): {} split {split}, {blocks} blocks, A^T copied: {transposed:?}, split tail: {tail:?}, stream-K of the direct plan: {stream_k:?}", TILES[tile].name);
+                let plan =
+                    tile_plan(&tuner, &TILE_KERNELS[tile][pair * 2 + 1], &model(tile), &TILES[tile], pair, m, n, k);
+                let stream_k = if tile == 0 && pair < 3 {
+                    stream_k_choice(tuner.device(), &TILES[0], pair, &plan, m, n, k)
+                } else {
+                    None
+                };
+                println!(
+                    "{name} ({m}, {n}, {k}): {} split {split}, {blocks} blocks, A^T copied: {transposed:?}, split tail: {tail:?}, stream-K of the direct plan: {stream_k:?}",
+                    TILES[tile].name
+                );
             }
         }
     }

@@ -18,11 +18,11 @@
 //! and the last block of a tile adds them in a fixed order, so one launch
 //! suffices and the result does not depend on timing.
 
-use super::vector::StridedVector;
 use super::Scalar;
+use super::vector::StridedVector;
 use crate::handle::{Handle, SPLIT_COUNTER_SLOTS};
-use crate::launch::context::ContextGuard;
 use crate::launch::KernelArg::{I64, Ptr};
+use crate::launch::context::ContextGuard;
 use crate::status::{Error, Result};
 use crate::tuner::{Geometry, KernelSpec, LaunchPlan, LaunchShape, LaunchSpace, Problem};
 
@@ -59,14 +59,16 @@ pub(crate) const PARTIALS_BYTES_MAX: u64 = 4 << 20;
 
 const SPLITS: &[u32] = &[1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 
-const N_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 256, ty_min: 1, ty_max: 16, splits: SPLITS };
+const N_SPACE: LaunchSpace =
+    LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 256, ty_min: 1, ty_max: 16, splits: SPLITS };
 /// The narrow N kernels: row tiles of 32 to 128 rows (Tx 8 to 32), never
 /// split. Their only use is more blocks for an unsplit grid of few row tiles
 /// (see `plan`). Ty up to 128: with few blocks, the threads per block are
 /// what keeps loads in flight. On the H100 (`mublas bench sgemv`, shapes
 /// forced, two runs) N 512² took 10.5–10.6 µs at 8×64, 11.0 at 8×128,
 /// 11.5–12.3 at 8×32; the optimizer's 8×65 10.3–10.8.
-const NARROW_SPACE: LaunchSpace = LaunchSpace { tx_step: 8, tx_min: 8, tx_max: 32, ty_min: 1, ty_max: 128, splits: &[1] };
+const NARROW_SPACE: LaunchSpace =
+    LaunchSpace { tx_step: 8, tx_min: 8, tx_max: 32, ty_min: 1, ty_max: 128, splits: &[1] };
 /// The wide N kernels (8 columns in flight per thread): unsplit, row tiles of
 /// 32, 64 thread rows. On the H100 (`scripts/gemv-ab.py`, kernel time) 8×64
 /// was the fastest of 8×64, 4×128 and 16×32 at 2000² to 4096².
@@ -81,28 +83,35 @@ const WIDE_MAX_COLUMNS: i64 = 4096;
 /// At most 512 threads: a block of 1024 holds an SM alone (60 registers), so
 /// the 256 ranges that fill the GPU would run in two waves (H100, m = 16,
 /// n = 2^20: 39 µs against 36 µs with 512 threads).
-const SHORT_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 512, ty_min: 1, ty_max: 1, splits: SPLITS };
-const T_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 1024, ty_min: 1, ty_max: 1, splits: SPLITS };
+const SHORT_SPACE: LaunchSpace =
+    LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 512, ty_min: 1, ty_max: 1, splits: SPLITS };
+const T_SPACE: LaunchSpace =
+    LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 1024, ty_min: 1, ty_max: 1, splits: SPLITS };
 /// The short T kernels never split: a column's rows are one lane group's. At
 /// most 64 threads: a block reads its columns in one round and exits, and
 /// on the H100 (m = 16, n = 2^20, every block size timed in one run) time grew
 /// with the block: 37.8 µs at 32 threads, 41.9 at 64, 43–44 at 128 and 256,
 /// 46–62 from 288 to 1024; among 32 to 128 the optimizer's largest
 /// Grid-Occupancy fell on 96 threads (51.0 µs).
-const T_SHORT_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 64, ty_min: 1, ty_max: 1, splits: &[1] };
+const T_SHORT_SPACE: LaunchSpace =
+    LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 64, ty_min: 1, ty_max: 1, splits: &[1] };
 
 /// op N, A 16-byte aligned and lda % 4 == 0. problem.m = rows, problem.n = columns of A.
 pub static GEMV_N: KernelSpec = KernelSpec { name: "gemv_n_f32", space: N_SPACE, geometry: n_geometry };
 /// op N, any alignment and lda.
 pub static GEMV_N_SCALAR: KernelSpec = KernelSpec { name: "gemv_n_f32_scalar", space: N_SPACE, geometry: n_geometry };
 /// GEMV_N and GEMV_N_SCALAR in row tiles of 32 to 128 rows, unsplit.
-pub static GEMV_N_NARROW: KernelSpec = KernelSpec { name: "gemv_n_f32_narrow", space: NARROW_SPACE, geometry: n_geometry };
-pub static GEMV_N_SCALAR_NARROW: KernelSpec = KernelSpec { name: "gemv_n_f32_scalar_narrow", space: NARROW_SPACE, geometry: n_geometry };
+pub static GEMV_N_NARROW: KernelSpec =
+    KernelSpec { name: "gemv_n_f32_narrow", space: NARROW_SPACE, geometry: n_geometry };
+pub static GEMV_N_SCALAR_NARROW: KernelSpec =
+    KernelSpec { name: "gemv_n_f32_scalar_narrow", space: NARROW_SPACE, geometry: n_geometry };
 /// GEMV_N and GEMV_N_SCALAR with 8 columns in flight per thread, unsplit.
 pub static GEMV_N_WIDE: KernelSpec = KernelSpec { name: "gemv_n_f32_wide", space: WIDE_SPACE, geometry: n_geometry };
-pub static GEMV_N_SCALAR_WIDE: KernelSpec = KernelSpec { name: "gemv_n_f32_scalar_wide", space: WIDE_SPACE, geometry: n_geometry };
+pub static GEMV_N_SCALAR_WIDE: KernelSpec =
+    KernelSpec { name: "gemv_n_f32_scalar_wide", space: WIDE_SPACE, geometry: n_geometry };
 /// op N, m ≤ SHORT_ROWS_MAX, A 16-byte aligned and lda % 4 == 0.
-pub static GEMV_N_SHORT: KernelSpec = KernelSpec { name: "gemv_n_f32_short", space: SHORT_SPACE, geometry: short_geometry };
+pub static GEMV_N_SHORT: KernelSpec =
+    KernelSpec { name: "gemv_n_f32_short", space: SHORT_SPACE, geometry: short_geometry };
 /// op N, m ≤ SHORT_ROWS_MAX, any alignment and lda.
 pub static GEMV_N_SHORT_SCALAR: KernelSpec =
     KernelSpec { name: "gemv_n_f32_short_scalar", space: SHORT_SPACE, geometry: short_geometry };
@@ -114,9 +123,11 @@ pub static GEMV_T_SCALAR: KernelSpec = KernelSpec { name: "gemv_t_f32_scalar", s
 /// registers: more warps per SM, for the problems whose columns that fits in
 /// one wave instead of two (see `plan`).
 pub static GEMV_T_LEAN: KernelSpec = KernelSpec { name: "gemv_t_f32_lean", space: T_SPACE, geometry: t_geometry };
-pub static GEMV_T_SCALAR_LEAN: KernelSpec = KernelSpec { name: "gemv_t_f32_scalar_lean", space: T_SPACE, geometry: t_geometry };
+pub static GEMV_T_SCALAR_LEAN: KernelSpec =
+    KernelSpec { name: "gemv_t_f32_scalar_lean", space: T_SPACE, geometry: t_geometry };
 /// op T, m ≤ SHORT_ROWS_MAX, A 16-byte aligned and lda % 4 == 0.
-pub static GEMV_T_SHORT: KernelSpec = KernelSpec { name: "gemv_t_f32_short", space: T_SHORT_SPACE, geometry: t_short_geometry };
+pub static GEMV_T_SHORT: KernelSpec =
+    KernelSpec { name: "gemv_t_f32_short", space: T_SHORT_SPACE, geometry: t_short_geometry };
 /// op T, m ≤ SHORT_ROWS_MAX, any alignment and lda.
 pub static GEMV_T_SHORT_SCALAR: KernelSpec =
     KernelSpec { name: "gemv_t_f32_short_scalar", space: T_SHORT_SPACE, geometry: t_short_geometry };
@@ -446,7 +457,19 @@ struct Call {
 impl Call {
     /// Checks the arguments; None for a quick return.
     #[allow(clippy::too_many_arguments)]
-    fn new(trans: i32, m: i64, n: i64, alpha: Scalar, a: u64, lda: i64, x: u64, incx: i64, beta: Scalar, y: u64, incy: i64) -> Result<Option<Call>> {
+    fn new(
+        trans: i32,
+        m: i64,
+        n: i64,
+        alpha: Scalar,
+        a: u64,
+        lda: i64,
+        x: u64,
+        incx: i64,
+        beta: Scalar,
+        y: u64,
+        incy: i64,
+    ) -> Result<Option<Call>> {
         let op = check_arguments(trans, m, n, lda, incx, incy)?;
         if quick_return(m, n, alpha, beta) {
             return Ok(None);
@@ -475,7 +498,20 @@ impl Call {
 
 /// y = alpha·op(A)·x + beta·y (cuBLAS `cublasSgemv`), the launch shape chosen by the tuner.
 #[allow(clippy::too_many_arguments)]
-pub fn sgemv(handle: &Handle, trans: i32, m: i64, n: i64, alpha: Scalar, a: u64, lda: i64, x: u64, incx: i64, beta: Scalar, y: u64, incy: i64) -> Result<()> {
+pub fn sgemv(
+    handle: &Handle,
+    trans: i32,
+    m: i64,
+    n: i64,
+    alpha: Scalar,
+    a: u64,
+    lda: i64,
+    x: u64,
+    incx: i64,
+    beta: Scalar,
+    y: u64,
+    incy: i64,
+) -> Result<()> {
     let Some(call) = Call::new(trans, m, n, alpha, a, lda, x, incx, beta, y, incy)? else { return Ok(()) };
     let (spec, plan) = plan(handle, call.op, m, n, a, lda)?;
     launch(handle, spec, &call, plan.shape)
@@ -696,9 +732,11 @@ mod tests {
 
     #[test]
     fn vector_lengths_follow_op() {
-        let call = Call::new(0, 7, 3, Scalar::Host(1.0), 4096, 7, 8192, -2, Scalar::Host(0.0), 16384, 3).unwrap().unwrap();
+        let call =
+            Call::new(0, 7, 3, Scalar::Host(1.0), 4096, 7, 8192, -2, Scalar::Host(0.0), 16384, 3).unwrap().unwrap();
         assert_eq!((call.x.len, call.y.len), (3, 7));
-        let call = Call::new(2, 7, 3, Scalar::Host(1.0), 4096, 7, 8192, -2, Scalar::Host(0.0), 16384, 3).unwrap().unwrap();
+        let call =
+            Call::new(2, 7, 3, Scalar::Host(1.0), 4096, 7, 8192, -2, Scalar::Host(0.0), 16384, 3).unwrap().unwrap();
         assert_eq!((call.op, call.x.len, call.y.len), (Op::T, 7, 3));
     }
 
@@ -714,7 +752,22 @@ mod tests {
         assert_eq!(select_kernel(Op::T, 8, 4096, 8).name, "gemv_t_f32_short");
         assert_eq!(select_kernel(Op::T, 8, 4104, 8).name, "gemv_t_f32_short_scalar");
         assert_eq!(select_kernel(Op::T, 7, 4096, 7).name, "gemv_t_f32_short_scalar");
-        for spec in [&GEMV_N, &GEMV_N_SCALAR, &GEMV_N_NARROW, &GEMV_N_SCALAR_NARROW, &GEMV_N_WIDE, &GEMV_N_SCALAR_WIDE, &GEMV_N_SHORT, &GEMV_N_SHORT_SCALAR, &GEMV_T, &GEMV_T_SCALAR, &GEMV_T_LEAN, &GEMV_T_SCALAR_LEAN, &GEMV_T_SHORT, &GEMV_T_SHORT_SCALAR] {
+        for spec in [
+            &GEMV_N,
+            &GEMV_N_SCALAR,
+            &GEMV_N_NARROW,
+            &GEMV_N_SCALAR_NARROW,
+            &GEMV_N_WIDE,
+            &GEMV_N_SCALAR_WIDE,
+            &GEMV_N_SHORT,
+            &GEMV_N_SHORT_SCALAR,
+            &GEMV_T,
+            &GEMV_T_SCALAR,
+            &GEMV_T_LEAN,
+            &GEMV_T_SCALAR_LEAN,
+            &GEMV_T_SHORT,
+            &GEMV_T_SHORT_SCALAR,
+        ] {
             assert!(KERNEL_NAMES.contains(&spec.name));
         }
         // The T kernels have a lean variant and the N kernels a narrow and a wide one, offered after the default.
@@ -722,8 +775,14 @@ mod tests {
         assert_eq!(names(candidate_kernels(Op::T, 1000, 4096, 1000)), ["gemv_t_f32", "gemv_t_f32_lean"]);
         assert_eq!(names(candidate_kernels(Op::T, 1000, 4096, 1001)), ["gemv_t_f32_scalar", "gemv_t_f32_scalar_lean"]);
         assert_eq!(names(candidate_kernels(Op::T, 8, 4096, 8)), ["gemv_t_f32_short"]);
-        assert_eq!(names(candidate_kernels(Op::N, 1000, 4096, 1000)), ["gemv_n_f32", "gemv_n_f32_narrow", "gemv_n_f32_wide"]);
-        assert_eq!(names(candidate_kernels(Op::N, 1000, 4096, 1001)), ["gemv_n_f32_scalar", "gemv_n_f32_scalar_narrow", "gemv_n_f32_scalar_wide"]);
+        assert_eq!(
+            names(candidate_kernels(Op::N, 1000, 4096, 1000)),
+            ["gemv_n_f32", "gemv_n_f32_narrow", "gemv_n_f32_wide"]
+        );
+        assert_eq!(
+            names(candidate_kernels(Op::N, 1000, 4096, 1001)),
+            ["gemv_n_f32_scalar", "gemv_n_f32_scalar_narrow", "gemv_n_f32_scalar_wide"]
+        );
         assert_eq!(names(candidate_kernels(Op::N, 64, 4096, 64)), ["gemv_n_f32_short"]);
     }
 
@@ -744,7 +803,21 @@ mod tests {
 
     #[test]
     fn lanes_per_column_give_each_lane_four_rows() {
-        let expected = [(1u64, 1u64), (4, 1), (5, 2), (8, 2), (9, 4), (16, 4), (17, 8), (32, 8), (33, 16), (64, 16), (65, 32), (128, 32), (1 << 20, 32)];
+        let expected = [
+            (1u64, 1u64),
+            (4, 1),
+            (5, 2),
+            (8, 2),
+            (9, 4),
+            (16, 4),
+            (17, 8),
+            (32, 8),
+            (33, 16),
+            (64, 16),
+            (65, 32),
+            (128, 32),
+            (1 << 20, 32),
+        ];
         for (m, lanes) in expected {
             assert_eq!(lanes_per_column(m), lanes, "m = {m}");
         }
@@ -787,7 +860,10 @@ mod tests {
     fn n_geometry_splits_columns() {
         let g = n_geometry(&problem(1000, 1000), &LaunchShape { tx: 32, ty: 8, split: 8 });
         assert_eq!(g.grid, (8, 8, 1));
-        assert_eq!(reduction_split(Layout::N, &problem(1000, 1000), &LaunchShape { tx: 32, ty: 8, split: 8 }), (128, 8));
+        assert_eq!(
+            reduction_split(Layout::N, &problem(1000, 1000), &LaunchShape { tx: 32, ty: 8, split: 8 }),
+            (128, 8)
+        );
         // A range holds at least 128 columns.
         let g = n_geometry(&problem(5000, 128), &LaunchShape { tx: 64, ty: 1, split: 64 });
         assert_eq!(g.grid.1, 1);
@@ -812,7 +888,10 @@ mod tests {
     fn short_geometry_is_one_tile_of_column_ranges() {
         let g = short_geometry(&problem(16, 1 << 20), &LaunchShape { tx: 512, ty: 1, split: 256 });
         assert_eq!((g.grid, g.dynamic_shared_bytes), ((1, 256, 1), 0));
-        assert_eq!(reduction_split(Layout::NShort, &problem(16, 1 << 20), &LaunchShape { tx: 512, ty: 1, split: 256 }), (4096, 256));
+        assert_eq!(
+            reduction_split(Layout::NShort, &problem(16, 1 << 20), &LaunchShape { tx: 512, ty: 1, split: 256 }),
+            (4096, 256)
+        );
         // Ranges of at least 1024 columns.
         let g = short_geometry(&problem(3, 2500), &LaunchShape { tx: 64, ty: 1, split: 64 });
         assert_eq!(g.grid, (1, 3, 1));
@@ -842,7 +921,10 @@ mod tests {
         assert_eq!(g.grid, (16, 64, 1));
         let g = t_geometry(&problem(1 << 20, 16), &LaunchShape { tx: 512, ty: 1, split: 512 });
         assert_eq!(g.grid, (1, 512, 1));
-        assert_eq!(reduction_split(Layout::T, &problem(1 << 20, 16), &LaunchShape { tx: 512, ty: 1, split: 512 }), (2048, 512));
+        assert_eq!(
+            reduction_split(Layout::T, &problem(1 << 20, 16), &LaunchShape { tx: 512, ty: 1, split: 512 }),
+            (2048, 512)
+        );
         let g = t_geometry(&problem(2048, 16), &LaunchShape { tx: 32, ty: 1, split: 64 });
         assert_eq!(g.grid.1, 1);
         let g = t_geometry(&problem(5000, 16), &LaunchShape { tx: 32, ty: 1, split: 64 });
@@ -851,10 +933,27 @@ mod tests {
 
     #[test]
     fn geometry_agrees_with_the_launch_split_for_every_candidate() {
-        let specs = [(&GEMV_N, Layout::N), (&GEMV_N_SCALAR, Layout::N), (&GEMV_N_NARROW, Layout::N), (&GEMV_N_SCALAR_NARROW, Layout::N), (&GEMV_N_WIDE, Layout::N), (&GEMV_N_SCALAR_WIDE, Layout::N), (&GEMV_N_SHORT, Layout::NShort), (&GEMV_N_SHORT_SCALAR, Layout::NShort), (&GEMV_T, Layout::T), (&GEMV_T_SCALAR, Layout::T), (&GEMV_T_LEAN, Layout::T), (&GEMV_T_SCALAR_LEAN, Layout::T), (&GEMV_T_SHORT, Layout::TShort), (&GEMV_T_SHORT_SCALAR, Layout::TShort)];
+        let specs = [
+            (&GEMV_N, Layout::N),
+            (&GEMV_N_SCALAR, Layout::N),
+            (&GEMV_N_NARROW, Layout::N),
+            (&GEMV_N_SCALAR_NARROW, Layout::N),
+            (&GEMV_N_WIDE, Layout::N),
+            (&GEMV_N_SCALAR_WIDE, Layout::N),
+            (&GEMV_N_SHORT, Layout::NShort),
+            (&GEMV_N_SHORT_SCALAR, Layout::NShort),
+            (&GEMV_T, Layout::T),
+            (&GEMV_T_SCALAR, Layout::T),
+            (&GEMV_T_LEAN, Layout::T),
+            (&GEMV_T_SCALAR_LEAN, Layout::T),
+            (&GEMV_T_SHORT, Layout::TShort),
+            (&GEMV_T_SHORT_SCALAR, Layout::TShort),
+        ];
         for (spec, layout) in specs {
             let space = spec.space;
-            for (m, n) in [(1u64, 1u64), (7, 33), (1000, 1000), (5000, 3), (3, 5000), (1 << 20, 16), (16, 1 << 20), (64, 100_000)] {
+            for (m, n) in
+                [(1u64, 1u64), (7, 33), (1000, 1000), (5000, 3), (3, 5000), (1 << 20, 16), (16, 1 << 20), (64, 100_000)]
+            {
                 let problem = Problem { m, n, k: 0 };
                 let mut tx = space.tx_min;
                 while tx <= space.tx_max {

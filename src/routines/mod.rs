@@ -3,13 +3,13 @@
 //! routine asks the tuner for a plan and the launch layer for the launch.
 
 pub mod axpy;
+pub mod gemm;
 pub mod gemv;
 pub mod trmv;
-pub mod gemm;
 pub mod vector;
 
-use crate::launch::images;
 use crate::launch::device::EntryPoints;
+use crate::launch::images;
 
 /// Every kernel entry point mublas launches, per embedded image: loaded at create.
 pub static ENTRY_POINTS: &EntryPoints = &[

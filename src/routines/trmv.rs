@@ -30,8 +30,8 @@
 
 use super::vector::StridedVector;
 use crate::handle::Handle;
-use crate::launch::context::ContextGuard;
 use crate::launch::KernelArg::{I32, I64, Ptr};
+use crate::launch::context::ContextGuard;
 use crate::status::{Error, Result};
 use crate::tuner::{Geometry, KernelSpec, LaunchShape, LaunchSpace, Problem};
 
@@ -51,9 +51,11 @@ const STEPS_PER_SPLIT: u64 = 16;
 /// several waves of items at n = 16384.
 ///
 /// Op N: Tx threads own 4·Tx rows; Ty thread rows share the chunk's columns.
-const N_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 128, ty_min: 1, ty_max: 4, splits: &[1, 2, 4] };
+const N_SPACE: LaunchSpace =
+    LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 128, ty_min: 1, ty_max: 4, splits: &[1, 2, 4] };
 /// Op T: Tx threads walk the rows (whole warps, for the shuffle), Ty thread rows own 4 columns each.
-const T_SPACE: LaunchSpace = LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 128, ty_min: 1, ty_max: 4, splits: &[1, 2, 4] };
+const T_SPACE: LaunchSpace =
+    LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 128, ty_min: 1, ty_max: 4, splits: &[1, 2, 4] };
 /// Pass 2: one thread per output.
 const SUM_SPACE: LaunchSpace = LaunchSpace { tx_step: 64, tx_min: 64, tx_max: 512, ty_min: 1, ty_max: 1, splits: &[1] };
 
@@ -68,7 +70,8 @@ pub static TRMV_T_SCALAR: KernelSpec = KernelSpec { name: "trmv_t_f32_scalar", s
 /// Pass 2 of every variant. problem.n = n.
 pub static TRMV_SUM: KernelSpec = KernelSpec { name: "trmv_sum_f32", space: SUM_SPACE, geometry: sum_geometry };
 
-pub const KERNEL_NAMES: &[&str] = &[TRMV_N_VEC4.name, TRMV_N_SCALAR.name, TRMV_T_VEC4.name, TRMV_T_SCALAR.name, TRMV_SUM.name];
+pub const KERNEL_NAMES: &[&str] =
+    &[TRMV_N_VEC4.name, TRMV_N_SCALAR.name, TRMV_T_VEC4.name, TRMV_T_SCALAR.name, TRMV_SUM.name];
 
 /// op(A): A or its transpose (C is T for real data).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -153,8 +156,12 @@ pub struct Item {
 impl Layout {
     pub fn new(op: Op, n: u64, shape: &LaunchShape) -> Layout {
         let (tile, chunk_target) = match op {
-            Op::N => (PER_THREAD * shape.tx as u64, PER_THREAD * shape.ty as u64 * STEPS_PER_SPLIT * shape.split as u64),
-            Op::T => (PER_THREAD * shape.ty as u64, PER_THREAD * shape.tx as u64 * STEPS_PER_SPLIT * shape.split as u64),
+            Op::N => {
+                (PER_THREAD * shape.tx as u64, PER_THREAD * shape.ty as u64 * STEPS_PER_SPLIT * shape.split as u64)
+            }
+            Op::T => {
+                (PER_THREAD * shape.ty as u64, PER_THREAD * shape.tx as u64 * STEPS_PER_SPLIT * shape.split as u64)
+            }
         };
         let tile = tile.max(1);
         let tiles = n.div_ceil(tile);
@@ -285,7 +292,17 @@ pub fn bytes_moved(n: u64) -> f64 {
 /// x := op(A)·x. Arguments as cuBLAS's (uplo, trans, diag are its enum
 /// values); `a` and `x` are device addresses.
 #[allow(clippy::too_many_arguments)]
-pub fn strmv(handle: &Handle, uplo: i32, trans: i32, diag: i32, n: i64, a: u64, lda: i64, x: u64, incx: i64) -> Result<()> {
+pub fn strmv(
+    handle: &Handle,
+    uplo: i32,
+    trans: i32,
+    diag: i32,
+    n: i64,
+    a: u64,
+    lda: i64,
+    x: u64,
+    incx: i64,
+) -> Result<()> {
     let variant = check_arguments(uplo, trans, diag, n, lda, incx)?;
     if n == 0 {
         return Ok(());
@@ -316,13 +333,35 @@ pub fn strmv(handle: &Handle, uplo: i32, trans: i32, diag: i32, n: i64, a: u64, 
             handle.stream(),
             &plan.geometry,
             &plan.shape,
-            &[n_arg, tile, q, tiles, I32(variant.lower as i32), unit, Ptr(a), I64(lda), Ptr(x.first_element()), I64(incx), Ptr(work.scratch())],
+            &[
+                n_arg,
+                tile,
+                q,
+                tiles,
+                I32(variant.lower as i32),
+                unit,
+                Ptr(a),
+                I64(lda),
+                Ptr(x.first_element()),
+                I64(incx),
+                Ptr(work.scratch()),
+            ],
         )?;
         sum.launch(
             handle.stream(),
             &sum_plan.geometry,
             &sum_plan.shape,
-            &[n_arg, tile, q, tiles, I32(variant.suffix() as i32), unit, Ptr(work.scratch()), Ptr(x.first_element()), I64(incx)],
+            &[
+                n_arg,
+                tile,
+                q,
+                tiles,
+                I32(variant.suffix() as i32),
+                unit,
+                Ptr(work.scratch()),
+                Ptr(x.first_element()),
+                I64(incx),
+            ],
         )
     }
 }
@@ -366,7 +405,13 @@ mod tests {
     }
 
     fn referenced(i: u64, j: u64, lower: bool, unit: bool) -> bool {
-        if lower { if unit { i > j } else { i >= j } } else if unit { i < j } else { i <= j }
+        if lower {
+            if unit { i > j } else { i >= j }
+        } else if unit {
+            i < j
+        } else {
+            i <= j
+        }
     }
 
     /// Every shape of both spaces, a few splits' worth of n, every variant:
@@ -375,7 +420,8 @@ mod tests {
     /// and the enumeration agrees with its closed forms.
     #[test]
     fn items_cover_the_triangle_exactly_once() {
-        let shapes = [shape(32, 1, 1), shape(32, 3, 2), shape(64, 2, 1), shape(96, 1, 4), shape(32, 8, 1), shape(256, 4, 4)];
+        let shapes =
+            [shape(32, 1, 1), shape(32, 3, 2), shape(64, 2, 1), shape(96, 1, 4), shape(32, 8, 1), shape(256, 4, 4)];
         let mut checked = 0;
         for n in [1u64, 2, 3, 4, 5, 7, 33, 127, 128, 129, 300, 513, 1000] {
             for s in &shapes {
@@ -396,7 +442,10 @@ mod tests {
                                 for o in outputs {
                                     for r in item.rect.clone() {
                                         let (i, j) = if op == Op::N { (o, r) } else { (r, o) };
-                                        assert!(referenced(i, j, lower, unit), "{op:?} lower={lower} unit={unit} n={n} {s:?} rect has ({i}, {j})");
+                                        assert!(
+                                            referenced(i, j, lower, unit),
+                                            "{op:?} lower={lower} unit={unit} n={n} {s:?} rect has ({i}, {j})"
+                                        );
                                         count[(i * n + j) as usize] += 1;
                                     }
                                     for r in item.diag.clone() {
@@ -406,12 +455,19 @@ mod tests {
                                         }
                                     }
                                 }
-                                assert!(item.diag.end - item.diag.start <= layout.tile, "diag ranges stay within the square");
+                                assert!(
+                                    item.diag.end - item.diag.start <= layout.tile,
+                                    "diag ranges stay within the square"
+                                );
                             }
                             for i in 0..n {
                                 for j in 0..n {
                                     let expected = referenced(i, j, lower, unit) as u8;
-                                    assert_eq!(count[(i * n + j) as usize], expected, "{op:?} lower={lower} unit={unit} n={n} {s:?} ({i}, {j})");
+                                    assert_eq!(
+                                        count[(i * n + j) as usize],
+                                        expected,
+                                        "{op:?} lower={lower} unit={unit} n={n} {s:?} ({i}, {j})"
+                                    );
                                 }
                             }
                             checked += 1;
@@ -432,11 +488,13 @@ mod tests {
                 for op in [Op::N, Op::T] {
                     let layout = Layout::new(op, n, &s);
                     for suffix in [false, true] {
-                        let mut per_tile: Vec<Vec<(u64, std::ops::Range<u64>)>> = vec![Vec::new(); layout.tiles as usize];
+                        let mut per_tile: Vec<Vec<(u64, std::ops::Range<u64>)>> =
+                            vec![Vec::new(); layout.tiles as usize];
                         for b in 0..layout.items() {
                             let item = layout.item(b, suffix);
                             // rect and diag are adjacent: their union, ignoring an empty one.
-                            let parts: Vec<_> = [item.rect.clone(), item.diag.clone()].into_iter().filter(|r| !r.is_empty()).collect();
+                            let parts: Vec<_> =
+                                [item.rect.clone(), item.diag.clone()].into_iter().filter(|r| !r.is_empty()).collect();
                             let lo = parts.iter().map(|r| r.start).min().unwrap();
                             let hi = parts.iter().map(|r| r.end).max().unwrap();
                             assert_eq!(parts.iter().map(|r| r.end - r.start).sum::<u64>(), hi - lo);
@@ -446,8 +504,13 @@ mod tests {
                             let t = t as u64;
                             let u = if suffix { layout.tiles - 1 - t } else { t };
                             chunks.sort_by_key(|(k, _)| *k);
-                            assert_eq!(chunks.len() as u64, layout.chunks_of_rank(u), "n={n} {s:?} {op:?} suffix={suffix} tile {t}");
-                            let (lo, hi) = if suffix { (t * layout.tile, n) } else { (0, ((t + 1) * layout.tile).min(n)) };
+                            assert_eq!(
+                                chunks.len() as u64,
+                                layout.chunks_of_rank(u),
+                                "n={n} {s:?} {op:?} suffix={suffix} tile {t}"
+                            );
+                            let (lo, hi) =
+                                if suffix { (t * layout.tile, n) } else { (0, ((t + 1) * layout.tile).min(n)) };
                             let mut at = lo;
                             for (k, (kk, range)) in chunks.iter().enumerate() {
                                 assert_eq!(*kk, k as u64);
@@ -517,7 +580,10 @@ mod tests {
             for s in [shape(32, 1, 1), shape(32, 8, 4), shape(256, 4, 4), shape(256, 1, 1)] {
                 for n in [1u64, 1000, 32_768, 100_000, 1 << 24] {
                     let layout = Layout::new(op, n, &s);
-                    assert!(layout.partial_vectors() >= 1 && layout.partial_vectors() <= MAX_PARTIAL_VECTORS, "{op:?} {s:?} n={n}");
+                    assert!(
+                        layout.partial_vectors() >= 1 && layout.partial_vectors() <= MAX_PARTIAL_VECTORS,
+                        "{op:?} {s:?} n={n}"
+                    );
                     assert_eq!(layout.work_bytes(), layout.partial_vectors() * n * 4);
                     assert!(layout.work_bytes() <= 256 * n);
                     // Chunks are whole tiles, and at least the shape's own target.
@@ -591,8 +657,15 @@ mod choice_preview {
                 let layout = Layout::new(op, n, &plan.shape);
                 println!(
                     "{} n={n}: {:?} grid {} occ w{:.2} b{:.2} g{:.3} P={} W={} vectors={}",
-                    spec.name, plan.shape, plan.geometry.grid.0, plan.occupancy.warp, plan.occupancy.block, plan.occupancy.grid,
-                    layout.tile, layout.chunk(), layout.partial_vectors()
+                    spec.name,
+                    plan.shape,
+                    plan.geometry.grid.0,
+                    plan.occupancy.warp,
+                    plan.occupancy.block,
+                    plan.occupancy.grid,
+                    layout.tile,
+                    layout.chunk(),
+                    layout.partial_vectors()
                 );
             }
         }

@@ -76,9 +76,8 @@ impl DeviceModel {
     /// of a compute capability. A part newer than the table gets the newest
     /// row (the values have not changed since Ampere); an older one, Kepler's.
     pub fn granularities(cc_major: u32, cc_minor: u32) -> (u32, u32, u32) {
-        let exact = GRANULARITIES
-            .iter()
-            .find(|row| row.major == cc_major && row.minor.is_none_or(|minor| minor == cc_minor));
+        let exact =
+            GRANULARITIES.iter().find(|row| row.major == cc_major && row.minor.is_none_or(|minor| minor == cc_minor));
         let row = exact.unwrap_or_else(|| {
             if cc_major > GRANULARITIES[GRANULARITIES.len() - 1].major {
                 &GRANULARITIES[GRANULARITIES.len() - 1]
@@ -101,11 +100,7 @@ impl DeviceModel {
     /// Ampere and later add (`cudaOccSMemPerBlock`).
     pub fn shared_bytes_per_block_limit(&self) -> u32 {
         let base = self.shared_bytes_per_block.max(self.shared_bytes_per_block_optin);
-        if self.compute_capability.0 >= 8 {
-            base.saturating_add(self.shared_bytes_reserved_per_block)
-        } else {
-            base
-        }
+        if self.compute_capability.0 >= 8 { base.saturating_add(self.shared_bytes_reserved_per_block) } else { base }
     }
 
     /// Fills the three granularities from the compute capability.

@@ -49,16 +49,15 @@ impl ForcedShapes {
         let forced = ForcedShapes::new();
         let mut warnings = Vec::new();
         for entry in text.split(',').map(str::trim).filter(|entry| !entry.is_empty()) {
-            let parsed = entry
-                .split_once('=')
-                .ok_or_else(|| "expected kernel=TXxTY[xSPLIT]".to_string())
-                .and_then(|(kernel, shape)| {
+            let parsed = entry.split_once('=').ok_or_else(|| "expected kernel=TXxTY[xSPLIT]".to_string()).and_then(
+                |(kernel, shape)| {
                     let kernel = kernel.trim();
                     if kernel.is_empty() {
                         return Err("empty kernel name".to_string());
                     }
                     Ok((kernel, parse_shape(shape)?))
-                });
+                },
+            );
             match parsed {
                 Ok((kernel, shape)) => forced.set(kernel, Some(shape)),
                 Err(reason) => warnings.push(format!("{FORCE_SHAPE_VARIABLE}: ignoring {entry:?}: {reason}")),
@@ -171,7 +170,10 @@ mod tests {
     fn tolerates_spaces_case_and_empty_entries() {
         let (forced, warnings) = ForcedShapes::parse(" axpy_f32_vec4 = 128X1 , ,gemv_n_f32=32 x 8 x 1,");
         assert!(warnings.is_empty(), "{warnings:?}");
-        assert_eq!(forced.entries(), vec![("axpy_f32_vec4".to_string(), shape(128, 1, 1)), ("gemv_n_f32".to_string(), shape(32, 8, 1))]);
+        assert_eq!(
+            forced.entries(),
+            vec![("axpy_f32_vec4".to_string(), shape(128, 1, 1)), ("gemv_n_f32".to_string(), shape(32, 8, 1))]
+        );
         let (forced, warnings) = ForcedShapes::parse("");
         assert!(forced.is_empty() && warnings.is_empty());
     }

@@ -9,19 +9,19 @@
 //! each launch.
 
 pub mod device_model;
+pub mod forcing;
 pub mod kernel_model;
 pub mod occupancy;
 pub mod optimizer;
 pub mod plan_cache;
 pub mod recipe;
-pub mod forcing;
 
 pub use device_model::DeviceModel;
+pub use forcing::ForcedShapes;
 pub use kernel_model::{Geometry, KernelModel, KernelSpec, LaunchShape, LaunchSpace, Problem};
 pub use occupancy::Occupancy;
 pub use optimizer::LaunchPlan;
 pub use recipe::{RecipeBook, TuningRecipe};
-pub use forcing::ForcedShapes;
 
 // The Tuner type's own file; the module is the tuner as a whole.
 #[allow(clippy::module_inception)]

@@ -39,7 +39,12 @@ impl Occupancy {
 
     /// The occupancies once the active blocks per SM are known (the optimizer
     /// memoises those per block size: they do not depend on the grid).
-    pub fn with_active_blocks(device: &DeviceModel, threads_per_block: u32, active: u32, geometry: &Geometry) -> Occupancy {
+    pub fn with_active_blocks(
+        device: &DeviceModel,
+        threads_per_block: u32,
+        active: u32,
+        geometry: &Geometry,
+    ) -> Occupancy {
         if active == 0 {
             return Occupancy::NONE;
         }
@@ -142,9 +147,8 @@ fn blocks_per_sm_by_registers(device: &DeviceModel, kernel: &KernelModel, warps_
 /// the carveout steps (8 KiB … 228 KiB) do not enter.
 fn blocks_per_sm_by_shared_memory(device: &DeviceModel, kernel: &KernelModel, dynamic_shared_bytes: u32) -> u64 {
     let unit = device.shared_allocation_unit.max(1) as u64;
-    let used = kernel.static_shared_bytes as u64
-        + device.shared_bytes_reserved_per_block as u64
-        + dynamic_shared_bytes as u64;
+    let used =
+        kernel.static_shared_bytes as u64 + device.shared_bytes_reserved_per_block as u64 + dynamic_shared_bytes as u64;
     let allocated = used.div_ceil(unit) * unit;
     if allocated > device.shared_bytes_per_block_limit() as u64 {
         return 0;
@@ -218,7 +222,9 @@ mod tests {
             assert_eq!(occupancy.warp, (active * ty) as f64 / 64.0, "Ty = {ty}");
             assert_eq!(occupancy.block, active as f64 / 16.0, "Ty = {ty}");
         }
-        let grid_at = |ty: u32| Occupancy::of(&device, &sgemv_n, &LaunchShape { tx: 32, ty, split: 1 }, &grid_of(157, 512 * ty)).grid;
+        let grid_at = |ty: u32| {
+            Occupancy::of(&device, &sgemv_n, &LaunchShape { tx: 32, ty, split: 1 }, &grid_of(157, 512 * ty)).grid
+        };
         assert_eq!(grid_at(4), 157.0 / 312.0);
         assert_eq!(grid_at(5), 157.0 / 234.0);
         assert_eq!(grid_at(10), 157.0 / 208.0);
@@ -338,7 +344,8 @@ mod tests {
         device.register_allocation_unit = 0;
         device.warp_allocation_granularity = 0;
         device.shared_allocation_unit = 0;
-        let occupancy = Occupancy::of(&device, &kernel(32, 0), &LaunchShape { tx: u32::MAX, ty: 2, split: 1 }, &grid_of(1, 0));
+        let occupancy =
+            Occupancy::of(&device, &kernel(32, 0), &LaunchShape { tx: u32::MAX, ty: 2, split: 1 }, &grid_of(1, 0));
         assert_eq!(occupancy, Occupancy::NONE);
         let occupancy = Occupancy::of(&device, &kernel(32, 0), &one_dimensional(256), &grid_of(1, 0));
         assert_eq!(occupancy, Occupancy::NONE);

@@ -79,7 +79,7 @@
 
 use super::device_model::DeviceModel;
 use super::kernel_model::{Geometry, KernelModel, KernelSpec, LaunchShape, Problem};
-use super::occupancy::{self, max_active_blocks_per_sm, Occupancy};
+use super::occupancy::{self, Occupancy, max_active_blocks_per_sm};
 use super::recipe::TuningRecipe;
 
 /// The launch the tuner chose for one problem.
@@ -92,7 +92,13 @@ pub struct LaunchPlan {
 
 impl LaunchPlan {
     /// The plan of one shape: its geometry for the problem and its occupancies.
-    pub fn of_shape(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, problem: &Problem, shape: LaunchShape) -> LaunchPlan {
+    pub fn of_shape(
+        device: &DeviceModel,
+        kernel: &KernelModel,
+        spec: &KernelSpec,
+        problem: &Problem,
+        shape: LaunchShape,
+    ) -> LaunchPlan {
         let geometry = (spec.geometry)(problem, &shape);
         LaunchPlan { shape, geometry, occupancy: Occupancy::of(device, kernel, &shape, &geometry) }
     }
@@ -118,13 +124,15 @@ pub fn choose(
     let mut any_meets_minimums = false;
     visit_runnable_shapes(device, kernel, spec, problem, &bounds, |candidate| {
         let occupancy = &candidate.occupancy;
-        any_meets_minimums |= meets(occupancy.warp, recipe.warp_occupancy_min)
-            && meets(occupancy.block, recipe.block_occupancy_min);
+        any_meets_minimums |=
+            meets(occupancy.warp, recipe.warp_occupancy_min) && meets(occupancy.block, recipe.block_occupancy_min);
         let best_occupancy = best.map_or(Occupancy::NONE, |plan| plan.occupancy);
-        let occupancies_qualify = (occupancy.warp > best_occupancy.warp || meets(occupancy.warp, recipe.warp_occupancy_min))
+        let occupancies_qualify = (occupancy.warp > best_occupancy.warp
+            || meets(occupancy.warp, recipe.warp_occupancy_min))
             && (occupancy.block > best_occupancy.block || meets(occupancy.block, recipe.block_occupancy_min));
         let paper_rule = occupancy.grid > best_occupancy.grid && occupancies_qualify;
-        let fewer_waves = occupancies_qualify && best.is_some_and(|plan| ties_in_fewer_waves(device, &candidate, &plan));
+        let fewer_waves =
+            occupancies_qualify && best.is_some_and(|plan| ties_in_fewer_waves(device, &candidate, &plan));
         if covers_more(device, &candidate, best.as_ref()).unwrap_or(paper_rule || fewer_waves) {
             best = Some(candidate);
         }
@@ -159,14 +167,21 @@ fn best_grid_occupancy_ignoring_recipe(
     problem: &Problem,
 ) -> Option<LaunchPlan> {
     let mut best: Option<LaunchPlan> = None;
-    visit_runnable_shapes(device, kernel, spec, problem, &ShapeBounds { prune_splits: true, ..ShapeBounds::UNCONSTRAINED }, |candidate| {
-        let paper_rule = best.is_none_or(|plan| {
-            candidate.occupancy.grid > plan.occupancy.grid || ties_in_fewer_waves(device, &candidate, &plan)
-        });
-        if covers_more(device, &candidate, best.as_ref()).unwrap_or(paper_rule) {
-            best = Some(candidate);
-        }
-    });
+    visit_runnable_shapes(
+        device,
+        kernel,
+        spec,
+        problem,
+        &ShapeBounds { prune_splits: true, ..ShapeBounds::UNCONSTRAINED },
+        |candidate| {
+            let paper_rule = best.is_none_or(|plan| {
+                candidate.occupancy.grid > plan.occupancy.grid || ties_in_fewer_waves(device, &candidate, &plan)
+            });
+            if covers_more(device, &candidate, best.as_ref()).unwrap_or(paper_rule) {
+                best = Some(candidate);
+            }
+        },
+    );
     best
 }
 
@@ -337,7 +352,12 @@ mod tests {
     }
 
     fn recipe(warp: f64, block: f64, threads: u32, ratio: Option<f64>) -> TuningRecipe {
-        TuningRecipe { warp_occupancy_min: warp, block_occupancy_min: block, threads_min: threads, ty_per_tx_max: ratio }
+        TuningRecipe {
+            warp_occupancy_min: warp,
+            block_occupancy_min: block,
+            threads_min: threads,
+            ty_per_tx_max: ratio,
+        }
     }
 
     fn vector(n: u64) -> Problem {
@@ -385,13 +405,15 @@ mod tests {
     #[test]
     fn ties_go_to_fewer_waves_then_large_tx_then_small_ty_then_small_split() {
         let device = DeviceModel::h100_sxm();
-        let plan = choose(&device, &kernel(32), &FIXED_BLOCKS_2D, &TuningRecipe::permissive(32), &vector(1056)).unwrap();
+        let plan =
+            choose(&device, &kernel(32), &FIXED_BLOCKS_2D, &TuningRecipe::permissive(32), &vector(1056)).unwrap();
         assert_eq!(plan.shape, shape(256, 1, 1));
         assert_eq!(plan.occupancy.grid, 1.0);
         assert_eq!(waves(&device, &plan), 1);
         // 64 registers: 1024 threads hold an SM alone (8 waves), 128 threads
         // fit 8 per SM (one wave, the fewest).
-        let plan = choose(&device, &kernel(64), &FIXED_BLOCKS_2D, &TuningRecipe::permissive(32), &vector(1056)).unwrap();
+        let plan =
+            choose(&device, &kernel(64), &FIXED_BLOCKS_2D, &TuningRecipe::permissive(32), &vector(1056)).unwrap();
         assert_eq!((plan.shape, plan.occupancy.grid), (shape(128, 1, 1), 1.0));
         // A kernel limited to 256 threads: Tx = 256, Ty = 1 before Tx = 128, Ty = 2.
         let small = KernelModel { max_threads_per_block: 256, ..kernel(32) };
@@ -406,7 +428,14 @@ mod tests {
 
     const SPLIT_ROWS: KernelSpec = KernelSpec {
         name: "split_rows",
-        space: LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 256, ty_min: 1, ty_max: 1, splits: &[1, 2, 4, 8, 16, 32, 64, 128, 256, 512] },
+        space: LaunchSpace {
+            tx_step: 32,
+            tx_min: 32,
+            tx_max: 256,
+            ty_min: 1,
+            ty_max: 1,
+            splits: &[1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
+        },
         geometry: split_rows_geometry,
     };
 
@@ -422,7 +451,14 @@ mod tests {
         assert!(tiles * plan.shape.split as u64 >= 132, "{plan:?}");
         assert!(plan.shape.split == 1 || tiles * (plan.shape.split as u64 / 2) < 132, "{plan:?}");
         // A problem with a block per SM already: no split at all.
-        let large = choose(&device, &kernel(32), &SPLIT_ROWS, &TuningRecipe::permissive(32), &Problem { m: 1 << 20, n: 64, k: 0 }).unwrap();
+        let large = choose(
+            &device,
+            &kernel(32),
+            &SPLIT_ROWS,
+            &TuningRecipe::permissive(32),
+            &Problem { m: 1 << 20, n: 64, k: 0 },
+        )
+        .unwrap();
         assert_eq!(large.shape.split, 1);
     }
 
@@ -455,8 +491,11 @@ mod tests {
             let plan = choose(&device, &axpy, &AXPY, &recipe, &vector(n)).unwrap();
             let all = candidates(&device, &axpy, &AXPY, &vector(n));
             let coverage = |blocks: u64| blocks.min(device.sm_count as u64);
-            let key = |(_, geometry, occupancy): &(LaunchShape, Geometry, Occupancy)| (coverage(geometry.blocks()), occupancy.grid);
-            let best = all.iter().map(key).fold((0, 0.0), |a, b| if b.0 > a.0 || (b.0 == a.0 && b.1 > a.1) { b } else { a });
+            let key = |(_, geometry, occupancy): &(LaunchShape, Geometry, Occupancy)| {
+                (coverage(geometry.blocks()), occupancy.grid)
+            };
+            let best =
+                all.iter().map(key).fold((0, 0.0), |a, b| if b.0 > a.0 || (b.0 == a.0 && b.1 > a.1) { b } else { a });
             let first_best = all.iter().find(|c| key(c) == best).unwrap();
             assert_eq!(plan.shape, first_best.0, "n = {n}");
             assert_eq!(choose(&device, &axpy, &AXPY, &recipe, &vector(n)), Some(plan));
@@ -502,7 +541,8 @@ mod tests {
         // at Tx = 128 and Ty = 1 at Tx = 32..63; ThMin 64 means Tx·Ty ≥ 64.
         let small = KernelModel { max_threads_per_block: 128, ..kernel(32) };
         for n in [1u64, 100, 1057, 5000] {
-            let plan = choose(&device, &small, &FIXED_BLOCKS_2D, &recipe(0.0, 0.0, 64, Some(1.0 / 32.0)), &vector(n)).unwrap();
+            let plan =
+                choose(&device, &small, &FIXED_BLOCKS_2D, &recipe(0.0, 0.0, 64, Some(1.0 / 32.0)), &vector(n)).unwrap();
             let LaunchShape { tx, ty, .. } = plan.shape;
             assert!(ty as f64 <= tx as f64 / 32.0 && tx * ty >= 64 && tx * ty <= 128, "n = {n}: {:?}", plan.shape);
         }

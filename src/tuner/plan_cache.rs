@@ -167,7 +167,8 @@ mod tests {
     }
 
     static AXPY: &str = "axpy_f32_vec4";
-    const K: KernelModel = KernelModel { registers_per_thread: 16, static_shared_bytes: 0, max_threads_per_block: 1024 };
+    const K: KernelModel =
+        KernelModel { registers_per_thread: 16, static_shared_bytes: 0, max_threads_per_block: 1024 };
     static GEMV: &str = "gemv_n_f32";
 
     #[test]

@@ -99,7 +99,11 @@ const fn built_in(
     threads_min: u32,
     ty_per_tx_max: Option<f64>,
 ) -> BuiltInRecipe {
-    BuiltInRecipe { family, kernel, recipe: TuningRecipe { warp_occupancy_min, block_occupancy_min, threads_min, ty_per_tx_max } }
+    BuiltInRecipe {
+        family,
+        kernel,
+        recipe: TuningRecipe { warp_occupancy_min, block_occupancy_min, threads_min, ty_per_tx_max },
+    }
 }
 
 use ArchFamily::Hopper;
@@ -321,7 +325,8 @@ impl RecipeBook {
         compute_capability: (u32, u32),
         kernel_name: &str,
     ) -> (TuningRecipe, RecipeOrigin) {
-        let mut key = RecipeKey { device: device_name.to_string(), compute_capability, kernel: kernel_name.to_string() };
+        let mut key =
+            RecipeKey { device: device_name.to_string(), compute_capability, kernel: kernel_name.to_string() };
         if let Some(recipe) = self.rows.get(&key) {
             return (*recipe, RecipeOrigin::Device);
         }
@@ -329,10 +334,9 @@ impl RecipeBook {
         if let Some(recipe) = self.rows.get(&key) {
             return (*recipe, RecipeOrigin::AnyDeviceOfComputeCapability);
         }
-        if let (Some(recipe), Some(family)) = (
-            built_in_recipe(compute_capability, kernel_name),
-            ArchFamily::of_compute_capability(compute_capability.0),
-        ) {
+        if let (Some(recipe), Some(family)) =
+            (built_in_recipe(compute_capability, kernel_name), ArchFamily::of_compute_capability(compute_capability.0))
+        {
             return (recipe, RecipeOrigin::BuiltIn(family));
         }
         (TuningRecipe::permissive(WARP_SIZE), RecipeOrigin::Permissive)
@@ -460,7 +464,12 @@ fn write_row(text: &mut String, cells: &[String; 7], widths: &[usize; 7]) {
 fn parse_row(line: &str) -> Result<(RecipeKey, TuningRecipe), String> {
     let cells: Vec<&str> = line.split('|').map(str::trim).collect();
     let [device, cc, kernel, warp, block, threads, ratio] = cells[..] else {
-        return Err(format!("expected {} columns separated by '|' ({}), found {}", COLUMNS.len(), COLUMNS.join(" | "), cells.len()));
+        return Err(format!(
+            "expected {} columns separated by '|' ({}), found {}",
+            COLUMNS.len(),
+            COLUMNS.join(" | "),
+            cells.len()
+        ));
     };
     if device.is_empty() {
         return Err("empty device name (use * for any device of the compute capability)".to_string());
@@ -506,7 +515,12 @@ mod tests {
     const H100: &str = "NVIDIA H100 80GB HBM3";
 
     fn recipe(warp: f64, block: f64, threads: u32, ratio: Option<f64>) -> TuningRecipe {
-        TuningRecipe { warp_occupancy_min: warp, block_occupancy_min: block, threads_min: threads, ty_per_tx_max: ratio }
+        TuningRecipe {
+            warp_occupancy_min: warp,
+            block_occupancy_min: block,
+            threads_min: threads,
+            ty_per_tx_max: ratio,
+        }
     }
 
     const SAMPLE: &str = "\
@@ -643,13 +657,15 @@ NVIDIA H100 80GB HBM3 | 9.0 | axpy_f32_vec4 | 0.25 | 0 | 64 | -
         std::fs::write(&bad, "* | 9.0 | k | 2 | 0 | 32 | -\n").unwrap();
 
         // A missing default file is the normal state: silent.
-        let (book, warning) = RecipeBook::load_from(&RecipeLocations { explicit: None, default: Some(missing.clone()) });
+        let (book, warning) =
+            RecipeBook::load_from(&RecipeLocations { explicit: None, default: Some(missing.clone()) });
         assert_eq!((book.is_empty(), warning), (true, None));
         assert_eq!(book.path_in_use(), None);
         assert_eq!(book.describe_source(), "built-in defaults");
 
         // A missing MUBLAS_RECIPES file is the user's mistake: warn.
-        let (book, warning) = RecipeBook::load_from(&RecipeLocations { explicit: Some(missing), default: Some(good.clone()) });
+        let (book, warning) =
+            RecipeBook::load_from(&RecipeLocations { explicit: Some(missing), default: Some(good.clone()) });
         assert!(book.is_empty());
         assert!(warning.unwrap().contains("MUBLAS_RECIPES"));
 

@@ -83,7 +83,13 @@ impl Tuner {
     /// (SGEMM's split): a forced shape still wins, and the rule's plan is
     /// cached as the optimizer's would be, under the same key, so one
     /// kernel's plans must all come from one rule.
-    pub fn plan_with(&self, spec: &KernelSpec, kernel: &KernelModel, problem: &Problem, rule: impl FnOnce() -> LaunchPlan) -> LaunchPlan {
+    pub fn plan_with(
+        &self,
+        spec: &KernelSpec,
+        kernel: &KernelModel,
+        problem: &Problem,
+        rule: impl FnOnce() -> LaunchPlan,
+    ) -> LaunchPlan {
         if let Some(shape) = self.forced.get(spec.name)
             && let Some(plan) = self.forced_plan(spec, kernel, problem, shape)
         {
@@ -151,9 +157,16 @@ impl Tuner {
 
     /// The plan of a forced shape, or None (with a warning, once) when the
     /// shape is outside the kernel's launch space or cannot run.
-    fn forced_plan(&self, spec: &KernelSpec, kernel: &KernelModel, problem: &Problem, shape: LaunchShape) -> Option<LaunchPlan> {
+    fn forced_plan(
+        &self,
+        spec: &KernelSpec,
+        kernel: &KernelModel,
+        problem: &Problem,
+        shape: LaunchShape,
+    ) -> Option<LaunchPlan> {
         let threads_max = kernel.max_threads_per_block.min(self.device.max_threads_per_block);
-        let fits = spec.space.contains(&shape) && shape.tx.checked_mul(shape.ty).is_some_and(|threads| threads <= threads_max);
+        let fits =
+            spec.space.contains(&shape) && shape.tx.checked_mul(shape.ty).is_some_and(|threads| threads <= threads_max);
         let plan = fits.then(|| LaunchPlan::of_shape(&self.device, kernel, spec, problem, shape));
         match plan {
             Some(plan) if plan.occupancy.is_runnable() => Some(plan),
@@ -198,7 +211,8 @@ mod tests {
         geometry: axpy_geometry,
     };
 
-    const AXPY_KERNEL: KernelModel = KernelModel { registers_per_thread: 16, static_shared_bytes: 0, max_threads_per_block: 1024 };
+    const AXPY_KERNEL: KernelModel =
+        KernelModel { registers_per_thread: 16, static_shared_bytes: 0, max_threads_per_block: 1024 };
 
     fn vector(n: u64) -> Problem {
         Problem { m: 0, n, k: 0 }
@@ -218,7 +232,11 @@ mod tests {
     fn plans_come_from_the_optimizer_then_the_cache() {
         let tuner = h100_tuner();
         let recipe = tuner.recipe_for(&AXPY);
-        assert_eq!(recipe, crate::tuner::recipe::built_in_recipe((9, 0), "axpy_f32_vec4").unwrap(), "built-in Hopper AXPY recipe");
+        assert_eq!(
+            recipe,
+            crate::tuner::recipe::built_in_recipe((9, 0), "axpy_f32_vec4").unwrap(),
+            "built-in Hopper AXPY recipe"
+        );
         let expected = optimizer::choose(tuner.device(), &AXPY_KERNEL, &AXPY, &recipe, &vector(1_000_000)).unwrap();
         assert_eq!(tuner.plan(&AXPY, &AXPY_KERNEL, &vector(1_000_000)), expected);
         assert_eq!(tuner.cached_plans(), 1);
@@ -251,7 +269,13 @@ mod tests {
     fn a_callers_rule_is_cached_and_forced_shapes_still_win() {
         let tuner = h100_tuner();
         let problem = vector(1 << 20);
-        let mine = LaunchPlan::of_shape(tuner.device(), &AXPY_KERNEL, &AXPY, &problem, LaunchShape { tx: 64, ty: 1, split: 1 });
+        let mine = LaunchPlan::of_shape(
+            tuner.device(),
+            &AXPY_KERNEL,
+            &AXPY,
+            &problem,
+            LaunchShape { tx: 64, ty: 1, split: 1 },
+        );
         assert_ne!(tuner.plan_uncached(&AXPY, &AXPY_KERNEL, &problem).shape, mine.shape);
         let mut calls = 0;
         for _ in 0..3 {
@@ -322,7 +346,14 @@ mod tests {
         for device in [DeviceModel::h100_sxm(), DeviceModel::kepler_k20(), odd_device] {
             let tuner = Tuner::new(device, RecipeBook::built_in(), ForcedShapes::parse("odd=1x1x1,empty=64x2").0);
             for spec in [&ODD, &EMPTY, &AXPY] {
-                for kernel in [AXPY_KERNEL, KernelModel { registers_per_thread: u32::MAX, static_shared_bytes: u32::MAX, max_threads_per_block: 0 }] {
+                for kernel in [
+                    AXPY_KERNEL,
+                    KernelModel {
+                        registers_per_thread: u32::MAX,
+                        static_shared_bytes: u32::MAX,
+                        max_threads_per_block: 0,
+                    },
+                ] {
                     for problem in [Problem::default(), Problem { m: u64::MAX, n: u64::MAX, k: u64::MAX }] {
                         let plan = tuner.plan(spec, &kernel, &problem);
                         assert!(plan.occupancy.grid <= 1.0);
@@ -355,6 +386,9 @@ mod tests {
         let gemv_kernel = KernelModel { registers_per_thread: 40, static_shared_bytes: 0, max_threads_per_block: 1024 };
         let problems: Vec<Problem> = (0..1000u64).map(|i| Problem { m: 1000 + i * 7919, n: 4096, k: 0 }).collect();
         let cost = tuner.measure_decision_cost(&GEMV, &gemv_kernel, &problems, 100);
-        println!("2-D GEMV-like on H100 model: cold {:.0} ns, cached {:.0} ns", cost.cold_nanoseconds, cost.cached_nanoseconds);
+        println!(
+            "2-D GEMV-like on H100 model: cold {:.0} ns, cached {:.0} ns",
+            cost.cold_nanoseconds, cost.cached_nanoseconds
+        );
     }
 }

@@ -6,14 +6,26 @@
 //! inputs rotated over 512 MiB (the H100's L2 is 50 MB), random data, cuBLAS
 //! measured the same way in the same run, its calls alternating with mublas's.
 
-use crate::workload::{AxpyLayout, MublasSession, Workload, WARMUPS};
+use crate::workload::{AxpyLayout, MublasSession, WARMUPS, Workload};
 use mublas::capi::types::*;
 use mublas::harness::{EventTimer, Random};
 use mublas::real_cublas::RealCublas;
 use std::fmt::Write as _;
 
-pub const ROUTINES: &[&str] =
-    &["saxpy", "sgemv", "strmv", "sgemm", "sgemm-tiles", "sgemm-transposed", "sgemm-tail", "sgemv-sawtooth", "sgemv-shapes", "floor", "decisions", "overhead"];
+pub const ROUTINES: &[&str] = &[
+    "saxpy",
+    "sgemv",
+    "strmv",
+    "sgemm",
+    "sgemm-tiles",
+    "sgemm-transposed",
+    "sgemm-tail",
+    "sgemv-sawtooth",
+    "sgemv-shapes",
+    "floor",
+    "decisions",
+    "overhead",
+];
 
 struct Options {
     routines: Vec<String>,
@@ -53,16 +65,29 @@ pub fn sgemv_sizes(quick: bool) -> Vec<(usize, usize)> {
         return vec![(1024, 1024), (4096, 4096), (16384, 16384)];
     }
     let mut all: Vec<(usize, usize)> =
-        [256, 512, 1000, 1024, 2000, 2048, 3000, 4096, 4097, 5000, 8192, 10000, 16384, 20000, 32768].iter().map(|&n| (n, n)).collect();
+        [256, 512, 1000, 1024, 2000, 2048, 3000, 4096, 4097, 5000, 8192, 10000, 16384, 20000, 32768]
+            .iter()
+            .map(|&n| (n, n))
+            .collect();
     all.extend([(1024, 65536), (65536, 1024), (16, 1048576), (1048576, 16)]);
     all
 }
 
-fn workloads<'a>(h: &'a mublas::Handle, handle: mublasHandle_t, routine: &str, quick: bool) -> Result<Vec<MakeWorkload<'a>>, String> {
+fn workloads<'a>(
+    h: &'a mublas::Handle,
+    handle: mublasHandle_t,
+    routine: &str,
+    quick: bool,
+) -> Result<Vec<MakeWorkload<'a>>, String> {
     match routine {
         "saxpy" => {
             let powers: Vec<u32> = if quick { vec![12, 16, 20, 24, 26] } else { (10..=28).collect() };
-            Ok(powers.into_iter().map(|p| -> MakeWorkload<'a> { Box::new(move |r| Workload::saxpy(h, handle, 1 << p, AxpyLayout::Aligned, r)) }).collect())
+            Ok(powers
+                .into_iter()
+                .map(|p| -> MakeWorkload<'a> {
+                    Box::new(move |r| Workload::saxpy(h, handle, 1 << p, AxpyLayout::Aligned, r))
+                })
+                .collect())
         }
         "sgemv" => {
             use mublas::routines::gemv::Op;
@@ -104,9 +129,14 @@ fn workloads<'a>(h: &'a mublas::Handle, handle: mublasHandle_t, routine: &str, q
         }
         "sgemm" => {
             // Square sizes for every transpose pair, then the odd shapes (NN).
-            let squares: &[usize] = if quick { &[1024, 2048, 4096] } else { &[256, 512, 1024, 2048, 3000, 4096, 6144, 8192] };
+            let squares: &[usize] =
+                if quick { &[1024, 2048, 4096] } else { &[256, 512, 1024, 2048, 3000, 4096, 6144, 8192] };
             let pairs: &[(i32, i32)] = if quick { &[(0, 0)] } else { &[(0, 0), (0, 1), (1, 0), (1, 1)] };
-            let shapes: &[(usize, usize, usize)] = if quick { &[(127, 129, 1023)] } else { &[(4096, 4096, 256), (256, 256, 65536), (8192, 128, 8192), (127, 129, 1023)] };
+            let shapes: &[(usize, usize, usize)] = if quick {
+                &[(127, 129, 1023)]
+            } else {
+                &[(4096, 4096, 256), (256, 256, 65536), (8192, 128, 8192), (127, 129, 1023)]
+            };
             let mut all: Vec<MakeWorkload<'a>> = Vec::new();
             for &(ta, tb) in pairs {
                 for &n in squares {
@@ -146,7 +176,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let session = MublasSession::open()?;
     let (h, handle) = (session.handle(), session.raw());
     let cublas = RealCublas::get().map_err(|e| eprintln!("mublas bench: no cuBLAS to compare with: {e}")).ok();
-    println!("device: {} ({} SMs); cuBLAS: {}", h.device.model().name, h.device.model().sm_count, cublas.map(|c| c.soname).unwrap_or("none"));
+    println!(
+        "device: {} ({} SMs); cuBLAS: {}",
+        h.device.model().name,
+        h.device.model().sm_count,
+        cublas.map(|c| c.soname).unwrap_or("none")
+    );
     let timer = EventTimer::new(h.device.context(), h.stream()).map_err(|e| e.to_string())?;
     let mut random = Random::new(2026);
     let mut rows = Vec::new();
@@ -169,7 +204,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if options.routines.iter().any(|r| r == "floor") {
         crate::floor::run(h, handle, cublas, &timer, &mut random, options.quick, options.reps)?;
     }
-    let own_tables = ["decisions", "overhead", "sgemm-tiles", "sgemm-transposed", "sgemm-tail", "sgemv-shapes", "floor"];
+    let own_tables =
+        ["decisions", "overhead", "sgemm-tiles", "sgemm-transposed", "sgemm-tail", "sgemv-shapes", "floor"];
     for routine in options.routines.iter().filter(|r| !own_tables.contains(&r.as_str())) {
         for make in workloads(h, handle, routine, options.quick)? {
             let workload = make(&mut random)?;
@@ -186,14 +222,22 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 unit: workload.unit.label(),
                 plan: format!(
                     "{} {}x{}x{} grid {:?} occ w{:.2} b{:.2} g{:.2}",
-                    workload.spec.name, plan.shape.tx, plan.shape.ty, plan.shape.split, plan.geometry.grid,
-                    plan.occupancy.warp, plan.occupancy.block, plan.occupancy.grid
+                    workload.spec.name,
+                    plan.shape.tx,
+                    plan.shape.ty,
+                    plan.shape.split,
+                    plan.geometry.grid,
+                    plan.occupancy.warp,
+                    plan.occupancy.block,
+                    plan.occupancy.grid
                 ),
             });
         }
     }
     let retimed = match cublas {
-        Some(c) if options.routines.iter().any(|r| r == "sgemv-sawtooth") => retime_sweep_outliers(h, handle, c, &timer, &mut random, &mut rows, options.reps)?,
+        Some(c) if options.routines.iter().any(|r| r == "sgemv-sawtooth") => {
+            retime_sweep_outliers(h, handle, c, &timer, &mut random, &mut rows, options.reps)?
+        }
         _ => Vec::new(),
     };
     // Benches that print their own lines (sgemm-transposed) leave no rows.
@@ -217,7 +261,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
 /// then of 25 for those within 15 % of the fastest), beside the tuner's
 /// choice: how far the optimizer's choice is from the fastest candidate, and
 /// the five fastest.
-fn sgemv_shapes(h: &mublas::Handle, handle: mublasHandle_t, timer: &EventTimer, random: &mut Random, quick: bool) -> Result<(), String> {
+fn sgemv_shapes(
+    h: &mublas::Handle,
+    handle: mublasHandle_t,
+    timer: &EventTimer,
+    random: &mut Random,
+    quick: bool,
+) -> Result<(), String> {
     use mublas::routines::gemv::Op;
     let mut sizes: Vec<(usize, usize)> = if quick {
         vec![(1024, 1024), (4096, 4096)]
@@ -240,18 +290,34 @@ fn sgemv_shapes(h: &mublas::Handle, handle: mublasHandle_t, timer: &EventTimer, 
                 sample.us = timed?;
             }
             samples.sort_by(|a, b| a.us.total_cmp(&b.us));
-            let at = |shape: mublas::tuner::LaunchShape| samples.iter().find(|s| s.shape == shape).map_or(f64::NAN, |s| s.us);
+            let at = |shape: mublas::tuner::LaunchShape| {
+                samples.iter().find(|s| s.shape == shape).map_or(f64::NAN, |s| s.us)
+            };
             let fastest: Vec<String> = samples
                 .iter()
                 .take(6)
-                .map(|s| format!("{}x{}x{} {:.1} (w{:.2} g{:.2})", s.shape.tx, s.shape.ty, s.shape.split, s.us, s.occupancy.warp, s.occupancy.grid))
+                .map(|s| {
+                    format!(
+                        "{}x{}x{} {:.1} (w{:.2} g{:.2})",
+                        s.shape.tx, s.shape.ty, s.shape.split, s.us, s.occupancy.warp, s.occupancy.grid
+                    )
+                })
                 .collect();
             let chosen_us = at(chosen);
             println!(
                 "shapes {:<16} chosen {}x{}x{} {:.1} µs = {:.0} % of fastest | {}",
-                workload.label, chosen.tx, chosen.ty, chosen.split, chosen_us, 100.0 * samples[0].us / chosen_us, fastest.join(", ")
+                workload.label,
+                chosen.tx,
+                chosen.ty,
+                chosen.split,
+                chosen_us,
+                100.0 * samples[0].us / chosen_us,
+                fastest.join(", ")
             );
-            let all: Vec<String> = samples.iter().map(|s| format!("{}x{}x{}:{:.1}", s.shape.tx, s.shape.ty, s.shape.split, s.us)).collect();
+            let all: Vec<String> = samples
+                .iter()
+                .map(|s| format!("{}x{}x{}:{:.1}", s.shape.tx, s.shape.ty, s.shape.split, s.us))
+                .collect();
             println!("all {:<16} {}", workload.label, all.join(" "));
         }
     }
@@ -302,7 +368,7 @@ impl TableRun<'_> {
 /// in µs, then cuBLAS time / this time (above 1: faster than cuBLAS).
 fn sgemm_tiles(table: &TableRun, random: &mut Random) -> Result<(), String> {
     let TableRun { h, handle, timer, quick, reps, .. } = *table;
-    use mublas::routines::gemm::{self, TileChoice, TILES};
+    use mublas::routines::gemm::{self, TILES, TileChoice};
     use mublas::tuner::LaunchShape;
     let squares: &[usize] = if quick { &[1024, 4096] } else { &[256, 512, 1024, 2048, 3000, 4096, 8192] };
     let mut shapes: Vec<(i32, i32, usize, usize, usize)> = squares.iter().map(|&n| (0, 0, n, n, n)).collect();
@@ -310,7 +376,12 @@ fn sgemm_tiles(table: &TableRun, random: &mut Random) -> Result<(), String> {
         for (ta, tb) in [(0, 1), (1, 0), (1, 1)] {
             shapes.extend([(ta, tb, 1024, 1024, 1024), (ta, tb, 4096, 4096, 4096)]);
         }
-        shapes.extend([(0, 0, 4096, 4096, 256), (0, 0, 256, 256, 65536), (0, 0, 8192, 128, 8192), (0, 0, 127, 129, 1023)]);
+        shapes.extend([
+            (0, 0, 4096, 4096, 256),
+            (0, 0, 256, 256, 65536),
+            (0, 0, 8192, 128, 8192),
+            (0, 0, 127, 129, 1023),
+        ]);
     }
     // (shape, tile, splits) forced beyond the tuner's own split.
     type SplitTrial = ((usize, usize, usize), &'static str, &'static [u32]);
@@ -359,7 +430,14 @@ fn sgemm_tiles(table: &TableRun, random: &mut Random) -> Result<(), String> {
             }
             let w = Workload::sgemm_with(h, handle, ta, tb, m, n, k, TileChoice::Tile(tile), random)?;
             let us = w.time_mublas(timer, WARMUPS, reps)?;
-            let _ = write!(line, " | {} {:.1} ({}) s{}", info.name, us, ratio(us), plan_text(&w).rsplit(' ').next().unwrap_or(""));
+            let _ = write!(
+                line,
+                " | {} {:.1} ({}) s{}",
+                info.name,
+                us,
+                ratio(us),
+                plan_text(&w).rsplit(' ').next().unwrap_or("")
+            );
         }
         println!("{:<22}{line}", "");
         for &((sm, sn, sk), name, splits) in split_trials {
@@ -375,9 +453,18 @@ fn sgemm_tiles(table: &TableRun, random: &mut Random) -> Result<(), String> {
                 let us = probe.time_mublas(timer, WARMUPS, reps);
                 // The split the forced calls made (the probe's plan predates the forcing).
                 let vec = kernel.ends_with("_vec");
-                let applied = gemm::plan_multiply(h, ops[ta as usize], ops[tb as usize], m as u64, n as u64, k as u64, vec, TileChoice::Tile(tile))
-                    .map(|(_, plan)| format!("{} split {}", kernel.trim_start_matches("gemm_f32_"), plan.geometry.grid.2))
-                    .unwrap_or_default();
+                let applied = gemm::plan_multiply(
+                    h,
+                    ops[ta as usize],
+                    ops[tb as usize],
+                    m as u64,
+                    n as u64,
+                    k as u64,
+                    vec,
+                    TileChoice::Tile(tile),
+                )
+                .map(|(_, plan)| format!("{} split {}", kernel.trim_start_matches("gemm_f32_"), plan.geometry.grid.2))
+                .unwrap_or_default();
                 h.device.tuner.forced().set(kernel, None);
                 let us = us?;
                 let _ = write!(line, " | split {split}: {us:.1} ({}) [{applied}]", ratio(us));
@@ -407,7 +494,9 @@ fn direct_kernel(
     let lda = if ta == Transpose::No { m } else { k } as i64;
     let ldb = if tb == Transpose::No { k } else { n } as i64;
     let vec = gemm::vec4_applies(ta, tb, m as i64, n as i64, k as i64, 256, lda, 256, ldb);
-    gemm::plan_multiply(h, ta, tb, m as u64, n as u64, k as u64, vec, TileChoice::Auto).map(|(spec, _)| spec).map_err(|e| e.to_string())
+    gemm::plan_multiply(h, ta, tb, m as u64, n as u64, k as u64, vec, TileChoice::Auto)
+        .map(|(spec, _)| spec)
+        .map_err(|e| e.to_string())
 }
 
 /// `mublas bench sgemm-transposed`: TN and TT each way in one run, to fit
@@ -422,9 +511,19 @@ fn sgemm_transposed(table: &TableRun, random: &mut Random) -> Result<(), String>
     let shapes: &[(usize, usize, usize)] = if quick {
         &[(2048, 2048, 2048), (4096, 4096, 4096)]
     } else {
-        &[(2048, 2048, 2048), (3000, 3000, 3000), (4096, 4096, 4096), (6144, 6144, 6144), (8192, 8192, 8192), (4096, 4096, 256), (512, 8192, 1024)]
+        &[
+            (2048, 2048, 2048),
+            (3000, 3000, 3000),
+            (4096, 4096, 4096),
+            (6144, 6144, 6144),
+            (8192, 8192, 8192),
+            (4096, 4096, 256),
+            (512, 8192, 1024),
+        ]
     };
-    println!("sgemm-transposed: µs (cuBLAS time / this time); copy = A^T − untransposed, as bytes of A read and written per µs");
+    println!(
+        "sgemm-transposed: µs (cuBLAS time / this time); copy = A^T − untransposed, as bytes of A read and written per µs"
+    );
     for &(m, n, k) in shapes {
         for tb in [0, 1] {
             let transb = if tb == 0 { Transpose::No } else { Transpose::Yes };
@@ -450,7 +549,12 @@ fn sgemm_transposed(table: &TableRun, random: &mut Random) -> Result<(), String>
             if let Some(panel_rows) = gemm::transposed_a_panel_rows(m as u64, k as u64) {
                 let copied_us = timed(TileChoice::TransposedA { panel_rows }, 1, random)?;
                 let copy_us = copied_us - untransposed_us;
-                let _ = write!(line, " | A^T/{panel_rows} {copied_us:.1} ({}), copy {copy_us:.1} µs, {:.2e} B/µs", ratio(copied_us), 8.0 * m as f64 * k as f64 / copy_us);
+                let _ = write!(
+                    line,
+                    " | A^T/{panel_rows} {copied_us:.1} ({}), copy {copy_us:.1} µs, {:.2e} B/µs",
+                    ratio(copied_us),
+                    8.0 * m as f64 * k as f64 / copy_us
+                );
             }
             println!("{line}");
         }
@@ -467,9 +571,23 @@ fn sgemm_tail(table: &TableRun, random: &mut Random) -> Result<(), String> {
     let shapes: &[(usize, usize, usize)] = if quick {
         &[(3000, 3000, 3000)]
     } else {
-        &[(3000, 3000, 3000), (5000, 5000, 5000), (6144, 6144, 6144), (8192, 8192, 8192), (10000, 10000, 10000), (3000, 3000, 1000), (2500, 6000, 2000), (1024, 8488, 1024), (20000, 256, 4096), (12000, 512, 4096), (30000, 384, 2048)]
+        &[
+            (3000, 3000, 3000),
+            (5000, 5000, 5000),
+            (6144, 6144, 6144),
+            (8192, 8192, 8192),
+            (10000, 10000, 10000),
+            (3000, 3000, 1000),
+            (2500, 6000, 2000),
+            (1024, 8488, 1024),
+            (20000, 256, 4096),
+            (12000, 512, 4096),
+            (30000, 384, 2048),
+        ]
     };
-    println!("sgemm-tail: µs (cuBLAS time / this time); tail and direct timed alone, direct/tail above 1: the split tail is faster");
+    println!(
+        "sgemm-tail: µs (cuBLAS time / this time); tail and direct timed alone, direct/tail above 1: the split tail is faster"
+    );
     for &(m, n, k) in shapes {
         for tb in [0, 1] {
             let transb = if tb == 0 { Transpose::No } else { Transpose::Yes };
@@ -480,7 +598,8 @@ fn sgemm_tail(table: &TableRun, random: &mut Random) -> Result<(), String> {
             drop(auto);
             let ratio = |us: f64| cublas_ratio(cublas_us, us);
             let direct_spec = direct_kernel(h, Transpose::No, transb, m, n, k)?;
-            let direct = Workload::sgemm_with(h, handle, 0, tb, m, n, k, TileChoice::Tile(gemm::tile_of(direct_spec)), random)?;
+            let direct =
+                Workload::sgemm_with(h, handle, 0, tb, m, n, k, TileChoice::Tile(gemm::tile_of(direct_spec)), random)?;
             let direct_us = direct.time_mublas(timer, WARMUPS, reps)?;
             println!(
                 "{label:<28} cuBLAS {:>9} | as called {auto_us:>9.1} ({}) | alone {tail_us:>9.1} | direct {} {direct_us:>9.1} ({}), direct/that {:.3}",
@@ -527,16 +646,24 @@ fn retime_sweep_outliers(
         };
         let mublas_median = median_rate(&|r| Some(r.mublas_rate));
         let cublas_median = median_rate(&|r| r.cublas_rate);
-        let slow = |r: &Row| r.mublas_rate < 0.97 * mublas_median || r.cublas_rate.is_some_and(|c| c < 0.97 * cublas_median);
+        let slow =
+            |r: &Row| r.mublas_rate < 0.97 * mublas_median || r.cublas_rate.is_some_and(|c| c < 0.97 * cublas_median);
         let outliers: Vec<usize> = sweep_rows(rows, op_name).filter(|(_, r)| slow(r)).map(|(n, _)| n).collect();
         for n in outliers {
             let workload = Workload::sgemv(h, handle, op, n, n, random)?;
             let (mublas_us, cublas_us) = workload.time_alternating(cublas, timer, WARMUPS, reps)?;
-            let row = rows.iter_mut().find(|r| r.bench == "sgemv-sawtooth" && r.label == workload.label).ok_or("sweep row vanished")?;
+            let row = rows
+                .iter_mut()
+                .find(|r| r.bench == "sgemv-sawtooth" && r.label == workload.label)
+                .ok_or("sweep row vanished")?;
             let us = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.1}"));
             lines.push(format!(
                 "re-timed {}: mublas {:.1} -> {:.1} µs, cuBLAS {} -> {} µs",
-                row.label, row.mublas_us, mublas_us, us(row.cublas_us), us(cublas_us)
+                row.label,
+                row.mublas_us,
+                mublas_us,
+                us(row.cublas_us),
+                us(cublas_us)
             ));
             row.mublas_us = mublas_us;
             row.mublas_rate = workload.rate(mublas_us);
@@ -553,7 +680,8 @@ fn retime_sweep_outliers(
 /// the largest sizes is ~3 % above the median without any saw-tooth.
 fn print_spread(rows: &[Row]) {
     for op in ["N", "T"] {
-        let pick = |f: &dyn Fn(&Row) -> Option<f64>| -> Vec<f64> { sweep_rows(rows, op).filter_map(|(_, r)| f(r)).collect() };
+        let pick =
+            |f: &dyn Fn(&Row) -> Option<f64>| -> Vec<f64> { sweep_rows(rows, op).filter_map(|(_, r)| f(r)).collect() };
         let series = [
             ("mublas", pick(&|r: &Row| Some(r.mublas_us)), pick(&|r: &Row| Some(r.mublas_rate))),
             ("cuBLAS", pick(&|r: &Row| r.cublas_us), pick(&|r: &Row| r.cublas_rate)),
@@ -578,7 +706,10 @@ fn print_spread(rows: &[Row]) {
 }
 
 fn print_table(rows: &[Row]) {
-    println!("{:<7} {:<24} {:>10} {:>8} {:>10} {:>8} {:>6}  mublas plan", "routine", "size", "mublas us", "rate", "cuBLAS us", "rate", "mu/cu");
+    println!(
+        "{:<7} {:<24} {:>10} {:>8} {:>10} {:>8} {:>6}  mublas plan",
+        "routine", "size", "mublas us", "rate", "cuBLAS us", "rate", "mu/cu"
+    );
     for r in rows {
         let (cu_us, cu_rate, ratio) = match (r.cublas_us, r.cublas_rate) {
             (Some(us), Some(rate)) => (format!("{us:.1}"), format!("{rate:.1}"), format!("{:.2}", us / r.mublas_us)),
@@ -598,8 +729,14 @@ fn csv(rows: &[Row]) -> String {
         let _ = writeln!(
             out,
             "{},{},{:.3},{},{:.1},{},{},\"{}\"",
-            r.routine, r.label, r.mublas_us, r.cublas_us.map(|c| format!("{c:.3}")).unwrap_or_default(), r.mublas_rate,
-            r.cublas_rate.map(|c| format!("{c:.1}")).unwrap_or_default(), r.unit, r.plan
+            r.routine,
+            r.label,
+            r.mublas_us,
+            r.cublas_us.map(|c| format!("{c:.3}")).unwrap_or_default(),
+            r.mublas_rate,
+            r.cublas_rate.map(|c| format!("{c:.1}")).unwrap_or_default(),
+            r.unit,
+            r.plan
         );
     }
     out
@@ -626,7 +763,12 @@ mod tests {
     #[test]
     fn the_sweep_is_the_sawtooth_rows_of_one_op() {
         // The `sgemv` table's 4096 and 4097 rows are not part of the sweep.
-        let rows = [row("sgemv", "N 4096x4096"), row("sgemv-sawtooth", "N 4096x4096"), row("sgemv-sawtooth", "T 4097x4097"), row("sgemv-sawtooth", "N 4100x4100")];
+        let rows = [
+            row("sgemv", "N 4096x4096"),
+            row("sgemv-sawtooth", "N 4096x4096"),
+            row("sgemv-sawtooth", "T 4097x4097"),
+            row("sgemv-sawtooth", "N 4100x4100"),
+        ];
         let n: Vec<usize> = sweep_rows(&rows, "N").map(|(n, _)| n).collect();
         assert_eq!(n, [4096, 4100]);
         let t: Vec<usize> = sweep_rows(&rows, "T").map(|(n, _)| n).collect();

@@ -32,8 +32,13 @@ pub fn run() {
     println!("  {:<24} {:>8} {:>12} {:>12}", "kernel", "shapes", "cold ns", "cached ns");
     for (spec, registers, static_shared_bytes) in kernels() {
         let loaded = gpu.as_ref().and_then(|h| h.device.kernel(spec.name).ok()).map(|k| k.model.clone());
-        let kernel = loaded.unwrap_or(KernelModel { registers_per_thread: registers, static_shared_bytes, max_threads_per_block: 1024 });
-        let problems: Vec<Problem> = (0..2000u64).map(|i| Problem { m: 1000 + 7 * i, n: 4096 + 131 * i, k: 0 }).collect();
+        let kernel = loaded.unwrap_or(KernelModel {
+            registers_per_thread: registers,
+            static_shared_bytes,
+            max_threads_per_block: 1024,
+        });
+        let problems: Vec<Problem> =
+            (0..2000u64).map(|i| Problem { m: 1000 + 7 * i, n: 4096 + 131 * i, k: 0 }).collect();
         let shapes = mublas::tuner::optimizer::candidates(tuner.device(), &kernel, spec, &problems[0]).len();
         let cost = tuner.measure_decision_cost(spec, &kernel, &problems, 50);
         println!("  {:<24} {:>8} {:>12.0} {:>12.1}", spec.name, shapes, cost.cold_nanoseconds, cost.cached_nanoseconds);

@@ -6,20 +6,33 @@
 //! 1.2× and 1.5× cuBLAS would need: a target below the floor cannot be met by
 //! any kernel under this way of timing.
 
-use crate::workload::{Pool, Workload, WARMUPS};
+use crate::workload::{Pool, WARMUPS, Workload};
 use mublas::capi::types::mublasHandle_t;
 use mublas::harness::{EventTimer, Random};
 use mublas::launch::KernelArg::{I64, Ptr};
 use mublas::real_cublas::RealCublas;
 use mublas::tuner::{Geometry, LaunchShape};
 
-pub fn run(h: &mublas::Handle, handle: mublasHandle_t, cublas: Option<&RealCublas>, timer: &EventTimer, random: &mut Random, quick: bool, reps: usize) -> Result<(), String> {
+pub fn run(
+    h: &mublas::Handle,
+    handle: mublasHandle_t,
+    cublas: Option<&RealCublas>,
+    timer: &EventTimer,
+    random: &mut Random,
+    quick: bool,
+    reps: usize,
+) -> Result<(), String> {
     use mublas::routines::gemv::Op;
     let kernel = h.device.kernel(mublas::routines::gemv::READ_FLOOR_NAME).map_err(|e| e.to_string())?;
     let sms = h.device.model().sm_count;
     let _bound = mublas::launch::context::ContextGuard::bind(h.device.context()).map_err(|e| e.to_string())?;
-    println!("floor: µs to read A once (m·n floats) and nothing else, fastest of: threads 256/512/1024 × 1…8 blocks per SM (grid-stride), or one block per 4 float4 per thread");
-    println!("{:<16} {:>9} {:>7} {:>26} {:>11} {:>11} {:>11} {:>11}", "m×n", "floor µs", "GB/s", "fastest launch", "cuBLAS N", "cuBLAS T", "N 1.2x/1.5x", "T 1.2x/1.5x");
+    println!(
+        "floor: µs to read A once (m·n floats) and nothing else, fastest of: threads 256/512/1024 × 1…8 blocks per SM (grid-stride), or one block per 4 float4 per thread"
+    );
+    println!(
+        "{:<16} {:>9} {:>7} {:>26} {:>11} {:>11} {:>11} {:>11}",
+        "m×n", "floor µs", "GB/s", "fastest launch", "cuBLAS N", "cuBLAS T", "N 1.2x/1.5x", "T 1.2x/1.5x"
+    );
     for (m, n) in crate::bench::sgemv_sizes(quick) {
         let floats = m * n;
         let n4 = floats / 4;
@@ -43,7 +56,14 @@ pub fn run(h: &mublas::Handle, handle: mublasHandle_t, cublas: Option<&RealCubla
             let us = timer
                 .median_us(WARMUPS, reps, |i| {
                     // SAFETY: gemv_read_floor_f32(n4, A, sink): the slot holds n4 float4s of A, then the sink.
-                    unsafe { kernel.launch(h.stream(), &geometry, &shape, &[I64(n4 as i64), Ptr(r.at(i, 0)), Ptr(r.at(i, sink_at))]) }
+                    unsafe {
+                        kernel.launch(
+                            h.stream(),
+                            &geometry,
+                            &shape,
+                            &[I64(n4 as i64), Ptr(r.at(i, 0)), Ptr(r.at(i, sink_at))],
+                        )
+                    }
                 })
                 .map_err(|e| e.to_string())?;
             if us < best.0 {
@@ -72,6 +92,8 @@ pub fn run(h: &mublas::Handle, handle: mublasHandle_t, cublas: Option<&RealCubla
             needs(cublas_us[1])
         );
     }
-    println!("(N/T 1.2x/1.5x: the µs a call must take to be 1.2 or 1.5 times as fast as cuBLAS; below the floor it cannot)");
+    println!(
+        "(N/T 1.2x/1.5x: the µs a call must take to be 1.2 or 1.5 times as fast as cuBLAS; below the floor it cannot)"
+    );
     Ok(())
 }

@@ -16,11 +16,21 @@ pub fn run() -> Result<(), String> {
     let device = &handle.device;
     let m = device.model();
     println!("mublas {} on device {}: {}", env!("CARGO_PKG_VERSION"), device.ordinal, m.name);
-    println!("  compute capability {}.{}, {} SMs, warp {}", m.compute_capability.0, m.compute_capability.1, m.sm_count, m.warp_size);
+    println!(
+        "  compute capability {}.{}, {} SMs, warp {}",
+        m.compute_capability.0, m.compute_capability.1, m.sm_count, m.warp_size
+    );
     println!(
         "  per SM: {} threads, {} blocks, {} registers, {} B shared; per block: {} threads, {} registers, {} B shared ({} opt-in, {} reserved)",
-        m.max_threads_per_sm, m.max_blocks_per_sm, m.registers_per_sm, m.shared_bytes_per_sm, m.max_threads_per_block,
-        m.registers_per_block, m.shared_bytes_per_block, m.shared_bytes_per_block_optin, m.shared_bytes_reserved_per_block
+        m.max_threads_per_sm,
+        m.max_blocks_per_sm,
+        m.registers_per_sm,
+        m.shared_bytes_per_sm,
+        m.max_threads_per_block,
+        m.registers_per_block,
+        m.shared_bytes_per_block,
+        m.shared_bytes_per_block_optin,
+        m.shared_bytes_reserved_per_block
     );
     println!(
         "  allocation units: registers {} per warp, warps in groups of {}, shared memory {} B",
@@ -41,7 +51,10 @@ pub fn run() -> Result<(), String> {
     let mut kernels: Vec<_> = device.kernels().collect();
     kernels.sort_by_key(|k| k.name);
     for k in kernels {
-        println!("  {:<26} {:>9} {:>12} {:>18}", k.name, k.model.registers_per_thread, k.model.static_shared_bytes, k.model.max_threads_per_block);
+        println!(
+            "  {:<26} {:>9} {:>12} {:>18}",
+            k.name, k.model.registers_per_thread, k.model.static_shared_bytes, k.model.max_threads_per_block
+        );
     }
     println!("tuning recipes: {}", device.tuner.recipes().describe_source());
     Ok(())

@@ -50,7 +50,9 @@ pub fn run(h: &mublas::Handle, handle: mublasHandle_t, cublas: Option<&RealCubla
     // drift of the GPU's clocks or of the host does not favour either.
     let (mut mublas_times, mut direct_times) = (Vec::new(), Vec::new());
     for i in 0..210 {
-        let ours = timer.time_us(|| workload.call_mublas(2 * i).map_err(mublas::Error::ExecutionFailed)).map_err(|e| e.to_string())?;
+        let ours = timer
+            .time_us(|| workload.call_mublas(2 * i).map_err(mublas::Error::ExecutionFailed))
+            .map_err(|e| e.to_string())?;
         let bare = timer.time_us(|| direct(2 * i + 1)).map_err(|e| e.to_string())?;
         if i >= 10 {
             mublas_times.push(ours);
@@ -61,12 +63,17 @@ pub fn run(h: &mublas::Handle, handle: mublasHandle_t, cublas: Option<&RealCubla
     let direct_event = mublas::harness::timing::median(&mut direct_times);
     println!("SAXPY n = {n}, plan {}x{} grid {:?}:", plan.shape.tx, plan.shape.ty, plan.geometry.grid);
     println!("  host µs per call, 20000 back to back: mublas {mublas_host:.2}, direct launch {direct_host:.2}");
-    println!("  event-timed µs (median of 200, alternating): mublas {mublas_event:.2}, direct launch {direct_event:.2}");
+    println!(
+        "  event-timed µs (median of 200, alternating): mublas {mublas_event:.2}, direct launch {direct_event:.2}"
+    );
     print_host_breakdown(h, handle, &workload)?;
     if let Some(c) = cublas {
         let host = workload.cublas_host_us(c, calls)?;
         let (ours, theirs) = workload.time_alternating(c, &timer, 10, 200)?;
-        println!("  cuBLAS: host µs per call {host:.2}; event-timed, alternating with mublas: cuBLAS {:.2}, mublas {ours:.2}", theirs.unwrap_or(f64::NAN));
+        println!(
+            "  cuBLAS: host µs per call {host:.2}; event-timed, alternating with mublas: cuBLAS {:.2}, mublas {ours:.2}",
+            theirs.unwrap_or(f64::NAN)
+        );
     }
     Ok(())
 }
@@ -96,8 +103,14 @@ fn print_host_breakdown(h: &mublas::Handle, handle: mublasHandle_t, workload: &W
         std::hint::black_box(h.device.kernel(std::hint::black_box(workload.spec.name)).is_ok());
     });
     let plan = per_call_ns(&mut || {
-        std::hint::black_box(h.device.tuner.plan(workload.spec, &kernel.model, std::hint::black_box(&workload.problem)));
+        std::hint::black_box(h.device.tuner.plan(
+            workload.spec,
+            &kernel.model,
+            std::hint::black_box(&workload.problem),
+        ));
     });
-    println!("  host ns per step ({ROUNDS} rounds): C-ABI entry + handle check {api:.0}, context bind {bind:.0}, kernel lookup {lookup:.0}, plan {plan:.0}");
+    println!(
+        "  host ns per step ({ROUNDS} rounds): C-ABI entry + handle check {api:.0}, context bind {bind:.0}, kernel lookup {lookup:.0}, plan {plan:.0}"
+    );
     Ok(())
 }

@@ -8,7 +8,7 @@
 //! chosen and the best Tx (and Ty). Prints how often the online choice is
 //! within 3 % of the best candidate.
 
-use crate::tune::{time_candidates, Sample};
+use crate::tune::{Sample, time_candidates};
 use crate::workload::{AxpyLayout, MublasSession, Workload};
 use mublas::capi::types::*;
 use mublas::harness::{EventTimer, Random};
@@ -80,7 +80,13 @@ fn sweep(routine: &str, count: usize) -> Vec<usize> {
     (0..count).map(|i| 2f64.powf(lo + (hi - lo) * i as f64 / (count.max(2) - 1) as f64).round() as usize).collect()
 }
 
-fn workload_for(h: &mublas::Handle, handle: mublasHandle_t, routine: &str, size: usize, random: &mut Random) -> Result<Workload, String> {
+fn workload_for(
+    h: &mublas::Handle,
+    handle: mublasHandle_t,
+    routine: &str,
+    size: usize,
+    random: &mut Random,
+) -> Result<Workload, String> {
     match routine {
         "saxpy" => Workload::saxpy(h, handle, size, AxpyLayout::Aligned, random),
         "sgemv" => Workload::sgemv(h, handle, mublas::routines::gemv::Op::N, size, size, random),
@@ -106,7 +112,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
             let (warmups, reps) = if routine == "saxpy" { (2, 11) } else { (1, 5) };
             let samples = time_candidates(h, &workload, &timer, warmups, reps)?;
             let chosen = workload.plan(h)?.shape;
-            let best_shape = samples.iter().min_by(|a, b| a.us.total_cmp(&b.us)).map(|s| s.shape).ok_or("no candidate")?;
+            let best_shape =
+                samples.iter().min_by(|a, b| a.us.total_cmp(&b.us)).map(|s| s.shape).ok_or("no candidate")?;
             let (mut chosen_us, mut best_us) = (Vec::new(), Vec::new());
             for _ in 0..5 {
                 for (shape, out) in [(chosen, &mut chosen_us), (best_shape, &mut best_us)] {
@@ -135,13 +142,19 @@ pub fn run(args: &[String]) -> Result<(), String> {
             });
         }
         let within = points.iter().filter(|p| p.choice_within(0.03)).count();
-        println!("(rates in {}: chosen and best re-timed side by side, median of 5 × 11 calls, alternating; online = the normal call path)", rate_unit(routine));
+        println!(
+            "(rates in {}: chosen and best re-timed side by side, median of 5 × 11 calls, alternating; online = the normal call path)",
+            rate_unit(routine)
+        );
         println!(
             "{routine}: online choice within 3 % of the best candidate at {within} of {} sizes ({:.0} %)",
             points.len(),
             100.0 * within as f64 / points.len() as f64
         );
-        println!("  {:<14} {:>12} {:>12} {:>9} {:>9} {:>9} {:>9} {:>9}", "size", "chosen", "best", "chosen", "best", "online", "cuBLAS", "verdict");
+        println!(
+            "  {:<14} {:>12} {:>12} {:>9} {:>9} {:>9} {:>9} {:>9}",
+            "size", "chosen", "best", "chosen", "best", "online", "cuBLAS", "verdict"
+        );
         for p in &points {
             let best = p.best();
             println!(
@@ -166,14 +179,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
 }
 
 fn csv(points: &[Point]) -> String {
-    let mut out = String::from("size,tx,ty,split,warp_occupancy,block_occupancy,grid_occupancy,us,rate,chosen,online_rate,cublas_rate\n");
+    let mut out = String::from(
+        "size,tx,ty,split,warp_occupancy,block_occupancy,grid_occupancy,us,rate,chosen,online_rate,cublas_rate\n",
+    );
     for p in points {
         for s in &p.samples {
             let _ = writeln!(
                 out,
                 "{},{},{},{},{:.4},{:.4},{:.4},{:.3},{:.1},{},{:.1},{}",
-                p.size, s.shape.tx, s.shape.ty, s.shape.split, s.occupancy.warp, s.occupancy.block, s.occupancy.grid, s.us,
-                (p.rate_of)(s.us), (s.shape == p.chosen) as u8, p.online_rate, p.cublas_rate.map(|r| format!("{r:.1}")).unwrap_or_default()
+                p.size,
+                s.shape.tx,
+                s.shape.ty,
+                s.shape.split,
+                s.occupancy.warp,
+                s.occupancy.block,
+                s.occupancy.grid,
+                s.us,
+                (p.rate_of)(s.us),
+                (s.shape == p.chosen) as u8,
+                p.online_rate,
+                p.cublas_rate.map(|r| format!("{r:.1}")).unwrap_or_default()
             );
         }
     }
@@ -191,7 +216,10 @@ fn plot(routine: &str, points: &[Point], path: &std::path::Path) -> Result<(), B
     let (upper, lower) = root.split_vertically(600);
     let x_of = |p: &Point| p.size.log2();
     let (x_lo, x_hi) = (x_of(&points[0]) - 0.2, x_of(points.last().unwrap()) + 0.2);
-    let rates: Vec<f64> = points.iter().flat_map(|p| p.samples.iter().map(|s| (p.rate_of)(s.us)).chain([p.online_rate]).chain(p.cublas_rate)).collect();
+    let rates: Vec<f64> = points
+        .iter()
+        .flat_map(|p| p.samples.iter().map(|s| (p.rate_of)(s.us)).chain([p.online_rate]).chain(p.cublas_rate))
+        .collect();
     let y_hi = rates.iter().cloned().fold(0.0, f64::max) * 1.05;
 
     let mut chart = ChartBuilder::on(&upper)
@@ -211,11 +239,19 @@ fn plot(routine: &str, points: &[Point], path: &std::path::Path) -> Result<(), B
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED.stroke_width(2)));
     if points.iter().all(|p| p.cublas_rate.is_some()) {
         chart
-            .draw_series(LineSeries::new(points.iter().map(|p| (x_of(p), p.cublas_rate.unwrap() as f32)), BLACK.stroke_width(2)))?
+            .draw_series(LineSeries::new(
+                points.iter().map(|p| (x_of(p), p.cublas_rate.unwrap() as f32)),
+                BLACK.stroke_width(2),
+            ))?
             .label("cuBLAS")
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2)));
     }
-    chart.configure_series_labels().position(SeriesLabelPosition::UpperLeft).background_style(WHITE.mix(0.8)).border_style(BLACK).draw()?;
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()?;
 
     let tx_hi = points.iter().flat_map(|p| [p.chosen.tx, p.best().shape.tx]).max().unwrap_or(1024) as f32 * 1.1;
     let mut shapes = ChartBuilder::on(&lower)

@@ -78,7 +78,13 @@ fn chosen_by_optimizer(routine: &str) -> bool {
 }
 
 /// The workloads that exercise each kernel of a routine at its sampling size.
-pub fn sampling_workloads(h: &mublas::Handle, handle: mublasHandle_t, routine: &str, size: Option<usize>, random: &mut Random) -> Result<Vec<Workload>, String> {
+pub fn sampling_workloads(
+    h: &mublas::Handle,
+    handle: mublasHandle_t,
+    routine: &str,
+    size: Option<usize>,
+    random: &mut Random,
+) -> Result<Vec<Workload>, String> {
     match routine {
         "saxpy" => {
             // The paper's sampling size for SAXPY: large enough to stream, small
@@ -137,7 +143,13 @@ pub struct Sample {
 
 /// Times every candidate shape of the workload's kernel, forced one at a time,
 /// with a short timing; the forcing is cleared afterwards.
-pub fn time_candidates(h: &mublas::Handle, workload: &Workload, timer: &EventTimer, warmups: usize, reps: usize) -> Result<Vec<Sample>, String> {
+pub fn time_candidates(
+    h: &mublas::Handle,
+    workload: &Workload,
+    timer: &EventTimer,
+    warmups: usize,
+    reps: usize,
+) -> Result<Vec<Sample>, String> {
     let device = &h.device;
     let kernel = device.kernel(workload.spec.name).map_err(|e| e.to_string())?;
     let mut samples = Vec::new();
@@ -159,7 +171,8 @@ pub fn derive_recipe(samples: &[Sample], target: f64, two_dimensional: bool) -> 
         warp_occupancy_min: reaching.iter().map(|s| s.occupancy.warp).fold(f64::INFINITY, f64::min),
         block_occupancy_min: reaching.iter().map(|s| s.occupancy.block).fold(f64::INFINITY, f64::min),
         threads_min: reaching.iter().map(|s| s.shape.tx * s.shape.ty).min().unwrap_or(0),
-        ty_per_tx_max: two_dimensional.then(|| reaching.iter().map(|s| s.shape.ty as f64 / s.shape.tx as f64).fold(0.0, f64::max)),
+        ty_per_tx_max: two_dimensional
+            .then(|| reaching.iter().map(|s| s.shape.ty as f64 / s.shape.tx as f64).fold(0.0, f64::max)),
     }
 }
 
@@ -183,7 +196,14 @@ pub struct Verdict {
 /// What the optimizer would choose under `recipe` at every sampled size, and
 /// how fast that is against the best candidate there. None when a choice was
 /// not among the timed candidates (it always is: both walk the same space).
-pub fn judge(origin: String, recipe: TuningRecipe, device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, sized: &[SizeSamples]) -> Option<Verdict> {
+pub fn judge(
+    origin: String,
+    recipe: TuningRecipe,
+    device: &DeviceModel,
+    kernel: &KernelModel,
+    spec: &KernelSpec,
+    sized: &[SizeSamples],
+) -> Option<Verdict> {
     let mut choices = Vec::new();
     for at in sized {
         let shape = choose(device, kernel, spec, &recipe, &at.problem)?.shape;
@@ -219,12 +239,37 @@ fn sample(h: &mublas::Handle, workload: &Workload, timer: &EventTimer) -> Result
 
 fn print_samples(workload: &Workload, samples: &[Sample], target: f64, seconds: f64) {
     let best = samples.iter().map(|s| s.us).fold(f64::INFINITY, f64::min);
-    println!("{} {} ({}): {} candidates in {:.1} s", workload.routine, workload.label, workload.spec.name, samples.len(), seconds);
-    println!("  {:>5} {:>4} {:>5} {:>6} {:>6} {:>6} {:>9} {:>8}  reaches {:.0} %", "Tx", "Ty", "split", "warp", "block", "grid", "us", workload.unit.label(), target * 100.0);
+    println!(
+        "{} {} ({}): {} candidates in {:.1} s",
+        workload.routine,
+        workload.label,
+        workload.spec.name,
+        samples.len(),
+        seconds
+    );
+    println!(
+        "  {:>5} {:>4} {:>5} {:>6} {:>6} {:>6} {:>9} {:>8}  reaches {:.0} %",
+        "Tx",
+        "Ty",
+        "split",
+        "warp",
+        "block",
+        "grid",
+        "us",
+        workload.unit.label(),
+        target * 100.0
+    );
     for s in samples {
         println!(
             "  {:>5} {:>4} {:>5} {:>6.3} {:>6.3} {:>6.3} {:>9.2} {:>8.0}  {}",
-            s.shape.tx, s.shape.ty, s.shape.split, s.occupancy.warp, s.occupancy.block, s.occupancy.grid, s.us, workload.rate(s.us),
+            s.shape.tx,
+            s.shape.ty,
+            s.shape.split,
+            s.occupancy.warp,
+            s.occupancy.block,
+            s.occupancy.grid,
+            s.us,
+            workload.rate(s.us),
             if best / s.us >= target { "yes" } else { "" }
         );
     }
@@ -270,12 +315,33 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 let in_use = h.device.tuner.recipe_for(spec);
                 verdicts.extend(judge("in use".into(), in_use, &model, &kernel.model, spec, sized));
                 for at in sized {
-                    verdicts.extend(judge(format!("derived at {}", at.size), paper(at), &model, &kernel.model, spec, sized));
+                    verdicts.extend(judge(
+                        format!("derived at {}", at.size),
+                        paper(at),
+                        &model,
+                        &kernel.model,
+                        spec,
+                        sized,
+                    ));
                 }
-                println!("{}: candidate recipes judged at sizes {:?} (optimizer's choice and its speed against the best candidate)", spec.name, sized.iter().map(|at| at.size).collect::<Vec<_>>());
+                println!(
+                    "{}: candidate recipes judged at sizes {:?} (optimizer's choice and its speed against the best candidate)",
+                    spec.name,
+                    sized.iter().map(|at| at.size).collect::<Vec<_>>()
+                );
                 for v in &verdicts {
-                    let choices: Vec<String> = v.choices.iter().map(|(s, f)| format!("{}x{}x{} {:.0} %", s.tx, s.ty, s.split, f * 100.0)).collect();
-                    println!("  {:<18} score {:5.1} %  [{}]  {:?}", v.origin, v.score * 100.0, choices.join(", "), v.recipe);
+                    let choices: Vec<String> = v
+                        .choices
+                        .iter()
+                        .map(|(s, f)| format!("{}x{}x{} {:.0} %", s.tx, s.ty, s.split, f * 100.0))
+                        .collect();
+                    println!(
+                        "  {:<18} score {:5.1} %  [{}]  {:?}",
+                        v.origin,
+                        v.score * 100.0,
+                        choices.join(", "),
+                        v.recipe
+                    );
                 }
                 let best = best_verdict(verdicts).ok_or_else(|| format!("{}: no recipe could be judged", spec.name))?;
                 println!("  kept: {}", best.origin);
@@ -289,7 +355,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
         eprintln!("mublas tune: {w}");
     }
     book.merge(&derived);
-    let path = mublas::tuner::recipe::RecipeLocations::from_env().file_to_write().map(|p| p.to_path_buf()).ok_or("no place to write recipes: set MUBLAS_RECIPES or HOME")?;
+    let path = mublas::tuner::recipe::RecipeLocations::from_env()
+        .file_to_write()
+        .map(|p| p.to_path_buf())
+        .ok_or("no place to write recipes: set MUBLAS_RECIPES or HOME")?;
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
@@ -328,7 +397,11 @@ mod tests {
                 let fast_shape = choose(device, &kernel(), &AXPY_VEC4, fast, &problem).unwrap().shape;
                 let samples = candidates(device, &kernel(), &AXPY_VEC4, &problem)
                     .into_iter()
-                    .map(|(shape, _, occupancy)| Sample { shape, occupancy, us: if shape == fast_shape { 1.0 } else { 2.0 } })
+                    .map(|(shape, _, occupancy)| Sample {
+                        shape,
+                        occupancy,
+                        us: if shape == fast_shape { 1.0 } else { 2.0 },
+                    })
                     .collect();
                 SizeSamples { size, problem, samples }
             })
@@ -344,7 +417,9 @@ mod tests {
         let sizes = [4096, 409_600, 4_194_304];
         let at = sized(&device, &large_blocks, &sizes);
         let shape = |recipe: &TuningRecipe, size: usize| {
-            choose(&device, &kernel(), &AXPY_VEC4, recipe, &Problem { n: size as u64, ..Problem::default() }).unwrap().shape
+            choose(&device, &kernel(), &AXPY_VEC4, recipe, &Problem { n: size as u64, ..Problem::default() })
+                .unwrap()
+                .shape
         };
         let differing = sizes.iter().filter(|&&s| shape(&large_blocks, s) != shape(&permissive, s)).count();
         assert!(differing > 0, "the two recipes must choose differently somewhere for this test to mean anything");
@@ -362,9 +437,15 @@ mod tests {
 
     #[test]
     fn the_recipe_in_use_keeps_its_place_on_a_tie() {
-        let verdict = |origin: &str, score| Verdict { origin: origin.into(), recipe: recipe(0), choices: Vec::new(), score };
+        let verdict =
+            |origin: &str, score| Verdict { origin: origin.into(), recipe: recipe(0), choices: Vec::new(), score };
         assert_eq!(best_verdict(vec![verdict("in use", 0.97), verdict("derived", 0.97)]).unwrap().origin, "in use");
-        assert_eq!(best_verdict(vec![verdict("in use", 0.97), verdict("derived", 0.99), verdict("other", 0.98)]).unwrap().origin, "derived");
+        assert_eq!(
+            best_verdict(vec![verdict("in use", 0.97), verdict("derived", 0.99), verdict("other", 0.98)])
+                .unwrap()
+                .origin,
+            "derived"
+        );
         assert!(best_verdict(Vec::new()).is_none());
     }
 

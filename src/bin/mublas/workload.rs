@@ -198,7 +198,13 @@ pub enum AxpyLayout {
 }
 
 impl Workload {
-    pub fn saxpy(h: &Handle, handle: mublasHandle_t, n: usize, layout: AxpyLayout, random: &mut Random) -> Result<Workload, String> {
+    pub fn saxpy(
+        h: &Handle,
+        handle: mublasHandle_t,
+        n: usize,
+        layout: AxpyLayout,
+        random: &mut Random,
+    ) -> Result<Workload, String> {
         let pool = Pool::new(h, 2 * n + 4, random)?;
         let r = pool.rotation;
         let x_offset = if layout == AxpyLayout::Aligned { 0 } else { 1 };
@@ -219,7 +225,15 @@ impl Workload {
             // SAFETY (both closures): x and y are n floats inside the pool, which the workload owns.
             addresses: Box::new(move |i| (r.at(i, x_offset), r.at(i, y_offset))),
             mublas: Box::new(move |i| unsafe {
-                mublasSaxpy(handle as mublasHandle_t, n as i32, &alpha, r.at(i, x_offset) as *const f32, 1, r.at(i, y_offset) as *mut f32, 1)
+                mublasSaxpy(
+                    handle as mublasHandle_t,
+                    n as i32,
+                    &alpha,
+                    r.at(i, x_offset) as *const f32,
+                    1,
+                    r.at(i, y_offset) as *mut f32,
+                    1,
+                )
             }),
             cublas: Some(Box::new(move |c, ch, i| unsafe {
                 (c.saxpy)(ch, n as i32, &alpha, r.at(i, x_offset) as *const f32, 1, r.at(i, y_offset) as *mut f32, 1)
@@ -230,7 +244,14 @@ impl Workload {
     }
 
     /// y = 0.75·op(A)·x + 0.5·y with A m×n (lda = m), unit increments.
-    pub fn sgemv(h: &Handle, handle: mublasHandle_t, op: mublas::routines::gemv::Op, m: usize, n: usize, random: &mut Random) -> Result<Workload, String> {
+    pub fn sgemv(
+        h: &Handle,
+        handle: mublasHandle_t,
+        op: mublas::routines::gemv::Op,
+        m: usize,
+        n: usize,
+        random: &mut Random,
+    ) -> Result<Workload, String> {
         use mublas::routines::gemv::{self, Op};
         // One slot: A, then x and y, each long enough for either op; 16-byte aligned starts.
         let xy = m.max(n).next_multiple_of(4);
@@ -252,10 +273,36 @@ impl Workload {
             addresses: Box::new(move |i| (r.at(i, x_at), r.at(i, y_at))),
             // SAFETY (both closures): A, x and y lie inside rotation slot i of the pool the workload owns.
             mublas: Box::new(move |i| unsafe {
-                mublas::capi::blas2::mublasSgemv(handle as mublasHandle_t, trans, m as i32, n as i32, &alpha, r.at(i, 0) as *const f32, m as i32, r.at(i, x_at) as *const f32, 1, &beta, r.at(i, y_at) as *mut f32, 1)
+                mublas::capi::blas2::mublasSgemv(
+                    handle as mublasHandle_t,
+                    trans,
+                    m as i32,
+                    n as i32,
+                    &alpha,
+                    r.at(i, 0) as *const f32,
+                    m as i32,
+                    r.at(i, x_at) as *const f32,
+                    1,
+                    &beta,
+                    r.at(i, y_at) as *mut f32,
+                    1,
+                )
             }),
             cublas: Some(Box::new(move |c, ch, i| unsafe {
-                (c.sgemv)(ch, trans, m as i32, n as i32, &alpha, r.at(i, 0) as *const f32, m as i32, r.at(i, x_at) as *const f32, 1, &beta, r.at(i, y_at) as *mut f32, 1)
+                (c.sgemv)(
+                    ch,
+                    trans,
+                    m as i32,
+                    n as i32,
+                    &alpha,
+                    r.at(i, 0) as *const f32,
+                    m as i32,
+                    r.at(i, x_at) as *const f32,
+                    1,
+                    &beta,
+                    r.at(i, y_at) as *mut f32,
+                    1,
+                )
             })),
             routine_plan: None,
             _pool: pool,
@@ -267,7 +314,16 @@ impl Workload {
     /// every call, so the pool's values are scaled by 1/n: then |op(A)·x| ≤ max|x|
     /// and nothing grows to Inf or NaN however often a slot is reused.
     #[allow(clippy::too_many_arguments)]
-    pub fn strmv(h: &Handle, handle: mublasHandle_t, uplo: i32, trans: i32, diag: i32, n: usize, misaligned: bool, random: &mut Random) -> Result<Workload, String> {
+    pub fn strmv(
+        h: &Handle,
+        handle: mublasHandle_t,
+        uplo: i32,
+        trans: i32,
+        diag: i32,
+        n: usize,
+        misaligned: bool,
+        random: &mut Random,
+    ) -> Result<Workload, String> {
         use mublas::routines::trmv;
         let a_offset = misaligned as usize;
         let x_offset = (a_offset + n * n).div_ceil(4) * 4 + a_offset;
@@ -294,10 +350,30 @@ impl Workload {
             addresses: Box::new(move |i| (r.at(i, a_offset), r.at(i, x_offset))),
             // SAFETY (both closures): A (n × n, lda n) and x (n floats) lie inside the pool, which the workload owns.
             mublas: Box::new(move |i| unsafe {
-                mublas::capi::trmv::mublasStrmv(handle as mublasHandle_t, uplo, trans, diag, n32, r.at(i, a_offset) as *const f32, n32, r.at(i, x_offset) as *mut f32, 1)
+                mublas::capi::trmv::mublasStrmv(
+                    handle as mublasHandle_t,
+                    uplo,
+                    trans,
+                    diag,
+                    n32,
+                    r.at(i, a_offset) as *const f32,
+                    n32,
+                    r.at(i, x_offset) as *mut f32,
+                    1,
+                )
             }),
             cublas: Some(Box::new(move |c, ch, i| unsafe {
-                (c.strmv)(ch, uplo, trans, diag, n32, r.at(i, a_offset) as *const f32, n32, r.at(i, x_offset) as *mut f32, 1)
+                (c.strmv)(
+                    ch,
+                    uplo,
+                    trans,
+                    diag,
+                    n32,
+                    r.at(i, a_offset) as *const f32,
+                    n32,
+                    r.at(i, x_offset) as *mut f32,
+                    1,
+                )
             })),
             routine_plan: None,
             _pool: pool,
@@ -307,7 +383,16 @@ impl Workload {
     /// SGEMM C = op(A)·op(B) (alpha 1, beta 0), each rep on its own A, B, C;
     /// the work unit is 2·m·n·k flops. `addresses` gives (A, C).
     #[allow(clippy::too_many_arguments)]
-    pub fn sgemm(h: &Handle, handle: mublasHandle_t, transa: i32, transb: i32, m: usize, n: usize, k: usize, random: &mut Random) -> Result<Workload, String> {
+    pub fn sgemm(
+        h: &Handle,
+        handle: mublasHandle_t,
+        transa: i32,
+        transb: i32,
+        m: usize,
+        n: usize,
+        k: usize,
+        random: &mut Random,
+    ) -> Result<Workload, String> {
         Workload::sgemm_with(h, handle, transa, transb, m, n, k, mublas::routines::gemm::TileChoice::Auto, random)
     }
 
@@ -336,12 +421,26 @@ impl Workload {
         let pool = Pool::new(h, a_len + b_len + c_len, random)?;
         let r = pool.rotation;
         let (b_offset, c_offset) = (a_len, a_len + b_len);
-        let call = gemm::plan_call(h, ta, tb, m as u64, n as u64, k as u64, r.at(0, 0), lda as i64, r.at(0, b_offset), ldb as i64, choice)
-            .map_err(|e| e.to_string())?;
+        let call = gemm::plan_call(
+            h,
+            ta,
+            tb,
+            m as u64,
+            n as u64,
+            k as u64,
+            r.at(0, 0),
+            lda as i64,
+            r.at(0, b_offset),
+            ldb as i64,
+            choice,
+        )
+        .map_err(|e| e.to_string())?;
         let (spec, plan) = (call.kernel, call.plan);
         let problem = gemm::tuner_problem(h, spec, m as u64, n as u64, k as u64).map_err(|e| e.to_string())?;
         let ops = ["N", "T"];
-        let mut label = if m == n && n == k { format!("{}{} {m}", ops[transa.min(1) as usize], ops[transb.min(1) as usize]) } else {
+        let mut label = if m == n && n == k {
+            format!("{}{} {m}", ops[transa.min(1) as usize], ops[transb.min(1) as usize])
+        } else {
             format!("{}{} {m}x{n}x{k}", ops[transa.min(1) as usize], ops[transb.min(1) as usize])
         };
         if let Some(rows) = call.transposed_a_panel_rows {
@@ -371,21 +470,67 @@ impl Workload {
             // SAFETY (both closures): A, B and C lie inside the pool, which the workload owns.
             mublas: Box::new(move |i| match choice {
                 TileChoice::Auto => unsafe {
-                    mublasSgemm(handle as mublasHandle_t, transa, transb, mi, ni, ki, &alpha, r.at(i, 0) as *const f32, ldai,
-                        r.at(i, b_offset) as *const f32, ldbi, &beta, r.at(i, c_offset) as *mut f32, ldci)
+                    mublasSgemm(
+                        handle as mublasHandle_t,
+                        transa,
+                        transb,
+                        mi,
+                        ni,
+                        ki,
+                        &alpha,
+                        r.at(i, 0) as *const f32,
+                        ldai,
+                        r.at(i, b_offset) as *const f32,
+                        ldbi,
+                        &beta,
+                        r.at(i, c_offset) as *mut f32,
+                        ldci,
+                    )
                 },
-                TileChoice::Tile(_) | TileChoice::TransposedA { .. } | TileChoice::SplitTail { .. } | TileChoice::StreamK { .. } => {
+                TileChoice::Tile(_)
+                | TileChoice::TransposedA { .. }
+                | TileChoice::SplitTail { .. }
+                | TileChoice::StreamK { .. } => {
                     // SAFETY: a live handle from mublasCreate is a Handle (as MublasSession::handle).
                     let h = unsafe { &*(handle as *const Handle) };
                     let (alpha, beta) = (mublas::routines::Scalar::Host(alpha), mublas::routines::Scalar::Host(beta));
-                    let result = gemm::sgemm_with(h, transa, transb, mi as i64, ni as i64, ki as i64, alpha, r.at(i, 0), ldai as i64,
-                        r.at(i, b_offset), ldbi as i64, beta, r.at(i, c_offset), ldci as i64, choice);
+                    let result = gemm::sgemm_with(
+                        h,
+                        transa,
+                        transb,
+                        mi as i64,
+                        ni as i64,
+                        ki as i64,
+                        alpha,
+                        r.at(i, 0),
+                        ldai as i64,
+                        r.at(i, b_offset),
+                        ldbi as i64,
+                        beta,
+                        r.at(i, c_offset),
+                        ldci as i64,
+                        choice,
+                    );
                     result.map_or_else(|e| e.status() as i32, |_| 0)
                 }
             }),
             cublas: Some(Box::new(move |c, ch, i| unsafe {
-                (c.sgemm)(ch, transa, transb, mi, ni, ki, &alpha, r.at(i, 0) as *const f32, ldai,
-                    r.at(i, b_offset) as *const f32, ldbi, &beta, r.at(i, c_offset) as *mut f32, ldci)
+                (c.sgemm)(
+                    ch,
+                    transa,
+                    transb,
+                    mi,
+                    ni,
+                    ki,
+                    &alpha,
+                    r.at(i, 0) as *const f32,
+                    ldai,
+                    r.at(i, b_offset) as *const f32,
+                    ldbi,
+                    &beta,
+                    r.at(i, c_offset) as *mut f32,
+                    ldci,
+                )
             })),
             routine_plan: Some(plan),
             _pool: pool,
@@ -414,22 +559,27 @@ impl Workload {
 
     /// Median µs of mublas over `reps` calls after `warmups`.
     pub fn time_mublas(&self, timer: &EventTimer, warmups: usize, reps: usize) -> Result<f64, String> {
-        timer
-            .median_us(warmups, reps, |i| checked(self.routine, (self.mublas)(i)))
-            .map_err(|e| e.to_string())
+        timer.median_us(warmups, reps, |i| checked(self.routine, (self.mublas)(i))).map_err(|e| e.to_string())
     }
 
     /// Median µs of mublas and of cuBLAS measured alternately, call by call, so
     /// that clock and thermal drift fall on both alike. Each call gets its own
     /// rotation slot (mublas the even ones, cuBLAS the odd ones): neither finds
     /// the other's output in the L2.
-    pub fn time_alternating(&self, c: &RealCublas, timer: &EventTimer, warmups: usize, reps: usize) -> Result<(f64, Option<f64>), String> {
+    pub fn time_alternating(
+        &self,
+        c: &RealCublas,
+        timer: &EventTimer,
+        warmups: usize,
+        reps: usize,
+    ) -> Result<(f64, Option<f64>), String> {
         let Some(call) = &self.cublas else { return Ok((self.time_mublas(timer, warmups, reps)?, None)) };
         let ch = CublasSession::new(c)?;
         let (mut ours, mut theirs) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
         for i in 0..warmups + reps {
             let mublas_us = timer.time_us(|| checked(self.routine, (self.mublas)(2 * i))).map_err(|e| e.to_string())?;
-            let cublas_us = timer.time_us(|| checked(self.routine, call(c, ch.0, 2 * i + 1))).map_err(|e| e.to_string())?;
+            let cublas_us =
+                timer.time_us(|| checked(self.routine, call(c, ch.0, 2 * i + 1))).map_err(|e| e.to_string())?;
             if i >= warmups {
                 ours.push(mublas_us);
                 theirs.push(cublas_us);
@@ -439,7 +589,13 @@ impl Workload {
     }
 
     /// Median µs of cuBLAS, on a cuBLAS handle of its own on the same (default) stream.
-    pub fn time_cublas(&self, c: &RealCublas, timer: &EventTimer, warmups: usize, reps: usize) -> Result<Option<f64>, String> {
+    pub fn time_cublas(
+        &self,
+        c: &RealCublas,
+        timer: &EventTimer,
+        warmups: usize,
+        reps: usize,
+    ) -> Result<Option<f64>, String> {
         let Some(call) = &self.cublas else { return Ok(None) };
         let ch = CublasSession::new(c)?;
         timer.median_us(warmups, reps, |i| checked(self.routine, call(c, ch.0, i))).map(Some).map_err(|e| e.to_string())
