@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of mublas, from the repository root:
+#   0. cargo fmt --check: the Rust sources as rustfmt.toml formats them
+#      (reported as skipped where rustfmt is not installed);
 #   1. cargo test --release: Rust unit tests, the header check, the GPU
 #      integration tests (which print SKIPPED ... when there is no GPU);
 #   2. configures and builds the C tests with CMake in build/ (Release), which
@@ -33,6 +35,16 @@ trap finish EXIT
 
 section() { echo; echo "== $*"; }
 
+section "0/3 cargo fmt --check (rustfmt.toml)"
+step="cargo fmt --check"
+fmt_summary="formatted"
+if cargo fmt --version >/dev/null 2>&1; then
+  cargo fmt --check
+else
+  fmt_summary="SKIPPED (rustfmt is not installed: rustup component add rustfmt)"
+  echo "$fmt_summary"
+fi
+
 section "1/3 cargo test --release (Rust tests; GPU tests skip without a GPU)"
 step="cargo test --release"
 cargo test --release 2>&1 | tee "$log_dir/cargo.log"
@@ -60,5 +72,5 @@ fi
 
 step="done"
 echo
-echo "== Rust: $rust_summary ($skipped_rust GPU tests printed SKIPPED); C: $skipped_c skipped"
+echo "== Rust: $rust_summary ($skipped_rust GPU tests printed SKIPPED); C: $skipped_c skipped; format: $fmt_summary"
 echo "== test.sh: PASSED: $ctest_summary"
