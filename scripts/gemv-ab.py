@@ -43,6 +43,7 @@ def main():
     stream = cp.cuda.Stream(non_blocking=True)
     one, zero = ctypes.c_float(1.0), ctypes.c_float(0.0)
     assert cublas.cublasSetStream_v2(handle, ctypes.c_void_p(stream.ptr)) == 0
+    cp.cuda.Device().synchronize()  # the data above come from the default stream, which `stream` does not wait for
 
     def with_cublas(A):
         assert cublas.cublasSgemv_v2(handle, 1 if OP_T else 0, m, n, ctypes.byref(one), ctypes.c_void_p(A.data.ptr), m,
