@@ -645,9 +645,10 @@ extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short(GEMV_PARAMS)
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short_scalar(GEMV_PARAMS) { gemv_t_short<false>(GEMV_T_SHORT_ARGS); }
 
 // Not a BLAS routine: the bandwidth floor a GEMV of n4 float4s of A cannot
-// beat, for `mublas bench floor`. Reads A as the GEMV kernels do (load_once4;
-// grid-stride, 4 float4 in flight per thread) and nothing else; the sum goes to `sink` only for a bit
-// pattern (a NaN) that random data never give, so the loads stay.
+// beat, for `mublas bench floor`. Reads A as the N kernels do (load_once4;
+// grid-stride, 4 float4 in flight per thread) and nothing else; the sum goes
+// to `sink` only for a bit pattern (a NaN) that random data never give, so
+// the loads stay.
 extern "C" __global__ void __launch_bounds__(1024) gemv_read_floor_f32(i64 n4, const float4 *__restrict__ a, float *sink) {
     const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
     i64 i = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x;
