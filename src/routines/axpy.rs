@@ -3,6 +3,7 @@
 use super::Scalar;
 use super::vector::StridedVector;
 use crate::handle::Handle;
+use crate::launch::KernelArg;
 use crate::launch::KernelArg::{I32, I64, Ptr};
 use crate::launch::context::ContextGuard;
 use crate::status::{Error, Result};
@@ -69,9 +70,19 @@ pub fn vec4_applies(x: &StridedVector, y: &StridedVector) -> bool {
 /// The float4 kernels' split of n elements: (head, groups), the elements
 /// before y is 16-byte aligned and the float4 groups after them (the rest,
 /// n - head - 4 groups < 4, is the tail).
-fn vec4_split(n: i64, y: &StridedVector) -> (u64, u64) {
-    let head = ((16 - (y.base % 16)) % 16 / 4).min(n as u64);
+fn vec4_split(n: i64, y_base: u64) -> (u64, u64) {
+    let head = ((16 - (y_base % 16)) % 16 / 4).min(n as u64);
     (head, (n as u64 - head) / 4)
+}
+
+/// The argument list of `axpy_f32_vec4_single` for n elements of x and y at
+/// these addresses (unit increments, equally aligned): the routine's, and the
+/// overhead benchmark's bare launch. n ≤ SINGLE_MAX_ELEMENTS, so every count
+/// fits the kernel's 32-bit arguments.
+pub fn single_pass_args(n: i64, x: u64, y: u64, alpha_value: KernelArg, alpha_address: KernelArg) -> [KernelArg; 7] {
+    debug_assert!(n <= SINGLE_MAX_ELEMENTS);
+    let (head, groups) = vec4_split(n, y);
+    [I32(n as i32), I32(head as i32), I32(groups as i32), alpha_value, alpha_address, Ptr(x), Ptr(y)]
 }
 
 /// Which kernel, and the problem size the tuner sees for it.
@@ -79,7 +90,7 @@ pub fn select_kernel(n: i64, x: &StridedVector, y: &StridedVector) -> (&'static 
     if !vec4_applies(x, y) {
         return (&AXPY_STRIDED, Problem { n: n as u64, ..Problem::default() });
     }
-    let (_, groups) = vec4_split(n, y);
+    let (_, groups) = vec4_split(n, y.base);
     if n <= SINGLE_MAX_ELEMENTS {
         // A thread per group and per head or tail element.
         (&AXPY_VEC4_SINGLE, Problem { n: n as u64 - 3 * groups, ..Problem::default() })
@@ -116,17 +127,7 @@ pub fn saxpy(handle: &Handle, n: i64, alpha: Scalar, x: u64, incx: i64, y: u64, 
                 &[I64(n), alpha_value, alpha_address, Ptr(x.base), Ptr(y.base)],
             )
         } else if std::ptr::eq(spec, &AXPY_VEC4_SINGLE) {
-            // n ≤ SINGLE_MAX_ELEMENTS: every count fits the kernel's 32-bit arguments.
-            let (head, groups) = vec4_split(n, &y);
-            let args = [
-                I32(n as i32),
-                I32(head as i32),
-                I32(groups as i32),
-                alpha_value,
-                alpha_address,
-                Ptr(x.base),
-                Ptr(y.base),
-            ];
+            let args = single_pass_args(n, x.base, y.base, alpha_value, alpha_address);
             kernel.launch(handle.stream(), &plan.geometry, &plan.shape, &args)
         } else {
             kernel.launch(
@@ -171,7 +172,7 @@ mod tests {
         let (spec, problem) = select_kernel(n, &v(4100, n, 1), &v(8196, n, 1));
         assert_eq!(spec.name, "axpy_f32_vec4");
         assert_eq!(problem.n, (n as u64 - 3) / 4);
-        assert_eq!(vec4_split(n, &v(8196, n, 1)), (3, (n as u64 - 3) / 4));
+        assert_eq!(vec4_split(n, 8196), (3, (n as u64 - 3) / 4));
     }
 
     #[test]
@@ -180,14 +181,16 @@ mod tests {
         let (spec, problem) = select_kernel(103, &v(4100, 103, 1), &v(8196, 103, 1));
         assert_eq!(spec.name, "axpy_f32_vec4_single");
         assert_eq!(problem.n, 25 + 3);
-        assert_eq!(vec4_split(103, &v(8196, 103, 1)), (3, 25));
+        assert_eq!(vec4_split(103, 8196), (3, 25));
+        let args = single_pass_args(103, 4100, 8196, KernelArg::F32(0.5), Ptr(0));
+        assert_eq!(format!("{args:?}"), "[I32(103), I32(3), I32(25), F32(0.5), Ptr(0), Ptr(4100), Ptr(8196)]");
         // Aligned, 2 tail elements.
         let (_, problem) = select_kernel(102, &v(4096, 102, 1), &v(8192, 102, 1));
         assert_eq!(problem.n, 25 + 2);
         // Fewer elements than the head: no body, a thread per element.
         let (_, problem) = select_kernel(2, &v(4100, 2, 1), &v(8196, 2, 1));
         assert_eq!(problem.n, 2);
-        assert_eq!(vec4_split(2, &v(8196, 2, 1)), (2, 0));
+        assert_eq!(vec4_split(2, 8196), (2, 0));
         // The limit is inclusive; one more goes to the looping kernel.
         let n = SINGLE_MAX_ELEMENTS;
         assert_eq!(select_kernel(n, &v(4096, n, 1), &v(8192, n, 1)).0.name, "axpy_f32_vec4_single");

@@ -7,8 +7,9 @@
 use crate::workload::{AxpyLayout, Workload};
 use mublas::capi::types::mublasHandle_t;
 use mublas::harness::{EventTimer, Random};
-use mublas::launch::KernelArg::{F32, I32, Ptr};
+use mublas::launch::KernelArg::{F32, Ptr};
 use mublas::real_cublas::RealCublas;
+use mublas::routines::axpy;
 use std::time::Instant;
 
 pub fn run(h: &mublas::Handle, handle: mublasHandle_t, cublas: Option<&RealCublas>) -> Result<(), String> {
@@ -32,10 +33,10 @@ pub fn run(h: &mublas::Handle, handle: mublasHandle_t, cublas: Option<&RealCubla
     // The same rotation of inputs as the mublas calls: reusing one x and y would
     // keep them in the L2 and time a faster kernel, not a cheaper host path.
     // n = 1024 with x and y 16-byte aligned: the single-pass float4 kernel, no head, 256 groups.
-    assert_eq!(workload.spec.name, mublas::routines::axpy::AXPY_VEC4_SINGLE.name);
+    assert_eq!(workload.spec.name, axpy::AXPY_VEC4_SINGLE.name);
     let direct = |i: usize| {
         let (x, y) = workload.addresses(i);
-        let args = [I32(n as i32), I32(0), I32(n as i32 / 4), F32(0.5), Ptr(0), Ptr(x), Ptr(y)];
+        let args = axpy::single_pass_args(n as i64, x, y, F32(0.5), Ptr(0));
         // SAFETY: the argument list of axpy_f32_vec4_single; x and y hold n floats.
         unsafe { kernel.launch(h.stream(), &plan.geometry, &plan.shape, &args) }
     };
