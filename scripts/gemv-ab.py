@@ -4,14 +4,14 @@ cuBLAS's, without the library: for trying a kernel variant (a copy of
 kernels/gemv.cu with extra lines such as
   extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_c8(GEMV_PARAMS) { gemv_n<true, 8>(GEMV_ARGS); }
 compiled by `scripts/nvrtc-ptx.py FILE.cu sm_90 > FILE.cubin`) before wiring
-it into the tuner. Square n×n, y = A·x (OP=T in the environment: y = Aᵀ·x,
+it into the tuner. Square n×n or m×n, y = A·x (OP=T in the environment: y = Aᵀ·x,
 for the T kernels, TX threads a block, a warp per column), alpha = 1,
 beta = 0. Twenty calls captured in a CUDA graph and replayed between
 two events, median of 15 replays, four matrices rotated (past the L2 from n
 = 2048): the kernels' own time, without launch cost (from Python, longer
 than these kernels). Each result is checked against a float64 product.
 
-usage: gemv-ab.py FILE.cubin N SPEC...   SPEC: KERNEL@TXxTY[xSPLIT]
+usage: gemv-ab.py FILE.cubin N|MxN SPEC...   SPEC: KERNEL@TXxTY[xSPLIT]
   e.g. gemv-ab.py gemv.cubin 2000 gemv_n_f32@32x16x16 gemv_n_f32_c8@8x64
        OP=T gemv-ab.py gemv.cubin 4096 gemv_t_f32@512x1
 """
@@ -27,19 +27,19 @@ OP_T = os.environ.get("OP") == "T"
 
 
 def main():
-    path, n, specs = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+    path, size, specs = sys.argv[1], sys.argv[2], sys.argv[3:]
+    m, n = (int(v) for v in size.split("x")) if "x" in size else (int(size), int(size))
     module = cp.RawModule(path=path)
     cublas = ctypes.CDLL("libcublas.so.13")
     handle = ctypes.c_void_p()
     assert cublas.cublasCreate_v2(ctypes.byref(handle)) == 0
-    m = n
     matrices = [cp.random.rand(m * n, dtype=cp.float32) - 0.5 for _ in range(4)]
-    x = cp.random.rand(n, dtype=cp.float32) - 0.5
-    y = cp.zeros(m, dtype=cp.float32)
+    x = cp.random.rand(m if OP_T else n, dtype=cp.float32) - 0.5
+    y = cp.zeros(n if OP_T else m, dtype=cp.float32)
     a = matrices[0].reshape(n, m)  # row j of `a` is column j of A
     reference = (a if OP_T else a.T).astype(cp.float64) @ x.astype(cp.float64)
     counters = cp.zeros(65536, dtype=cp.uint32)  # the split's arrival counters, 0 between calls
-    partials = cp.zeros(64 * m, dtype=cp.float32)
+    partials = cp.zeros(64 * max(m, n), dtype=cp.float32)
     stream = cp.cuda.Stream(non_blocking=True)
     one, zero = ctypes.c_float(1.0), ctypes.c_float(0.0)
     assert cublas.cublasSetStream_v2(handle, ctypes.c_void_p(stream.ptr)) == 0
@@ -81,7 +81,7 @@ def main():
         stream.synchronize()
         times = sorted(cp.cuda.get_elapsed_time(a, b) * 1000 / CALLS for a, b in events)
         error = float(cp.max(cp.abs(y - reference)) / cp.max(cp.abs(reference)))
-        print(f"{n} {label:32s} {blocks:>12s} {times[len(times) // 2]:8.2f} us  error {error:.1e}", flush=True)
+        print(f"{size} {label:32s} {blocks:>12s} {times[len(times) // 2]:8.2f} us  error {error:.1e}", flush=True)
 
 
 if __name__ == "__main__":

@@ -617,6 +617,22 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
             },
             None,
         ),
+        // Past 4096 columns, one wave of 64-row tiles (on an H100): the float4 wide kernel.
+        (
+            Case {
+                trans: MUBLAS_OP_N,
+                m: 5000,
+                n: 4100,
+                lda: 5004,
+                a_offset: 0,
+                incx: 1,
+                incy: -1,
+                alpha: -0.6,
+                beta: 0.5,
+                device_scalars: false,
+            },
+            None,
+        ),
     ];
     for (case, shape) in cases {
         let prepared = Prepared::new(&gpu, &mut random, case);
@@ -655,6 +671,39 @@ fn gpu_sgemv_plan_takes_the_narrow_kernel_where_row_tiles_leave_sms_idle() {
         if n <= 512 {
             assert_eq!(plan.geometry.grid.1, 1, "{m}x{n}: at most 512 columns, no split");
         }
+    }
+}
+
+#[test]
+fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
+    let test = "gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    // The rule's figures are the H100's (132 SMs, one 512-thread wide block per SM).
+    let h100_like = gpu.inner().device.model().sm_count == 132;
+    // (m, n, lda, A's address offset in bytes, expected kernel, and the wide kernels' shape)
+    let cases = [
+        (3000, 3000, 3000, 0, "gemv_n_f32_wide", Some((8, 64))),
+        (3000, 3000, 3001, 4, "gemv_n_f32_scalar_wide", Some((8, 64))),
+        (5000, 5000, 5000, 0, "gemv_n_f32_wide", Some((16, 32))),
+        (16384, 16384, 16384, 0, "gemv_n_f32_wide", Some((32, 16))),
+        // Past 4096 columns the scalar kernel keeps its split…
+        (5000, 5001, 5001, 0, "gemv_n_f32_scalar", None),
+        // …and the float4 kernel needs half the SMs there (2000 rows: 63 blocks).
+        (2000, 8192, 2000, 0, "gemv_n_f32", None),
+    ];
+    for (m, n, lda, offset, expected, shape) in cases {
+        let op = gemv::check_arguments(MUBLAS_OP_N, m, n, lda, 1, 1).unwrap();
+        let (spec, plan) = gemv::plan(gpu.inner(), op, m, n, 1 << 20 | offset, lda).unwrap();
+        say(&format!("{test}: {m}x{n}: {} {:?} grid {:?}", spec.name, plan.shape, plan.geometry.grid));
+        if h100_like {
+            assert_eq!(spec.name, expected, "{m}x{n}");
+            if let Some((tx, ty)) = shape {
+                assert_eq!((plan.shape.tx, plan.shape.ty, plan.geometry.grid.1), (tx, ty, 1), "{m}x{n}");
+            }
+        }
+    }
+    if !h100_like {
+        say(&format!("{test}: not a 132-SM GPU: plans printed, not checked"));
     }
 }
 

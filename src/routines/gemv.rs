@@ -24,7 +24,8 @@ use crate::handle::{Handle, SPLIT_COUNTER_SLOTS};
 use crate::launch::KernelArg::{I64, Ptr};
 use crate::launch::context::ContextGuard;
 use crate::status::{Error, Result};
-use crate::tuner::{Geometry, KernelSpec, LaunchPlan, LaunchShape, LaunchSpace, Problem};
+use crate::tuner::optimizer;
+use crate::tuner::{DeviceModel, Geometry, KernelModel, KernelSpec, LaunchPlan, LaunchShape, LaunchSpace, Problem};
 
 /// Rows per thread in the N kernels (GEMV_N_ROWS in kernels/gemv.cu).
 const N_ROWS_PER_THREAD: u64 = 4;
@@ -70,16 +71,25 @@ const N_SPACE: LaunchSpace =
 const NARROW_SPACE: LaunchSpace =
     LaunchSpace { tx_step: 8, tx_min: 8, tx_max: 32, ty_min: 1, ty_max: 128, splits: &[1] };
 /// The wide N kernels (8 columns in flight per thread): unsplit, row tiles of
-/// 32, 64 thread rows. On the H100 (`scripts/gemv-ab.py`, kernel time) 8×64
-/// was the fastest of 8×64, 4×128 and 16×32 at 2000² to 4096².
-const WIDE_SPACE: LaunchSpace = LaunchSpace { tx_step: 8, tx_min: 8, tx_max: 8, ty_min: 64, ty_max: 64, splits: &[1] };
-/// The wide N kernels replace a split of at least this many ranges (`plan`)…
-const WIDE_MIN_SPLIT: u32 = 8;
-/// …on at least this many rows (the fewest measured: at 1000² its 32 blocks
-/// were not tried) and at most this many columns (64 per thread row; a
-/// wider matrix keeps the split, whose blocks then cover the GPU).
+/// 32 to 256 rows. Their shape is chosen by [`wide_plan`], not the optimizer.
+const WIDE_SPACE: LaunchSpace = LaunchSpace { tx_step: 8, tx_min: 8, tx_max: 64, ty_min: 8, ty_max: 64, splits: &[1] };
+/// Threads of a wide block: the most their registers (102 and 113) leave room
+/// for in one block per SM. Full blocks were faster than half ones at every
+/// size tried (H100, kernel time, `scripts/gemv-ab.py`: 4100² 27.2 µs on 8 × 64
+/// against 28.6 on 8 × 32, 5000² 37.2 on 16 × 32 against 42.3 on 16 × 16).
+const WIDE_THREADS: u32 = 512;
+/// The wide N kernels need at least this many rows (`wide_pays`; the fewest
+/// measured: at 1000² their 32 blocks were not tried)…
 const WIDE_MIN_ROWS: i64 = 2000;
+/// …and replace a split of at least this many ranges on at most
+/// WIDE_MAX_COLUMNS columns (both kernels; 64 per thread row)…
+const WIDE_MIN_SPLIT: u32 = 8;
 const WIDE_MAX_COLUMNS: i64 = 4096;
+/// …or, the float4 kernel only, on at least WIDE_MIN_ROWS columns, a grid that
+/// engages at least this share of the SMs when the columns are more than
+/// WIDE_MAX_COLUMNS (2000 × 8192, 63 blocks: 28.1 µs against 27.0 for the
+/// default's 8-way split).
+const WIDE_MIN_COVERAGE: f64 = 0.5;
 /// At most 512 threads: a block of 1024 holds an SM alone (60 registers), so
 /// the 256 ranges that fill the GPU would run in two waves (H100, m = 16,
 /// n = 2^20: 39 µs against 36 µs with 512 threads).
@@ -285,14 +295,53 @@ pub fn candidate_kernels(op: Op, m: i64, a: u64, lda: i64) -> Vec<&'static Kerne
     std::iter::once(default).chain(twins(default).map(|(spec, _)| spec)).collect()
 }
 
-/// Whether the wide N kernels replace the default's plan (`plan`, "Wide N").
-fn wide_pays(m: i64, n: i64, default_split: u32) -> bool {
-    default_split >= WIDE_MIN_SPLIT && m >= WIDE_MIN_ROWS && n <= WIDE_MAX_COLUMNS
+/// The wide N kernels' shape for a problem: blocks of WIDE_THREADS, and of
+/// the grids that run in one wave the one with the largest Grid-Occupancy,
+/// ties to the larger Tx. That is the paper's rule without the optimizer's
+/// SM-coverage extension, which here would take the smallest row tiles
+/// (5000²: 8 × 32, 157 blocks, 38.2 µs) over fewer, longer ones that sweep
+/// the columns together (16 × 32, 79 blocks, 37.2; cuBLAS 37.7). Measured
+/// as kernels on the H100 (`scripts/gemv-ab.py`, µs), the shape this rule
+/// takes was the fastest wide shape at every size tried: 4100² 8 × 64 27.2,
+/// 6000² 16 × 32 51.2, 8192² 16 × 32 89.9, 10000² 32 × 16 134.4, 16384²
+/// 32 × 16 345.8, 20000² 64 × 8 533.5. Without a one-wave grid, the
+/// largest Tx (which `wide_pays` then refuses).
+fn wide_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, problem: &Problem) -> LaunchPlan {
+    use crate::tuner::occupancy::waves;
+    let full_blocks = optimizer::candidates(device, kernel, spec, problem)
+        .into_iter()
+        .filter(|(shape, _, _)| shape.tx * shape.ty == WIDE_THREADS)
+        .map(|(shape, geometry, occupancy)| LaunchPlan { shape, geometry, occupancy });
+    let mut best: Option<LaunchPlan> = None;
+    let mut largest_tx: Option<LaunchPlan> = None;
+    for plan in full_blocks {
+        largest_tx.get_or_insert(plan);
+        let one_wave = waves(plan.geometry.blocks(), plan.occupancy.blocks_per_wave(device)) == 1;
+        if one_wave && best.is_none_or(|b| plan.occupancy.grid > b.occupancy.grid) {
+            best = Some(plan);
+        }
+    }
+    best.or(largest_tx).unwrap_or_else(|| {
+        let shape = LaunchShape { tx: WIDE_SPACE.tx_min, ty: WIDE_THREADS / WIDE_SPACE.tx_min, split: 1 };
+        LaunchPlan::of_shape(device, kernel, spec, problem, shape)
+    })
+}
+
+/// Whether the wide N kernel replaces the default's plan (`plan`, "Wide N").
+fn wide_pays(device: &DeviceModel, m: i64, n: i64, default_split: u32, wide: &LaunchPlan, vec4: bool) -> bool {
+    if m < WIDE_MIN_ROWS || optimizer::waves(device, wide) != 1 {
+        return false;
+    }
+    let replaces_many_ranges = default_split >= WIDE_MIN_SPLIT && n <= WIDE_MAX_COLUMNS;
+    let float4_one_wave = vec4
+        && n >= WIDE_MIN_ROWS
+        && (n <= WIDE_MAX_COLUMNS || optimizer::sm_coverage(device, wide) >= WIDE_MIN_COVERAGE);
+    replaces_many_ranges || float4_one_wave
 }
 
 /// The kernel and the tuner's plan for a call (what `sgemv` launches; the
 /// benchmark reports it): the default kernel, unless its twin does better by
-/// a rule the occupancies cannot see.
+/// a rule the occupancies cannot see, or a shape is forced on the default.
 ///  - Lean T: one wave where the default needs more. A warp per column holds
 ///    32 warps per SM at 64 registers, 4224 columns per wave on an H100, so
 ///    n = 5000 ran 1.18 waves; the lean kernel's 40 warps run it in one
@@ -304,13 +353,19 @@ fn wide_pays(m: i64, n: i64, default_split: u32) -> bool {
 ///    (`mublas bench sgemv`: N 256², 8 blocks of 32 rows, 9.6–10.0 µs against
 ///    11.5–12.1 for the default's 2 × 2 split blocks; 512², 16 blocks,
 ///    10.3–10.8 against 11.2–12.4 for 4 × 4).
-///  - Wide N: [`wide_pays`]: a split of 8 or more ranges on 2000 to 4096
-///    columns. Its partial sums and last-block sum cost more than a
-///    grid of fewer blocks with twice the loads in flight (H100, kernel
-///    time, `scripts/gemv-ab.py`: N 2000² 9.3 µs unsplit against 10.9 with
-///    the 16-way split, 3000² 16.7 against 17.4 with 8; 4096², also split 8
-///    ways, 26.8 against 27.5 with 4; at 5000² and 8192², which split 4
-///    ways, level, so the rule stops at 8 ranges).
+///  - Wide N: [`wide_pays`], on the shape of [`wide_plan`]. First (both
+///    kernels), where the default splits 8 ways or more on 2000 to 4096
+///    columns: its partial sums and last-block sum cost more than a grid of
+///    fewer blocks with twice the loads in flight (H100, kernel time,
+///    `scripts/gemv-ab.py`: N 2000² 9.3 µs unsplit against 10.9 with the
+///    16-way split, 3000² 16.7 against 17.4 with 8). Then, with the streamed
+///    loads of A, the float4 kernel wherever it runs in one wave from 2000 ×
+///    2000 on (µs, wide against the default's plan): 4100² 27.2 against 27.5,
+///    4160² 26.8 / 28.3, 5000² 37.2 / 38.2, 8192² 89.9 / 91.4, 8192 × 2000
+///    24.5 / 26.0, 10000² 134.4 / 135.8, 16384² 345.8 / 349.8, 20000² 533.5
+///    / 535.6, 32768² 1375 / 1385. The scalar kernel keeps the first rule:
+///    beyond 4096 columns it lost 2–9 % at 4098² to 4223², 6001², 8191²
+///    and 16383².
 pub fn plan(handle: &Handle, op: Op, m: i64, n: i64, a: u64, lda: i64) -> Result<(&'static KernelSpec, LaunchPlan)> {
     let device = &handle.device;
     let plan_of = |spec: &'static KernelSpec| -> Result<LaunchPlan> {
@@ -319,23 +374,42 @@ pub fn plan(handle: &Handle, op: Op, m: i64, n: i64, a: u64, lda: i64) -> Result
     };
     let default = select_kernel(op, m, a, lda);
     let default_plan = plan_of(default)?;
-    use crate::tuner::optimizer::{sm_coverage, waves};
+    if device.tuner.forced().get(default.name).is_some() {
+        // A shape forced on the default kernel pins that kernel (the analyzer times its shapes so).
+        return Ok((default, default_plan));
+    }
+    use optimizer::{sm_coverage, waves};
     let model = device.model();
     for (twin_spec, kind) in twins(default) {
         let consider = match kind {
             Twin::Lean => waves(model, &default_plan) > 1,
             Twin::Narrow => n as u64 <= N_SPLIT_MIN_COLUMNS && sm_coverage(model, &default_plan) < 1.0,
-            Twin::Wide => wide_pays(m, n, default_plan.geometry.grid.1),
+            Twin::Wide => m >= WIDE_MIN_ROWS,
         };
         if !consider {
             continue;
         }
-        let twin_plan = plan_of(twin_spec)?;
-        let better = match kind {
-            Twin::Lean => waves(model, &twin_plan) == 1,
-            Twin::Narrow => sm_coverage(model, &twin_plan) > sm_coverage(model, &default_plan),
-            Twin::Wide => true,
+        let twin_plan = match kind {
+            Twin::Wide => {
+                let kernel = device.kernel(twin_spec.name)?;
+                let problem = problem(m, n);
+                device.tuner.plan_with(twin_spec, &kernel.model, &problem, || {
+                    wide_plan(model, &kernel.model, twin_spec, &problem)
+                })
+            }
+            _ => plan_of(twin_spec)?,
         };
+        // A shape forced on a twin that the call could take pins the twin (`mublas report` times its shapes so).
+        let forced = device.tuner.forced().get(twin_spec.name).is_some();
+        let better = forced
+            || match kind {
+                Twin::Lean => waves(model, &twin_plan) == 1,
+                Twin::Narrow => sm_coverage(model, &twin_plan) > sm_coverage(model, &default_plan),
+                Twin::Wide => {
+                    let vec4 = std::ptr::eq(twin_spec, &GEMV_N_WIDE);
+                    wide_pays(model, m, n, default_plan.geometry.grid.1, &twin_plan, vec4)
+                }
+            };
         if better {
             return Ok((twin_spec, twin_plan));
         }
@@ -633,17 +707,74 @@ mod tests {
         }
     }
 
+    /// The wide N kernels as the driver reports them on an H100 (102 and 113 registers).
+    fn wide_models() -> [KernelModel; 2] {
+        let model = |registers_per_thread| KernelModel {
+            registers_per_thread,
+            static_shared_bytes: 8193,
+            max_threads_per_block: WIDE_THREADS,
+        };
+        [model(102), model(113)]
+    }
+
     #[test]
-    fn the_wide_kernels_replace_splits_of_eight_or_more_on_mid_size_matrices() {
-        assert!(wide_pays(2000, 2000, 16));
-        assert!(wide_pays(3000, 3000, 8));
-        assert!(!wide_pays(4096, 4096, 4), "a 4-way split stays");
-        assert!(!wide_pays(1000, 1000, 16), "too few rows: 32 blocks");
-        assert!(!wide_pays(1024, 65536, 64), "too many columns per thread row");
-        // Unsplit on 32-row tiles of 8 × 64 threads.
-        let problem = Problem { m: 2000, n: 2000, k: 0 };
-        let shape = LaunchShape { tx: WIDE_SPACE.tx_min, ty: WIDE_SPACE.ty_min, split: 1 };
-        assert_eq!((GEMV_N_WIDE.geometry)(&problem, &shape).grid, (63, 1, 1));
+    fn the_wide_kernels_take_the_longest_row_tiles_that_fill_one_wave() {
+        let device = DeviceModel::h100_sxm();
+        for kernel in wide_models() {
+            for (m, n, shape, blocks) in [
+                (2000u64, 2000u64, (8, 64), 63),
+                (4096, 4096, (8, 64), 128),
+                (4100, 4100, (8, 64), 129),
+                (5000, 5000, (16, 32), 79),
+                (6000, 6000, (16, 32), 94),
+                (8192, 8192, (16, 32), 128),
+                (8192, 2000, (16, 32), 128),
+                (10000, 10000, (32, 16), 79),
+                (16384, 16384, (32, 16), 128),
+                (20000, 20000, (64, 8), 79),
+                (32768, 32768, (64, 8), 128),
+            ] {
+                let plan = wide_plan(&device, &kernel, &GEMV_N_WIDE, &Problem { m, n, k: 0 });
+                assert_eq!((plan.shape.tx, plan.shape.ty, plan.shape.split), (shape.0, shape.1, 1), "{m} × {n}");
+                assert_eq!(plan.geometry.blocks(), blocks, "{m} × {n}");
+                assert_eq!(optimizer::waves(&device, &plan), 1, "{m} × {n}");
+            }
+            // No one-wave grid of 256-row tiles or shorter: the largest Tx, in two waves.
+            let plan = wide_plan(&device, &kernel, &GEMV_N_WIDE, &Problem { m: 65536, n: 1024, k: 0 });
+            assert_eq!((plan.shape.tx, plan.geometry.blocks()), (64, 256));
+            assert_eq!(optimizer::waves(&device, &plan), 2);
+        }
+    }
+
+    #[test]
+    fn when_the_wide_kernels_replace_the_default() {
+        let device = DeviceModel::h100_sxm();
+        let [float4, scalar] = wide_models();
+        let pays = |m: i64, n: i64, default_split: u32, vec4: bool| {
+            let kernel = if vec4 { &float4 } else { &scalar };
+            let wide = wide_plan(&device, kernel, &GEMV_N_WIDE, &Problem { m: m as u64, n: n as u64, k: 0 });
+            wide_pays(&device, m, n, default_split, &wide, vec4)
+        };
+        // Both kernels, where the default splits 8 ways or more on at most 4096 columns.
+        for vec4 in [true, false] {
+            assert!(pays(2000, 2000, 16, vec4));
+            assert!(pays(3000, 3000, 8, vec4));
+            assert!(pays(4096, 4096, 8, vec4));
+            assert!(!pays(1000, 1000, 16, vec4), "too few rows: 32 blocks");
+            assert!(!pays(1024, 65536, 32, vec4), "too few rows");
+            assert!(!pays(65536, 1024, 1, vec4), "no one-wave grid");
+        }
+        // The float4 kernel wherever it runs in one wave on at least half the SMs…
+        for (m, n, default_split) in
+            [(4097, 4097, 4), (5000, 5000, 4), (8192, 2000, 4), (16384, 16384, 2), (32768, 32768, 1)]
+        {
+            assert!(pays(m, n, default_split, true), "{m} × {n}");
+            assert!(!pays(m, n, default_split, false), "{m} × {n}, scalar");
+        }
+        // …or on at most 4096 columns; not on fewer than 2000.
+        assert!(!pays(2000, 8192, 8, true), "63 blocks on 8192 columns");
+        assert!(pays(2000, 4096, 4, true));
+        assert!(!pays(8192, 1500, 4, true));
     }
 
     fn position(result: Result<Op>) -> u32 {

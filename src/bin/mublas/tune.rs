@@ -97,14 +97,18 @@ pub fn sampling_workloads(
         }
         "sgemv" => {
             // The paper's sampling size for the matrix routines; m = n + 1 (odd lda) exercises the scalar kernels.
-            use mublas::routines::gemv::Op;
+            // Each workload is pinned to the default kernel, the one the optimizer sizes (a
+            // forced shape keeps it: `gemv::plan`), even where the routine would take a twin.
+            use mublas::routines::gemv::{self, Op};
             let n = size.unwrap_or(8192);
-            Ok(vec![
-                Workload::sgemv(h, handle, Op::N, n, n, random)?,
-                Workload::sgemv(h, handle, Op::T, n, n, random)?,
-                Workload::sgemv(h, handle, Op::N, n + 1, n, random)?,
-                Workload::sgemv(h, handle, Op::T, n + 1, n, random)?,
-            ])
+            let mut all = Vec::new();
+            for (op, m) in [(Op::N, n), (Op::T, n), (Op::N, n + 1), (Op::T, n + 1)] {
+                let mut workload = Workload::sgemv(h, handle, op, m, n, random)?;
+                workload.spec = gemv::select_kernel(op, m as i64, 0, m as i64);
+                workload.routine_plan = None;
+                all.push(workload);
+            }
+            Ok(all)
         }
         "strmv" => {
             // Each pass-1 kernel (LNN for op N, LTN for op T; aligned: vec4, misaligned: scalar),

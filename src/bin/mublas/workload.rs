@@ -178,7 +178,8 @@ pub struct Workload {
     pub spec: &'static KernelSpec,
     pub problem: Problem,
     /// The plan the routine itself chose, where that is not the tuner's plan
-    /// of (spec, problem) (SGEMM's split: see `routines::gemm::tile_plan`).
+    /// of (spec, problem) (SGEMM's split: see `routines::gemm::tile_plan`;
+    /// SGEMV's twins: `routines::gemv::plan`).
     pub routine_plan: Option<LaunchPlan>,
     /// Bytes moved (or, for SGEMM, flops done) per call.
     pub work: f64,
@@ -259,7 +260,7 @@ impl Workload {
         let pool = Pool::new(h, slot, random)?;
         let r = pool.rotation;
         let (x_at, y_at) = (slot - 2 * xy, slot - xy);
-        let (spec, _) = gemv::plan(h, op, m as i64, n as i64, r.at(0, 0), m as i64).map_err(|e| e.to_string())?;
+        let (spec, plan) = gemv::plan(h, op, m as i64, n as i64, r.at(0, 0), m as i64).map_err(|e| e.to_string())?;
         let trans = if op == Op::N { mublas::capi::types::MUBLAS_OP_N } else { mublas::capi::types::MUBLAS_OP_T };
         let handle = handle as usize;
         let (alpha, beta) = (0.75f32, 0.5f32);
@@ -304,7 +305,7 @@ impl Workload {
                     1,
                 )
             })),
-            routine_plan: None,
+            routine_plan: Some(plan),
             _pool: pool,
         })
     }
