@@ -73,9 +73,9 @@ const NARROW_SPACE: LaunchSpace =
 /// The wide N kernels (8 columns in flight per thread): unsplit, row tiles of
 /// 32 to 256 rows. Their shape is chosen by [`wide_plan`], not the optimizer.
 const WIDE_SPACE: LaunchSpace = LaunchSpace { tx_step: 8, tx_min: 8, tx_max: 64, ty_min: 8, ty_max: 64, splits: &[1] };
-/// Threads of a wide block: the most their registers (102 and 113) leave room
-/// for in one block per SM. Full blocks were faster than half ones at every
-/// size tried (H100, kernel time, `scripts/gemv-ab.py`: 4100² 27.2 µs on 8 × 64
+/// Threads of a wide block at most: the most their registers (102 and 113)
+/// leave room for in one block per SM. Full blocks were faster than half ones
+/// at every size tried (H100, kernel time, `scripts/gemv-ab.py`: 4100² 27.2 µs on 8 × 64
 /// against 28.6 on 8 × 32, 5000² 37.2 on 16 × 32 against 42.3 on 16 × 16).
 const WIDE_THREADS: u32 = 512;
 /// The wide N kernels need at least this many rows (`wide_pays`; the fewest
@@ -295,22 +295,25 @@ pub fn candidate_kernels(op: Op, m: i64, a: u64, lda: i64) -> Vec<&'static Kerne
     std::iter::once(default).chain(twins(default).map(|(spec, _)| spec)).collect()
 }
 
-/// The wide N kernels' shape for a problem: blocks of WIDE_THREADS, and of
-/// the grids that run in one wave the one with the largest Grid-Occupancy,
-/// ties to the larger Tx. That is the paper's rule without the optimizer's
-/// SM-coverage extension, which here would take the smallest row tiles
-/// (5000²: 8 × 32, 157 blocks, 38.2 µs) over fewer, longer ones that sweep
-/// the columns together (16 × 32, 79 blocks, 37.2; cuBLAS 37.7). Measured
-/// as kernels on the H100 (`scripts/gemv-ab.py`, µs), the shape this rule
-/// takes was the fastest wide shape at every size tried: 4100² 8 × 64 27.2,
-/// 6000² 16 × 32 51.2, 8192² 16 × 32 89.9, 10000² 32 × 16 134.4, 16384²
-/// 32 × 16 345.8, 20000² 64 × 8 533.5. Without a one-wave grid, the
-/// largest Tx (which `wide_pays` then refuses).
+/// The wide N kernels' shape for a problem: for each Tx the most thread rows
+/// a block of WIDE_THREADS holds, and of the grids that run in one wave the
+/// one with the largest Grid-Occupancy, ties to the larger Tx. That is the
+/// paper's rule without the optimizer's SM-coverage extension, which here
+/// would take the smallest row tiles (5000²: 8 × 32, 157 blocks, 38.2 µs)
+/// over fewer, longer ones that sweep the columns together (16 × 32, 79
+/// blocks, 37.2; cuBLAS 37.7). Measured as kernels on the H100
+/// (`scripts/gemv-ab.py`, µs), the shape this rule takes was the fastest
+/// wide shape tried, or within 0.4 % of it, at every size: 4100² 8 × 64
+/// 27.2, 6000² 16 × 32 51.2, 7000² 16 × 32 68.2, 8192² 16 × 32 89.9, 10000²
+/// 24 × 21 135.0 (32 × 16 134.4), 12000² 24 × 21 191.7 (32 × 16 191.0),
+/// 16384² 32 × 16 345.6, 20000² 40 × 12 526.9 (48 × 10 526.0, 64 × 8
+/// 532.1), 32768² 64 × 8 1374.6. Without a one-wave grid, the largest Tx
+/// (which `wide_pays` then refuses).
 fn wide_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, problem: &Problem) -> LaunchPlan {
     use crate::tuner::occupancy::waves;
     let full_blocks = optimizer::candidates(device, kernel, spec, problem)
         .into_iter()
-        .filter(|(shape, _, _)| shape.tx * shape.ty == WIDE_THREADS)
+        .filter(|(shape, _, _)| shape.ty == WIDE_THREADS / shape.tx)
         .map(|(shape, geometry, occupancy)| LaunchPlan { shape, geometry, occupancy });
     let mut best: Option<LaunchPlan> = None;
     let mut largest_tx: Option<LaunchPlan> = None;
@@ -362,7 +365,7 @@ fn wide_pays(device: &DeviceModel, m: i64, n: i64, default_split: u32, wide: &La
 ///    loads of A, the float4 kernel wherever it runs in one wave from 2000 ×
 ///    2000 on (µs, wide against the default's plan): 4100² 27.2 against 27.5,
 ///    4160² 26.8 / 28.3, 5000² 37.2 / 38.2, 8192² 89.9 / 91.4, 8192 × 2000
-///    24.5 / 26.0, 10000² 134.4 / 135.8, 16384² 345.8 / 349.8, 20000² 533.5
+///    24.5 / 26.0, 10000² 135.0 / 135.8, 16384² 345.6 / 349.8, 20000² 526.9
 ///    / 535.6, 32768² 1375 / 1385. The scalar kernel keeps the first rule:
 ///    beyond 4096 columns it lost 2–9 % at 4098² to 4223², 6001², 8191²
 ///    and 16383².
@@ -729,9 +732,11 @@ mod tests {
                 (6000, 6000, (16, 32), 94),
                 (8192, 8192, (16, 32), 128),
                 (8192, 2000, (16, 32), 128),
-                (10000, 10000, (32, 16), 79),
+                (7000, 7000, (16, 32), 110),
+                (10000, 10000, (24, 21), 105),
+                (12000, 12000, (24, 21), 125),
                 (16384, 16384, (32, 16), 128),
-                (20000, 20000, (64, 8), 79),
+                (20000, 20000, (40, 12), 125),
                 (32768, 32768, (64, 8), 128),
             ] {
                 let plan = wide_plan(&device, &kernel, &GEMV_N_WIDE, &Problem { m, n, k: 0 });
