@@ -1,6 +1,6 @@
 // SGEMV: y = alpha * op(A) * x + beta * y, A column-major (m rows, n columns, lda).
 //
-// Fourteen kernels, the routine (src/routines/gemv.rs) picks one per call:
+// Fifteen kernels, the routine (src/routines/gemv.rs) picks one per call:
 //  - gemv_n_f32 / gemv_n_f32_scalar: op N. Block (Tx, Ty); the block owns
 //    GEMV_N_ROWS * Tx rows, each thread GEMV_N_ROWS of them; the Ty thread rows
 //    split the block's columns in groups of GEMV_N_COLS (the loads of a group are
@@ -15,7 +15,9 @@
 //    gemv_n_f32_narrow / gemv_n_f32_scalar_narrow: the same, launched with
 //    row tiles of 32 to 128 rows and no split.
 //    gemv_n_f32_wide / gemv_n_f32_scalar_wide: the same with groups of 8
-//    columns, unsplit, in row tiles of 32.
+//    columns and x read through the read-only path instead of staged,
+//    unsplit, in one wave of row tiles of 32 to 256 rows;
+//    gemv_n_f32_wide_staged: the same with x staged, for wider matrices.
 //  - gemv_n_f32_short / gemv_n_f32_short_scalar: op N with m <= GEMV_SHORT_ROWS,
 //    where a tile of 4 * 32 rows would leave most lanes idle. 1-D block; L lanes
 //    share a column (gemv_lanes_per_column: the fewest that give each 4 rows), so
@@ -169,10 +171,11 @@ __device__ __forceinline__ float component(const float4 &v, int k) {
 }
 
 // The columns [c_begin, c_end) of one thread's 4 rows r0 + k * step in the N
-// kernels: x staged a chunk at a time in xs, this thread row's groups of
-// GEMV_N_COLS columns (g = GEMV_N_COLS * ty, then every GEMV_N_COLS * Ty) with
+// kernels: x staged a chunk at a time in xs (or, X_FROM_L1, read where it is
+// used through the read-only path, with no barrier in the loop), this thread
+// row's groups of COLS columns (g = COLS * ty, then every COLS * Ty) with
 // their loads issued together. FULL: every row of the block is inside A.
-template <bool VEC, bool FULL, int COLS>
+template <bool VEC, bool FULL, int COLS, bool X_FROM_L1>
 __device__ __forceinline__ float4 gemv_n_columns(const float *__restrict__ A, i64 lda, const float *__restrict__ x,
                                                  i64 incx, i64 m, i64 r0, int step, i64 c_begin, i64 c_end, float *xs,
                                                  int ty, int Ty, int tid, int threads) {
@@ -192,13 +195,18 @@ __device__ __forceinline__ float4 gemv_n_columns(const float *__restrict__ A, i6
 #pragma unroll
             for (int k = 0; k < COLS; ++k, p += lda) a[k] = gemv_n_load<VEC>(p, step, full, left);
         }
-        __syncthreads();  // the previous chunk is no longer read
-        for (int i = tid; i < len; i += threads) xs[i] = x[(c + i) * incx];
-        __syncthreads();
+        if (!X_FROM_L1) {
+            __syncthreads();  // the previous chunk is no longer read
+            for (int i = tid; i < len; i += threads) xs[i] = x[(c + i) * incx];
+            __syncthreads();
+        }
         while (more) {
 #pragma unroll
             for (int k = 0; k < COLS; k += 4) {
-                const float4 xv = *reinterpret_cast<const float4 *>(xs + g + k);
+                const float4 xv = X_FROM_L1
+                    ? make_float4(__ldg(x + (c + g + k) * incx), __ldg(x + (c + g + k + 1) * incx),
+                                  __ldg(x + (c + g + k + 2) * incx), __ldg(x + (c + g + k + 3) * incx))
+                    : *reinterpret_cast<const float4 *>(xs + g + k);
                 fma4(acc, a[k], xv.x);
                 fma4(acc, a[k + 1], xv.y);
                 fma4(acc, a[k + 2], xv.z);
@@ -214,13 +222,14 @@ __device__ __forceinline__ float4 gemv_n_columns(const float *__restrict__ A, i6
         }
         // At most one thread row holds a group cut short by the end of the chunk.
         if (any) {
-            for (; g < len; ++g) fma4(acc, gemv_n_load<VEC>(Ac + g * lda, step, full, left), xs[g]);
+            for (; g < len; ++g)
+                fma4(acc, gemv_n_load<VEC>(Ac + g * lda, step, full, left), X_FROM_L1 ? __ldg(x + (c + g) * incx) : xs[g]);
         }
     }
     return acc;
 }
 
-template <bool VEC, int COLS = GEMV_N_COLS>
+template <bool VEC, int COLS = GEMV_N_COLS, bool X_FROM_L1 = false>
 __device__ __forceinline__ void gemv_n(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
                                        const float *__restrict__ A, i64 lda, const float *__restrict__ x, i64 incx,
                                        float beta_value, const float *beta_ptr, float *y, i64 incy,
@@ -255,8 +264,8 @@ __device__ __forceinline__ void gemv_n(i64 m, i64 n, float alpha_value, const fl
     const i64 c_end = min(n, c_begin + per_split);
     // Only the last row tile may hold rows past m; the choice is the whole block's, so its barriers match.
     float4 acc = row0 + tile_rows <= m
-        ? gemv_n_columns<VEC, true, COLS>(A, lda, x, incx, m, r0, step, c_begin, c_end, xs, ty, Ty, tid, threads)
-        : gemv_n_columns<VEC, false, COLS>(A, lda, x, incx, m, r0, step, c_begin, c_end, xs, ty, Ty, tid, threads);
+        ? gemv_n_columns<VEC, true, COLS, X_FROM_L1>(A, lda, x, incx, m, r0, step, c_begin, c_end, xs, ty, Ty, tid, threads)
+        : gemv_n_columns<VEC, false, COLS, X_FROM_L1>(A, lda, x, incx, m, r0, step, c_begin, c_end, xs, ty, Ty, tid, threads);
 
     // Fold the Ty thread rows: with h half of Ty rounded up to a power of two,
     // rows h..Ty-1 hand their sums to rows 0..Ty-h-1 through xs, then h halves.
@@ -624,11 +633,20 @@ extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_scalar(GEMV_PARAMS
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_narrow(GEMV_PARAMS) { gemv_n<true>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_scalar_narrow(GEMV_PARAMS) { gemv_n<false>(GEMV_ARGS); }
 // With 8 columns in flight per thread instead of 4 (about 100 registers, so
-// at most 512 threads), launched unsplit in row tiles of 32 (WIDE_SPACE) for
-// the mid-size problems the default kernel splits 8 ways or more: no partial
-// sums, and loads enough in flight for a grid of one block per two SMs.
-extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_wide(GEMV_PARAMS) { gemv_n<true, 8>(GEMV_ARGS); }
-extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_scalar_wide(GEMV_PARAMS) { gemv_n<false, 8>(GEMV_ARGS); }
+// at most 512 threads), launched unsplit in one wave of long row tiles
+// (src/routines/gemv.rs, wide_plan): no partial sums, and loads enough in
+// flight for a grid of one block per SM or fewer. Up to 16384 columns x is
+// read through the read-only path where it is used, not staged: with every
+// block sweeping all the columns, the staging's barriers cost more than the
+// L1 reads (H100, kernel time: 2000² 8.90 -> 8.09 µs, 4096² 25.53 -> 24.33,
+// 5000² 37.04 -> 35.01). Past that, x no longer stays in L1 beside the
+// stream of A (20000²: 533.8 µs against 532.1 staged), and the _staged
+// kernel runs. The default kernels keep the staging: their split blocks
+// each read a range of x, and there the reads gained 1-2 % as kernels and
+// were mixed in the library.
+extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_wide(GEMV_PARAMS) { gemv_n<true, 8, true>(GEMV_ARGS); }
+extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_scalar_wide(GEMV_PARAMS) { gemv_n<false, 8, true>(GEMV_ARGS); }
+extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_wide_staged(GEMV_PARAMS) { gemv_n<true, 8>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_short(GEMV_PARAMS) { gemv_n_short<true>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_short_scalar(GEMV_PARAMS) { gemv_n_short<false>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32(GEMV_PARAMS) { gemv_t<true, GEMV_T_UNROLL>(GEMV_ARGS); }

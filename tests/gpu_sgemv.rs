@@ -633,6 +633,22 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
             },
             None,
         ),
+        // Past 16384 columns, the staged float4 wide kernel (82 blocks of 32 rows), NaN in y under beta = 0.
+        (
+            Case {
+                trans: MUBLAS_OP_N,
+                m: 2600,
+                n: 16500,
+                lda: 2600,
+                a_offset: 0,
+                incx: -1,
+                incy: 2,
+                alpha: 0.4,
+                beta: 0.0,
+                device_scalars: true,
+            },
+            None,
+        ),
     ];
     for (case, shape) in cases {
         let prepared = Prepared::new(&gpu, &mut random, case);
@@ -686,10 +702,13 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
         (3000, 3000, 3001, 4, "gemv_n_f32_scalar_wide", Some((8, 64))),
         (5000, 5000, 5000, 0, "gemv_n_f32_wide", Some((16, 32))),
         (16384, 16384, 16384, 0, "gemv_n_f32_wide", Some((32, 16))),
-        // Past 4096 columns the scalar kernel keeps its split…
-        (5000, 5001, 5001, 0, "gemv_n_f32_scalar", None),
-        // …and the float4 kernel needs half the SMs there (2000 rows: 63 blocks).
-        (2000, 8192, 2000, 0, "gemv_n_f32", None),
+        (5000, 5001, 5001, 0, "gemv_n_f32_scalar_wide", Some((16, 32))),
+        (2000, 8192, 2000, 0, "gemv_n_f32_wide", Some((8, 64))),
+        // Past 16384 columns: the staged float4 kernel, on at least half the SMs…
+        (20000, 20000, 20000, 0, "gemv_n_f32_wide_staged", Some((40, 12))),
+        (2000, 20000, 2000, 0, "gemv_n_f32", None),
+        // …and no wide scalar kernel.
+        (20001, 20001, 20001, 0, "gemv_n_f32_scalar", None),
     ];
     for (m, n, lda, offset, expected, shape) in cases {
         let op = gemv::check_arguments(MUBLAS_OP_N, m, n, lda, 1, 1).unwrap();

@@ -73,8 +73,8 @@ const NARROW_SPACE: LaunchSpace =
 /// The wide N kernels (8 columns in flight per thread): unsplit, row tiles of
 /// 32 to 256 rows. Their shape is chosen by [`wide_plan`], not the optimizer.
 const WIDE_SPACE: LaunchSpace = LaunchSpace { tx_step: 8, tx_min: 8, tx_max: 64, ty_min: 8, ty_max: 64, splits: &[1] };
-/// Threads of a wide block at most: the most their registers (102 and 113)
-/// leave room for in one block per SM. Full blocks were faster than half ones
+/// Threads of a wide block at most: the most their registers (94 and 102 on
+/// sm_90) leave room for in one block per SM. Full blocks were faster than half ones
 /// at every size tried (H100, kernel time, `scripts/gemv-ab.py`: 4100² 27.2 µs on 8 × 64
 /// against 28.6 on 8 × 32, 5000² 37.2 on 16 × 32 against 42.3 on 16 × 16).
 const WIDE_THREADS: u32 = 512;
@@ -82,14 +82,16 @@ const WIDE_THREADS: u32 = 512;
 /// measured: at 1000² their 32 blocks were not tried)…
 const WIDE_MIN_ROWS: i64 = 2000;
 /// …and replace a split of at least this many ranges on at most
-/// WIDE_MAX_COLUMNS columns (both kernels; 64 per thread row)…
+/// WIDE_MAX_SPLIT_COLUMNS columns, or run on at least WIDE_MIN_ROWS columns.
 const WIDE_MIN_SPLIT: u32 = 8;
-const WIDE_MAX_COLUMNS: i64 = 4096;
-/// …or, the float4 kernel only, on at least WIDE_MIN_ROWS columns, a grid that
-/// engages at least this share of the SMs when the columns are more than
-/// WIDE_MAX_COLUMNS (2000 × 8192, 63 blocks: 28.1 µs against 27.0 for the
-/// default's 8-way split).
-const WIDE_MIN_COVERAGE: f64 = 0.5;
+const WIDE_MAX_SPLIT_COLUMNS: i64 = 4096;
+/// The wide kernels that read x through L1 take at most this many columns
+/// (64 KiB of x); wider matrices run `gemv_n_f32_wide_staged` (kernels/gemv.cu).
+const WIDE_L1_MAX_COLUMNS: i64 = 16384;
+/// The staged wide kernel needs a grid that engages at least this share of
+/// the SMs (2000 × 8192, 63 blocks: 28.1 µs against 27.0 for the default's
+/// 8-way split; the L1 kernel took 24.2 there).
+const WIDE_STAGED_MIN_COVERAGE: f64 = 0.5;
 /// At most 512 threads: a block of 1024 holds an SM alone (60 registers), so
 /// the 256 ranges that fill the GPU would run in two waves (H100, m = 16,
 /// n = 2^20: 39 µs against 36 µs with 512 threads).
@@ -119,6 +121,9 @@ pub static GEMV_N_SCALAR_NARROW: KernelSpec =
 pub static GEMV_N_WIDE: KernelSpec = KernelSpec { name: "gemv_n_f32_wide", space: WIDE_SPACE, geometry: n_geometry };
 pub static GEMV_N_SCALAR_WIDE: KernelSpec =
     KernelSpec { name: "gemv_n_f32_scalar_wide", space: WIDE_SPACE, geometry: n_geometry };
+/// The float4 wide kernel with x staged in shared memory, past WIDE_L1_MAX_COLUMNS columns.
+pub static GEMV_N_WIDE_STAGED: KernelSpec =
+    KernelSpec { name: "gemv_n_f32_wide_staged", space: WIDE_SPACE, geometry: n_geometry };
 /// op N, m ≤ SHORT_ROWS_MAX, A 16-byte aligned and lda % 4 == 0.
 pub static GEMV_N_SHORT: KernelSpec =
     KernelSpec { name: "gemv_n_f32_short", space: SHORT_SPACE, geometry: short_geometry };
@@ -153,6 +158,7 @@ pub const KERNEL_NAMES: &[&str] = &[
     GEMV_N_SCALAR_NARROW.name,
     GEMV_N_WIDE.name,
     GEMV_N_SCALAR_WIDE.name,
+    GEMV_N_WIDE_STAGED.name,
     GEMV_N_SHORT.name,
     GEMV_N_SHORT_SCALAR.name,
     GEMV_T.name,
@@ -272,17 +278,20 @@ enum Twin {
     Lean,
     /// The narrow N kernels: where the default's unsplit row tiles leave SMs idle.
     Narrow,
-    /// The wide N kernels: where the default splits the columns many ways.
+    /// The wide N kernels: one wave of long row tiles, unsplit (x through L1).
     Wide,
+    /// The same past WIDE_L1_MAX_COLUMNS columns, x staged.
+    WideStaged,
 }
 
-const TWINS: [(&KernelSpec, &KernelSpec, Twin); 6] = [
+const TWINS: [(&KernelSpec, &KernelSpec, Twin); 7] = [
     (&GEMV_T, &GEMV_T_LEAN, Twin::Lean),
     (&GEMV_T_SCALAR, &GEMV_T_SCALAR_LEAN, Twin::Lean),
     (&GEMV_N, &GEMV_N_NARROW, Twin::Narrow),
     (&GEMV_N_SCALAR, &GEMV_N_SCALAR_NARROW, Twin::Narrow),
     (&GEMV_N, &GEMV_N_WIDE, Twin::Wide),
     (&GEMV_N_SCALAR, &GEMV_N_SCALAR_WIDE, Twin::Wide),
+    (&GEMV_N, &GEMV_N_WIDE_STAGED, Twin::WideStaged),
 ];
 
 fn twins(default: &'static KernelSpec) -> impl Iterator<Item = (&'static KernelSpec, Twin)> {
@@ -330,16 +339,24 @@ fn wide_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, prob
     })
 }
 
-/// Whether the wide N kernel replaces the default's plan (`plan`, "Wide N").
-fn wide_pays(device: &DeviceModel, m: i64, n: i64, default_split: u32, wide: &LaunchPlan, vec4: bool) -> bool {
+/// Whether a wide N kernel replaces the default's plan (`plan`, "Wide N"):
+/// at least WIDE_MIN_ROWS rows in one wave; for the kernels that read x
+/// through L1 (at most WIDE_L1_MAX_COLUMNS columns), a split of
+/// WIDE_MIN_SPLIT or more replaced on at most WIDE_MAX_SPLIT_COLUMNS columns,
+/// or at least WIDE_MIN_ROWS columns; for the staged one (more columns), a
+/// grid on at least half the SMs.
+fn wide_pays(device: &DeviceModel, kind: Twin, m: i64, n: i64, default_split: u32, wide: &LaunchPlan) -> bool {
     if m < WIDE_MIN_ROWS || optimizer::waves(device, wide) != 1 {
         return false;
     }
-    let replaces_many_ranges = default_split >= WIDE_MIN_SPLIT && n <= WIDE_MAX_COLUMNS;
-    let float4_one_wave = vec4
-        && n >= WIDE_MIN_ROWS
-        && (n <= WIDE_MAX_COLUMNS || optimizer::sm_coverage(device, wide) >= WIDE_MIN_COVERAGE);
-    replaces_many_ranges || float4_one_wave
+    match kind {
+        Twin::Wide => {
+            n <= WIDE_L1_MAX_COLUMNS
+                && ((default_split >= WIDE_MIN_SPLIT && n <= WIDE_MAX_SPLIT_COLUMNS) || n >= WIDE_MIN_ROWS)
+        }
+        Twin::WideStaged => n > WIDE_L1_MAX_COLUMNS && optimizer::sm_coverage(device, wide) >= WIDE_STAGED_MIN_COVERAGE,
+        Twin::Lean | Twin::Narrow => false,
+    }
 }
 
 /// The kernel and the tuner's plan for a call (what `sgemv` launches; the
@@ -356,19 +373,19 @@ fn wide_pays(device: &DeviceModel, m: i64, n: i64, default_split: u32, wide: &La
 ///    (`mublas bench sgemv`: N 256², 8 blocks of 32 rows, 9.6–10.0 µs against
 ///    11.5–12.1 for the default's 2 × 2 split blocks; 512², 16 blocks,
 ///    10.3–10.8 against 11.2–12.4 for 4 × 4).
-///  - Wide N: [`wide_pays`], on the shape of [`wide_plan`]. First (both
-///    kernels), where the default splits 8 ways or more on 2000 to 4096
-///    columns: its partial sums and last-block sum cost more than a grid of
-///    fewer blocks with twice the loads in flight (H100, kernel time,
-///    `scripts/gemv-ab.py`: N 2000² 9.3 µs unsplit against 10.9 with the
-///    16-way split, 3000² 16.7 against 17.4 with 8). Then, with the streamed
-///    loads of A, the float4 kernel wherever it runs in one wave from 2000 ×
-///    2000 on (µs, wide against the default's plan): 4100² 27.2 against 27.5,
-///    4160² 26.8 / 28.3, 5000² 37.2 / 38.2, 8192² 89.9 / 91.4, 8192 × 2000
-///    24.5 / 26.0, 10000² 135.0 / 135.8, 16384² 345.6 / 349.8, 20000² 526.9
-///    / 535.6, 32768² 1375 / 1385. The scalar kernel keeps the first rule:
-///    beyond 4096 columns it lost 2–9 % at 4098² to 4223², 6001², 8191²
-///    and 16383².
+///  - Wide N: [`wide_pays`], on the shape of [`wide_plan`]. First, where
+///    the default splits 8 ways or more on 2000 to 4096 columns: its partial
+///    sums and last-block sum cost more than a grid of fewer blocks with
+///    twice the loads in flight (H100, kernel time, `scripts/gemv-ab.py`: N
+///    2000² 9.3 µs unsplit against 10.9 with the 16-way split, 3000² 16.7
+///    against 17.4 with 8). Then, with the streamed loads of A and x read
+///    through L1, wherever it runs in one wave from 2000 × 2000 on (µs, wide
+///    against the default's plan): 4100² 25.0 against 27.5, 5000² 35.0 /
+///    38.2, 8192² 88.9 / 91.4, 10000² 131.6 / 135.9, 2000 × 8192 24.2 /
+///    27.0; the scalar kernel 4097² 26.2 / 27.7, 5001² 36.7 / 39.4, 10001²
+///    132.9 / 144.7 (and 1–4 % slower at 4221² to 4223², 6001² and 8191²).
+///    Past 16384 columns, the staged float4 kernel on a grid of half the SMs
+///    or more (20000² 526.9 / 535.6; the scalar one lost 10 % at 20001²).
 pub fn plan(handle: &Handle, op: Op, m: i64, n: i64, a: u64, lda: i64) -> Result<(&'static KernelSpec, LaunchPlan)> {
     let device = &handle.device;
     let plan_of = |spec: &'static KernelSpec| -> Result<LaunchPlan> {
@@ -387,13 +404,14 @@ pub fn plan(handle: &Handle, op: Op, m: i64, n: i64, a: u64, lda: i64) -> Result
         let consider = match kind {
             Twin::Lean => waves(model, &default_plan) > 1,
             Twin::Narrow => n as u64 <= N_SPLIT_MIN_COLUMNS && sm_coverage(model, &default_plan) < 1.0,
-            Twin::Wide => m >= WIDE_MIN_ROWS,
+            Twin::Wide => m >= WIDE_MIN_ROWS && n <= WIDE_L1_MAX_COLUMNS,
+            Twin::WideStaged => m >= WIDE_MIN_ROWS && n > WIDE_L1_MAX_COLUMNS,
         };
         if !consider {
             continue;
         }
         let twin_plan = match kind {
-            Twin::Wide => {
+            Twin::Wide | Twin::WideStaged => {
                 let kernel = device.kernel(twin_spec.name)?;
                 let problem = problem(m, n);
                 device.tuner.plan_with(twin_spec, &kernel.model, &problem, || {
@@ -408,10 +426,7 @@ pub fn plan(handle: &Handle, op: Op, m: i64, n: i64, a: u64, lda: i64) -> Result
             || match kind {
                 Twin::Lean => waves(model, &twin_plan) == 1,
                 Twin::Narrow => sm_coverage(model, &twin_plan) > sm_coverage(model, &default_plan),
-                Twin::Wide => {
-                    let vec4 = std::ptr::eq(twin_spec, &GEMV_N_WIDE);
-                    wide_pays(model, m, n, default_plan.geometry.grid.1, &twin_plan, vec4)
-                }
+                Twin::Wide | Twin::WideStaged => wide_pays(model, kind, m, n, default_plan.geometry.grid.1, &twin_plan),
             };
         if better {
             return Ok((twin_spec, twin_plan));
@@ -710,14 +725,14 @@ mod tests {
         }
     }
 
-    /// The wide N kernels as the driver reports them on an H100 (102 and 113 registers).
+    /// The wide N kernels as the driver reports them on an H100 (94 and 102 registers).
     fn wide_models() -> [KernelModel; 2] {
         let model = |registers_per_thread| KernelModel {
             registers_per_thread,
             static_shared_bytes: 8193,
             max_threads_per_block: WIDE_THREADS,
         };
-        [model(102), model(113)]
+        [model(94), model(102)]
     }
 
     #[test]
@@ -755,31 +770,38 @@ mod tests {
     fn when_the_wide_kernels_replace_the_default() {
         let device = DeviceModel::h100_sxm();
         let [float4, scalar] = wide_models();
+        // What `plan` decides: the kernel that reads x through L1 (float4 or scalar), or the staged float4 one.
         let pays = |m: i64, n: i64, default_split: u32, vec4: bool| {
+            let kind = if n <= WIDE_L1_MAX_COLUMNS { Twin::Wide } else { Twin::WideStaged };
+            if kind == Twin::WideStaged && !vec4 {
+                return false; // no scalar staged kernel
+            }
             let kernel = if vec4 { &float4 } else { &scalar };
             let wide = wide_plan(&device, kernel, &GEMV_N_WIDE, &Problem { m: m as u64, n: n as u64, k: 0 });
-            wide_pays(&device, m, n, default_split, &wide, vec4)
+            wide_pays(&device, kind, m, n, default_split, &wide)
         };
-        // Both kernels, where the default splits 8 ways or more on at most 4096 columns.
         for vec4 in [true, false] {
+            // Where the default splits 8 ways or more on at most 4096 columns…
             assert!(pays(2000, 2000, 16, vec4));
             assert!(pays(3000, 3000, 8, vec4));
             assert!(pays(4096, 4096, 8, vec4));
+            assert!(pays(3000, 1500, 8, vec4));
+            // …and wherever one wave holds the rows, up to 16384 columns…
+            for (m, n, default_split) in
+                [(4097, 4097, 4), (5000, 5000, 4), (8192, 2000, 4), (2000, 8192, 8), (16384, 16384, 2)]
+            {
+                assert!(pays(m, n, default_split, vec4), "{m} × {n}, float4 {vec4}");
+            }
+            assert!(!pays(8192, 1500, 4, vec4), "fewer than 2000 columns, a 4-way split");
             assert!(!pays(1000, 1000, 16, vec4), "too few rows: 32 blocks");
             assert!(!pays(1024, 65536, 32, vec4), "too few rows");
             assert!(!pays(65536, 1024, 1, vec4), "no one-wave grid");
         }
-        // The float4 kernel wherever it runs in one wave on at least half the SMs…
-        for (m, n, default_split) in
-            [(4097, 4097, 4), (5000, 5000, 4), (8192, 2000, 4), (16384, 16384, 2), (32768, 32768, 1)]
-        {
-            assert!(pays(m, n, default_split, true), "{m} × {n}");
-            assert!(!pays(m, n, default_split, false), "{m} × {n}, scalar");
-        }
-        // …or on at most 4096 columns; not on fewer than 2000.
-        assert!(!pays(2000, 8192, 8, true), "63 blocks on 8192 columns");
-        assert!(pays(2000, 4096, 4, true));
-        assert!(!pays(8192, 1500, 4, true));
+        // …then the staged float4 kernel, on at least half the SMs.
+        assert!(pays(20000, 20000, 1, true));
+        assert!(pays(32768, 32768, 1, true));
+        assert!(!pays(20000, 20000, 1, false));
+        assert!(!pays(2000, 20000, 8, true), "63 blocks on 20000 columns");
     }
 
     fn position(result: Result<Op>) -> u32 {
@@ -895,6 +917,7 @@ mod tests {
             &GEMV_N_SCALAR_NARROW,
             &GEMV_N_WIDE,
             &GEMV_N_SCALAR_WIDE,
+            &GEMV_N_WIDE_STAGED,
             &GEMV_N_SHORT,
             &GEMV_N_SHORT_SCALAR,
             &GEMV_T,
@@ -906,14 +929,14 @@ mod tests {
         ] {
             assert!(KERNEL_NAMES.contains(&spec.name));
         }
-        // The T kernels have a lean variant and the N kernels a narrow and a wide one, offered after the default.
+        // The T kernels have a lean variant and the N kernels a narrow and wide ones, offered after the default.
         let names = |kernels: Vec<&KernelSpec>| kernels.iter().map(|k| k.name).collect::<Vec<_>>();
         assert_eq!(names(candidate_kernels(Op::T, 1000, 4096, 1000)), ["gemv_t_f32", "gemv_t_f32_lean"]);
         assert_eq!(names(candidate_kernels(Op::T, 1000, 4096, 1001)), ["gemv_t_f32_scalar", "gemv_t_f32_scalar_lean"]);
         assert_eq!(names(candidate_kernels(Op::T, 8, 4096, 8)), ["gemv_t_f32_short"]);
         assert_eq!(
             names(candidate_kernels(Op::N, 1000, 4096, 1000)),
-            ["gemv_n_f32", "gemv_n_f32_narrow", "gemv_n_f32_wide"]
+            ["gemv_n_f32", "gemv_n_f32_narrow", "gemv_n_f32_wide", "gemv_n_f32_wide_staged"]
         );
         assert_eq!(
             names(candidate_kernels(Op::N, 1000, 4096, 1001)),
@@ -1076,6 +1099,7 @@ mod tests {
             (&GEMV_N_SCALAR_NARROW, Layout::N),
             (&GEMV_N_WIDE, Layout::N),
             (&GEMV_N_SCALAR_WIDE, Layout::N),
+            (&GEMV_N_WIDE_STAGED, Layout::N),
             (&GEMV_N_SHORT, Layout::NShort),
             (&GEMV_N_SHORT_SCALAR, Layout::NShort),
             (&GEMV_T, Layout::T),
