@@ -75,8 +75,8 @@ const NARROW_SPACE: LaunchSpace =
 const WIDE_SPACE: LaunchSpace = LaunchSpace { tx_step: 8, tx_min: 8, tx_max: 64, ty_min: 8, ty_max: 64, splits: &[1] };
 /// Threads of a wide block at most: the most their registers (94 and 102 on
 /// sm_90) leave room for in one block per SM. Full blocks were faster than half ones
-/// at every size tried (H100, kernel time, `scripts/gemv-ab.py`: 4100² 27.2 µs on 8 × 64
-/// against 28.6 on 8 × 32, 5000² 37.2 on 16 × 32 against 42.3 on 16 × 16).
+/// at every size tried (H100, kernel time with x staged, `scripts/gemv-ab.py`: 4100²
+/// 27.2 µs on 8 × 64 against 28.6 on 8 × 32, 5000² 37.2 on 16 × 32 against 42.3 on 16 × 16).
 const WIDE_THREADS: u32 = 512;
 /// The wide N kernels need at least this many rows (`wide_pays`; the fewest
 /// measured: at 1000² their 32 blocks were not tried)…
@@ -310,8 +310,8 @@ pub fn candidate_kernels(op: Op, m: i64, a: u64, lda: i64) -> Vec<&'static Kerne
 /// paper's rule without the optimizer's SM-coverage extension, which here
 /// would take the smallest row tiles (5000²: 8 × 32, 157 blocks, 38.2 µs)
 /// over fewer, longer ones that sweep the columns together (16 × 32, 79
-/// blocks, 37.2; cuBLAS 37.7). Measured as kernels on the H100
-/// (`scripts/gemv-ab.py`, µs), the shape this rule takes was the fastest
+/// blocks, 37.2; cuBLAS 37.7). Measured as kernels on the H100, with x
+/// staged (`scripts/gemv-ab.py`, µs), the shape this rule takes was the fastest
 /// wide shape tried, or within 0.4 % of it, at every size: 4100² 8 × 64
 /// 27.2, 6000² 16 × 32 51.2, 7000² 16 × 32 68.2, 8192² 16 × 32 89.9, 10000²
 /// 24 × 21 135.0 (32 × 16 134.4), 12000² 24 × 21 191.7 (32 × 16 191.0),
@@ -320,13 +320,13 @@ pub fn candidate_kernels(op: Op, m: i64, a: u64, lda: i64) -> Vec<&'static Kerne
 /// (which `wide_pays` then refuses).
 fn wide_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, problem: &Problem) -> LaunchPlan {
     use crate::tuner::occupancy::waves;
-    let full_blocks = optimizer::candidates(device, kernel, spec, problem)
+    let fullest_blocks = optimizer::candidates(device, kernel, spec, problem)
         .into_iter()
         .filter(|(shape, _, _)| shape.ty == WIDE_THREADS / shape.tx)
         .map(|(shape, geometry, occupancy)| LaunchPlan { shape, geometry, occupancy });
     let mut best: Option<LaunchPlan> = None;
     let mut largest_tx: Option<LaunchPlan> = None;
-    for plan in full_blocks {
+    for plan in fullest_blocks {
         largest_tx.get_or_insert(plan);
         let one_wave = waves(plan.geometry.blocks(), plan.occupancy.blocks_per_wave(device)) == 1;
         if one_wave && best.is_none_or(|b| plan.occupancy.grid > b.occupancy.grid) {
@@ -745,9 +745,9 @@ mod tests {
                 (4100, 4100, (8, 64), 129),
                 (5000, 5000, (16, 32), 79),
                 (6000, 6000, (16, 32), 94),
+                (7000, 7000, (16, 32), 110),
                 (8192, 8192, (16, 32), 128),
                 (8192, 2000, (16, 32), 128),
-                (7000, 7000, (16, 32), 110),
                 (10000, 10000, (24, 21), 105),
                 (12000, 12000, (24, 21), 125),
                 (16384, 16384, (32, 16), 128),
