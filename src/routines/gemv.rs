@@ -339,23 +339,31 @@ fn wide_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, prob
     })
 }
 
+/// Whether a wide N kernel can serve the problem at all: at least
+/// WIDE_MIN_ROWS rows, and the kernels that read x through L1 at most
+/// WIDE_L1_MAX_COLUMNS columns, the staged one more (`plan` skips the others'
+/// plans; [`wide_pays`] starts from it).
+fn wide_serves(kind: Twin, m: i64, n: i64) -> bool {
+    m >= WIDE_MIN_ROWS
+        && match kind {
+            Twin::Wide => n <= WIDE_L1_MAX_COLUMNS,
+            Twin::WideStaged => n > WIDE_L1_MAX_COLUMNS,
+            Twin::Lean | Twin::Narrow => false,
+        }
+}
+
 /// Whether a wide N kernel replaces the default's plan (`plan`, "Wide N"):
-/// at least WIDE_MIN_ROWS rows in one wave; for the kernels that read x
-/// through L1 (at most WIDE_L1_MAX_COLUMNS columns), a split of
-/// WIDE_MIN_SPLIT or more replaced on at most WIDE_MAX_SPLIT_COLUMNS columns,
-/// or at least WIDE_MIN_ROWS columns; for the staged one (more columns), a
-/// grid on at least half the SMs.
+/// one that serves the problem ([`wide_serves`]) in one wave; for the kernels
+/// that read x through L1, a split of WIDE_MIN_SPLIT or more replaced on at
+/// most WIDE_MAX_SPLIT_COLUMNS columns, or at least WIDE_MIN_ROWS columns;
+/// for the staged one, a grid on at least half the SMs.
 fn wide_pays(device: &DeviceModel, kind: Twin, m: i64, n: i64, default_split: u32, wide: &LaunchPlan) -> bool {
-    if m < WIDE_MIN_ROWS || optimizer::waves(device, wide) != 1 {
+    if !wide_serves(kind, m, n) || optimizer::waves(device, wide) != 1 {
         return false;
     }
     match kind {
-        Twin::Wide => {
-            n <= WIDE_L1_MAX_COLUMNS
-                && ((default_split >= WIDE_MIN_SPLIT && n <= WIDE_MAX_SPLIT_COLUMNS) || n >= WIDE_MIN_ROWS)
-        }
-        Twin::WideStaged => n > WIDE_L1_MAX_COLUMNS && optimizer::sm_coverage(device, wide) >= WIDE_STAGED_MIN_COVERAGE,
-        Twin::Lean | Twin::Narrow => false,
+        Twin::Wide => (default_split >= WIDE_MIN_SPLIT && n <= WIDE_MAX_SPLIT_COLUMNS) || n >= WIDE_MIN_ROWS,
+        _ => optimizer::sm_coverage(device, wide) >= WIDE_STAGED_MIN_COVERAGE,
     }
 }
 
@@ -404,8 +412,7 @@ pub fn plan(handle: &Handle, op: Op, m: i64, n: i64, a: u64, lda: i64) -> Result
         let consider = match kind {
             Twin::Lean => waves(model, &default_plan) > 1,
             Twin::Narrow => n as u64 <= N_SPLIT_MIN_COLUMNS && sm_coverage(model, &default_plan) < 1.0,
-            Twin::Wide => m >= WIDE_MIN_ROWS && n <= WIDE_L1_MAX_COLUMNS,
-            Twin::WideStaged => m >= WIDE_MIN_ROWS && n > WIDE_L1_MAX_COLUMNS,
+            Twin::Wide | Twin::WideStaged => wide_serves(kind, m, n),
         };
         if !consider {
             continue;
