@@ -1,6 +1,6 @@
 // SGEMV: y = alpha * op(A) * x + beta * y, A column-major (m rows, n columns, lda).
 //
-// Fifteen kernels, the routine (src/routines/gemv.rs) picks one per call:
+// Sixteen kernels, the routine (src/routines/gemv.rs) picks one per call:
 //  - gemv_n_f32 / gemv_n_f32_scalar: op N. Block (Tx, Ty); the block owns
 //    GEMV_N_ROWS * Tx rows, each thread GEMV_N_ROWS of them; the Ty thread rows
 //    split the block's columns in groups of GEMV_N_COLS (the loads of a group are
@@ -31,7 +31,9 @@
 //    GEMV_T_XCHUNK elements at a time, the first loads of A of a chunk issued
 //    before it is staged; a shuffle reduction.
 //    gemv_t_f32_lean / gemv_t_f32_scalar_lean: the same with half the loads
-//    in flight and at most 48 registers, for more warps per SM.
+//    in flight and at most 48 registers, for more warps per SM;
+//    gemv_t_f32_lean_l1: the float4 one with x read through the read-only
+//    path instead of staged (x 16-byte aligned, unit stride).
 //  - gemv_t_f32_short / gemv_t_f32_short_scalar: op T with m <= 64: L lanes per
 //    column, GEMV_T_SMALL_COLUMNS columns per lane, 4 * Tx / L columns per block,
 //    no split. The float4 variants need A 16-byte aligned and lda % 4 == 0.
@@ -45,10 +47,11 @@
 // the same bits whichever block happens to finish last. The counters must be 0
 // before the first call (the routine sees to it).
 //
-// Every result is a fixed-order sum for a given (kernel, Tx, Ty, split), so
-// repeated calls give the same bits. Scalars come as (value, device address or
-// null) pairs, read with load_scalar. alpha == 0: A and x are not read;
-// beta == 0: y is not read (NaN there is overwritten).
+// The elements of y a thread writes are read before its sums are done
+// (gemv_y_early), not after. Every result is a fixed-order sum for a given
+// (kernel, Tx, Ty, split), so repeated calls give the same bits. Scalars come
+// as (value, device address or null) pairs, read with load_scalar. alpha ==
+// 0: A and x are not read; beta == 0: y is not read (NaN there is overwritten).
 #include "common.cuh"
 
 #define GEMV_N_ROWS 4
@@ -64,10 +67,15 @@
 #define GEMV_SHORT_ROWS 64
 #define GEMV_SHORT_UNROLL 4
 
-// alpha * dot + beta * y, not reading y when beta == 0.
-__device__ __forceinline__ float gemv_result(float alpha, float dot, float beta, const float *y) {
+// The element of y at yp, for beta * y: read before the sums are done, not
+// after, so that its round trip overlaps others instead of adding one at the
+// end. Not read when beta == 0 (0 then: gemv_result ignores it).
+__device__ __forceinline__ float gemv_y_early(float beta, const float *yp) { return beta == 0.0f ? 0.0f : *yp; }
+
+// alpha * dot + beta * y_early (alpha * dot alone when beta == 0: NaN in y is overwritten).
+__device__ __forceinline__ float gemv_result(float alpha, float dot, float beta, float y_early) {
     const float r = alpha * dot;
-    return beta == 0.0f ? r : fmaf(beta, *y, r);
+    return beta == 0.0f ? r : fmaf(beta, y_early, r);
 }
 
 // alpha == 0: y = beta * y (0 when beta == 0, untouched when beta == 1).
@@ -267,6 +275,21 @@ __device__ __forceinline__ void gemv_n(i64 m, i64 n, float alpha_value, const fl
         ? gemv_n_columns<VEC, true, COLS, X_FROM_L1>(A, lda, x, incx, m, r0, step, c_begin, c_end, xs, ty, Ty, tid, threads)
         : gemv_n_columns<VEC, false, COLS, X_FROM_L1>(A, lda, x, incx, m, r0, step, c_begin, c_end, xs, ty, Ty, tid, threads);
 
+    // The elements of y this thread writes: its rows (unsplit, thread row 0), or in the last block of a split its first.
+    // Read after the columns, not at the start: with a[] no longer live they cost no registers in the loop, and their
+    // round trip still overlaps the fold's barriers.
+    const int rows = static_cast<int>(min(static_cast<i64>(tile_rows), m - row0));
+    float y_early[GEMV_N_ROWS] = {0.0f, 0.0f, 0.0f, 0.0f};
+    if (split == 1 && ty == 0) {
+#pragma unroll
+        for (int k = 0; k < GEMV_N_ROWS; ++k) {
+            const i64 r = r0 + k * step;
+            if (r < m) y_early[k] = gemv_y_early(beta, y + r * incy);
+        }
+    } else if (split > 1 && tid < rows) {
+        y_early[0] = gemv_y_early(beta, y + (row0 + tid) * incy);
+    }
+
     // Fold the Ty thread rows: with h half of Ty rounded up to a power of two,
     // rows h..Ty-1 hand their sums to rows 0..Ty-h-1 through xs, then h halves.
     // At most Ty / 2 slots of tile_rows floats: 2 * Tx * Ty <= GEMV_N_XCHUNK.
@@ -302,8 +325,7 @@ __device__ __forceinline__ void gemv_n(i64 m, i64 n, float alpha_value, const fl
         for (int k = 0; k < GEMV_N_ROWS; ++k) {
             const i64 r = r0 + k * step;
             if (r < m) {
-                float *yr = y + r * incy;
-                *yr = gemv_result(alpha, component(acc, k), beta, yr);
+                y[r * incy] = gemv_result(alpha, component(acc, k), beta, y_early[k]);
             }
         }
         return;
@@ -318,11 +340,10 @@ __device__ __forceinline__ void gemv_n(i64 m, i64 n, float alpha_value, const fl
         }
     }
     if (!gemv_arrive_last(counters + blockIdx.x, split)) return;
-    const int rows = static_cast<int>(min(static_cast<i64>(tile_rows), m - row0));
     gemv_finish(partials + row0, m, rows, split, xs, tid, threads);
     for (int lr = tid; lr < rows; lr += threads) {
         float *yr = y + (row0 + lr) * incy;
-        *yr = gemv_result(alpha, xs[lr], beta, yr);
+        *yr = gemv_result(alpha, xs[lr], beta, lr == tid ? y_early[0] : gemv_y_early(beta, yr));
     }
     if (tid == 0) counters[blockIdx.x] = 0;
 }
@@ -377,6 +398,8 @@ __device__ __forceinline__ void gemv_n_short(i64 m, i64 n, float alpha_value, co
     const int r0 = VEC ? 4 * q : q;
     const bool full = r0 + 3 * step < m;
     const bool any = r0 < m;
+    // The first element of y this thread writes.
+    const float y_first = tid < m ? gemv_y_early(beta, y + tid * incy) : 0.0f;
 
     // A warp's load u covers J consecutive columns; its GEMV_SHORT_UNROLL loads, J * GEMV_SHORT_UNROLL.
     const i64 c_begin = static_cast<i64>(blockIdx.y) * per_split;
@@ -411,7 +434,7 @@ __device__ __forceinline__ void gemv_n_short(i64 m, i64 n, float alpha_value, co
     if (split == 1) {
         for (int r = tid; r < m; r += threads) {
             float *yr = y + r * incy;
-            *yr = gemv_result(alpha, sums[r], beta, yr);
+            *yr = gemv_result(alpha, sums[r], beta, r == tid ? y_first : gemv_y_early(beta, yr));
         }
         return;
     }
@@ -421,7 +444,7 @@ __device__ __forceinline__ void gemv_n_short(i64 m, i64 n, float alpha_value, co
     gemv_finish(partials, m, static_cast<int>(m), split, sums, tid, threads);
     for (int r = tid; r < m; r += threads) {
         float *yr = y + r * incy;
-        *yr = gemv_result(alpha, sums[r], beta, yr);
+        *yr = gemv_result(alpha, sums[r], beta, r == tid ? y_first : gemv_y_early(beta, yr));
     }
     if (tid == 0) counters[blockIdx.x] = 0;
 }
@@ -482,6 +505,12 @@ __device__ __forceinline__ void gemv_t_short(i64 m, i64 n, float alpha_value, co
     const int r0 = VEC ? 4 * q : q;
     const bool full = r0 + 3 * step < m;
     const bool any = r0 < m;
+    float y_early[GEMV_T_SMALL_COLUMNS];
+#pragma unroll
+    for (int k = 0; k < GEMV_T_SMALL_COLUMNS; ++k) {
+        const i64 c = col + static_cast<i64>(k) * slots;
+        y_early[k] = q == 0 && c < n ? gemv_y_early(beta, y + c * incy) : 0.0f;
+    }
     float4 a[GEMV_T_SMALL_COLUMNS];
 #pragma unroll
     for (int k = 0; k < GEMV_T_SMALL_COLUMNS; ++k) {
@@ -500,18 +529,19 @@ __device__ __forceinline__ void gemv_t_short(i64 m, i64 n, float alpha_value, co
         float sum = fmaf(a[k].w, xv.w, fmaf(a[k].z, xv.z, fmaf(a[k].y, xv.y, a[k].x * xv.x)));
         for (int offset = L >> 1; offset > 0; offset >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
         const i64 c = col + static_cast<i64>(k) * slots;
-        if (q == 0 && c < n) {
-            float *yc = y + c * incy;
-            *yc = gemv_result(alpha, sum, beta, yc);
-        }
+        if (q == 0 && c < n) y[c * incy] = gemv_result(alpha, sum, beta, y_early[k]);
     }
 }
 
-template <bool VEC, int U>
+// X_FROM_L1 (VEC only; x 16-byte aligned, incx == 1): x read as float4
+// through the read-only path where it is used instead of staged, with no
+// barrier in the row loop.
+template <bool VEC, int U, bool X_FROM_L1 = false>
 __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
                                        const float *__restrict__ A, i64 lda, const float *__restrict__ x, i64 incx,
                                        float beta_value, const float *beta_ptr, float *y, i64 incy,
                                        i64 per_split, unsigned *counters, float *partials) {
+    static_assert(VEC || !X_FROM_L1, "x through L1 is read as float4");
     // A chunk of x; at the end, the slices' sums and the split's final sum.
     __shared__ __align__(16) float xs[GEMV_T_XCHUNK];
 
@@ -536,6 +566,12 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
         return;
     }
 
+    // The element of y this thread writes: its column's (unsplit, lane 0 of slice 0), or in the last block of a split one column's.
+    float y_early = 0.0f;
+    if (split == 1 ? slice == 0 && lane == 0 : tid < columns) {
+        y_early = gemv_y_early(beta, y + (split == 1 ? col : col0 + tid) * incy);
+    }
+
     const i64 r_begin = static_cast<i64>(blockIdx.y) * per_split;
     const i64 r_end = min(m, r_begin + per_split);
     const float *Acol = A + col * lda;
@@ -553,16 +589,19 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
         float av[VEC ? 4 * U : U];
         // A does not depend on x: the first round is requested before x is staged.
         if (more) gemv_t_load_round<VEC, U>(av, a, i, stretch, last);
-        __syncthreads();  // the previous chunk is no longer read
-        for (int k = tid; k < len; k += threads) xs[k] = x[(c + k) * incx];
-        __syncthreads();
+        if (!X_FROM_L1) {
+            __syncthreads();  // the previous chunk is no longer read
+            for (int k = tid; k < len; k += threads) xs[k] = x[(c + k) * incx];
+            __syncthreads();
+        }
         while (more) {
 #pragma unroll
             for (int u = 0; u < U; ++u) {
                 const int r = i + stretch * u;
                 if (r <= last) {
                     if constexpr (VEC) {
-                        const float4 xv = *reinterpret_cast<const float4 *>(xs + r);
+                        const float4 xv = X_FROM_L1 ? __ldg(reinterpret_cast<const float4 *>(x + c + r))
+                                                    : *reinterpret_cast<const float4 *>(xs + r);
                         acc.x = fmaf(av[4 * u], xv.x, acc.x);
                         acc.y = fmaf(av[4 * u + 1], xv.y, acc.y);
                         acc.z = fmaf(av[4 * u + 2], xv.z, acc.z);
@@ -582,7 +621,7 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
         if (VEC && active) {
             const int tail = len & ~3;
             if (tail < len && ((tail >> 2) & 31) == lane && (tail / round) % ways == slice) {
-                for (int r = tail; r < len; ++r) acc.x = fmaf(__ldg(a + r), xs[r], acc.x);
+                for (int r = tail; r < len; ++r) acc.x = fmaf(__ldg(a + r), X_FROM_L1 ? __ldg(x + c + r) : xs[r], acc.x);
             }
         }
     }
@@ -601,10 +640,7 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
     }
 
     if (split == 1) {
-        if (slice == 0 && lane == 0) {
-            float *yc = y + col * incy;
-            *yc = gemv_result(alpha, sum, beta, yc);
-        }
+        if (slice == 0 && lane == 0) y[col * incy] = gemv_result(alpha, sum, beta, y_early);
         return;
     }
 
@@ -613,7 +649,7 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
     gemv_finish(partials + col0, n, columns, split, xs, tid, threads);
     for (int o = tid; o < columns; o += threads) {
         float *yc = y + (col0 + o) * incy;
-        *yc = gemv_result(alpha, xs[o], beta, yc);
+        *yc = gemv_result(alpha, xs[o], beta, o == tid ? y_early : gemv_y_early(beta, yc));
     }
     if (tid == 0) counters[blockIdx.x] = 0;
 }
@@ -658,6 +694,14 @@ extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_scalar(GEMV_PARAMS
 // limit either way.
 extern "C" __global__ void __maxnreg__(48) gemv_t_f32_lean(GEMV_PARAMS) { gemv_t<true, GEMV_T_UNROLL / 2>(GEMV_ARGS); }
 extern "C" __global__ void __maxnreg__(48) gemv_t_f32_scalar_lean(GEMV_PARAMS) { gemv_t<false, GEMV_T_UNROLL_SCALAR / 2>(GEMV_ARGS); }
+// The float4 lean kernel reading x through L1, for x 16-byte aligned with
+// unit stride, where it runs unsplit in one wave: without the staging's two
+// barriers per chunk (H100, kernel time, µs, against the routine's choice
+// before: 2000² 8.28 / 9.04, 3000² 15.42 / 16.50, 4096² 25.95 / 26.50,
+// 5000² 36.08 / 37.75 lean). The scalar one lost 20-35 % (4 to 16 loads of x
+// per lane and round instead of one), and gemv_t_f32 itself with x through
+// L1 was 3 % slower at 4096² and 8 % at 8192².
+extern "C" __global__ void __maxnreg__(48) gemv_t_f32_lean_l1(GEMV_PARAMS) { gemv_t<true, GEMV_T_UNROLL / 2, true>(GEMV_ARGS); }
 #define GEMV_T_SHORT_ARGS m, n, alpha_value, alpha_ptr, A, lda, x, incx, beta_value, beta_ptr, y, incy
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short(GEMV_PARAMS) { gemv_t_short<true>(GEMV_T_SHORT_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short_scalar(GEMV_PARAMS) { gemv_t_short<false>(GEMV_T_SHORT_ARGS); }

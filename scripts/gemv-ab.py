@@ -6,9 +6,9 @@ kernels/gemv.cu with extra lines such as
 compiled by `scripts/nvrtc-ptx.py FILE.cu sm_90 > FILE.cubin`) before wiring
 it into the tuner. Square n×n or m×n, y = A·x (OP=T in the environment: y = Aᵀ·x,
 for the T kernels, TX threads a block, a warp per column), alpha = 1,
-beta = 0. Twenty calls captured in a CUDA graph and replayed between
-two events, median of 15 replays, four matrices rotated (past the L2 from n
-= 2048): the kernels' own time, without launch cost (from Python, longer
+beta = 0 (BETA=b in the environment: beta = b, y read). Twenty calls
+captured in a CUDA graph and replayed between two events, median of 15
+replays, four matrices and y vectors rotated (past the L2 from n = 2048): the kernels' own time, without launch cost (from Python, longer
 than these kernels). Each result is checked against a float64 product.
 
 usage: gemv-ab.py FILE.cubin N|MxN SPEC...   SPEC: KERNEL@TXxTY[xSPLIT]
@@ -24,6 +24,7 @@ import numpy as np
 
 CALLS = 20
 OP_T = os.environ.get("OP") == "T"
+BETA = float(os.environ.get("BETA", "0"))
 
 
 def main():
@@ -35,19 +36,20 @@ def main():
     assert cublas.cublasCreate_v2(ctypes.byref(handle)) == 0
     matrices = [cp.random.rand(m * n, dtype=cp.float32) - 0.5 for _ in range(4)]
     x = cp.random.rand(m if OP_T else n, dtype=cp.float32) - 0.5
-    y = cp.zeros(n if OP_T else m, dtype=cp.float32)
+    ys = [cp.zeros(n if OP_T else m, dtype=cp.float32) for _ in range(4)]
+    y = ys[0]
     a = matrices[0].reshape(n, m)  # row j of `a` is column j of A
     reference = (a if OP_T else a.T).astype(cp.float64) @ x.astype(cp.float64)
     counters = cp.zeros(65536, dtype=cp.uint32)  # the split's arrival counters, 0 between calls
     partials = cp.zeros(64 * max(m, n), dtype=cp.float32)
     stream = cp.cuda.Stream(non_blocking=True)
-    one, zero = ctypes.c_float(1.0), ctypes.c_float(0.0)
+    one, beta = ctypes.c_float(1.0), ctypes.c_float(BETA)
     assert cublas.cublasSetStream_v2(handle, ctypes.c_void_p(stream.ptr)) == 0
     cp.cuda.Device().synchronize()  # the data above come from the default stream, which `stream` does not wait for
 
-    def with_cublas(A):
+    def with_cublas(A, y):
         assert cublas.cublasSgemv_v2(handle, 1 if OP_T else 0, m, n, ctypes.byref(one), ctypes.c_void_p(A.data.ptr), m,
-                                     ctypes.c_void_p(x.data.ptr), 1, ctypes.byref(zero), ctypes.c_void_p(y.data.ptr), 1) == 0
+                                     ctypes.c_void_p(x.data.ptr), 1, ctypes.byref(beta), ctypes.c_void_p(y.data.ptr), 1) == 0
 
     def kernel(spec):
         name, shape = spec.split("@")
@@ -57,19 +59,19 @@ def main():
         tiles = -(-n // (tx // 32)) if OP_T else -(-m // (4 * tx))
         per_split = -(-(m if OP_T else n) // split)
 
-        def launch(A):
+        def launch(A, y):
             f((tiles, split), (tx, ty), (np.int64(m), np.int64(n), np.float32(1), np.uint64(0), A, np.int64(m), x,
-                                         np.int64(1), np.float32(0), np.uint64(0), y, np.int64(1), np.int64(per_split),
+                                         np.int64(1), np.float32(BETA), np.uint64(0), y, np.int64(1), np.int64(per_split),
                                          counters, partials))
         return launch, f"{tiles * split} blocks"
 
     for label, (launch, blocks) in [("cuBLAS", (with_cublas, ""))] + [(spec, kernel(spec)) for spec in specs]:
         with stream:
             for i in range(3):
-                launch(matrices[i % 4])
+                launch(matrices[i % 4], ys[i % 4])
             stream.begin_capture()
             for i in range(CALLS):
-                launch(matrices[i % 4])
+                launch(matrices[i % 4], ys[i % 4])
             graph = stream.end_capture()
             graph.launch(stream)
             events = [(cp.cuda.Event(), cp.cuda.Event()) for _ in range(15)]
@@ -77,7 +79,8 @@ def main():
                 start.record(stream)
                 graph.launch(stream)
                 stop.record(stream)
-            launch(matrices[0])
+            y.fill(0)  # beta * y of the timed calls is not the check's
+            launch(matrices[0], y)
         stream.synchronize()
         times = sorted(cp.cuda.get_elapsed_time(a, b) * 1000 / CALLS for a, b in events)
         error = float(cp.max(cp.abs(y - reference)) / cp.max(cp.abs(reference)))

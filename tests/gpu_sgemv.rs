@@ -25,6 +25,8 @@ struct Case {
     lda: usize,
     /// Floats A is placed past a 16-byte boundary.
     a_offset: usize,
+    /// The same for x (the lean T kernel that reads x through L1 needs it aligned).
+    x_offset: usize,
     incx: i64,
     incy: i64,
     alpha: f32,
@@ -99,7 +101,7 @@ impl Prepared {
         Prepared {
             case,
             da: GuardedBuffer::from_slice(ctx, &a, case.a_offset).unwrap(),
-            dx: GuardedBuffer::from_slice(ctx, &x, 0).unwrap(),
+            dx: GuardedBuffer::from_slice(ctx, &x, case.x_offset).unwrap(),
             dy: GuardedBuffer::from_slice(ctx, &y, 0).unwrap(),
             scalars: GuardedBuffer::from_slice(ctx, &[case.alpha, case.beta], 0).unwrap(),
             a,
@@ -114,8 +116,9 @@ impl Prepared {
     fn describe(&self, shape: Option<LaunchShape>) -> String {
         let c = &self.case;
         format!(
-            "trans={} m={} n={} lda={} a_offset={} incx={} incy={} alpha={} beta={} device_scalars={} shape={shape:?}",
-            c.trans, c.m, c.n, c.lda, c.a_offset, c.incx, c.incy, c.alpha, c.beta, c.device_scalars
+            "trans={} m={} n={} lda={} a_offset={} x_offset={} incx={} incy={} alpha={} beta={} device_scalars={} \
+             shape={shape:?}",
+            c.trans, c.m, c.n, c.lda, c.a_offset, c.x_offset, c.incx, c.incy, c.alpha, c.beta, c.device_scalars
         )
     }
 
@@ -133,7 +136,8 @@ impl Prepared {
 
     /// The kernels that can serve this case, the default first.
     fn kernels(&self) -> Vec<&'static KernelSpec> {
-        gemv::candidate_kernels(self.case.op(), self.case.m as i64, self.da.address(), self.case.lda as i64)
+        let x_float4 = gemv::x_reads_float4(self.dx.address(), self.case.incx);
+        gemv::candidate_kernels(self.case.op(), self.case.m as i64, self.da.address(), self.case.lda as i64, x_float4)
     }
 
     /// The column (N) or row (T) ranges the default kernel splits into at `shape`.
@@ -329,7 +333,8 @@ fn gpu_sgemv_case_matrix() {
                 // lda = m or m + 3; A aligned or one float past 16 bytes.
                 let lda = m + if k.is_multiple_of(2) { 0 } else { 3 };
                 let a_offset = (k / 3) % 2;
-                let case = Case { trans, m, n, lda, a_offset, incx, incy, alpha, beta, device_scalars };
+                let x_offset = (k / 4) % 2;
+                let case = Case { trans, m, n, lda, a_offset, x_offset, incx, incy, alpha, beta, device_scalars };
                 run_case(&gpu, &mut random, case, cublas.as_ref().map(CublasSession::pair));
                 cases += 1;
             }
@@ -353,8 +358,19 @@ fn gpu_sgemv_aligned_and_unaligned_paths() {
             (4, 5000, 4, 0),
             (5000, 4, 5000, 0),
         ] {
-            let case =
-                Case { trans, m, n, lda, a_offset, incx: 1, incy: 1, alpha: 0.625, beta: -0.5, device_scalars: false };
+            let case = Case {
+                trans,
+                m,
+                n,
+                lda,
+                a_offset,
+                x_offset: 0,
+                incx: 1,
+                incy: 1,
+                alpha: 0.625,
+                beta: -0.5,
+                device_scalars: false,
+            };
             run_case(&gpu, &mut random, case, None);
         }
     }
@@ -378,6 +394,8 @@ fn gpu_sgemv_every_launch_shape() {
         (MUBLAS_OP_T, 1100, 67, 1101, 0, 3, -2, 0.75, 0.5),
         (MUBLAS_OP_T, 2000, 3, 2000, 0, -1, 1, -1.5, 0.0),
         (MUBLAS_OP_T, 2000, 3, 2000, 1, 1, 1, -1.5, 0.0),
+        // Two chunks of rows and a tail of fewer than 4 in the float4 T kernels (x through L1 in the lean one).
+        (MUBLAS_OP_T, 2101, 40, 2104, 0, 1, -1, 0.75, 0.5),
         // The short N kernels (m <= 64): whole and partial lane groups, float4 and scalar.
         (MUBLAS_OP_N, 16, 3000, 16, 0, 1, 1, 0.75, 0.5),
         (MUBLAS_OP_N, 16, 3000, 17, 1, -2, 3, 0.75, 0.5),
@@ -390,7 +408,7 @@ fn gpu_sgemv_every_launch_shape() {
         (MUBLAS_OP_T, 1, 40, 1, 0, 1, -1, 0.75, 0.5),
     ];
     for (trans, m, n, lda, a_offset, incx, incy, alpha, beta) in problems {
-        let case = Case { trans, m, n, lda, a_offset, incx, incy, alpha, beta, device_scalars: false };
+        let case = Case { trans, m, n, lda, a_offset, x_offset: 0, incx, incy, alpha, beta, device_scalars: false };
         let prepared = Prepared::new(&gpu, &mut random, case);
         for spec in prepared.kernels() {
             let max_threads = device.kernel(spec.name).unwrap().model.max_threads_per_block;
@@ -426,6 +444,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 n: 1000,
                 lda: 1000,
                 a_offset: 0,
+                x_offset: 0,
                 incx: 1,
                 incy: 1,
                 alpha: 0.3,
@@ -441,6 +460,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 n: 1000,
                 lda: 1000,
                 a_offset: 0,
+                x_offset: 0,
                 incx: 1,
                 incy: 1,
                 alpha: 0.3,
@@ -456,6 +476,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 n: 1000,
                 lda: 1001,
                 a_offset: 1,
+                x_offset: 0,
                 incx: 1,
                 incy: 1,
                 alpha: 0.3,
@@ -471,6 +492,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 n: 16,
                 lda: 20000,
                 a_offset: 0,
+                x_offset: 0,
                 incx: 1,
                 incy: 1,
                 alpha: 0.3,
@@ -486,6 +508,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 n: 20000,
                 lda: 16,
                 a_offset: 0,
+                x_offset: 0,
                 incx: -1,
                 incy: 1,
                 alpha: 0.3,
@@ -501,6 +524,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 n: 200000,
                 lda: 17,
                 a_offset: 0,
+                x_offset: 0,
                 incx: 1,
                 incy: 1,
                 alpha: 0.3,
@@ -516,6 +540,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 n: 3000,
                 lda: 3000,
                 a_offset: 0,
+                x_offset: 0,
                 incx: 1,
                 incy: 1,
                 alpha: 0.3,
@@ -531,6 +556,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 n: 20000,
                 lda: 16,
                 a_offset: 0,
+                x_offset: 0,
                 incx: 1,
                 incy: 1,
                 alpha: 0.3,
@@ -547,6 +573,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 n: 5000,
                 lda: 2000,
                 a_offset: 0,
+                x_offset: 0,
                 incx: 1,
                 incy: 1,
                 alpha: 0.3,
@@ -563,6 +590,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 n: 512,
                 lda: 512,
                 a_offset: 0,
+                x_offset: 0,
                 incx: 1,
                 incy: 1,
                 alpha: 0.3,
@@ -578,6 +606,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 n: 500,
                 lda: 301,
                 a_offset: 1,
+                x_offset: 0,
                 incx: -2,
                 incy: 1,
                 alpha: 0.3,
@@ -594,6 +623,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 n: 2000,
                 lda: 2000,
                 a_offset: 0,
+                x_offset: 0,
                 incx: 1,
                 incy: 1,
                 alpha: 0.3,
@@ -609,6 +639,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 n: 2003,
                 lda: 2003,
                 a_offset: 1,
+                x_offset: 0,
                 incx: -2,
                 incy: 1,
                 alpha: 0.3,
@@ -625,6 +656,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 n: 4100,
                 lda: 5004,
                 a_offset: 0,
+                x_offset: 0,
                 incx: 1,
                 incy: -1,
                 alpha: -0.6,
@@ -641,6 +673,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 n: 16500,
                 lda: 2600,
                 a_offset: 0,
+                x_offset: 0,
                 incx: -1,
                 incy: 2,
                 alpha: 0.4,
@@ -681,7 +714,7 @@ fn gpu_sgemv_plan_takes_the_narrow_kernel_where_row_tiles_leave_sms_idle() {
     ];
     for (m, n, lda, offset, expected) in cases {
         let op = gemv::check_arguments(MUBLAS_OP_N, m, n, lda, 1, 1).unwrap();
-        let (spec, plan) = gemv::plan(gpu.inner(), op, m, n, 1 << 20 | offset, lda).unwrap();
+        let (spec, plan) = gemv::plan(gpu.inner(), op, m, n, 1 << 20 | offset, lda, true).unwrap();
         say(&format!("{test}: {m}x{n}: {} {:?} grid {:?}", spec.name, plan.shape, plan.geometry.grid));
         assert_eq!(spec.name, expected, "{m}x{n}");
         if n <= 512 {
@@ -712,7 +745,7 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
     ];
     for (m, n, lda, offset, expected, shape) in cases {
         let op = gemv::check_arguments(MUBLAS_OP_N, m, n, lda, 1, 1).unwrap();
-        let (spec, plan) = gemv::plan(gpu.inner(), op, m, n, 1 << 20 | offset, lda).unwrap();
+        let (spec, plan) = gemv::plan(gpu.inner(), op, m, n, 1 << 20 | offset, lda, true).unwrap();
         say(&format!("{test}: {m}x{n}: {} {:?} grid {:?}", spec.name, plan.shape, plan.geometry.grid));
         if h100_like {
             assert_eq!(spec.name, expected, "{m}x{n}");
@@ -723,6 +756,59 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
     }
     if !h100_like {
         say(&format!("{test}: not a 132-SM GPU: plans printed, not checked"));
+    }
+}
+
+#[test]
+fn gpu_sgemv_plan_reads_x_through_l1_only_where_x_is_float4() {
+    let test = "gpu_sgemv_plan_reads_x_through_l1_only_where_x_is_float4";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    let h100_like = gpu.inner().device.model().sm_count == 132;
+    // (n, x_offset, incx, expected kernel on a 132-SM GPU): T n × n, A float4.
+    let cases = [
+        (3000, 0, 1, "gemv_t_f32_lean_l1"),
+        (3000, 1, 1, "gemv_t_f32"),
+        (3000, 0, -1, "gemv_t_f32"),
+        (5000, 0, 1, "gemv_t_f32_lean_l1"),
+        (5000, 2, 1, "gemv_t_f32_lean"),
+        // Two waves even for the lean kernel: the default.
+        (8192, 0, 1, "gemv_t_f32"),
+    ];
+    for (n, x_offset, incx, expected) in cases {
+        let case = Case {
+            trans: MUBLAS_OP_T,
+            m: n,
+            n,
+            lda: n,
+            a_offset: 0,
+            x_offset,
+            incx,
+            incy: 1,
+            alpha: 0.5,
+            beta: -1.5,
+            device_scalars: false,
+        };
+        let prepared = Prepared::new(&gpu, &mut random, case);
+        let x_float4 = gemv::x_reads_float4(prepared.dx.address(), incx);
+        let op = gemv::check_arguments(MUBLAS_OP_T, n as i64, n as i64, n as i64, incx, 1).unwrap();
+        let (spec, plan) =
+            gemv::plan(gpu.inner(), op, n as i64, n as i64, prepared.da.address(), n as i64, x_float4).unwrap();
+        say(&format!(
+            "{test}: {n}² x_offset {x_offset} incx {incx}: {} {:?} grid {:?}",
+            spec.name, plan.shape, plan.geometry.grid
+        ));
+        assert!(x_float4 || spec.name != "gemv_t_f32_lean_l1", "{n}²: x is not float4");
+        if h100_like {
+            assert_eq!(spec.name, expected, "{n}² x_offset {x_offset} incx {incx}");
+        }
+        // What the routine runs on this x: correct, inputs untouched.
+        let got = prepared.run(&gpu, None);
+        prepared.check(&prepared.describe(None), &got);
+        prepared.check_inputs_unchanged(&prepared.describe(None));
+    }
+    if !h100_like {
+        say(&format!("{test}: not a 132-SM GPU: kernels printed, not checked"));
     }
 }
 
@@ -739,6 +825,7 @@ fn gpu_sgemv_split_counters_reset_between_calls() {
         n: 1024,
         lda: 20000,
         a_offset: 0,
+        x_offset: 0,
         incx: 1,
         incy: 1,
         alpha: 1.25,
@@ -751,6 +838,7 @@ fn gpu_sgemv_split_counters_reset_between_calls() {
         n: 40,
         lda: 5000,
         a_offset: 0,
+        x_offset: 0,
         incx: 1,
         incy: 1,
         alpha: 1.25,
@@ -763,6 +851,7 @@ fn gpu_sgemv_split_counters_reset_between_calls() {
         n: 16,
         lda: 1 << 20,
         a_offset: 0,
+        x_offset: 0,
         incx: 1,
         incy: 1,
         alpha: 1.25,
@@ -775,6 +864,7 @@ fn gpu_sgemv_split_counters_reset_between_calls() {
         n: 1 << 18,
         lda: 16,
         a_offset: 0,
+        x_offset: 0,
         incx: 1,
         incy: 1,
         alpha: 1.25,
@@ -820,6 +910,7 @@ fn gpu_sgemv_split_after_strmv_and_split_k_sgemm_on_the_same_handle() {
         n: 2048,
         lda: 20000,
         a_offset: 0,
+        x_offset: 0,
         incx: 1,
         incy: 1,
         alpha: 1.25,
@@ -897,6 +988,7 @@ fn gpu_sgemv_without_work_buffer_runs_unsplit() {
             n: 3000,
             lda: 5001,
             a_offset: 1,
+            x_offset: 0,
             incx: 1,
             incy: -1,
             alpha: 0.75,
@@ -943,6 +1035,7 @@ fn gpu_sgemv_on_a_created_stream() {
             n: 2999,
             lda: 3004,
             a_offset: 0,
+            x_offset: 0,
             incx: 1,
             incy: -2,
             alpha: -0.5,
@@ -951,7 +1044,8 @@ fn gpu_sgemv_on_a_created_stream() {
         };
         let prepared = Prepared::new(&gpu, &mut random, case);
         let op = gemv::check_arguments(trans, 3001, 2999, 3004, 1, -2).unwrap();
-        let (spec, plan) = gemv::plan(gpu.inner(), op, 3001, 2999, prepared.da.address(), 3004).unwrap();
+        let x_float4 = gemv::x_reads_float4(prepared.dx.address(), 1);
+        let (spec, plan) = gemv::plan(gpu.inner(), op, 3001, 2999, prepared.da.address(), 3004, x_float4).unwrap();
         say(&format!("{test}: trans {trans}: {} {:?} grid {:?}", spec.name, plan.shape, plan.geometry.grid));
         let got = prepared.run(&gpu, None);
         prepared.check(&format!("default stream: {}", prepared.describe(None)), &got);
@@ -968,6 +1062,7 @@ fn gpu_sgemv_on_a_created_stream() {
                 n: 2999,
                 lda: 3004,
                 a_offset: 0,
+                x_offset: 0,
                 incx: 1,
                 incy,
                 alpha: -0.5,

@@ -140,6 +140,9 @@ pub static GEMV_T_SCALAR: KernelSpec = KernelSpec { name: "gemv_t_f32_scalar", s
 pub static GEMV_T_LEAN: KernelSpec = KernelSpec { name: "gemv_t_f32_lean", space: T_SPACE, geometry: t_geometry };
 pub static GEMV_T_SCALAR_LEAN: KernelSpec =
     KernelSpec { name: "gemv_t_f32_scalar_lean", space: T_SPACE, geometry: t_geometry };
+/// GEMV_T_LEAN reading x through L1 as float4 instead of staging it: for x
+/// 16-byte aligned with unit stride ([`x_reads_float4`]), unsplit in one wave.
+pub static GEMV_T_LEAN_L1: KernelSpec = KernelSpec { name: "gemv_t_f32_lean_l1", space: T_SPACE, geometry: t_geometry };
 /// op T, m ≤ SHORT_ROWS_MAX, A 16-byte aligned and lda % 4 == 0.
 pub static GEMV_T_SHORT: KernelSpec =
     KernelSpec { name: "gemv_t_f32_short", space: T_SHORT_SPACE, geometry: t_short_geometry };
@@ -165,6 +168,7 @@ pub const KERNEL_NAMES: &[&str] = &[
     GEMV_T_SCALAR.name,
     GEMV_T_LEAN.name,
     GEMV_T_SCALAR_LEAN.name,
+    GEMV_T_LEAN_L1.name,
     GEMV_T_SHORT.name,
     GEMV_T_SHORT_SCALAR.name,
 ];
@@ -271,9 +275,16 @@ pub fn select_kernel(op: Op, m: i64, a: u64, lda: i64) -> &'static KernelSpec {
     }
 }
 
+/// Whether the kernels may read x as float4 through L1: 16-byte aligned, unit stride.
+pub fn x_reads_float4(x: u64, incx: i64) -> bool {
+    incx == 1 && x.is_multiple_of(16)
+}
+
 /// A kernel besides the default that can serve a call, and when `plan` takes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Twin {
+    /// The lean T kernel with x through L1 (x as float4 only): where it runs unsplit in one wave.
+    LeanL1,
     /// The lean T kernels: where they run in one wave what the default needs more for.
     Lean,
     /// The narrow N kernels: where the default's unsplit row tiles leave SMs idle.
@@ -284,7 +295,8 @@ enum Twin {
     WideStaged,
 }
 
-const TWINS: [(&KernelSpec, &KernelSpec, Twin); 7] = [
+const TWINS: [(&KernelSpec, &KernelSpec, Twin); 8] = [
+    (&GEMV_T, &GEMV_T_LEAN_L1, Twin::LeanL1),
     (&GEMV_T, &GEMV_T_LEAN, Twin::Lean),
     (&GEMV_T_SCALAR, &GEMV_T_SCALAR_LEAN, Twin::Lean),
     (&GEMV_N, &GEMV_N_NARROW, Twin::Narrow),
@@ -294,14 +306,18 @@ const TWINS: [(&KernelSpec, &KernelSpec, Twin); 7] = [
     (&GEMV_N, &GEMV_N_WIDE_STAGED, Twin::WideStaged),
 ];
 
-fn twins(default: &'static KernelSpec) -> impl Iterator<Item = (&'static KernelSpec, Twin)> {
-    TWINS.into_iter().filter(move |(d, _, _)| std::ptr::eq(*d, default)).map(|(_, spec, kind)| (spec, kind))
+/// The twins of a default kernel that can serve the call (`x_float4`: [`x_reads_float4`]).
+fn twins(default: &'static KernelSpec, x_float4: bool) -> impl Iterator<Item = (&'static KernelSpec, Twin)> {
+    TWINS
+        .into_iter()
+        .filter(move |(d, _, kind)| std::ptr::eq(*d, default) && (x_float4 || *kind != Twin::LeanL1))
+        .map(|(_, spec, kind)| (spec, kind))
 }
 
 /// Every kernel that can serve the call, the default (`select_kernel`) first.
-pub fn candidate_kernels(op: Op, m: i64, a: u64, lda: i64) -> Vec<&'static KernelSpec> {
+pub fn candidate_kernels(op: Op, m: i64, a: u64, lda: i64, x_float4: bool) -> Vec<&'static KernelSpec> {
     let default = select_kernel(op, m, a, lda);
-    std::iter::once(default).chain(twins(default).map(|(spec, _)| spec)).collect()
+    std::iter::once(default).chain(twins(default, x_float4).map(|(spec, _)| spec)).collect()
 }
 
 /// The wide N kernels' shape for a problem: for each Tx the most thread rows
@@ -348,7 +364,7 @@ fn wide_serves(kind: Twin, m: i64, n: i64) -> bool {
         && match kind {
             Twin::Wide => n <= WIDE_L1_MAX_COLUMNS,
             Twin::WideStaged => n > WIDE_L1_MAX_COLUMNS,
-            Twin::Lean | Twin::Narrow => false,
+            Twin::LeanL1 | Twin::Lean | Twin::Narrow => false,
         }
 }
 
@@ -367,9 +383,23 @@ fn wide_pays(device: &DeviceModel, kind: Twin, m: i64, n: i64, default_split: u3
     }
 }
 
+/// Whether the lean T kernel with x through L1 replaces the default (`plan`):
+/// where its grid runs unsplit in one wave.
+fn lean_l1_pays(device: &DeviceModel, plan: &LaunchPlan) -> bool {
+    optimizer::waves(device, plan) == 1 && plan.geometry.grid.1 == 1
+}
+
 /// The kernel and the tuner's plan for a call (what `sgemv` launches; the
 /// benchmark reports it): the default kernel, unless its twin does better by
 /// a rule the occupancies cannot see, or a shape is forced on the default.
+///  - Lean T with x through L1: wherever it runs unsplit in one wave, for x
+///    16-byte aligned with unit stride. Every block reads x from its first
+///    row on, so the staging's two barriers per chunk cost more than L1
+///    reads (H100, kernel time, `scripts/gemv-ab.py`, µs, on the optimizer's
+///    shapes against the routine's choice before: 1000² 3.18 / 3.25, 2000²
+///    8.41–8.49 on 512 threads (it takes 480) / 9.04, 3000² 15.42 / 16.50,
+///    4096² 25.95 / 26.50, 5000² 36.08 / 37.75 lean). Past one wave it lost
+///    (8192²: 93.4 against 91.1 µs).
 ///  - Lean T: one wave where the default needs more. A warp per column holds
 ///    32 warps per SM at 64 registers, 4224 columns per wave on an H100, so
 ///    n = 5000 ran 1.18 waves; the lean kernel's 40 warps run it in one
@@ -394,7 +424,15 @@ fn wide_pays(device: &DeviceModel, kind: Twin, m: i64, n: i64, default_split: u3
 ///    132.9 / 144.7 (and 1–4 % slower at 4221² to 4223², 6001² and 8191²).
 ///    Past 16384 columns, the staged float4 kernel on a grid of half the SMs
 ///    or more (20000² 526.9 / 535.6; the scalar one lost 10 % at 20001²).
-pub fn plan(handle: &Handle, op: Op, m: i64, n: i64, a: u64, lda: i64) -> Result<(&'static KernelSpec, LaunchPlan)> {
+pub fn plan(
+    handle: &Handle,
+    op: Op,
+    m: i64,
+    n: i64,
+    a: u64,
+    lda: i64,
+    x_float4: bool,
+) -> Result<(&'static KernelSpec, LaunchPlan)> {
     let device = &handle.device;
     let plan_of = |spec: &'static KernelSpec| -> Result<LaunchPlan> {
         let kernel = device.kernel(spec.name)?;
@@ -408,8 +446,9 @@ pub fn plan(handle: &Handle, op: Op, m: i64, n: i64, a: u64, lda: i64) -> Result
     }
     use optimizer::{sm_coverage, waves};
     let model = device.model();
-    for (twin_spec, kind) in twins(default) {
+    for (twin_spec, kind) in twins(default, x_float4) {
         let consider = match kind {
+            Twin::LeanL1 => true,
             Twin::Lean => waves(model, &default_plan) > 1,
             Twin::Narrow => n as u64 <= N_SPLIT_MIN_COLUMNS && sm_coverage(model, &default_plan) < 1.0,
             Twin::Wide | Twin::WideStaged => wide_serves(kind, m, n),
@@ -431,6 +470,7 @@ pub fn plan(handle: &Handle, op: Op, m: i64, n: i64, a: u64, lda: i64) -> Result
         let forced = device.tuner.forced().get(twin_spec.name).is_some();
         let better = forced
             || match kind {
+                Twin::LeanL1 => lean_l1_pays(model, &twin_plan),
                 Twin::Lean => waves(model, &twin_plan) == 1,
                 Twin::Narrow => sm_coverage(model, &twin_plan) > sm_coverage(model, &default_plan),
                 Twin::Wide | Twin::WideStaged => wide_pays(model, kind, m, n, default_plan.geometry.grid.1, &twin_plan),
@@ -612,7 +652,7 @@ pub fn sgemv(
     incy: i64,
 ) -> Result<()> {
     let Some(call) = Call::new(trans, m, n, alpha, a, lda, x, incx, beta, y, incy)? else { return Ok(()) };
-    let (spec, plan) = plan(handle, call.op, m, n, a, lda)?;
+    let (spec, plan) = plan(handle, call.op, m, n, a, lda, x_reads_float4(x, incx))?;
     launch(handle, spec, &call, plan.shape)
 }
 
@@ -638,7 +678,7 @@ pub fn sgemv_with_shape(
     incy: i64,
 ) -> Result<()> {
     let Some(call) = Call::new(trans, m, n, alpha, a, lda, x, incx, beta, y, incy)? else { return Ok(()) };
-    if !candidate_kernels(call.op, m, a, lda).iter().any(|k| std::ptr::eq(*k, spec)) {
+    if !candidate_kernels(call.op, m, a, lda, x_reads_float4(x, incx)).iter().any(|k| std::ptr::eq(*k, spec)) {
         return Err(Error::InvalidValue(format!("{} cannot serve this call", spec.name)));
     }
     // The kernels assume their declared block shapes (GEMV-T's blocks are 1-D).
@@ -811,6 +851,28 @@ mod tests {
         assert!(!pays(2000, 20000, 8, true), "63 blocks on 20000 columns");
     }
 
+    #[test]
+    fn the_lean_kernel_with_x_through_l1_runs_where_one_unsplit_wave_holds_the_columns() {
+        // Its built-in recipe on an H100, with the 48 registers of __maxnreg__(48).
+        use crate::tuner::{ForcedShapes, RecipeBook, Tuner};
+        let device = DeviceModel::h100_sxm();
+        let tuner = Tuner::new(device.clone(), RecipeBook::built_in(), ForcedShapes::new());
+        let model = KernelModel { registers_per_thread: 48, static_shared_bytes: 8193, max_threads_per_block: 1024 };
+        let plan = |m: u64, n: u64| tuner.plan(&GEMV_T_LEAN_L1, &model, &Problem { m, n, k: 0 });
+        for (n, threads) in [(1000u64, 256u32), (2000, 480), (3000, 512), (4096, 512), (5000, 608)] {
+            let square = plan(n, n);
+            assert_eq!(square.shape.tx, threads, "{n}²");
+            assert!(lean_l1_pays(&device, &square), "{n}²: {square:?}");
+        }
+        // Past 40 warps × 132 SMs of columns, two waves: the default kernels keep them.
+        for n in [5300u64, 8192, 16384] {
+            assert!(!lean_l1_pays(&device, &plan(n, n)), "{n}²");
+        }
+        // A tall matrix that the optimizer splits keeps the default too.
+        let tall = plan(1 << 20, 64);
+        assert!(tall.geometry.grid.1 > 1 && !lean_l1_pays(&device, &tall), "{tall:?}");
+    }
+
     fn position(result: Result<Op>) -> u32 {
         match result {
             Err(Error::InvalidArgument { routine: "SGEMV", position }) => position,
@@ -931,25 +993,41 @@ mod tests {
             &GEMV_T_SCALAR,
             &GEMV_T_LEAN,
             &GEMV_T_SCALAR_LEAN,
+            &GEMV_T_LEAN_L1,
             &GEMV_T_SHORT,
             &GEMV_T_SHORT_SCALAR,
         ] {
             assert!(KERNEL_NAMES.contains(&spec.name));
         }
-        // The T kernels have a lean variant and the N kernels a narrow and wide ones, offered after the default.
+        // The T kernels have lean variants (the float4 one also with x through L1, for x as float4),
+        // the N kernels narrow and wide ones, offered after the default.
         let names = |kernels: Vec<&KernelSpec>| kernels.iter().map(|k| k.name).collect::<Vec<_>>();
-        assert_eq!(names(candidate_kernels(Op::T, 1000, 4096, 1000)), ["gemv_t_f32", "gemv_t_f32_lean"]);
-        assert_eq!(names(candidate_kernels(Op::T, 1000, 4096, 1001)), ["gemv_t_f32_scalar", "gemv_t_f32_scalar_lean"]);
-        assert_eq!(names(candidate_kernels(Op::T, 8, 4096, 8)), ["gemv_t_f32_short"]);
         assert_eq!(
-            names(candidate_kernels(Op::N, 1000, 4096, 1000)),
-            ["gemv_n_f32", "gemv_n_f32_narrow", "gemv_n_f32_wide", "gemv_n_f32_wide_staged"]
+            names(candidate_kernels(Op::T, 1000, 4096, 1000, true)),
+            ["gemv_t_f32", "gemv_t_f32_lean_l1", "gemv_t_f32_lean"]
         );
-        assert_eq!(
-            names(candidate_kernels(Op::N, 1000, 4096, 1001)),
-            ["gemv_n_f32_scalar", "gemv_n_f32_scalar_narrow", "gemv_n_f32_scalar_wide"]
-        );
-        assert_eq!(names(candidate_kernels(Op::N, 64, 4096, 64)), ["gemv_n_f32_short"]);
+        assert_eq!(names(candidate_kernels(Op::T, 1000, 4096, 1000, false)), ["gemv_t_f32", "gemv_t_f32_lean"]);
+        for x_float4 in [true, false] {
+            assert_eq!(
+                names(candidate_kernels(Op::T, 1000, 4096, 1001, x_float4)),
+                ["gemv_t_f32_scalar", "gemv_t_f32_scalar_lean"]
+            );
+            assert_eq!(names(candidate_kernels(Op::T, 8, 4096, 8, x_float4)), ["gemv_t_f32_short"]);
+            assert_eq!(
+                names(candidate_kernels(Op::N, 1000, 4096, 1000, x_float4)),
+                ["gemv_n_f32", "gemv_n_f32_narrow", "gemv_n_f32_wide", "gemv_n_f32_wide_staged"]
+            );
+            assert_eq!(
+                names(candidate_kernels(Op::N, 1000, 4096, 1001, x_float4)),
+                ["gemv_n_f32_scalar", "gemv_n_f32_scalar_narrow", "gemv_n_f32_scalar_wide"]
+            );
+            assert_eq!(names(candidate_kernels(Op::N, 64, 4096, 64, x_float4)), ["gemv_n_f32_short"]);
+        }
+        // x as float4: 16-byte aligned, unit stride.
+        assert!(x_reads_float4(4096, 1));
+        assert!(!x_reads_float4(4100, 1));
+        assert!(!x_reads_float4(4096, 2));
+        assert!(!x_reads_float4(4096, -1));
     }
 
     #[test]
@@ -1113,6 +1191,7 @@ mod tests {
             (&GEMV_T_SCALAR, Layout::T),
             (&GEMV_T_LEAN, Layout::T),
             (&GEMV_T_SCALAR_LEAN, Layout::T),
+            (&GEMV_T_LEAN_L1, Layout::T),
             (&GEMV_T_SHORT, Layout::TShort),
             (&GEMV_T_SHORT_SCALAR, Layout::TShort),
         ];
