@@ -696,9 +696,9 @@ extern "C" __global__ void __maxnreg__(48) gemv_t_f32_lean(GEMV_PARAMS) { gemv_t
 extern "C" __global__ void __maxnreg__(48) gemv_t_f32_scalar_lean(GEMV_PARAMS) { gemv_t<false, GEMV_T_UNROLL_SCALAR / 2>(GEMV_ARGS); }
 // The float4 lean kernel reading x through L1, for x 16-byte aligned with
 // unit stride, where it runs unsplit in one wave: without the staging's two
-// barriers per chunk (H100, kernel time, µs, against the routine's choice
-// before: 2000² 8.28 / 9.04, 3000² 15.42 / 16.50, 4096² 25.95 / 26.50,
-// 5000² 36.08 / 37.75 lean). The scalar one lost 20-35 % (4 to 16 loads of x
+// barriers per chunk (H100, kernel time on the optimizer's shapes, µs,
+// against the routine's choice before: 256² 2.08 / 2.57, 2000² 8.35 / 9.08,
+// 3000² 15.42 / 16.50, 4096² 25.95 / 26.50, 5000² 36.08 / 37.75 lean). The scalar one lost 20-35 % (4 to 16 loads of x
 // per lane and round instead of one), and gemv_t_f32 itself with x through
 // L1 was 3 % slower at 4096² and 8 % at 8192².
 extern "C" __global__ void __maxnreg__(48) gemv_t_f32_lean_l1(GEMV_PARAMS) { gemv_t<true, GEMV_T_UNROLL / 2, true>(GEMV_ARGS); }

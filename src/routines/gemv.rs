@@ -396,10 +396,10 @@ fn lean_l1_pays(device: &DeviceModel, plan: &LaunchPlan) -> bool {
 ///    16-byte aligned with unit stride. Every block reads x from its first
 ///    row on, so the staging's two barriers per chunk cost more than L1
 ///    reads (H100, kernel time, `scripts/gemv-ab.py`, µs, on the optimizer's
-///    shapes against the routine's choice before: 1000² 3.18 / 3.25, 2000²
-///    8.41–8.49 on 512 threads (it takes 480) / 9.04, 3000² 15.42 / 16.50,
-///    4096² 25.95 / 26.50, 5000² 36.08 / 37.75 lean). Past one wave it lost
-///    (8192²: 93.4 against 91.1 µs).
+///    shapes against the routine's choice before: 256² 2.08 / 2.57, 1000²
+///    3.18 / 3.25, 2000² 8.35–8.41 / 9.08, 3000² 15.42 / 16.50, 4096² 25.95
+///    / 26.50, 5000² 36.08 / 37.75 lean). Past one wave it lost (8192²: 93.4
+///    against 91.1 µs).
 ///  - Lean T: one wave where the default needs more. A warp per column holds
 ///    32 warps per SM at 64 registers, 4224 columns per wave on an H100, so
 ///    n = 5000 ran 1.18 waves; the lean kernel's 40 warps run it in one
