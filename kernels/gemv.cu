@@ -275,9 +275,10 @@ __device__ __forceinline__ void gemv_n(i64 m, i64 n, float alpha_value, const fl
         ? gemv_n_columns<VEC, true, COLS, X_FROM_L1>(A, lda, x, incx, m, r0, step, c_begin, c_end, xs, ty, Ty, tid, threads)
         : gemv_n_columns<VEC, false, COLS, X_FROM_L1>(A, lda, x, incx, m, r0, step, c_begin, c_end, xs, ty, Ty, tid, threads);
 
-    // The elements of y this thread writes: its rows (unsplit, thread row 0), or in the last block of a split its first.
-    // Read after the columns, not at the start: with a[] no longer live they cost no registers in the loop, and their
-    // round trip still overlaps the fold's barriers.
+    // The elements of y this thread writes: its rows (unsplit, thread row 0), or with a split the first it would
+    // write if its block arrives last (every block reads it; only the last uses it). Read after the columns, not at
+    // the start: with a[] no longer live they cost no registers in the loop, and their round trip still overlaps the
+    // fold's barriers.
     const int rows = static_cast<int>(min(static_cast<i64>(tile_rows), m - row0));
     float y_early[GEMV_N_ROWS] = {0.0f, 0.0f, 0.0f, 0.0f};
     if (split == 1 && ty == 0) {
@@ -566,7 +567,8 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
         return;
     }
 
-    // The element of y this thread writes: its column's (unsplit, lane 0 of slice 0), or in the last block of a split one column's.
+    // The element of y this thread writes: its column's (unsplit, lane 0 of slice 0), or with a split the first it
+    // would write if its block arrives last (every block reads it; only the last uses it).
     float y_early = 0.0f;
     if (split == 1 ? slice == 0 && lane == 0 : tid < columns) {
         y_early = gemv_y_early(beta, y + (split == 1 ? col : col0 + tid) * incy);
@@ -698,9 +700,10 @@ extern "C" __global__ void __maxnreg__(48) gemv_t_f32_scalar_lean(GEMV_PARAMS) {
 // unit stride, where it runs unsplit in one wave: without the staging's two
 // barriers per chunk (H100, kernel time on the optimizer's shapes, µs,
 // against the routine's choice before: 256² 2.08 / 2.57, 2000² 8.35 / 9.08,
-// 3000² 15.42 / 16.50, 4096² 25.95 / 26.50, 5000² 36.08 / 37.75 lean). The scalar one lost 20-35 % (4 to 16 loads of x
-// per lane and round instead of one), and gemv_t_f32 itself with x through
-// L1 was 3 % slower at 4096² and 8 % at 8192².
+// 3000² 15.42 / 16.50, 4096² 25.95 / 26.50, 5000² 36.08 / 37.75 lean). The
+// scalar one lost 20-35 % (4 to 16 loads of x per lane and round instead of
+// one), and gemv_t_f32 itself with x through L1 was 3 % slower at 4096² and
+// 8 % at 8192².
 extern "C" __global__ void __maxnreg__(48) gemv_t_f32_lean_l1(GEMV_PARAMS) { gemv_t<true, GEMV_T_UNROLL / 2, true>(GEMV_ARGS); }
 #define GEMV_T_SHORT_ARGS m, n, alpha_value, alpha_ptr, A, lda, x, incx, beta_value, beta_ptr, y, incy
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short(GEMV_PARAMS) { gemv_t_short<true>(GEMV_T_SHORT_ARGS); }

@@ -8,8 +8,9 @@ it into the tuner. Square n×n or m×n, y = A·x (OP=T in the environment: y = A
 for the T kernels, TX threads a block, a warp per column), alpha = 1,
 beta = 0 (BETA=b in the environment: beta = b, y read). Twenty calls
 captured in a CUDA graph and replayed between two events, median of 15
-replays, four matrices and y vectors rotated (past the L2 from n = 2048): the kernels' own time, without launch cost (from Python, longer
-than these kernels). Each result is checked against a float64 product.
+replays, four matrices and y vectors rotated (past the L2 from n = 2048):
+the kernels' own time, without launch cost (from Python, longer than these
+kernels). Each result is checked against a float64 product.
 
 usage: gemv-ab.py FILE.cubin N|MxN SPEC...   SPEC: KERNEL@TXxTY[xSPLIT]
   e.g. gemv-ab.py gemv.cubin 2000 gemv_n_f32@32x16x16 gemv_n_f32_c8@8x64
