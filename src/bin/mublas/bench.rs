@@ -2,7 +2,7 @@
 //!
 //! Method (shared/docs/testing.md): CUDA events around each call on the
 //! stream, 3 warm-up calls, the median of `--reps` (default 30) timed calls
-//! (ten times as many where a call takes under 20 µs: `LAUNCH_BOUND_US`),
+//! (at least 1000 where a call takes under 20 µs: `LAUNCH_BOUND_US`),
 //! inputs rotated over 512 MiB (the H100's L2 is 50 MB), random data, cuBLAS
 //! measured the same way in the same run, its calls alternating with mublas's.
 
@@ -336,20 +336,21 @@ struct TableRun<'a> {
     reps: usize,
 }
 
-/// Calls whose median is below this many µs are timed again with
-/// LAUNCH_BOUND_REPS_FACTOR times the repetitions, and the second timing
-/// counts: at 6-9 µs a call is mostly the launch, whose jitter moves a median
-/// of 30 by ±5 % between runs (H100, SAXPY 2^10 to 2^18: 0.94-1.07 against
-/// cuBLAS with 30, 0.99-1.08 with 300, in two runs each).
+/// Calls whose median is below this many µs are timed again with at least
+/// LAUNCH_BOUND_REPS repetitions, and the second timing counts. At 6-9 µs a
+/// call is mostly the launch: the event-timed samples of one call spread over
+/// 2-3 µs (10th to 90th percentile), so a median of 30 moved the SAXPY ratios
+/// at 2^10 to 2^18 by ±5 % between runs. H100, three runs each, alternating:
+/// medians of 300 gave 0.98-1.08 against cuBLAS, medians of 1000 gave 1.00-1.08.
 const LAUNCH_BOUND_US: f64 = 20.0;
-const LAUNCH_BOUND_REPS_FACTOR: usize = 10;
+const LAUNCH_BOUND_REPS: usize = 1000;
 
 impl TableRun<'_> {
     /// mublas's median µs and, when there is cuBLAS, cuBLAS's, their calls alternating.
     fn time(&self, workload: &Workload) -> Result<(f64, Option<f64>), String> {
         let timed = self.time_with(workload, self.reps)?;
         if timed.0 < LAUNCH_BOUND_US {
-            return self.time_with(workload, LAUNCH_BOUND_REPS_FACTOR * self.reps);
+            return self.time_with(workload, LAUNCH_BOUND_REPS.max(10 * self.reps));
         }
         Ok(timed)
     }

@@ -68,6 +68,7 @@ pub fn run(h: &mublas::Handle, handle: mublasHandle_t, cublas: Option<&RealCubla
         "  event-timed µs (median of 200, alternating): mublas {mublas_event:.2}, direct launch {direct_event:.2}"
     );
     print_host_breakdown(h, handle, &workload)?;
+    print_cold_host_breakdown(h, handle, &workload, &timer, &direct)?;
     if let Some(c) = cublas {
         let host = workload.cublas_host_us(c, calls)?;
         let (ours, theirs) = workload.time_alternating(c, &timer, 10, 200)?;
@@ -79,8 +80,8 @@ pub fn run(h: &mublas::Handle, handle: mublasHandle_t, cublas: Option<&RealCubla
     Ok(())
 }
 
-/// Host ns of each step of a mublas call but the launch, each alone in a loop:
-/// where the full call's cost beyond the bare launch goes.
+/// Host ns of each step of a mublas call but the launch, each alone in a hot
+/// loop: what the steps cost at best.
 fn print_host_breakdown(h: &mublas::Handle, handle: mublasHandle_t, workload: &Workload) -> Result<(), String> {
     const ROUNDS: u32 = 200_000;
     let per_call_ns = |f: &mut dyn FnMut()| {
@@ -112,6 +113,71 @@ fn print_host_breakdown(h: &mublas::Handle, handle: mublasHandle_t, workload: &W
     });
     println!(
         "  host ns per step ({ROUNDS} rounds): C-ABI entry + handle check {api:.0}, context bind {bind:.0}, kernel lookup {lookup:.0}, plan {plan:.0}"
+    );
+    Ok(())
+}
+
+/// Host ns of each step, of the whole mublas call and of the bare launch as the
+/// benchmark meets them: once per event-timed call, right after the previous
+/// call's synchronisation, when the driver's wait has left the caches and
+/// branch predictors cold. A step is timed alone, then the direct launch runs
+/// between the events; the medians of 200.
+fn print_cold_host_breakdown(
+    h: &mublas::Handle,
+    handle: mublasHandle_t,
+    workload: &Workload,
+    timer: &EventTimer,
+    direct: &dyn Fn(usize) -> mublas::Result<()>,
+) -> Result<(), String> {
+    let ctx = h.device.context();
+    let kernel = h.device.kernel(workload.spec.name).map_err(|e| e.to_string())?;
+    let mut stream = std::ptr::null_mut();
+    // `step` returns whether the call it timed launched already (else the direct launch follows).
+    let cold_ns = |step: &mut dyn FnMut(usize) -> bool| -> Result<f64, String> {
+        let mut times = Vec::with_capacity(200);
+        for i in 0..210 {
+            let mut elapsed = 0.0;
+            timer
+                .time_us(|| {
+                    let started = Instant::now();
+                    let launched = step(i);
+                    elapsed = started.elapsed().as_secs_f64() * 1e9;
+                    if launched { Ok(()) } else { direct(i) }
+                })
+                .map_err(|e| e.to_string())?;
+            if i >= 10 {
+                times.push(elapsed);
+            }
+        }
+        Ok(mublas::harness::timing::median(&mut times))
+    };
+    let launch = cold_ns(&mut |i| direct(i).is_ok())?;
+    let call = cold_ns(&mut |i| workload.call_mublas(i).is_ok())?;
+    let api = cold_ns(&mut |_| {
+        // SAFETY: a live handle and a place for the stream.
+        std::hint::black_box(unsafe { mublas::capi::handle::mublasGetStream(handle, &mut stream) });
+        false
+    })?;
+    let bind = cold_ns(&mut |_| {
+        std::hint::black_box(mublas::launch::context::ContextGuard::bind(ctx).is_ok());
+        false
+    })?;
+    let lookup = cold_ns(&mut |_| {
+        std::hint::black_box(h.device.kernel(std::hint::black_box(workload.spec.name)).is_ok());
+        false
+    })?;
+    let plan = cold_ns(&mut |_| {
+        std::hint::black_box(h.device.tuner.plan(
+            workload.spec,
+            &kernel.model,
+            std::hint::black_box(&workload.problem),
+        ));
+        false
+    })?;
+    let clock = cold_ns(&mut |_| false)?;
+    println!(
+        "  host ns after a synchronised call (median of 200, each with the clock's own {clock:.0}): bare launch {launch:.0}, \
+         full mublas call {call:.0}; C-ABI entry + handle check {api:.0}, context bind {bind:.0}, kernel lookup {lookup:.0}, plan {plan:.0}"
     );
     Ok(())
 }
