@@ -1,6 +1,6 @@
 // SGEMV: y = alpha * op(A) * x + beta * y, A column-major (m rows, n columns, lda).
 //
-// Sixteen kernels, the routine (src/routines/gemv.rs) picks one per call:
+// Seventeen kernels, the routine (src/routines/gemv.rs) picks one per call:
 //  - gemv_n_f32 / gemv_n_f32_scalar: op N. Block (Tx, Ty); the block owns
 //    GEMV_N_ROWS * Tx rows, each thread GEMV_N_ROWS of them; the Ty thread rows
 //    split the block's columns in groups of GEMV_N_COLS (the loads of a group are
@@ -18,6 +18,9 @@
 //    columns and x read through the read-only path instead of staged,
 //    unsplit, in one wave of row tiles of 32 to 256 rows;
 //    gemv_n_f32_wide_staged: the same with x staged, for wider matrices.
+//  - gemv_n_f32_scalar_lanes: op N, any alignment and lda, one wave of row
+//    tiles of 32 rows: block (32, Ty), a row per lane, so that each load of a
+//    warp is 128 contiguous bytes of one column (gemv_n_lanes).
 //  - gemv_n_f32_short / gemv_n_f32_short_scalar: op N with m <= GEMV_SHORT_ROWS,
 //    where a tile of 4 * 32 rows would leave most lanes idle. 1-D block; L lanes
 //    share a column (gemv_lanes_per_column: the fewest that give each 4 rows), so
@@ -656,6 +659,63 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
     if (tid == 0) counters[blockIdx.x] = 0;
 }
 
+// gemv_n_f32_scalar_lanes: a row per lane, block (GEMV_N_LANES, Ty), unsplit.
+// Lane tx owns row GEMV_N_LANES * blockIdx.x + tx, so a warp's load is 128
+// contiguous bytes of one column at any alignment of A and lda, where the
+// scalar kernels' 4-row layout reads 32-byte pieces on the wide kernels'
+// 8-row tiles, which straddle sectors when lda is odd. Thread row ty takes
+// the groups of GEMV_N_LANES_COLS columns ty, ty + Ty, ..., their loads
+// issued together; x is read through L1 (one address per warp); the Ty sums
+// of a row are added in thread-row order through shared memory. H100, kernel
+// time (`scripts/gemv-ab.py`, µs), against the scalar wide kernel on 8 x 64
+// and cuBLAS: 2001² 8.94 / 9.30 / 8.97, 3001² 15.14 / 16.76 / 16.43, 4097²
+// 24.88 / 26.17 / 25.82, 4127² 25.94 / 31.39 / 28.23, 4223² 26.69 / 31.25 /
+// 29.66 (on another H100 4097² 26.2 and 4223² 28.1, cuBLAS 25.8 and 29.6);
+// 4, 16 or 32 columns per group, 512 threads, plain or L2::128B loads were slower.
+#define GEMV_N_LANES 32
+#define GEMV_N_LANES_COLS 8
+__device__ __forceinline__ void gemv_n_lanes(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
+                                             const float *__restrict__ A, i64 lda, const float *__restrict__ x,
+                                             i64 incx, float beta_value, const float *beta_ptr, float *y, i64 incy) {
+    __shared__ float sums[GEMV_N_LANES * (GEMV_N_LANES + 1)];  // [ty][tx], Ty <= 32, padded against bank conflicts
+    const float alpha = load_scalar(alpha_value, alpha_ptr);
+    const float beta = load_scalar(beta_value, beta_ptr);
+    const int tx = threadIdx.x, ty = threadIdx.y, Ty = blockDim.y;
+    const i64 r = static_cast<i64>(blockIdx.x) * GEMV_N_LANES + tx;
+    const bool live = r < m;
+    if (alpha == 0.0f) {
+        // Device pointer mode: the host could not see alpha. A and x are not read.
+        if (ty == 0 && live) gemv_scale_only(beta, y + r * incy);
+        return;
+    }
+
+    const float *Ar = A + (live ? r : 0);
+    float dot = 0.0f;
+    i64 g = static_cast<i64>(GEMV_N_LANES_COLS) * ty;
+    const i64 stride = static_cast<i64>(GEMV_N_LANES_COLS) * Ty;
+    for (; g + GEMV_N_LANES_COLS <= n; g += stride) {
+        float a[GEMV_N_LANES_COLS], xv[GEMV_N_LANES_COLS];
+        const float *p = Ar + g * lda;
+#pragma unroll
+        for (int k = 0; k < GEMV_N_LANES_COLS; ++k, p += lda) a[k] = live ? load_once(p) : 0.0f;
+#pragma unroll
+        for (int k = 0; k < GEMV_N_LANES_COLS; ++k) xv[k] = __ldg(x + (g + k) * incx);
+#pragma unroll
+        for (int k = 0; k < GEMV_N_LANES_COLS; ++k) dot = fmaf(a[k], xv[k], dot);
+    }
+    // The one group cut short by the last column (if any) is this thread row's alone.
+    for (; g < n; ++g) dot = fmaf(live ? load_once(Ar + g * lda) : 0.0f, __ldg(x + g * incx), dot);
+
+    sums[ty * (GEMV_N_LANES + 1) + tx] = dot;
+    __syncthreads();
+    if (ty == 0 && live) {
+        float sum = 0.0f;
+        for (int t = 0; t < Ty; ++t) sum += sums[t * (GEMV_N_LANES + 1) + tx];
+        // y read here, not before the columns as in the other kernels: 1-2 % faster (4097² to 4223²).
+        y[r * incy] = gemv_result(alpha, sum, beta, gemv_y_early(beta, y + r * incy));
+    }
+}
+
 #define GEMV_PARAMS                                                                                        \
     i64 m, i64 n, float alpha_value, const float *alpha_ptr, const float *__restrict__ A, i64 lda,        \
         const float *__restrict__ x, i64 incx, float beta_value, const float *beta_ptr, float *y, i64 incy, \
@@ -685,6 +745,10 @@ extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_scalar_narrow(GEMV
 extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_wide(GEMV_PARAMS) { gemv_n<true, 8, true>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_scalar_wide(GEMV_PARAMS) { gemv_n<false, 8, true>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_wide_staged(GEMV_PARAMS) { gemv_n<true, 8>(GEMV_ARGS); }
+// One wave of 32-row tiles (src/routines/gemv.rs, Twin::Lanes); the split's arguments are unused.
+extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_scalar_lanes(GEMV_PARAMS) {
+    gemv_n_lanes(m, n, alpha_value, alpha_ptr, A, lda, x, incx, beta_value, beta_ptr, y, incy);
+}
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_short(GEMV_PARAMS) { gemv_n_short<true>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_short_scalar(GEMV_PARAMS) { gemv_n_short<false>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32(GEMV_PARAMS) { gemv_t<true, GEMV_T_UNROLL>(GEMV_ARGS); }

@@ -388,6 +388,8 @@ fn gpu_sgemv_every_launch_shape() {
     let problems = [
         (MUBLAS_OP_N, 130, 1100, 132, 0, 1, 1, 0.75f32, 0.5f32),
         (MUBLAS_OP_N, 130, 1100, 133, 1, -2, 3, 0.75, 0.5),
+        // A partial tile of 32 rows and a partial group of 8 columns (the scalar lanes kernel).
+        (MUBLAS_OP_N, 100, 77, 101, 1, 1, -1, -1.5, 0.0),
         (MUBLAS_OP_N, 5, 300, 8, 0, 3, -1, 1.5, 0.0),
         (MUBLAS_OP_N, 5, 300, 5, 0, 1, 1, 1.5, 0.0),
         (MUBLAS_OP_T, 1100, 67, 1100, 0, 1, 1, 0.75, 0.5),
@@ -648,6 +650,40 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
             },
             None,
         ),
+        // Odd lda in one wave of 32-row tiles (on an H100): the scalar lanes kernel, with a
+        // partial group of columns and a partial row tile; then alpha = 0 from device memory.
+        (
+            Case {
+                trans: MUBLAS_OP_N,
+                m: 4127,
+                n: 2500,
+                lda: 4131,
+                a_offset: 1,
+                x_offset: 1,
+                incx: 3,
+                incy: -1,
+                alpha: -0.6,
+                beta: 0.5,
+                device_scalars: false,
+            },
+            None,
+        ),
+        (
+            Case {
+                trans: MUBLAS_OP_N,
+                m: 2100,
+                n: 2100,
+                lda: 2101,
+                a_offset: 0,
+                x_offset: 0,
+                incx: 1,
+                incy: 1,
+                alpha: 0.0,
+                beta: 0.5,
+                device_scalars: true,
+            },
+            None,
+        ),
         // Past 4096 columns, one wave of 64-row tiles (on an H100): the float4 wide kernel.
         (
             Case {
@@ -732,7 +768,10 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
     // (m, n, lda, A's address offset in bytes, expected kernel, and the wide kernels' shape)
     let cases = [
         (3000, 3000, 3000, 0, "gemv_n_f32_wide", Some((8, 64))),
-        (3000, 3000, 3001, 4, "gemv_n_f32_scalar_wide", Some((8, 64))),
+        (3000, 3000, 3001, 4, "gemv_n_f32_scalar_lanes", Some((32, 32))),
+        (4223, 4224, 4223, 0, "gemv_n_f32_scalar_lanes", Some((32, 32))),
+        // Past 132 tiles of 32 rows, the scalar wide kernel's larger tiles.
+        (4225, 4225, 4225, 0, "gemv_n_f32_scalar_wide", Some((16, 32))),
         (5000, 5000, 5000, 0, "gemv_n_f32_wide", Some((16, 32))),
         (16384, 16384, 16384, 0, "gemv_n_f32_wide", Some((32, 16))),
         (5000, 5001, 5001, 0, "gemv_n_f32_scalar_wide", Some((16, 32))),

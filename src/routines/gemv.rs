@@ -73,6 +73,11 @@ const NARROW_SPACE: LaunchSpace =
 /// The wide N kernels (8 columns in flight per thread): unsplit, row tiles of
 /// 32 to 256 rows. Their shape is chosen by [`wide_plan`], not the optimizer.
 const WIDE_SPACE: LaunchSpace = LaunchSpace { tx_step: 8, tx_min: 8, tx_max: 64, ty_min: 8, ty_max: 64, splits: &[1] };
+/// The scalar lanes kernel: a row per lane (Tx = 32 lanes, a 32-row tile),
+/// Ty thread rows of 8 columns in flight each, unsplit. Its recipe asks for
+/// blocks of 1024 threads, the fastest timed (`gemv_n_lanes` in kernels/gemv.cu).
+const LANES_SPACE: LaunchSpace =
+    LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 32, ty_min: 1, ty_max: 32, splits: &[1] };
 /// Threads of a wide block at most: the most their registers (94 and 102 on
 /// sm_90) leave room for in one block per SM. Full blocks were faster than half ones
 /// at every size tried (H100, kernel time with x staged, `scripts/gemv-ab.py`: 4100²
@@ -121,6 +126,9 @@ pub static GEMV_N_SCALAR_NARROW: KernelSpec =
 pub static GEMV_N_WIDE: KernelSpec = KernelSpec { name: "gemv_n_f32_wide", space: WIDE_SPACE, geometry: n_geometry };
 pub static GEMV_N_SCALAR_WIDE: KernelSpec =
     KernelSpec { name: "gemv_n_f32_scalar_wide", space: WIDE_SPACE, geometry: n_geometry };
+/// op N, any alignment and lda: a row per lane, for one wave of 32-row tiles.
+pub static GEMV_N_SCALAR_LANES: KernelSpec =
+    KernelSpec { name: "gemv_n_f32_scalar_lanes", space: LANES_SPACE, geometry: lanes_geometry };
 /// The float4 wide kernel with x staged in shared memory, past WIDE_L1_MAX_COLUMNS columns.
 pub static GEMV_N_WIDE_STAGED: KernelSpec =
     KernelSpec { name: "gemv_n_f32_wide_staged", space: WIDE_SPACE, geometry: n_geometry };
@@ -162,6 +170,7 @@ pub const KERNEL_NAMES: &[&str] = &[
     GEMV_N_WIDE.name,
     GEMV_N_SCALAR_WIDE.name,
     GEMV_N_WIDE_STAGED.name,
+    GEMV_N_SCALAR_LANES.name,
     GEMV_N_SHORT.name,
     GEMV_N_SHORT_SCALAR.name,
     GEMV_T.name,
@@ -293,15 +302,18 @@ enum Twin {
     Wide,
     /// The same past WIDE_L1_MAX_COLUMNS columns, x staged.
     WideStaged,
+    /// The scalar lanes kernel: where it runs in one wave what the scalar wide kernel would.
+    Lanes,
 }
 
-const TWINS: [(&KernelSpec, &KernelSpec, Twin); 8] = [
+const TWINS: [(&KernelSpec, &KernelSpec, Twin); 9] = [
     (&GEMV_T, &GEMV_T_LEAN_L1, Twin::LeanL1),
     (&GEMV_T, &GEMV_T_LEAN, Twin::Lean),
     (&GEMV_T_SCALAR, &GEMV_T_SCALAR_LEAN, Twin::Lean),
     (&GEMV_N, &GEMV_N_NARROW, Twin::Narrow),
     (&GEMV_N_SCALAR, &GEMV_N_SCALAR_NARROW, Twin::Narrow),
     (&GEMV_N, &GEMV_N_WIDE, Twin::Wide),
+    (&GEMV_N_SCALAR, &GEMV_N_SCALAR_LANES, Twin::Lanes),
     (&GEMV_N_SCALAR, &GEMV_N_SCALAR_WIDE, Twin::Wide),
     (&GEMV_N, &GEMV_N_WIDE_STAGED, Twin::WideStaged),
 ];
@@ -364,7 +376,7 @@ fn wide_serves(kind: Twin, m: i64, n: i64) -> bool {
         && match kind {
             Twin::Wide => n <= WIDE_L1_MAX_COLUMNS,
             Twin::WideStaged => n > WIDE_L1_MAX_COLUMNS,
-            Twin::LeanL1 | Twin::Lean | Twin::Narrow => false,
+            Twin::LeanL1 | Twin::Lean | Twin::Narrow | Twin::Lanes => false,
         }
 }
 
@@ -424,6 +436,16 @@ fn lean_l1_pays(device: &DeviceModel, plan: &LaunchPlan) -> bool {
 ///    132.9 / 144.7 (and 1–4 % slower at 4221² to 4223², 6001² and 8191²).
 ///    Past 16384 columns, the staged float4 kernel on a grid of half the SMs
 ///    or more (20000² 526.9 / 535.6; the scalar one lost 10 % at 20001²).
+///  - Scalar lanes N: before the scalar wide kernel, on the same problems,
+///    wherever its 32-row tiles run in one wave (on the H100, up to 4224
+///    rows; 5001², 157 tiles, took 43.0 µs against 38.1 for cuBLAS). A row
+///    per lane reads whole 128-byte lines where the wide kernel's 8-row
+///    tiles read 32-byte pieces of each column, which straddle sectors when
+///    lda is odd: the scalar wide kernel's times jumped by 10–20 % at n ≡ 25
+///    to 31 (mod 32) over 4096…4224, the lanes kernel's follow the bytes
+///    (kernel time, µs, lanes / scalar wide: 2001² 8.94 / 9.30, 3001² 15.14
+///    / 16.76, 4097² 24.88 / 26.17, 4121² 25.03 / 27.96, 4127² 25.94 /
+///    31.39, 4191² 26.28 / 31.61, 4223² 26.69 / 31.25; cuBLAS 8.97 to 29.66).
 pub fn plan(
     handle: &Handle,
     op: Op,
@@ -452,6 +474,7 @@ pub fn plan(
             Twin::Lean => waves(model, &default_plan) > 1,
             Twin::Narrow => n as u64 <= N_SPLIT_MIN_COLUMNS && sm_coverage(model, &default_plan) < 1.0,
             Twin::Wide | Twin::WideStaged => wide_serves(kind, m, n),
+            Twin::Lanes => wide_serves(Twin::Wide, m, n),
         };
         if !consider {
             continue;
@@ -474,6 +497,7 @@ pub fn plan(
                 Twin::Lean => waves(model, &twin_plan) == 1,
                 Twin::Narrow => sm_coverage(model, &twin_plan) > sm_coverage(model, &default_plan),
                 Twin::Wide | Twin::WideStaged => wide_pays(model, kind, m, n, default_plan.geometry.grid.1, &twin_plan),
+                Twin::Lanes => wide_pays(model, Twin::Wide, m, n, default_plan.geometry.grid.1, &twin_plan),
             };
         if better {
             return Ok((twin_spec, twin_plan));
@@ -555,6 +579,11 @@ fn short_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
 
 fn t_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
     geometry(Layout::T, problem, shape)
+}
+
+/// The lanes kernel: a row per lane, Tx lanes a block, unsplit.
+fn lanes_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
+    Geometry { grid: (grid_x(problem.m.div_ceil(shape.tx.max(1) as u64).max(1)), 1, 1), dynamic_shared_bytes: 0 }
 }
 
 fn t_short_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
@@ -782,6 +811,49 @@ mod tests {
         [model(94), model(102)]
     }
 
+    /// The scalar lanes kernel as the driver reports it on an H100 (46 registers).
+    fn lanes_model() -> KernelModel {
+        KernelModel { registers_per_thread: 46, static_shared_bytes: 4224, max_threads_per_block: 1024 }
+    }
+
+    #[test]
+    fn the_lanes_kernel_takes_a_row_per_lane_unsplit() {
+        let mut ty = LANES_SPACE.ty_min;
+        while ty <= LANES_SPACE.ty_max {
+            let shape = LaunchShape { tx: 32, ty, split: 1 };
+            for (m, n, tiles) in [(1u64, 1u64, 1u32), (31, 5, 1), (32, 5000, 1), (33, 7, 2), (4097, 4097, 129)] {
+                let problem = Problem { m, n, k: 0 };
+                let g = lanes_geometry(&problem, &shape);
+                assert_eq!((g.grid, g.dynamic_shared_bytes), ((tiles, 1, 1), 0), "{m} × {n}, {shape:?}");
+                // `launch` takes its split from Layout::N's rule: one range, all the columns.
+                assert_eq!(reduction_split(Layout::N, &problem, &shape), (n, 1));
+            }
+            ty += 1;
+        }
+    }
+
+    #[test]
+    fn the_lanes_kernel_replaces_the_scalar_wide_one_where_it_fills_one_wave() {
+        use crate::tuner::{ForcedShapes, RecipeBook, Tuner};
+        let device = DeviceModel::h100_sxm();
+        let tuner = Tuner::new(device.clone(), RecipeBook::built_in(), ForcedShapes::new());
+        let lanes = |m: u64, n: u64| tuner.plan(&GEMV_N_SCALAR_LANES, &lanes_model(), &Problem { m, n, k: 0 });
+        // The recipe asks for 1024 threads: a block per SM, 32-row tiles.
+        for (m, blocks) in [(2001u64, 63u64), (3001, 94), (4097, 129), (4223, 132), (4224, 132)] {
+            let plan = lanes(m, m);
+            assert_eq!((plan.shape.tx, plan.shape.ty, plan.geometry.blocks()), (32, 32, blocks), "{m}²");
+            assert!(wide_pays(&device, Twin::Wide, m as i64, m as i64, 4, &plan), "{m}²");
+        }
+        // Past 132 tiles, two waves: the scalar wide kernel's larger tiles instead.
+        for m in [4225u64, 5001, 8191] {
+            assert!(!wide_pays(&device, Twin::Wide, m as i64, m as i64, 4, &lanes(m, m)), "{m}²");
+        }
+        // The problems the wide kernels serve, no others.
+        assert!(!wide_pays(&device, Twin::Wide, 1999, 1999, 16, &lanes(1999, 1999)), "too few rows");
+        assert!(!wide_pays(&device, Twin::Wide, 4097, 1500, 4, &lanes(4097, 1500)), "fewer than 2000 columns");
+        assert!(!wide_pays(&device, Twin::Wide, 4097, 20001, 1, &lanes(4097, 20001)), "past 16384 columns");
+    }
+
     #[test]
     fn the_wide_kernels_take_the_longest_row_tiles_that_fill_one_wave() {
         let device = DeviceModel::h100_sxm();
@@ -987,6 +1059,7 @@ mod tests {
             &GEMV_N_WIDE,
             &GEMV_N_SCALAR_WIDE,
             &GEMV_N_WIDE_STAGED,
+            &GEMV_N_SCALAR_LANES,
             &GEMV_N_SHORT,
             &GEMV_N_SHORT_SCALAR,
             &GEMV_T,
@@ -1019,7 +1092,7 @@ mod tests {
             );
             assert_eq!(
                 names(candidate_kernels(Op::N, 1000, 4096, 1001, x_float4)),
-                ["gemv_n_f32_scalar", "gemv_n_f32_scalar_narrow", "gemv_n_f32_scalar_wide"]
+                ["gemv_n_f32_scalar", "gemv_n_f32_scalar_narrow", "gemv_n_f32_scalar_lanes", "gemv_n_f32_scalar_wide"]
             );
             assert_eq!(names(candidate_kernels(Op::N, 64, 4096, 64, x_float4)), ["gemv_n_f32_short"]);
         }

@@ -124,7 +124,12 @@ use ArchFamily::Hopper;
 /// put the optimizer within 5 % of the fastest shape timed (kernel time,
 /// `scripts/gemv-ab.py`; 1000² 256 threads, 2000² 480, 3000² 512, 4096² 512
 /// against 384, 5000² 608). With no recipe it takes 32 threads up to 3000²
-/// (3–6 % slower).
+/// (3–6 % slower). The `gemv_n_f32_scalar_lanes` row is set by hand too: its
+/// tiles are 32 rows whatever the block, so the only choice is the threads,
+/// and blocks of 1024 were the fastest timed (kernel time, 4097², H200: 19.3
+/// µs on 32 × 32 against 23.4–25.0 on 32 × 16 with 8 to 32 columns in
+/// flight); with no recipe the optimizer takes the first Ty that holds an SM
+/// alone (22 at 46 registers).
 #[rustfmt::skip]
 const BUILT_IN_RECIPES: &[BuiltInRecipe] = &[
     //       family   kernel                     warp_occupancy_min  block_occupancy_min  threads_min  ty_per_tx_max
@@ -133,6 +138,7 @@ const BUILT_IN_RECIPES: &[BuiltInRecipe] = &[
     built_in(Hopper,  "axpy_f32_strided",        0.984375,           0.65625,             64,          None),
     built_in(Hopper,  "gemv_n_f32",              0.5,                0.0,                 512,         Some(0.5)),
     built_in(Hopper,  "gemv_n_f32_scalar",       0.5,                0.0,                 512,         Some(0.5)),
+    built_in(Hopper,  "gemv_n_f32_scalar_lanes", 0.5,                0.0,                 1024,        None),
     built_in(Hopper,  "gemv_n_f32_short",        0.5,                0.0,                 256,         None),
     built_in(Hopper,  "gemv_n_f32_short_scalar", 0.5,                0.0,                 256,         None),
     built_in(Hopper,  "gemv_t_f32",              0.5,                0.0,                 512,         None),
