@@ -257,6 +257,7 @@ const PAIRS: [(i32, i32); 4] = [(0, 0), (0, 1), (1, 0), (1, 1)];
 
 #[test]
 fn gpu_sgemm_case_matrix() {
+    let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip("gpu_sgemm_case_matrix") else { return };
     let mut random = random("gpu_sgemm_case_matrix");
     let cublas =
@@ -284,6 +285,7 @@ fn gpu_sgemm_case_matrix() {
 
 #[test]
 fn gpu_sgemm_full_tiles_and_long_k() {
+    let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip("gpu_sgemm_full_tiles_and_long_k") else { return };
     let mut random = random("gpu_sgemm_full_tiles_and_long_k");
     let cublas = RealCublas::get().ok();
@@ -302,6 +304,7 @@ fn gpu_sgemm_full_tiles_and_long_k() {
 
 #[test]
 fn gpu_sgemm_special_scalars() {
+    let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip("gpu_sgemm_special_scalars") else { return };
     let mut random = random("gpu_sgemm_special_scalars");
     for device_scalars in [false, true] {
@@ -329,6 +332,7 @@ fn gpu_sgemm_special_scalars() {
 
 #[test]
 fn gpu_sgemm_nan_in_a_reaches_only_its_row() {
+    let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip("gpu_sgemm_nan_in_a_reaches_only_its_row") else { return };
     let mut random = random("gpu_sgemm_nan_in_a_reaches_only_its_row");
     let ctx = gpu.context();
@@ -382,6 +386,7 @@ fn gpu_sgemm_nan_in_a_reaches_only_its_row() {
 /// sizes and several panels, and where the rule takes it by itself.
 #[test]
 fn gpu_sgemm_tn_and_tt_with_a_transposed_first() {
+    let _shapes = tuner_choices();
     let test = "gpu_sgemm_tn_and_tt_with_a_transposed_first";
     let Some(gpu) = gpu_or_skip(test) else { return };
     let mut random = random(test);
@@ -453,6 +458,7 @@ fn gpu_sgemm_tn_and_tt_with_a_transposed_first() {
 /// a call that takes it through the C ABI.
 #[test]
 fn gpu_sgemm_split_tail() {
+    let _shapes = tuner_choices();
     let test = "gpu_sgemm_split_tail";
     let Some(gpu) = gpu_or_skip(test) else { return };
     let mut random = random(test);
@@ -579,6 +585,7 @@ fn gpu_sgemm_split_tail() {
 /// repeated calls; no work buffer → the plain grid; and the rule's choices.
 #[test]
 fn gpu_sgemm_stream_k() {
+    let _shapes = tuner_choices();
     let test = "gpu_sgemm_stream_k";
     let Some(gpu) = gpu_or_skip(test) else { return };
     let mut random = random(test);
@@ -707,6 +714,7 @@ fn gpu_sgemm_stream_k() {
 /// product, directly and unsplit.
 #[test]
 fn gpu_sgemm_without_work_buffer_multiplies_directly_and_unsplit() {
+    let _shapes = tuner_choices();
     let test = "gpu_sgemm_without_work_buffer_multiplies_directly_and_unsplit";
     let Some(gpu) = gpu_or_skip(test) else { return };
     let mut random = random(test);
@@ -747,6 +755,7 @@ fn gpu_sgemm_without_work_buffer_multiplies_directly_and_unsplit() {
 /// forced: each must be correct, split ones on problems that really split.
 #[test]
 fn gpu_sgemm_every_tile_kernel_and_split() {
+    let _shapes = forcing_shapes();
     let Some(gpu) = gpu_or_skip("gpu_sgemm_every_tile_kernel_and_split") else { return };
     let mut random = random("gpu_sgemm_every_tile_kernel_and_split");
     let device = &gpu.inner().device;
@@ -795,6 +804,7 @@ fn gpu_sgemm_every_tile_kernel_and_split() {
 
 #[test]
 fn gpu_sgemm_split_k_like_256_256_65536_scaled_down() {
+    let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip("gpu_sgemm_split_k_like_256_256_65536_scaled_down") else { return };
     let mut random = random("gpu_sgemm_split_k_like_256_256_65536_scaled_down");
     let cublas = RealCublas::get().ok();
@@ -824,6 +834,7 @@ fn gpu_sgemm_split_k_like_256_256_65536_scaled_down() {
 
 #[test]
 fn gpu_sgemm_same_bits_on_repeated_calls() {
+    let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip("gpu_sgemm_same_bits_on_repeated_calls") else { return };
     for (m, n, k) in [(300usize, 200usize, 500usize), (64, 64, 8192)] {
         let mut first: Option<Vec<f32>> = None;
@@ -844,6 +855,7 @@ fn gpu_sgemm_same_bits_on_repeated_calls() {
 
 #[test]
 fn gpu_sgemm_bad_arguments_write_nothing() {
+    let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip("gpu_sgemm_bad_arguments_write_nothing") else { return };
     let mut random = random("gpu_sgemm_bad_arguments_write_nothing");
     let ctx = gpu.context();
@@ -905,6 +917,7 @@ fn gpu_sgemm_bad_arguments_write_nothing() {
 
 #[test]
 fn gpu_gemm_occupancy_model_matches_the_driver() {
+    let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip("gpu_gemm_occupancy_model_matches_the_driver") else { return };
     let device = &gpu.inner().device;
     let _bound = mublas::launch::context::ContextGuard::bind(device.context()).unwrap();

@@ -196,6 +196,7 @@ fn strmv_null_handle_is_not_initialized_before_argument_checks() {
 
 #[test]
 fn gpu_strmv_case_matrix() {
+    let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip("gpu_strmv_case_matrix") else { return };
     let mut random = random("gpu_strmv_case_matrix");
     let cublas =
@@ -231,6 +232,7 @@ fn gpu_strmv_case_matrix() {
 /// tiles have up to 40 chunks. Op T: 2500 tiles of 4 columns, up to 5 chunks.
 #[test]
 fn gpu_strmv_large_with_capped_partials() {
+    let _shapes = forcing_shapes();
     let Some(gpu) = gpu_or_skip("gpu_strmv_large_with_capped_partials") else { return };
     let mut random = random("gpu_strmv_large_with_capped_partials");
     let device = &gpu.inner().device;
@@ -270,6 +272,7 @@ fn gpu_strmv_large_with_capped_partials() {
 
 #[test]
 fn gpu_strmv_same_bits_on_repeated_calls() {
+    let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip("gpu_strmv_same_bits_on_repeated_calls") else { return };
     let mut random = random("gpu_strmv_same_bits_on_repeated_calls");
     let ctx = gpu.context();
@@ -307,6 +310,7 @@ fn gpu_strmv_same_bits_on_repeated_calls() {
 /// Every candidate shape of every kernel, forced, gives a correct result.
 #[test]
 fn gpu_every_strmv_shape_is_correct() {
+    let _shapes = forcing_shapes();
     let Some(gpu) = gpu_or_skip("gpu_every_strmv_shape_is_correct") else { return };
     let mut random = random("gpu_every_strmv_shape_is_correct");
     let device = &gpu.inner().device;
@@ -373,6 +377,7 @@ fn gpu_every_strmv_shape_is_correct() {
 
 #[test]
 fn gpu_strmv_past_the_work_buffer_limit_is_alloc_failed() {
+    let _shapes = tuner_choices();
     let test = "gpu_strmv_past_the_work_buffer_limit_is_alloc_failed";
     let Some(gpu) = gpu_or_skip(test) else { return };
     let mut random = random(test);
@@ -400,6 +405,7 @@ fn gpu_strmv_past_the_work_buffer_limit_is_alloc_failed() {
 
 #[test]
 fn gpu_strmv_bad_arguments_touch_nothing() {
+    let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip("gpu_strmv_bad_arguments_touch_nothing") else { return };
     let mut random = random("gpu_strmv_bad_arguments_touch_nothing");
     let ctx = gpu.context();
@@ -451,6 +457,7 @@ fn gpu_strmv_bad_arguments_touch_nothing() {
 
 #[test]
 fn gpu_strmv_on_a_created_stream() {
+    let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip("gpu_strmv_on_a_created_stream") else { return };
     let mut random = random("gpu_strmv_on_a_created_stream");
     let ctx = gpu.context();

@@ -7,6 +7,7 @@ use mublas::capi::handle::{mublasCreate, mublasDestroy};
 use mublas::capi::types::*;
 use mublas::harness::Random;
 use std::io::Write;
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// A handle made by `mublasCreate`, destroyed by `mublasDestroy`.
 pub struct Gpu {
@@ -29,6 +30,23 @@ impl Drop for Gpu {
         // SAFETY: created by mublasCreate, destroyed once.
         assert_eq!(unsafe { mublasDestroy(self.handle) }, MUBLAS_STATUS_SUCCESS);
     }
+}
+
+/// Shapes forced through the tuner (`device.tuner.forced()`) apply to every
+/// handle on the device, and the tests of one binary run on parallel threads:
+/// a test that forces shapes holds this lock alone ([`forcing_shapes`]), and a
+/// test that relies on the tuner's own choice (the same bits over repeated
+/// calls, the plan a rule takes) holds it shared ([`tuner_choices`]), so the
+/// two never overlap. Without it, on an H200, STRMV's same-bits test met the
+/// shape another test had forced in 2 runs of 14.
+static FORCED_SHAPES: RwLock<()> = RwLock::new(());
+
+pub fn forcing_shapes() -> RwLockWriteGuard<'static, ()> {
+    FORCED_SHAPES.write().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+pub fn tuner_choices() -> RwLockReadGuard<'static, ()> {
+    FORCED_SHAPES.read().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Written to the terminal directly: libtest captures print! and eprint!, and a
