@@ -84,33 +84,13 @@ pub fn run(h: &mublas::Handle, handle: mublasHandle_t, cublas: Option<&RealCubla
 /// loop: what the steps cost at best.
 fn print_host_breakdown(h: &mublas::Handle, handle: mublasHandle_t, workload: &Workload) -> Result<(), String> {
     const ROUNDS: u32 = 200_000;
-    let per_call_ns = |f: &mut dyn FnMut()| {
+    let [api, bind, lookup, plan] = time_host_steps(h, handle, workload, &mut |step| {
         let started = Instant::now();
         for _ in 0..ROUNDS {
-            f();
+            step();
         }
-        started.elapsed().as_secs_f64() * 1e9 / ROUNDS as f64
-    };
-    let ctx = h.device.context();
-    let kernel = h.device.kernel(workload.spec.name).map_err(|e| e.to_string())?;
-    let mut stream = std::ptr::null_mut();
-    let api = per_call_ns(&mut || {
-        // SAFETY: a live handle and a place for the stream.
-        std::hint::black_box(unsafe { mublas::capi::handle::mublasGetStream(handle, &mut stream) });
-    });
-    let bind = per_call_ns(&mut || {
-        std::hint::black_box(mublas::launch::context::ContextGuard::bind(ctx).is_ok());
-    });
-    let lookup = per_call_ns(&mut || {
-        std::hint::black_box(h.device.kernel(std::hint::black_box(workload.spec.name)).is_ok());
-    });
-    let plan = per_call_ns(&mut || {
-        std::hint::black_box(h.device.tuner.plan(
-            workload.spec,
-            &kernel.model,
-            std::hint::black_box(&workload.problem),
-        ));
-    });
+        Ok(started.elapsed().as_secs_f64() * 1e9 / ROUNDS as f64)
+    })?;
     println!(
         "  host ns per step ({ROUNDS} rounds): C-ABI entry + handle check {api:.0}, context bind {bind:.0}, kernel lookup {lookup:.0}, plan {plan:.0}"
     );
@@ -129,9 +109,6 @@ fn print_cold_host_breakdown(
     timer: &EventTimer,
     direct: &dyn Fn(usize) -> mublas::Result<()>,
 ) -> Result<(), String> {
-    let ctx = h.device.context();
-    let kernel = h.device.kernel(workload.spec.name).map_err(|e| e.to_string())?;
-    let mut stream = std::ptr::null_mut();
     // `step` returns whether the call it timed launched already (else the direct launch follows).
     let cold_ns = |step: &mut dyn FnMut(usize) -> bool| -> Result<f64, String> {
         let mut times = Vec::with_capacity(200);
@@ -153,26 +130,11 @@ fn print_cold_host_breakdown(
     };
     let launch = cold_ns(&mut |i| direct(i).is_ok())?;
     let call = cold_ns(&mut |i| workload.call_mublas(i).is_ok())?;
-    let api = cold_ns(&mut |_| {
-        // SAFETY: a live handle and a place for the stream.
-        std::hint::black_box(unsafe { mublas::capi::handle::mublasGetStream(handle, &mut stream) });
-        false
-    })?;
-    let bind = cold_ns(&mut |_| {
-        std::hint::black_box(mublas::launch::context::ContextGuard::bind(ctx).is_ok());
-        false
-    })?;
-    let lookup = cold_ns(&mut |_| {
-        std::hint::black_box(h.device.kernel(std::hint::black_box(workload.spec.name)).is_ok());
-        false
-    })?;
-    let plan = cold_ns(&mut |_| {
-        std::hint::black_box(h.device.tuner.plan(
-            workload.spec,
-            &kernel.model,
-            std::hint::black_box(&workload.problem),
-        ));
-        false
+    let [api, bind, lookup, plan] = time_host_steps(h, handle, workload, &mut |step| {
+        cold_ns(&mut |_| {
+            step();
+            false
+        })
     })?;
     let clock = cold_ns(&mut |_| false)?;
     println!(
@@ -180,4 +142,38 @@ fn print_cold_host_breakdown(
          full mublas call {call:.0}; C-ABI entry + handle check {api:.0}, context bind {bind:.0}, kernel lookup {lookup:.0}, plan {plan:.0}"
     );
     Ok(())
+}
+
+/// Times one host step (called as often as it likes), in ns.
+type StepTimer<'a> = dyn FnMut(&mut dyn FnMut()) -> Result<f64, String> + 'a;
+
+/// The host steps of a mublas call before its launch, each timed by `time`:
+/// C-ABI entry + handle check, context bind, kernel lookup, plan.
+fn time_host_steps(
+    h: &mublas::Handle,
+    handle: mublasHandle_t,
+    workload: &Workload,
+    time: &mut StepTimer,
+) -> Result<[f64; 4], String> {
+    let ctx = h.device.context();
+    let kernel = h.device.kernel(workload.spec.name).map_err(|e| e.to_string())?;
+    let mut stream = std::ptr::null_mut();
+    let api = time(&mut || {
+        // SAFETY: a live handle and a place for the stream.
+        std::hint::black_box(unsafe { mublas::capi::handle::mublasGetStream(handle, &mut stream) });
+    })?;
+    let bind = time(&mut || {
+        std::hint::black_box(mublas::launch::context::ContextGuard::bind(ctx).is_ok());
+    })?;
+    let lookup = time(&mut || {
+        std::hint::black_box(h.device.kernel(std::hint::black_box(workload.spec.name)).is_ok());
+    })?;
+    let plan = time(&mut || {
+        std::hint::black_box(h.device.tuner.plan(
+            workload.spec,
+            &kernel.model,
+            std::hint::black_box(&workload.problem),
+        ));
+    })?;
+    Ok([api, bind, lookup, plan])
 }
