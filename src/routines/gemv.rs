@@ -367,22 +367,23 @@ fn wide_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, prob
     })
 }
 
-/// Whether a wide N kernel can serve the problem at all: at least
+/// Whether a wide N kernel (or the scalar lanes kernel, which takes the
+/// scalar wide kernel's problems) can serve the problem at all: at least
 /// WIDE_MIN_ROWS rows, and the kernels that read x through L1 at most
 /// WIDE_L1_MAX_COLUMNS columns, the staged one more (`plan` skips the others'
 /// plans; [`wide_pays`] starts from it).
 fn wide_serves(kind: Twin, m: i64, n: i64) -> bool {
     m >= WIDE_MIN_ROWS
         && match kind {
-            Twin::Wide => n <= WIDE_L1_MAX_COLUMNS,
+            Twin::Wide | Twin::Lanes => n <= WIDE_L1_MAX_COLUMNS,
             Twin::WideStaged => n > WIDE_L1_MAX_COLUMNS,
-            Twin::LeanL1 | Twin::Lean | Twin::Narrow | Twin::Lanes => false,
+            Twin::LeanL1 | Twin::Lean | Twin::Narrow => false,
         }
 }
 
-/// Whether a wide N kernel replaces the default's plan (`plan`, "Wide N"):
-/// one that serves the problem ([`wide_serves`]) in one wave; for the kernels
-/// that read x through L1, a split of WIDE_MIN_SPLIT or more replaced on at
+/// Whether a wide N kernel (or the scalar lanes kernel) replaces the
+/// default's plan (`plan`, "Wide N"): one that serves the problem
+/// ([`wide_serves`]) in one wave; for the kernels that read x through L1, a split of WIDE_MIN_SPLIT or more replaced on at
 /// most WIDE_MAX_SPLIT_COLUMNS columns, or at least WIDE_MIN_ROWS columns;
 /// for the staged one, a grid on at least half the SMs.
 fn wide_pays(device: &DeviceModel, kind: Twin, m: i64, n: i64, default_split: u32, wide: &LaunchPlan) -> bool {
@@ -390,7 +391,9 @@ fn wide_pays(device: &DeviceModel, kind: Twin, m: i64, n: i64, default_split: u3
         return false;
     }
     match kind {
-        Twin::Wide => (default_split >= WIDE_MIN_SPLIT && n <= WIDE_MAX_SPLIT_COLUMNS) || n >= WIDE_MIN_ROWS,
+        Twin::Wide | Twin::Lanes => {
+            (default_split >= WIDE_MIN_SPLIT && n <= WIDE_MAX_SPLIT_COLUMNS) || n >= WIDE_MIN_ROWS
+        }
         _ => optimizer::sm_coverage(device, wide) >= WIDE_STAGED_MIN_COVERAGE,
     }
 }
@@ -473,8 +476,7 @@ pub fn plan(
             Twin::LeanL1 => true,
             Twin::Lean => waves(model, &default_plan) > 1,
             Twin::Narrow => n as u64 <= N_SPLIT_MIN_COLUMNS && sm_coverage(model, &default_plan) < 1.0,
-            Twin::Wide | Twin::WideStaged => wide_serves(kind, m, n),
-            Twin::Lanes => wide_serves(Twin::Wide, m, n),
+            Twin::Wide | Twin::WideStaged | Twin::Lanes => wide_serves(kind, m, n),
         };
         if !consider {
             continue;
@@ -496,8 +498,9 @@ pub fn plan(
                 Twin::LeanL1 => lean_l1_pays(model, &twin_plan),
                 Twin::Lean => waves(model, &twin_plan) == 1,
                 Twin::Narrow => sm_coverage(model, &twin_plan) > sm_coverage(model, &default_plan),
-                Twin::Wide | Twin::WideStaged => wide_pays(model, kind, m, n, default_plan.geometry.grid.1, &twin_plan),
-                Twin::Lanes => wide_pays(model, Twin::Wide, m, n, default_plan.geometry.grid.1, &twin_plan),
+                Twin::Wide | Twin::WideStaged | Twin::Lanes => {
+                    wide_pays(model, kind, m, n, default_plan.geometry.grid.1, &twin_plan)
+                }
             };
         if better {
             return Ok((twin_spec, twin_plan));
@@ -842,16 +845,16 @@ mod tests {
         for (m, blocks) in [(2001u64, 63u64), (3001, 94), (4097, 129), (4223, 132), (4224, 132)] {
             let plan = lanes(m, m);
             assert_eq!((plan.shape.tx, plan.shape.ty, plan.geometry.blocks()), (32, 32, blocks), "{m}²");
-            assert!(wide_pays(&device, Twin::Wide, m as i64, m as i64, 4, &plan), "{m}²");
+            assert!(wide_pays(&device, Twin::Lanes, m as i64, m as i64, 4, &plan), "{m}²");
         }
         // Past 132 tiles, two waves: the scalar wide kernel's larger tiles instead.
         for m in [4225u64, 5001, 8191] {
-            assert!(!wide_pays(&device, Twin::Wide, m as i64, m as i64, 4, &lanes(m, m)), "{m}²");
+            assert!(!wide_pays(&device, Twin::Lanes, m as i64, m as i64, 4, &lanes(m, m)), "{m}²");
         }
         // The problems the wide kernels serve, no others.
-        assert!(!wide_pays(&device, Twin::Wide, 1999, 1999, 16, &lanes(1999, 1999)), "too few rows");
-        assert!(!wide_pays(&device, Twin::Wide, 4097, 1500, 4, &lanes(4097, 1500)), "fewer than 2000 columns");
-        assert!(!wide_pays(&device, Twin::Wide, 4097, 20001, 1, &lanes(4097, 20001)), "past 16384 columns");
+        assert!(!wide_pays(&device, Twin::Lanes, 1999, 1999, 16, &lanes(1999, 1999)), "too few rows");
+        assert!(!wide_pays(&device, Twin::Lanes, 4097, 1500, 4, &lanes(4097, 1500)), "fewer than 2000 columns");
+        assert!(!wide_pays(&device, Twin::Lanes, 4097, 20001, 1, &lanes(4097, 20001)), "past 16384 columns");
     }
 
     #[test]
