@@ -56,8 +56,10 @@ def main():
         name, shape = spec.split("@")
         tx, ty, split = (list(map(int, shape.split("x"))) + [1])[:3]
         f = module.get_function(name)
-        # Blocks along x: row tiles of 4·TX rows (N) or column groups of TX / 32 (T); the split cuts the other dimension.
-        tiles = -(-n // (tx // 32)) if OP_T else -(-m // (4 * tx))
+        # Blocks along x: row tiles of 4·TX rows (N; TX rows for the _lanes kernels, a row per lane) or column
+        # groups of TX / 32 (T); the split cuts the other dimension.
+        rows_per_thread = 1 if "_lanes" in name else 4
+        tiles = -(-n // (tx // 32)) if OP_T else -(-m // (rows_per_thread * tx))
         per_split = -(-(m if OP_T else n) // split)
 
         def launch(A, y):
