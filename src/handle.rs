@@ -123,12 +123,19 @@ impl Handle {
 
     /// Switching streams first waits for the old one: work queued there may
     /// still be using the work buffer, which the next call on the new stream
-    /// would overwrite.
+    /// would overwrite. Not when either stream is capturing a CUDA graph: the
+    /// wait would fail and invalidate the capture, and captured calls run only
+    /// when the program launches the graph, after what it has ordered before
+    /// (PyTorch synchronises the device before it captures).
     pub fn set_stream(&self, stream: CUstream) {
+        use crate::launch::context::{stream_is_capturing, synchronize_stream};
         let _switching = self.stream_switch.lock();
         let current = self.stream();
         if current != stream {
-            if let Err(e) = crate::launch::context::synchronize_stream(self.device.context(), current) {
+            let context = self.device.context();
+            if stream_is_capturing(context, stream) || stream_is_capturing(context, current) {
+                log::debug!("switching streams during a graph capture: the previous stream is not waited for");
+            } else if let Err(e) = synchronize_stream(context, current) {
                 log::warn!("waiting for the previous stream before switching: {e}");
             }
             self.stream.store(stream, Ordering::Release);
@@ -146,7 +153,9 @@ impl Handle {
     /// The work buffer, grown first to hold the counters and `scratch_bytes`
     /// after them. Growing frees the old buffer, which the driver does only
     /// after work already queued has finished. ALLOC_FAILED when that is
-    /// more than the handle's limit or the driver has no memory for it.
+    /// more than the handle's limit or the driver has no memory for it, and
+    /// when the handle's stream is capturing a CUDA graph (the allocation
+    /// would invalidate the capture; a call before it grows the buffer).
     pub fn work_area(&self, scratch_bytes: u64) -> Result<WorkArea<'_>> {
         let bytes = (SPLIT_COUNTER_BYTES + scratch_bytes) as usize;
         let limit = self.work_limit.load(Ordering::Relaxed);
@@ -157,6 +166,13 @@ impl Handle {
         }
         let mut work = self.work.lock();
         if work.bytes() < bytes {
+            if crate::launch::context::stream_is_capturing(self.device.context(), self.stream()) {
+                return Err(Error::AllocFailed(format!(
+                    "work buffer: {bytes} bytes asked for, {} held, and the stream is capturing a CUDA graph, \
+                     during which nothing may allocate (a call before the capture grows it)",
+                    work.bytes()
+                )));
+            }
             log::info!("growing the work buffer from {} to {bytes} bytes", work.bytes());
             *work = DeviceBuffer::new(self.device.context(), bytes)
                 .map_err(|e| Error::AllocFailed(format!("work buffer: {e}")))?;

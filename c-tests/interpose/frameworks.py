@@ -72,5 +72,27 @@ c = cupy.zeros((m, 300), dtype=cupy.float32, order="F")
 cupy.cublas.gemm("N", "N", cupy.asfortranarray(cupy.asarray(a)), cupy.asfortranarray(cupy.asarray(b)), out=c)
 check("cupy.cublas.gemm", cupy.asnumpy(c), expected, "cublasSgemm_v2", before, 1e-5)
 
+# CUDA graphs: torch.cuda.graph captures on a stream of its own in the global
+# mode, where an allocation or a wait for another stream invalidates the
+# capture; each replay redoes the calls.
+ta, tb, tv = (torch.from_numpy(t).cuda() for t in (a, b, v))
+mm_out, mv_out = torch.empty(m, 300, device="cuda"), torch.empty(m, device="cuda")
+before_mm, before_mv = counts(b"cublasSgemm_v2"), counts(b"cublasSgemv_v2")
+try:
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        torch.mm(ta, tb, out=mm_out)
+        torch.mv(ta, tv, out=mv_out)
+    mm_out.fill_(float("nan"))
+    mv_out.fill_(float("nan"))
+    graph.replay()
+    torch.cuda.synchronize()
+    check("torch.mm in a CUDA graph", mm_out.cpu().numpy(), expected, "cublasSgemm_v2", before_mm, 1e-5)
+    check("torch.mv in a CUDA graph", mv_out.cpu().numpy(), a.astype(np.float64) @ v.astype(np.float64),
+          "cublasSgemv_v2", before_mv, 1e-5)
+except Exception as e:  # the capture invalidated, say
+    failed = True
+    print(f"FAIL: torch.cuda.graph: {e}")
+
 print("frameworks: FAIL" if failed else "frameworks: PASS")
 raise SystemExit(1 if failed else 0)

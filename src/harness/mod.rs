@@ -1,13 +1,15 @@
 //! What the GPU tests and the benchmark share: random data, device buffers
-//! with guard zones, streams, and CUDA-event timing. Part of the library so
-//! that the test binaries and the `mublas` tool, run on a machine without
-//! Rust, use one implementation.
+//! with guard zones, streams, captured CUDA graphs, and CUDA-event timing.
+//! Part of the library so that the test binaries and the `mublas` tool, run
+//! on a machine without Rust, use one implementation.
 
+pub mod graph;
 pub mod guarded;
 pub mod random;
 pub mod stream;
 pub mod timing;
 
+pub use graph::CapturedGraph;
 pub use guarded::GuardedBuffer;
 pub use random::Random;
 pub use stream::Stream;

@@ -183,6 +183,10 @@ fn shadow_of_foreign(real: &RealCublas, handle: CublasHandle) -> Result<Arc<Hand
     let shadow = match map.get(&(handle as usize)) {
         // A handle address reused on another device gets a new shadow.
         Some(s) if s.device.ordinal == ordinal => s.clone(),
+        // Creating one allocates and waits, which would invalidate the capture.
+        _ if crate::launch::context::stream_is_capturing_here(stream as crate::launch::CUstream) => {
+            return Err("the handle's first call is inside a CUDA graph capture, where mublas cannot set up".into());
+        }
         _ => {
             let s = Arc::new(Handle::create_on(ordinal).map_err(|e| format!("mublas cannot serve this device: {e}"))?);
             map.insert(handle as usize, s.clone());

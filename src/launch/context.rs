@@ -46,3 +46,31 @@ pub fn synchronize_stream(context: sys::CUcontext, stream: sys::CUstream) -> Res
     // SAFETY: a valid stream of this context, or null.
     unsafe { result::stream::synchronize(stream) }.map_err(|e| Error::ExecutionFailed(describe(&e)))
 }
+
+/// Whether `stream` is capturing a CUDA graph. While it is, nothing may
+/// allocate memory or wait for a stream on the capturing thread's behalf: in
+/// the capture modes most programs use (PyTorch's included) such a call fails
+/// and invalidates the whole capture. The legacy default stream (null) never
+/// captures and is not asked (the driver answers for it with an error while
+/// another stream captures); a query that fails otherwise counts as capturing.
+#[allow(clippy::not_unsafe_ptr_arg_deref)]
+pub fn stream_is_capturing(context: sys::CUcontext, stream: sys::CUstream) -> bool {
+    if stream.is_null() {
+        return false;
+    }
+    let Ok(_bound) = ContextGuard::bind(context) else { return true };
+    stream_is_capturing_here(stream)
+}
+
+/// [`stream_is_capturing`] in the calling thread's current context (a
+/// program's stream before mublas has state on its device).
+#[allow(clippy::not_unsafe_ptr_arg_deref)]
+pub fn stream_is_capturing_here(stream: sys::CUstream) -> bool {
+    if stream.is_null() {
+        return false;
+    }
+    let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+    // SAFETY: a valid stream of this context and an out-pointer.
+    let result = unsafe { sys::cuStreamIsCapturing(stream, &mut status) };
+    result != sys::CUresult::CUDA_SUCCESS || status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE
+}

@@ -1,0 +1,347 @@
+//! Calls captured into a CUDA graph, as `torch.cuda.graph` or a program's own
+//! `cudaStreamBeginCapture` captures them. In the global capture mode (the
+//! strictest, PyTorch's default) any allocation or stream wait on the
+//! capturing thread fails and invalidates the whole capture, so a call must
+//! make neither, and the graph must redo every call on each launch. Skipped,
+//! saying so, without a GPU.
+
+mod common;
+
+use common::*;
+use mublas::capi::blas1::mublasSaxpy;
+use mublas::capi::blas2::mublasSgemv;
+use mublas::capi::gemm::mublasSgemm;
+use mublas::capi::handle::mublasSetStream;
+use mublas::capi::trmv::mublasStrmv;
+use mublas::capi::types::*;
+use mublas::harness::{CapturedGraph, GuardedBuffer, Random, Stream};
+
+/// A column-major matrix on the host and the device.
+struct Matrix {
+    rows: usize,
+    cols: usize,
+    ld: usize,
+    host: Vec<f32>,
+    device: GuardedBuffer,
+}
+
+impl Matrix {
+    fn new(gpu: &Gpu, random: &mut Random, rows: usize, cols: usize, ld: usize, scale: f32) -> Matrix {
+        let host: Vec<f32> = random.vector(ld * cols).into_iter().map(|v| v * scale).collect();
+        let device = GuardedBuffer::from_slice(gpu.context(), &host, 1).unwrap();
+        Matrix { rows, cols, ld, host, device }
+    }
+
+    fn at(&self, i: usize, j: usize) -> f64 {
+        self.host[i + j * self.ld] as f64
+    }
+
+    fn ptr(&self) -> *const f32 {
+        self.device.address() as *const f32
+    }
+}
+
+/// A vector on the host (its value before any call) and the device.
+struct Vector {
+    host: Vec<f32>,
+    device: GuardedBuffer,
+}
+
+impl Vector {
+    fn new(gpu: &Gpu, random: &mut Random, len: usize) -> Vector {
+        let host = random.vector(len);
+        Vector { device: GuardedBuffer::from_slice(gpu.context(), &host, 1).unwrap(), host }
+    }
+
+    /// len floats of NaN, for outputs that beta = 0 must overwrite.
+    fn nan(gpu: &Gpu, len: usize) -> Vector {
+        let host = vec![f32::NAN; len];
+        Vector { device: GuardedBuffer::from_slice(gpu.context(), &host, 1).unwrap(), host }
+    }
+
+    fn restore(&self) {
+        self.device.write(&self.host).unwrap();
+    }
+
+    fn ptr(&self) -> *mut f32 {
+        self.device.address() as *mut f32
+    }
+}
+
+/// Σ_l entry(i, l)·v[l] for i < len in float64, with Σ|terms| per element.
+fn product(len: usize, entry: impl Fn(usize, usize) -> f64, v: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let (mut sum, mut magnitude) = (vec![0.0; len], vec![0.0; len]);
+    for i in 0..len {
+        for (l, &vl) in v.iter().enumerate() {
+            let term = entry(i, l) * vl;
+            sum[i] += term;
+            magnitude[i] += term.abs();
+        }
+    }
+    (sum, magnitude)
+}
+
+/// The calls every capture makes, on one handle, with what they leave after `launches` launches of the graph.
+struct Workload {
+    x: Vector,
+    y: Vector,
+    gemv_n: (Matrix, Vector, Vector),
+    gemv_t: (Matrix, Vector, Vector),
+    trmv: (Matrix, Vector),
+    /// NN 1024 (split along k on an H100), TT 2048 (A^T copied first), NN 3000 (a split tail): each
+    /// wants more work buffer than a new handle holds.
+    gemms: Vec<(i32, usize, Matrix, Matrix, Vector)>,
+}
+
+const ALPHA: f32 = 0.75;
+
+impl Workload {
+    fn new(gpu: &Gpu, random: &mut Random) -> Workload {
+        let n = 100_003;
+        let gemv = |random: &mut Random, m: usize, k: usize, ld: usize, trans: bool| {
+            let a = Matrix::new(gpu, random, m, k, ld, 1.0);
+            let v = Vector::new(gpu, random, if trans { m } else { k });
+            let out = Vector::nan(gpu, if trans { k } else { m });
+            (a, v, out)
+        };
+        let trmv_n = 3001;
+        let gemms = [(0, 1024), (1, 2048), (0, 3000)]
+            .into_iter()
+            .map(|(trans, s)| {
+                let a = Matrix::new(gpu, random, s, s, s, 1.0);
+                let b = Matrix::new(gpu, random, s, s, s, 1.0);
+                (trans, s, a, b, Vector::nan(gpu, s * s))
+            })
+            .collect();
+        Workload {
+            x: Vector::new(gpu, random, n),
+            y: Vector::new(gpu, random, n),
+            gemv_n: gemv(random, 256, 8192, 257, false),
+            gemv_t: gemv(random, 16384, 300, 16384, true),
+            // Entries of about 1/n keep A²·x at the size of x.
+            trmv: (
+                Matrix::new(gpu, random, trmv_n, trmv_n, trmv_n, 2.0 / trmv_n as f32),
+                Vector::new(gpu, random, trmv_n),
+            ),
+            gemms,
+        }
+    }
+
+    /// Puts back the vectors the calls update in place.
+    fn restore(&self) {
+        self.y.restore();
+        self.trmv.1.restore();
+    }
+
+    /// Every call, in order, with its status.
+    fn call(&self, handle: mublasHandle_t) -> Vec<(String, mublasStatus_t)> {
+        let (one, zero, alpha) = (1.0f32, 0.0f32, ALPHA);
+        let mut statuses = Vec::new();
+        // SAFETY: device buffers that outlive the calls, with the sizes passed.
+        unsafe {
+            let n = self.x.host.len() as i32;
+            statuses.push(("saxpy".into(), mublasSaxpy(handle, n, &alpha, self.x.ptr(), 1, self.y.ptr(), 1)));
+            for (what, (a, v, out), trans) in [("sgemv N", &self.gemv_n, 0), ("sgemv T", &self.gemv_t, 1)] {
+                let status = mublasSgemv(
+                    handle,
+                    trans,
+                    a.rows as i32,
+                    a.cols as i32,
+                    &one,
+                    a.ptr(),
+                    a.ld as i32,
+                    v.ptr(),
+                    1,
+                    &zero,
+                    out.ptr(),
+                    1,
+                );
+                statuses.push((format!("{what} {}x{}", a.rows, a.cols), status));
+            }
+            let (a, x) = &self.trmv;
+            statuses.push((
+                "strmv LNN".into(),
+                mublasStrmv(handle, 0, 0, 0, a.rows as i32, a.ptr(), a.ld as i32, x.ptr(), 1),
+            ));
+            for (trans, s, a, b, c) in &self.gemms {
+                let s32 = *s as i32;
+                let status = mublasSgemm(
+                    handle,
+                    *trans,
+                    *trans,
+                    s32,
+                    s32,
+                    s32,
+                    &one,
+                    a.ptr(),
+                    s32,
+                    b.ptr(),
+                    s32,
+                    &zero,
+                    c.ptr(),
+                    s32,
+                );
+                statuses.push((format!("sgemm {} {s}", if *trans == 1 { "TT" } else { "NN" }), status));
+            }
+        }
+        statuses
+    }
+
+    /// Checks every output against float64 after the calls ran `launches` times.
+    fn check(&self, what: &str, launches: usize, random: &mut Random) {
+        let r = launches as f64;
+        let ulps = |terms: usize| 2.0 * (terms as f64 + 2.0);
+        // SAXPY accumulates: y0 + r·alpha·x.
+        let expected: Vec<f64> =
+            self.x.host.iter().zip(&self.y.host).map(|(&x, &y)| y as f64 + r * ALPHA as f64 * x as f64).collect();
+        let magnitude: Vec<f64> = self
+            .x
+            .host
+            .iter()
+            .zip(&self.y.host)
+            .map(|(&x, &y)| (y as f64).abs() + r * (ALPHA * x).abs() as f64)
+            .collect();
+        assert_close(&format!("{what}: saxpy"), &self.y.device.read().unwrap(), &expected, &magnitude, ulps(launches));
+        for (name, (a, v, out), trans) in [("sgemv N", &self.gemv_n, false), ("sgemv T", &self.gemv_t, true)] {
+            let v64: Vec<f64> = v.host.iter().map(|&e| e as f64).collect();
+            let (expected, magnitude) =
+                if trans { product(a.cols, |i, l| a.at(l, i), &v64) } else { product(a.rows, |i, l| a.at(i, l), &v64) };
+            assert_close(
+                &format!("{what}: {name}"),
+                &out.device.read().unwrap(),
+                &expected,
+                &magnitude,
+                ulps(v64.len()),
+            );
+        }
+        // STRMV replaces x by A·x on each launch (the lower triangle): A^r·x0, the bound from |A|^r·|x0|.
+        let (a, x) = &self.trmv;
+        let lower = |i: usize, l: usize| if l <= i { a.at(i, l) } else { 0.0 };
+        let mut value: Vec<f64> = x.host.iter().map(|&e| e as f64).collect();
+        let mut magnitude: Vec<f64> = value.iter().map(|v| v.abs()).collect();
+        for _ in 0..launches {
+            value = product(a.rows, lower, &value).0;
+            magnitude = product(a.rows, |i, l| lower(i, l).abs(), &magnitude).0;
+        }
+        assert_close(&format!("{what}: strmv"), &x.device.read().unwrap(), &value, &magnitude, r * ulps(a.rows));
+        // SGEMM with beta = 0: every element written (no NaN left), 64 of them checked in float64.
+        for (trans, s, a, b, c) in &self.gemms {
+            let got = c.device.read().unwrap();
+            assert!(got.iter().all(|v| v.is_finite()), "{what}: sgemm {s}: an element was not written");
+            let (mut expected, mut magnitude, mut sampled) = (Vec::new(), Vec::new(), Vec::new());
+            for _ in 0..64 {
+                let (i, j) = ((random.next_u64() % *s as u64) as usize, (random.next_u64() % *s as u64) as usize);
+                let (mut sum, mut size) = (0.0, 0.0);
+                for l in 0..*s {
+                    let term = if *trans == 1 { a.at(l, i) * b.at(j, l) } else { a.at(i, l) * b.at(l, j) };
+                    sum += term;
+                    size += term.abs();
+                }
+                expected.push(sum);
+                magnitude.push(size);
+                sampled.push(got[i + j * s]);
+            }
+            assert_close(&format!("{what}: sgemm {trans} {s}"), &sampled, &expected, &magnitude, ulps(*s));
+        }
+    }
+}
+
+fn assert_all_succeeded(what: &str, statuses: &[(String, mublasStatus_t)]) {
+    for (call, status) in statuses {
+        assert_eq!(*status, MUBLAS_STATUS_SUCCESS, "{what}: {call}");
+    }
+}
+
+#[test]
+fn gpu_calls_captured_into_a_graph_replay_correctly() {
+    let test = "gpu_calls_captured_into_a_graph_replay_correctly";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    let work = Workload::new(&gpu, &mut random);
+    let stream = Stream::new(gpu.context()).unwrap();
+    // SAFETY: a live handle and a stream of its context.
+    assert_eq!(unsafe { mublasSetStream(gpu.handle, stream.raw() as *mut CUstream_st) }, MUBLAS_STATUS_SUCCESS);
+
+    // A new handle: the calls that would grow its work buffer run without it (no split along k, no A^T copy,
+    // no split tail), the others use what it holds (SGEMV's split counters, STRMV's partial sums).
+    let held = gpu.inner().work_buffer_size();
+    let mut statuses = Vec::new();
+    let graph = CapturedGraph::capture(gpu.context(), stream.raw(), || statuses = work.call(gpu.handle))
+        .expect("the capture was not invalidated");
+    assert_all_succeeded("captured on a new handle", &statuses);
+    assert_eq!(gpu.inner().work_buffer_size(), held, "nothing is allocated during a capture");
+    for launches in 1..=2 {
+        graph.launch(stream.raw()).unwrap();
+        stream.synchronize().unwrap();
+        work.check(&format!("new handle, launch {launches}"), launches, &mut random);
+    }
+
+    // The same calls outside a capture grow the buffer; captured again, they use it (PyTorch's warm-up, then capture).
+    work.restore();
+    assert_all_succeeded("not captured", &work.call(gpu.handle));
+    stream.synchronize().unwrap();
+    work.check("not captured", 1, &mut random);
+    let grown = gpu.inner().work_buffer_size();
+    say(&format!("{test}: work buffer {held} bytes during the first capture, {grown} after the uncaptured calls"));
+    work.restore();
+    let graph = CapturedGraph::capture(gpu.context(), stream.raw(), || statuses = work.call(gpu.handle))
+        .expect("the capture was not invalidated");
+    assert_all_succeeded("captured after a warm-up", &statuses);
+    for launches in 1..=2 {
+        graph.launch(stream.raw()).unwrap();
+        stream.synchronize().unwrap();
+        work.check(&format!("after a warm-up, launch {launches}"), launches, &mut random);
+    }
+    assert_eq!(gpu.inner().work_buffer_size(), grown);
+}
+
+#[test]
+fn gpu_stream_switched_inside_a_capture() {
+    // torch.cuda.graph captures on a stream of its own and PyTorch sets it on its cuBLAS handle
+    // inside the capture: the switch must not wait for the previous stream (that would invalidate it).
+    let test = "gpu_stream_switched_inside_a_capture";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    let (m, k) = (777usize, 1500usize);
+    let a = Matrix::new(&gpu, &mut random, m, k, m + 3, 1.0);
+    let v = Vector::new(&gpu, &mut random, k);
+    let out = Vector::nan(&gpu, m);
+    let (one, zero) = (1.0f32, 0.0f32);
+    let gemv = || unsafe {
+        // SAFETY: device buffers with the sizes passed, alive for the test.
+        mublasSgemv(gpu.handle, 0, m as i32, k as i32, &one, a.ptr(), a.ld as i32, v.ptr(), 1, &zero, out.ptr(), 1)
+    };
+    let (before, capturing) = (Stream::new(gpu.context()).unwrap(), Stream::new(gpu.context()).unwrap());
+    let set_stream = |stream: &Stream| unsafe {
+        // SAFETY: a live handle and a stream of its context.
+        mublasSetStream(gpu.handle, stream.raw() as *mut CUstream_st)
+    };
+    assert_eq!(set_stream(&before), MUBLAS_STATUS_SUCCESS);
+    assert_eq!(gemv(), MUBLAS_STATUS_SUCCESS);
+    before.synchronize().unwrap();
+    out.restore();
+    let mut statuses = Vec::new();
+    let graph = CapturedGraph::capture(gpu.context(), capturing.raw(), || {
+        statuses = vec![("set stream".to_string(), set_stream(&capturing)), ("sgemv".to_string(), gemv())];
+    })
+    .expect("the capture was not invalidated");
+    assert_all_succeeded("switched inside the capture", &statuses);
+    assert!(out.device.read().unwrap().iter().all(|v| v.is_nan()), "a captured call runs only when the graph does");
+    graph.launch(capturing.raw()).unwrap();
+    capturing.synchronize().unwrap();
+    let v64: Vec<f64> = v.host.iter().map(|&e| e as f64).collect();
+    let (expected, magnitude) = product(m, |i, l| a.at(i, l), &v64);
+    assert_close("sgemv after the switch", &out.device.read().unwrap(), &expected, &magnitude, 2.0 * (k as f64 + 2.0));
+    // Switching back after the capture works as before.
+    assert_eq!(set_stream(&before), MUBLAS_STATUS_SUCCESS);
+    out.restore();
+    assert_eq!(gemv(), MUBLAS_STATUS_SUCCESS);
+    before.synchronize().unwrap();
+    assert_close(
+        "sgemv back on the first stream",
+        &out.device.read().unwrap(),
+        &expected,
+        &magnitude,
+        2.0 * (k as f64 + 2.0),
+    );
+}
