@@ -94,5 +94,14 @@ except Exception as e:  # the capture invalidated, say
     failed = True
     print(f"FAIL: torch.cuda.graph: {e}")
 
+# A second GPU: the handle PyTorch uses there gets a shadow on that device.
+if torch.cuda.device_count() > 1:
+    before = counts(b"cublasSgemm_v2")
+    with torch.cuda.device(1):
+        got = torch.mm(torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()).cpu().numpy()
+    check("torch.mm on cuda:1", got, expected, "cublasSgemm_v2", before, 1e-5)
+else:
+    print("skipped: torch.mm on a second GPU (one GPU here)")
+
 print("frameworks: FAIL" if failed else "frameworks: PASS")
 raise SystemExit(1 if failed else 0)
