@@ -11,7 +11,7 @@ use common::*;
 use mublas::capi::blas1::mublasSaxpy;
 use mublas::capi::blas2::mublasSgemv;
 use mublas::capi::gemm::mublasSgemm;
-use mublas::capi::handle::mublasSetStream;
+use mublas::capi::handle::{mublasSetPointerMode, mublasSetStream};
 use mublas::capi::trmv::mublasStrmv;
 use mublas::capi::types::*;
 use mublas::harness::{CapturedGraph, GuardedBuffer, Random, Stream};
@@ -344,4 +344,54 @@ fn gpu_stream_switched_inside_a_capture() {
         &magnitude,
         2.0 * (k as f64 + 2.0),
     );
+}
+
+#[test]
+fn gpu_device_scalars_are_read_at_each_launch() {
+    // With the pointer mode on device, a captured call holds the address of alpha and beta, not their values:
+    // each launch of the graph reads them afresh, so a program can change them between launches.
+    let test = "gpu_device_scalars_are_read_at_each_launch";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    let stream = Stream::new(gpu.context()).unwrap();
+    let (m, k) = (3000usize, 2001usize);
+    let a = Matrix::new(&gpu, &mut random, m, k, m + 1, 1.0);
+    let (v, y) = (Vector::new(&gpu, &mut random, k), Vector::new(&gpu, &mut random, m));
+    let scalars = GuardedBuffer::from_slice(gpu.context(), &[1.0, 0.0], 0).unwrap();
+    let (alpha, beta) = (scalars.address() as *const f32, (scalars.address() + 4) as *const f32);
+    // SAFETY: a live handle, a stream of its context, device buffers with the sizes passed.
+    unsafe {
+        assert_eq!(mublasSetStream(gpu.handle, stream.raw() as *mut CUstream_st), MUBLAS_STATUS_SUCCESS);
+        assert_eq!(mublasSetPointerMode(gpu.handle, MUBLAS_POINTER_MODE_DEVICE), MUBLAS_STATUS_SUCCESS);
+    }
+    let mut status = MUBLAS_STATUS_NOT_INITIALIZED;
+    let graph = CapturedGraph::capture(gpu.context(), stream.raw(), || {
+        // SAFETY: as above.
+        status = unsafe {
+            mublasSgemv(gpu.handle, 0, m as i32, k as i32, alpha, a.ptr(), a.ld as i32, v.ptr(), 1, beta, y.ptr(), 1)
+        };
+    })
+    .expect("the capture was not invalidated");
+    assert_eq!(status, MUBLAS_STATUS_SUCCESS);
+    let v64: Vec<f64> = v.host.iter().map(|&e| e as f64).collect();
+    let (product, size) = product(m, |i, l| a.at(i, l), &v64);
+    // y = 1·A·v + 0·y, then y = 0.5·A·v − 2·y (= −1.5·A·v), then alpha = 0: y = 3·y (= −4.5·A·v, A not read).
+    let mut factor = 0.0;
+    for (launch, (alpha, beta)) in [(1.0f32, 0.0f32), (0.5, -2.0), (0.0, 3.0)].into_iter().enumerate() {
+        scalars.write(&[alpha, beta]).unwrap();
+        graph.launch(stream.raw()).unwrap();
+        stream.synchronize().unwrap();
+        factor = alpha as f64 + beta as f64 * factor;
+        let expected: Vec<f64> = product.iter().map(|p| factor * p).collect();
+        let magnitude: Vec<f64> = size.iter().map(|s| 4.5 * s).collect();
+        assert_close(
+            &format!("launch {launch}: alpha {alpha}, beta {beta}"),
+            &y.device.read().unwrap(),
+            &expected,
+            &magnitude,
+            2.0 * (k as f64 + 8.0),
+        );
+    }
+    // SAFETY: a live handle.
+    assert_eq!(unsafe { mublasSetPointerMode(gpu.handle, MUBLAS_POINTER_MODE_HOST) }, MUBLAS_STATUS_SUCCESS);
 }
