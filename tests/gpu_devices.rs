@@ -87,13 +87,8 @@ impl OnDevice {
         let magnitude: Vec<f64> = (0..N).map(|i| self.y[i].abs() as f64 + r * 0.5 * self.x[i].abs() as f64).collect();
         assert_close(&format!("{what}: saxpy"), &self.dy.read().unwrap(), &expected, &magnitude, 2.0 * (r + 1.0));
         let a = |i: usize, l: usize| self.a[i + l * (S + 1)] as f64;
-        let (mut expected, mut magnitude) = (vec![0.0; S], vec![0.0; S]);
-        for i in 0..S {
-            for l in 0..S {
-                expected[i] += a(i, l) * self.x[l] as f64;
-                magnitude[i] += (a(i, l) * self.x[l] as f64).abs();
-            }
-        }
+        let x64: Vec<f64> = self.x[..S].iter().map(|&v| v as f64).collect();
+        let (expected, magnitude) = product(S, a, &x64);
         assert_close(
             &format!("{what}: sgemv"),
             &self.dv.read().unwrap(),

@@ -68,19 +68,6 @@ impl Vector {
     }
 }
 
-/// Σ_l entry(i, l)·v[l] for i < len in float64, with Σ|terms| per element.
-fn product(len: usize, entry: impl Fn(usize, usize) -> f64, v: &[f64]) -> (Vec<f64>, Vec<f64>) {
-    let (mut sum, mut magnitude) = (vec![0.0; len], vec![0.0; len]);
-    for i in 0..len {
-        for (l, &vl) in v.iter().enumerate() {
-            let term = entry(i, l) * vl;
-            sum[i] += term;
-            magnitude[i] += term.abs();
-        }
-    }
-    (sum, magnitude)
-}
-
 /// The calls every capture makes, on one handle, with what they leave after `launches` launches of the graph.
 struct Workload {
     x: Vector,

@@ -94,7 +94,7 @@ impl Far {
     }
 }
 
-/// Σ_l entry(i, l)·v[l] for i < len, scaled by alpha, plus beta·y0[i]; with Σ|terms|.
+/// alpha·Σ_l entry(i, l)·v[l] + beta·y0[i] for i < len in float64, with Σ|terms|.
 fn reference(
     len: usize,
     entry: impl Fn(usize, usize) -> f64,
@@ -103,16 +103,11 @@ fn reference(
     beta: f64,
     y0: &[f32],
 ) -> (Vec<f64>, Vec<f64>) {
+    let (sum, magnitude) = product(len, entry, v);
     (0..len)
         .map(|i| {
-            let (mut sum, mut size) = (0.0, 0.0);
-            for (l, &vl) in v.iter().enumerate() {
-                let term = entry(i, l) * vl;
-                sum += term;
-                size += term.abs();
-            }
             let y = if beta == 0.0 { 0.0 } else { beta * y0[i] as f64 };
-            (alpha * sum + y, (alpha * size).abs() + y.abs())
+            (alpha * sum[i] + y, (alpha * magnitude[i]).abs() + y.abs())
         })
         .unzip()
 }

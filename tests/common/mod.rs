@@ -99,3 +99,19 @@ pub fn assert_close(what: &str, got: &[f32], expected: &[f64], magnitude: &[f64]
         );
     }
 }
+
+/// Σ_l entry(i, l)·v[l] for i < len in float64, with Σ|terms| per element (the
+/// magnitude [`assert_close`] scales its bound by).
+pub fn product(len: usize, entry: impl Fn(usize, usize) -> f64, v: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    (0..len)
+        .map(|i| {
+            let (mut sum, mut magnitude) = (0.0, 0.0);
+            for (l, &vl) in v.iter().enumerate() {
+                let term = entry(i, l) * vl;
+                sum += term;
+                magnitude += term.abs();
+            }
+            (sum, magnitude)
+        })
+        .unzip()
+}
