@@ -56,6 +56,15 @@ int cuda_driver_open(char *why, size_t why_size) {
     if (resolve(library, "cuGetErrorName", &cu.cuGetErrorName, sizeof cu.cuGetErrorName, NULL, 0) != 0) {
         cu.cuGetErrorName = NULL;
     }
+#define OPTIONAL(field, symbol) resolve(library, symbol, &cu.field, sizeof cu.field, NULL, 0)
+    if (OPTIONAL(cuStreamBeginCapture, "cuStreamBeginCapture_v2") != 0 ||
+        OPTIONAL(cuStreamEndCapture, "cuStreamEndCapture") != 0 ||
+        OPTIONAL(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags") != 0 ||
+        OPTIONAL(cuGraphLaunch, "cuGraphLaunch") != 0 || OPTIONAL(cuGraphExecDestroy, "cuGraphExecDestroy") != 0 ||
+        OPTIONAL(cuGraphDestroy, "cuGraphDestroy") != 0) {
+        cu.cuStreamBeginCapture = NULL;
+    }
+#undef OPTIONAL
 
     CUresult result = cu.cuInit(0);
     if (result != CUDA_SUCCESS) {

@@ -18,8 +18,11 @@ typedef int CUdevice;
 typedef unsigned long long CUdeviceptr;
 typedef struct CUctx_st *CUcontext;
 typedef struct CUstream_st *CUstream;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphExec_st *CUgraphExec;
 
 #define CUDA_SUCCESS 0
+#define CU_STREAM_CAPTURE_MODE_GLOBAL 0
 
 /* Entry points, named as cuda.h's macros resolve them (cuMemAlloc → cuMemAlloc_v2 …). */
 struct cuda_driver {
@@ -38,6 +41,13 @@ struct cuda_driver {
     CUresult (*cuStreamDestroy)(CUstream hStream);                             /* cuStreamDestroy_v2 */
     /* Optional (NULL when absent): for messages only. */
     CUresult (*cuGetErrorName)(CUresult error, const char **pStr);
+    /* Optional (all NULL when one is absent): capturing calls into a CUDA graph. */
+    CUresult (*cuStreamBeginCapture)(CUstream hStream, int mode);               /* cuStreamBeginCapture_v2 */
+    CUresult (*cuStreamEndCapture)(CUstream hStream, CUgraph *phGraph);
+    CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags);
+    CUresult (*cuGraphLaunch)(CUgraphExec hGraphExec, CUstream hStream);
+    CUresult (*cuGraphExecDestroy)(CUgraphExec hGraphExec);
+    CUresult (*cuGraphDestroy)(CUgraph hGraph);
 };
 
 /* The resolved entry points; valid after cuda_driver_open returned 0. */

@@ -22,6 +22,7 @@
 #include <mublas.h>
 
 #include "cuda_driver.h"
+#include "random.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -51,39 +52,6 @@ static const float X_POISON = 1.0e30f;
 static const float Y_POISON = -3.0e29f;
 
 static const double EPS_F32 = 5.9604644775390625e-08; /* 2^-24 */
-
-/* ---- random data: SplitMix64, as the Rust tests' harness ---- */
-
-static uint64_t rng_state;
-
-static uint64_t next_u64(void) {
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in [-1, -1/16] U [1/16, 1]: signed, never zero, never tiny. */
-static float random_value(void) {
-    uint64_t bits = next_u64();
-    double magnitude = 0.0625 + 0.9375 * ((double)(bits >> 11) / 9007199254740992.0);
-    return (float)((bits & 1) == 0 ? magnitude : -magnitude);
-}
-
-static uint64_t seed_from_env(void) {
-    const char *text = getenv("MUBLAS_TEST_SEED");
-    if (text != NULL && *text != '\0') {
-        char *end = NULL;
-        unsigned long long seed = strtoull(text, &end, 10);
-        if (end != NULL && *end == '\0') {
-            return (uint64_t)seed;
-        }
-        printf("  MUBLAS_TEST_SEED=%s is not a decimal number: ignored\n", text);
-    }
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    return (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
-}
 
 /* ---- helpers ---- */
 
