@@ -23,16 +23,13 @@
 
 #include "check.h"
 #include "cuda_driver.h"
+#include "gpu_start.h"
 #include "random.h"
 
 #include <math.h> /* NAN */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifndef MUBLAS_TEST_SKIP_CODE
-#define MUBLAS_TEST_SKIP_CODE 77
-#endif
 
 static const double EPS_F32 = 5.9604644775390625e-08; /* 2^-24 */
 static const float POISON = 1.0e30f;
@@ -322,19 +319,10 @@ static void captured(mublasHandle_t h, CUstream stream) {
 
 int main(void) {
     printf("test_matrix: mublasSgemv, mublasStrmv, mublasSgemm against a float64 reference, with guard zones\n");
-    char why[512];
-    if (cuda_driver_open(why, sizeof why) != 0) {
-        printf("SKIPPED: test_matrix: no CUDA device (%s)\n", why);
-        return MUBLAS_TEST_SKIP_CODE;
-    }
-    if (cuda_driver_use_device(0, why, sizeof why) != 0) {
-        printf("FAIL: test_matrix: %s\n", why);
-        return 1;
-    }
     mublasHandle_t h = NULL;
-    if (mublasCreate(&h) != MUBLAS_STATUS_SUCCESS) {
-        printf("FAIL: test_matrix: mublasCreate failed on a machine with a GPU\n");
-        return 1;
+    const int started = gpu_test_start("test_matrix", &h);
+    if (started != 0) {
+        return started;
     }
     const uint64_t seed = seed_from_env();
     rng_state = seed;

@@ -22,6 +22,7 @@
 #include <mublas.h>
 
 #include "cuda_driver.h"
+#include "gpu_start.h"
 #include "random.h"
 
 #include <stdint.h>
@@ -29,10 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#ifndef MUBLAS_TEST_SKIP_CODE
-#define MUBLAS_TEST_SKIP_CODE 77
-#endif
 
 #define COUNT(array) ((int)(sizeof(array) / sizeof((array)[0])))
 
@@ -185,21 +182,10 @@ static void run_case(mublasHandle_t handle, struct buffers *b, const struct saxp
 
 int main(void) {
     printf("test_saxpy: mublasSaxpy against a float64 reference, with guard zones\n");
-    char why[512];
-    if (cuda_driver_open(why, sizeof why) != 0) {
-        printf("SKIPPED: test_saxpy: no CUDA device (%s)\n", why);
-        return MUBLAS_TEST_SKIP_CODE;
-    }
-    if (cuda_driver_use_device(0, why, sizeof why) != 0) {
-        printf("FAIL: test_saxpy: %s\n", why);
-        return 1;
-    }
-    /* After the primary context is current: mublasCreate binds to that device. */
     mublasHandle_t handle = NULL;
-    mublasStatus_t status = mublasCreate(&handle);
-    if (status != MUBLAS_STATUS_SUCCESS || handle == NULL) {
-        printf("FAIL: test_saxpy: mublasCreate returned %s on a machine with a GPU\n", mublasGetStatusName(status));
-        return 1;
+    const int started = gpu_test_start("test_saxpy", &handle);
+    if (started != 0) {
+        return started;
     }
 
     const uint64_t seed = seed_from_env();
