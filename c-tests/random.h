@@ -41,4 +41,12 @@ static uint64_t seed_from_env(void) {
     return (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
 }
 
+/* Seeds the generator (seed_from_env) and prints the seed, which replays the run. */
+static uint64_t random_start(void) {
+    const uint64_t seed = seed_from_env();
+    rng_state = seed;
+    printf("  MUBLAS_TEST_SEED=%llu\n", (unsigned long long)seed);
+    return seed;
+}
+
 #endif /* MUBLAS_C_TESTS_RANDOM_H */

@@ -324,9 +324,7 @@ int main(void) {
     if (started != 0) {
         return started;
     }
-    const uint64_t seed = seed_from_env();
-    rng_state = seed;
-    printf("  MUBLAS_TEST_SEED=%llu\n", (unsigned long long)seed);
+    const uint64_t seed = random_start();
     CUstream stream = NULL;
     CU_CHECK(cu.cuStreamCreate(&stream, 1 /* CU_STREAM_NON_BLOCKING */));
 

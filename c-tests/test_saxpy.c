@@ -188,9 +188,7 @@ int main(void) {
         return started;
     }
 
-    const uint64_t seed = seed_from_env();
-    rng_state = seed;
-    printf("  MUBLAS_TEST_SEED=%llu\n", (unsigned long long)seed);
+    const uint64_t seed = random_start();
 
     static struct buffers b;
     CU_CHECK(cu.cuMemAlloc(&b.x, MAX_LEN * sizeof(float)));
