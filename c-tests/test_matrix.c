@@ -23,7 +23,7 @@
 
 #include "check.h"
 #include "cuda_driver.h"
-#include "gpu_start.h"
+#include "gpu_test.h"
 #include "random.h"
 
 #include <math.h> /* NAN */
@@ -31,12 +31,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const double EPS_F32 = 5.9604644775390625e-08; /* 2^-24 */
 static const float POISON = 1.0e30f;
 /* Floats of poison before and after each array: 256 bytes, so that offset 0 keeps cuMemAlloc's alignment. */
 enum { GUARD = 64 };
 
-static double absolute(double v) { return v < 0 ? -v : v; }
 
 /* ---- device arrays with guard zones ---- */
 
@@ -85,9 +83,6 @@ static float *random_floats(int len) {
     return v;
 }
 
-/* Storage index of element i of n with increment inc, reference-BLAS style; and the floats n elements span. */
-static int element(int i, int n, int inc) { return inc >= 0 ? i * inc : (n - 1 - i) * -inc; }
-static int span(int n, int inc) { return n <= 0 ? 0 : (n - 1) * (inc < 0 ? -inc : inc) + 1; }
 
 /* Checks one result element; counts and prints failures (the first few of a case). */
 static int case_failures;
@@ -108,7 +103,7 @@ static void check_vector(const char *what, const float *after, const float *befo
     int stray = 0;
     for (int s = 0; s < span(n, inc); s++) stray += s % stride != 0 && after[s] != before[s];
     CHECK(stray == 0, "%s: %d floats between the strided elements were written", what, stray);
-    for (int i = 0; i < n; i++) check_element(what, i, after[element(i, n, inc)], want[i], magnitude[i], terms);
+    for (int i = 0; i < n; i++) check_element(what, i, after[element_index(i, n, inc)], want[i], magnitude[i], terms);
 }
 
 /* ---- SGEMV ---- */
@@ -121,7 +116,7 @@ static void sgemv_case(mublasHandle_t h, int trans, int m, int n, int lda, int i
     const int lx = trans ? m : n, ly = trans ? n : m;
     float *a = random_floats(lda * n), *x = random_floats(span(lx, incx)), *y = random_floats(span(ly, incy));
     if (beta == 0.0f)
-        for (int i = 0; i < ly; i++) y[element(i, ly, incy)] = NAN; /* NaN: beta = 0 must not read it */
+        for (int i = 0; i < ly; i++) y[element_index(i, ly, incy)] = NAN; /* NaN: beta = 0 must not read it */
     struct array da = upload(a, lda * n, offset), dx = upload(x, span(lx, incx), offset),
                  dy = upload(y, span(ly, incy), offset);
     const float scalars[2] = {1.5f, beta};
@@ -139,13 +134,13 @@ static void sgemv_case(mublasHandle_t h, int trans, int m, int n, int lda, int i
     double *want = calloc((size_t)ly, sizeof(double)), *magnitude = calloc((size_t)ly, sizeof(double));
     for (int i = 0; i < ly; i++) {
         for (int l = 0; l < lx; l++) {
-            const double term = (double)(trans ? a[l + i * lda] : a[i + l * lda]) * x[element(l, lx, incx)];
+            const double term = (double)(trans ? a[l + i * lda] : a[i + l * lda]) * x[element_index(l, lx, incx)];
             want[i] += 1.5 * term;
             magnitude[i] += 1.5 * absolute(term);
         }
         if (beta != 0.0f) {
-            want[i] += (double)beta * y[element(i, ly, incy)];
-            magnitude[i] += absolute((double)beta * y[element(i, ly, incy)]);
+            want[i] += (double)beta * y[element_index(i, ly, incy)];
+            magnitude[i] += absolute((double)beta * y[element_index(i, ly, incy)]);
         }
     }
     float *after = malloc((size_t)span(ly, incy) * sizeof(float));
@@ -176,8 +171,8 @@ static void strmv_case(mublasHandle_t h, int n, int uplo, int trans, int unit, i
             const int r = trans ? l : i, c = trans ? i : l; /* the element of A that op(A)(i, l) is */
             if (uplo ? r > c : r < c) continue;
             const double entry = r == c && unit ? 1.0 : (double)a[r + c * lda];
-            want[i] += entry * x[element(l, n, incx)];
-            magnitude[i] += absolute(entry * x[element(l, n, incx)]);
+            want[i] += entry * x[element_index(l, n, incx)];
+            magnitude[i] += absolute(entry * x[element_index(l, n, incx)]);
         }
     }
     float *after = malloc((size_t)span(n, incx) * sizeof(float));

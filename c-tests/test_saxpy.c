@@ -22,7 +22,7 @@
 #include <mublas.h>
 
 #include "cuda_driver.h"
-#include "gpu_start.h"
+#include "gpu_test.h"
 #include "random.h"
 
 #include <stdint.h>
@@ -48,23 +48,13 @@ enum { MAX_LEN = GUARD + 1 + (MAX_N - 1) * MAX_INC + 1 + GUARD };
 static const float X_POISON = 1.0e30f;
 static const float Y_POISON = -3.0e29f;
 
-static const double EPS_F32 = 5.9604644775390625e-08; /* 2^-24 */
-
 /* ---- helpers ---- */
-
-static double absolute(double v) { return v < 0 ? -v : v; }
 
 static uint32_t bits_of(float v) {
     uint32_t bits;
     memcpy(&bits, &v, sizeof bits);
     return bits;
 }
-
-/* Storage index of element i of a vector of n elements, reference-BLAS style. */
-static int element_index(int i, int n, int inc) { return inc >= 0 ? i * inc : (i - (n - 1)) * inc; }
-
-/* Floats of storage that n elements with increment inc span. */
-static int span(int n, int inc) { return n <= 0 ? 0 : (n - 1) * (inc < 0 ? -inc : inc) + 1; }
 
 static float *device_floats(CUdeviceptr base, int offset_floats) {
     return (float *)(uintptr_t)(base + (CUdeviceptr)offset_floats * sizeof(float));

@@ -2,6 +2,7 @@
 //! program (PyTorch's `torch.cuda.graph`, say) captures them.
 
 use crate::launch::context::ContextGuard;
+use crate::launch::driver::describe;
 use crate::status::{Error, Result};
 use cudarc::driver::sys;
 
@@ -11,12 +12,9 @@ pub struct CapturedGraph {
     exec: sys::CUgraphExec,
 }
 
+/// The driver call `what` returned `result`: an error names the call and the driver's error.
 fn check(what: &str, result: sys::CUresult) -> Result<()> {
-    if result == sys::CUresult::CUDA_SUCCESS {
-        Ok(())
-    } else {
-        Err(Error::ExecutionFailed(format!("{what}: {result:?}")))
-    }
+    result.result().map_err(|e| Error::ExecutionFailed(format!("{what}: {}", describe(&e))))
 }
 
 impl CapturedGraph {

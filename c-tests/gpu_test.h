@@ -1,9 +1,10 @@
 /*
- * The start of the C tests that need a GPU: the CUDA driver (cuda_driver.h),
- * device 0 made current and a mublas handle on it.
+ * What the C tests that need a GPU share: their start (the CUDA driver,
+ * device 0 made current and a mublas handle on it), and the indexing and
+ * rounding unit of their float64 checks.
  */
-#ifndef MUBLAS_C_TESTS_GPU_START_H
-#define MUBLAS_C_TESTS_GPU_START_H
+#ifndef MUBLAS_C_TESTS_GPU_TEST_H
+#define MUBLAS_C_TESTS_GPU_TEST_H
 
 #include <mublas.h>
 #include <stdio.h>
@@ -37,4 +38,14 @@ static int gpu_test_start(const char *test, mublasHandle_t *handle) {
     return 0;
 }
 
-#endif /* MUBLAS_C_TESTS_GPU_START_H */
+static const double EPS_F32 = 5.9604644775390625e-08; /* 2^-24 */
+
+static double absolute(double v) { return v < 0 ? -v : v; }
+
+/* Storage index of element i of a vector of n elements with increment inc, reference-BLAS style. */
+static int element_index(int i, int n, int inc) { return inc >= 0 ? i * inc : (i - (n - 1)) * inc; }
+
+/* Floats of storage that n elements with increment inc span. */
+static int span(int n, int inc) { return n <= 0 ? 0 : (n - 1) * (inc < 0 ? -inc : inc) + 1; }
+
+#endif /* MUBLAS_C_TESTS_GPU_TEST_H */
