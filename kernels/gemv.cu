@@ -1,6 +1,6 @@
 // SGEMV: y = alpha * op(A) * x + beta * y, A column-major (m rows, n columns, lda).
 //
-// Seventeen kernels, the routine (src/routines/gemv.rs) picks one per call:
+// Eighteen kernels, the routine (src/routines/gemv.rs) picks one per call:
 //  - gemv_n_f32 / gemv_n_f32_scalar: op N. Block (Tx, Ty); the block owns
 //    GEMV_N_ROWS * Tx rows, each thread GEMV_N_ROWS of them; the Ty thread rows
 //    split the block's columns in groups of GEMV_N_COLS (the loads of a group are
@@ -37,6 +37,8 @@
 //    in flight and at most 48 registers, for more warps per SM;
 //    gemv_t_f32_lean_l1: the float4 one with x read through the read-only
 //    path instead of staged (x 16-byte aligned, unit stride).
+//    gemv_t_f32_l1_any: any A and lda, x unit stride: each column read as
+//    float4 from its first 16-byte boundary, x through L1 as floats.
 //  - gemv_t_f32_short / gemv_t_f32_short_scalar: op T with m <= 64: L lanes per
 //    column, GEMV_T_SMALL_COLUMNS columns per lane, 4 * Tx / L columns per block,
 //    no split. The float4 variants need A 16-byte aligned and lda % 4 == 0.
@@ -540,12 +542,13 @@ __device__ __forceinline__ void gemv_t_short(i64 m, i64 n, float alpha_value, co
 // X_FROM_L1 (VEC only; x 16-byte aligned, incx == 1): x read as float4
 // through the read-only path where it is used instead of staged, with no
 // barrier in the row loop.
-template <bool VEC, int U, bool X_FROM_L1 = false>
+template <bool VEC, int U, bool X_FROM_L1 = false, bool ANY_A = false>
 __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
                                        const float *__restrict__ A, i64 lda, const float *__restrict__ x, i64 incx,
                                        float beta_value, const float *beta_ptr, float *y, i64 incy,
                                        i64 per_split, unsigned *counters, float *partials) {
     static_assert(VEC || !X_FROM_L1, "x through L1 is read as float4");
+    static_assert(!ANY_A || (VEC && X_FROM_L1), "ANY_A: float4 loads of A, x through L1");
     // A chunk of x; at the end, the slices' sums and the split's final sum.
     __shared__ __align__(16) float xs[GEMV_T_XCHUNK];
 
@@ -585,10 +588,16 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
     const int round = stretch * U;
     float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     for (i64 c = r_begin; c < r_end; c += GEMV_T_XCHUNK) {
-        const int len = static_cast<int>(min(static_cast<i64>(GEMV_T_XCHUNK), r_end - c));
+        const int chunk_len = static_cast<int>(min(static_cast<i64>(GEMV_T_XCHUNK), r_end - c));
+        // ANY_A: the chunk's first `head` rows (0-3) lie before the column's first 16-byte boundary; lanes of
+        // slice 0 read them one by one, and the float4 rounds below start at that boundary.
+        const int head = ANY_A ? min(chunk_len, static_cast<int>((0u - static_cast<unsigned>(reinterpret_cast<u64>(Acol + c) >> 2)) & 3u)) : 0;
+        if (ANY_A && active && slice == 0 && lane < head) acc.y = fmaf(__ldg(Acol + c + lane), __ldg(x + c + lane), acc.y);
+        const int len = chunk_len - head;
+        const float *xc = x + c + head;  // X_FROM_L1: x of the chunk's rows from `a` on (unit stride)
         // Rows (of the chunk) a lane reads: i + stretch * u; whole float4s only (VEC).
         const int last = VEC ? len - 4 : len - 1;
-        const float *a = Acol + c;
+        const float *a = Acol + c + head;
         int i = (VEC ? 4 * lane : lane) + round * slice;
         bool more = active && i <= last;
         float av[VEC ? 4 * U : U];
@@ -605,8 +614,10 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
                 const int r = i + stretch * u;
                 if (r <= last) {
                     if constexpr (VEC) {
-                        const float4 xv = X_FROM_L1 ? __ldg(reinterpret_cast<const float4 *>(x + c + r))
-                                                    : *reinterpret_cast<const float4 *>(xs + r);
+                        // ANY_A: x's rows sit at any alignment, so four floats.
+                        const float4 xv = ANY_A       ? make_float4(__ldg(xc + r), __ldg(xc + r + 1), __ldg(xc + r + 2), __ldg(xc + r + 3))
+                                          : X_FROM_L1 ? __ldg(reinterpret_cast<const float4 *>(xc + r))
+                                                      : *reinterpret_cast<const float4 *>(xs + r);
                         acc.x = fmaf(av[4 * u], xv.x, acc.x);
                         acc.y = fmaf(av[4 * u + 1], xv.y, acc.y);
                         acc.z = fmaf(av[4 * u + 2], xv.z, acc.z);
@@ -626,7 +637,7 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
         if (VEC && active) {
             const int tail = len & ~3;
             if (tail < len && ((tail >> 2) & 31) == lane && (tail / round) % ways == slice) {
-                for (int r = tail; r < len; ++r) acc.x = fmaf(__ldg(a + r), X_FROM_L1 ? __ldg(x + c + r) : xs[r], acc.x);
+                for (int r = tail; r < len; ++r) acc.x = fmaf(__ldg(a + r), X_FROM_L1 ? __ldg(xc + r) : xs[r], acc.x);
             }
         }
     }
@@ -769,6 +780,16 @@ extern "C" __global__ void __maxnreg__(48) gemv_t_f32_scalar_lean(GEMV_PARAMS) {
 // one), and gemv_t_f32 itself with x through L1 was 3 % slower at 4096² and
 // 8 % at 8192².
 extern "C" __global__ void __maxnreg__(48) gemv_t_f32_lean_l1(GEMV_PARAMS) { gemv_t<true, GEMV_T_UNROLL / 2, true>(GEMV_ARGS); }
+// The T kernel for any A and lda, x with unit stride at any alignment: each
+// column read as float4 from its first 16-byte boundary (the 0-3 rows before
+// it one by one), x through L1 as four floats. Against the scalar kernel on
+// lda % 4 != 0 (H100, kernel time, `OP=T BETA=0.5 scripts/gemv-ab.py`, µs,
+// on 256 threads against the scalar kernel's optimizer shape): 2001² 8.32 /
+// 9.48, 3001² 15.21 / 16.81, 4097² 26.20 / 28.16, 4223² 28.20 / 29.55,
+// 8191² 93.19 / 95.82, 10001² 140.97 / 145.91, 1023 × 65536 88.85 / 99.74;
+// on aligned columns level with the float4 kernels (4096² 25.02, gemv_t_f32
+// 26.51; 8192² 90.85 / 91.16). At 48 registers it spilled; at 64 none.
+extern "C" __global__ void __maxnreg__(64) gemv_t_f32_l1_any(GEMV_PARAMS) { gemv_t<true, GEMV_T_UNROLL / 2, true, true>(GEMV_ARGS); }
 #define GEMV_T_SHORT_ARGS m, n, alpha_value, alpha_ptr, A, lda, x, incx, beta_value, beta_ptr, y, incy
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short(GEMV_PARAMS) { gemv_t_short<true>(GEMV_T_SHORT_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short_scalar(GEMV_PARAMS) { gemv_t_short<false>(GEMV_T_SHORT_ARGS); }

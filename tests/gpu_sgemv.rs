@@ -14,7 +14,7 @@ use mublas::harness::{GuardedBuffer, Random, Stream};
 use mublas::real_cublas::{CublasHandle, RealCublas};
 use mublas::routines::Scalar;
 use mublas::routines::gemm::{self, TileChoice};
-use mublas::routines::gemv::{self, Op};
+use mublas::routines::gemv::{self, Op, XReads};
 use mublas::tuner::{KernelSpec, LaunchShape};
 
 #[derive(Clone, Copy, Debug)]
@@ -136,8 +136,8 @@ impl Prepared {
 
     /// The kernels that can serve this case, the default first.
     fn kernels(&self) -> Vec<&'static KernelSpec> {
-        let x_float4 = gemv::x_reads_float4(self.dx.address(), self.case.incx);
-        gemv::candidate_kernels(self.case.op(), self.case.m as i64, self.da.address(), self.case.lda as i64, x_float4)
+        let x = gemv::x_reads(self.dx.address(), self.case.incx);
+        gemv::candidate_kernels(self.case.op(), self.case.m as i64, self.da.address(), self.case.lda as i64, x)
     }
 
     /// The column (N) or row (T) ranges the default kernel splits into at `shape`.
@@ -408,9 +408,16 @@ fn gpu_sgemv_every_launch_shape() {
         (MUBLAS_OP_T, 7, 100, 9, 1, -1, 2, 1.5, 0.0),
         (MUBLAS_OP_T, 50, 90, 52, 0, 2, 1, -0.5, 1.0),
         (MUBLAS_OP_T, 1, 40, 1, 0, 1, -1, 0.75, 0.5),
+        // The T kernel for any A (x with unit stride): heads of 0 to 3 rows before each column's first 16-byte
+        // boundary, chunks of rows crossed, tails of fewer than 4.
+        (MUBLAS_OP_T, 2101, 40, 2103, 1, 1, -1, 0.75, 0.5),
+        (MUBLAS_OP_T, 4100, 9, 4102, 2, 1, 1, -1.5, 0.0),
+        (MUBLAS_OP_T, 66, 20, 67, 3, 1, 2, 0.5, 1.0),
     ];
     for (trans, m, n, lda, a_offset, incx, incy, alpha, beta) in problems {
-        let case = Case { trans, m, n, lda, a_offset, x_offset: 0, incx, incy, alpha, beta, device_scalars: false };
+        // x off its 16-byte boundary wherever A's offset is odd.
+        let x_offset = a_offset % 2;
+        let case = Case { trans, m, n, lda, a_offset, x_offset, incx, incy, alpha, beta, device_scalars: false };
         let prepared = Prepared::new(&gpu, &mut random, case);
         for spec in prepared.kernels() {
             let max_threads = device.kernel(spec.name).unwrap().model.max_threads_per_block;
@@ -750,7 +757,7 @@ fn gpu_sgemv_plan_takes_the_narrow_kernel_where_row_tiles_leave_sms_idle() {
     ];
     for (m, n, lda, offset, expected) in cases {
         let op = gemv::check_arguments(MUBLAS_OP_N, m, n, lda, 1, 1).unwrap();
-        let (spec, plan) = gemv::plan(gpu.inner(), op, m, n, 1 << 20 | offset, lda, true).unwrap();
+        let (spec, plan) = gemv::plan(gpu.inner(), op, m, n, 1 << 20 | offset, lda, XReads::Float4).unwrap();
         say(&format!("{test}: {m}x{n}: {} {:?} grid {:?}", spec.name, plan.shape, plan.geometry.grid));
         assert_eq!(spec.name, expected, "{m}x{n}");
         if n <= 512 {
@@ -784,7 +791,7 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
     ];
     for (m, n, lda, offset, expected, shape) in cases {
         let op = gemv::check_arguments(MUBLAS_OP_N, m, n, lda, 1, 1).unwrap();
-        let (spec, plan) = gemv::plan(gpu.inner(), op, m, n, 1 << 20 | offset, lda, true).unwrap();
+        let (spec, plan) = gemv::plan(gpu.inner(), op, m, n, 1 << 20 | offset, lda, XReads::Float4).unwrap();
         say(&format!("{test}: {m}x{n}: {} {:?} grid {:?}", spec.name, plan.shape, plan.geometry.grid));
         if h100_like {
             assert_eq!(spec.name, expected, "{m}x{n}");
@@ -799,27 +806,38 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
 }
 
 #[test]
-fn gpu_sgemv_plan_reads_x_through_l1_only_where_x_is_float4() {
-    let test = "gpu_sgemv_plan_reads_x_through_l1_only_where_x_is_float4";
+fn gpu_sgemv_plan_reads_x_through_l1_where_x_allows() {
+    let test = "gpu_sgemv_plan_reads_x_through_l1_where_x_allows";
     let Some(gpu) = gpu_or_skip(test) else { return };
     let mut random = random(test);
     let h100_like = gpu.inner().device.model().sm_count == 132;
-    // (n, x_offset, incx, expected kernel on a 132-SM GPU): T n × n, A float4.
+    // (n, lda, x_offset, incx, expected kernel on a 132-SM GPU): T n × n.
     let cases = [
-        (3000, 0, 1, "gemv_t_f32_lean_l1"),
-        (3000, 1, 1, "gemv_t_f32"),
-        (3000, 0, -1, "gemv_t_f32"),
-        (5000, 0, 1, "gemv_t_f32_lean_l1"),
-        (5000, 2, 1, "gemv_t_f32_lean"),
+        // A float4: x as float4 through L1 only where it is 16-byte aligned with unit stride.
+        (3000, 3000, 0, 1, "gemv_t_f32_lean_l1"),
+        (3000, 3000, 1, 1, "gemv_t_f32"),
+        (3000, 3000, 0, -1, "gemv_t_f32"),
+        (5000, 5000, 0, 1, "gemv_t_f32_lean_l1"),
+        (5000, 5000, 2, 1, "gemv_t_f32_lean"),
         // Two waves even for the lean kernel: the default.
-        (8192, 0, 1, "gemv_t_f32"),
+        (8192, 8192, 0, 1, "gemv_t_f32"),
+        // Any other A: the L1 kernel for any A wherever x has unit stride, on at least 1000 columns…
+        (3001, 3001, 0, 1, "gemv_t_f32_l1_any"),
+        (4097, 4097, 1, 1, "gemv_t_f32_l1_any"),
+        (4096, 4099, 3, 1, "gemv_t_f32_l1_any"),
+        (8191, 8191, 0, 1, "gemv_t_f32_l1_any"),
+        (4097, 4097, 0, -1, "gemv_t_f32_scalar"),
+        (4097, 4097, 0, 2, "gemv_t_f32_scalar"),
+        (999, 1001, 0, 1, "gemv_t_f32_scalar"),
+        // …after the lean one where that saves a wave.
+        (5001, 5001, 0, 1, "gemv_t_f32_scalar_lean"),
     ];
-    for (n, x_offset, incx, expected) in cases {
+    for (n, lda, x_offset, incx, expected) in cases {
         let case = Case {
             trans: MUBLAS_OP_T,
             m: n,
             n,
-            lda: n,
+            lda,
             a_offset: 0,
             x_offset,
             incx,
@@ -829,17 +847,18 @@ fn gpu_sgemv_plan_reads_x_through_l1_only_where_x_is_float4() {
             device_scalars: false,
         };
         let prepared = Prepared::new(&gpu, &mut random, case);
-        let x_float4 = gemv::x_reads_float4(prepared.dx.address(), incx);
-        let op = gemv::check_arguments(MUBLAS_OP_T, n as i64, n as i64, n as i64, incx, 1).unwrap();
+        let x = gemv::x_reads(prepared.dx.address(), incx);
+        let op = gemv::check_arguments(MUBLAS_OP_T, n as i64, n as i64, lda as i64, incx, 1).unwrap();
         let (spec, plan) =
-            gemv::plan(gpu.inner(), op, n as i64, n as i64, prepared.da.address(), n as i64, x_float4).unwrap();
+            gemv::plan(gpu.inner(), op, n as i64, n as i64, prepared.da.address(), lda as i64, x).unwrap();
         say(&format!(
-            "{test}: {n}² x_offset {x_offset} incx {incx}: {} {:?} grid {:?}",
+            "{test}: {n}² lda {lda} x_offset {x_offset} incx {incx}: {} {:?} grid {:?}",
             spec.name, plan.shape, plan.geometry.grid
         ));
-        assert!(x_float4 || spec.name != "gemv_t_f32_lean_l1", "{n}²: x is not float4");
+        assert!(x == XReads::Float4 || spec.name != "gemv_t_f32_lean_l1", "{n}²: x is not float4");
+        assert!(x != XReads::Strided || spec.name != "gemv_t_f32_l1_any", "{n}²: x is strided");
         if h100_like {
-            assert_eq!(spec.name, expected, "{n}² x_offset {x_offset} incx {incx}");
+            assert_eq!(spec.name, expected, "{n}² lda {lda} x_offset {x_offset} incx {incx}");
         }
         // What the routine runs on this x: correct, inputs untouched.
         let got = prepared.run(&gpu, None);
@@ -1083,8 +1102,8 @@ fn gpu_sgemv_on_a_created_stream() {
         };
         let prepared = Prepared::new(&gpu, &mut random, case);
         let op = gemv::check_arguments(trans, 3001, 2999, 3004, 1, -2).unwrap();
-        let x_float4 = gemv::x_reads_float4(prepared.dx.address(), 1);
-        let (spec, plan) = gemv::plan(gpu.inner(), op, 3001, 2999, prepared.da.address(), 3004, x_float4).unwrap();
+        let x = gemv::x_reads(prepared.dx.address(), 1);
+        let (spec, plan) = gemv::plan(gpu.inner(), op, 3001, 2999, prepared.da.address(), 3004, x).unwrap();
         say(&format!("{test}: trans {trans}: {} {:?} grid {:?}", spec.name, plan.shape, plan.geometry.grid));
         let got = prepared.run(&gpu, None);
         prepared.check(&format!("default stream: {}", prepared.describe(None)), &got);

@@ -110,6 +110,17 @@ const T_SPACE: LaunchSpace =
 /// with the block: 37.8 µs at 32 threads, 41.9 at 64, 43–44 at 128 and 256,
 /// 46–62 from 288 to 1024; among 32 to 128 the optimizer's largest
 /// Grid-Occupancy fell on 96 threads (51.0 µs).
+/// `gemv_t_f32_l1_any`: blocks of 256 threads (8 columns), unsplit. 256 was
+/// the fastest block timed on the H100 (kernel time, `scripts/gemv-ab.py`,
+/// µs): 2001² 8.32 against 8.99 on the 480 threads an optimizer recipe took,
+/// 4097² 26.20 / 26.16 on 512, 8191² 93.19 / 93.29 on 512 and 94.34 on 1024,
+/// 10001² 140.97 / 146.81 on 1024, 1023 × 65536 88.85 / 99.89 on 1024.
+const L1_ANY_SPACE: LaunchSpace =
+    LaunchSpace { tx_step: 32, tx_min: 256, tx_max: 256, ty_min: 1, ty_max: 1, splits: &[1] };
+/// `gemv_t_f32_l1_any` takes matrices of at least this many columns: below, its
+/// blocks of 8 columns were no faster than the scalar kernel's plan (H100,
+/// kernel time, µs: 1001² 3.35 against 3.34, 300² 2.23 / 2.31, 257² 2.60 / 2.32).
+const L1_ANY_MIN_COLUMNS: i64 = 1000;
 const T_SHORT_SPACE: LaunchSpace =
     LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 64, ty_min: 1, ty_max: 1, splits: &[1] };
 
@@ -149,8 +160,13 @@ pub static GEMV_T_LEAN: KernelSpec = KernelSpec { name: "gemv_t_f32_lean", space
 pub static GEMV_T_SCALAR_LEAN: KernelSpec =
     KernelSpec { name: "gemv_t_f32_scalar_lean", space: T_SPACE, geometry: t_geometry };
 /// GEMV_T_LEAN reading x through L1 as float4 instead of staging it: for x
-/// 16-byte aligned with unit stride ([`x_reads_float4`]), unsplit in one wave.
+/// 16-byte aligned with unit stride ([`XReads::Float4`]), unsplit in one wave.
 pub static GEMV_T_LEAN_L1: KernelSpec = KernelSpec { name: "gemv_t_f32_lean_l1", space: T_SPACE, geometry: t_geometry };
+/// op T, any alignment and lda, x with unit stride ([`XReads::UnitStride`]):
+/// float4 loads from each column's first 16-byte boundary, unsplit, blocks
+/// of 256 threads (L1_ANY_SPACE; see `plan`).
+pub static GEMV_T_L1_ANY: KernelSpec =
+    KernelSpec { name: "gemv_t_f32_l1_any", space: L1_ANY_SPACE, geometry: t_geometry };
 /// op T, m ≤ SHORT_ROWS_MAX, A 16-byte aligned and lda % 4 == 0.
 pub static GEMV_T_SHORT: KernelSpec =
     KernelSpec { name: "gemv_t_f32_short", space: T_SHORT_SPACE, geometry: t_short_geometry };
@@ -178,6 +194,7 @@ pub const KERNEL_NAMES: &[&str] = &[
     GEMV_T_LEAN.name,
     GEMV_T_SCALAR_LEAN.name,
     GEMV_T_LEAN_L1.name,
+    GEMV_T_L1_ANY.name,
     GEMV_T_SHORT.name,
     GEMV_T_SHORT_SCALAR.name,
 ];
@@ -284,9 +301,24 @@ pub fn select_kernel(op: Op, m: i64, a: u64, lda: i64) -> &'static KernelSpec {
     }
 }
 
-/// Whether the kernels may read x as float4 through L1: 16-byte aligned, unit stride.
-pub fn x_reads_float4(x: u64, incx: i64) -> bool {
-    incx == 1 && x.is_multiple_of(16)
+/// How the kernels may read x through L1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum XReads {
+    /// 16-byte aligned, unit stride: as float4 (`gemv_t_f32_lean_l1`).
+    Float4,
+    /// Unit stride at any alignment: as consecutive floats (`gemv_t_f32_l1_any`).
+    UnitStride,
+    /// Any other stride: staged by the kernels that take it.
+    Strided,
+}
+
+/// How x at address `x` with increment `incx` can be read.
+pub fn x_reads(x: u64, incx: i64) -> XReads {
+    match incx {
+        1 if x.is_multiple_of(16) => XReads::Float4,
+        1 => XReads::UnitStride,
+        _ => XReads::Strided,
+    }
 }
 
 /// A kernel besides the default that can serve a call, and when `plan` takes it.
@@ -296,6 +328,8 @@ enum Twin {
     LeanL1,
     /// The lean T kernels: where they run in one wave what the default needs more for.
     Lean,
+    /// The T kernel for any A with x of unit stride: where the scalar kernel runs unsplit.
+    L1Any,
     /// The narrow N kernels: where the default's unsplit row tiles leave SMs idle.
     Narrow,
     /// The wide N kernels: one wave of long row tiles, unsplit (x through L1).
@@ -306,10 +340,11 @@ enum Twin {
     Lanes,
 }
 
-const TWINS: [(&KernelSpec, &KernelSpec, Twin); 9] = [
+const TWINS: [(&KernelSpec, &KernelSpec, Twin); 10] = [
     (&GEMV_T, &GEMV_T_LEAN_L1, Twin::LeanL1),
     (&GEMV_T, &GEMV_T_LEAN, Twin::Lean),
     (&GEMV_T_SCALAR, &GEMV_T_SCALAR_LEAN, Twin::Lean),
+    (&GEMV_T_SCALAR, &GEMV_T_L1_ANY, Twin::L1Any),
     (&GEMV_N, &GEMV_N_NARROW, Twin::Narrow),
     (&GEMV_N_SCALAR, &GEMV_N_SCALAR_NARROW, Twin::Narrow),
     (&GEMV_N, &GEMV_N_WIDE, Twin::Wide),
@@ -318,18 +353,25 @@ const TWINS: [(&KernelSpec, &KernelSpec, Twin); 9] = [
     (&GEMV_N, &GEMV_N_WIDE_STAGED, Twin::WideStaged),
 ];
 
-/// The twins of a default kernel that can serve the call (`x_float4`: [`x_reads_float4`]).
-fn twins(default: &'static KernelSpec, x_float4: bool) -> impl Iterator<Item = (&'static KernelSpec, Twin)> {
+/// The twins of a default kernel that can serve the call, given how x can be read.
+fn twins(default: &'static KernelSpec, x: XReads) -> impl Iterator<Item = (&'static KernelSpec, Twin)> {
     TWINS
         .into_iter()
-        .filter(move |(d, _, kind)| std::ptr::eq(*d, default) && (x_float4 || *kind != Twin::LeanL1))
+        .filter(move |(d, _, kind)| {
+            std::ptr::eq(*d, default)
+                && match kind {
+                    Twin::LeanL1 => x == XReads::Float4,
+                    Twin::L1Any => x != XReads::Strided,
+                    _ => true,
+                }
+        })
         .map(|(_, spec, kind)| (spec, kind))
 }
 
 /// Every kernel that can serve the call, the default (`select_kernel`) first.
-pub fn candidate_kernels(op: Op, m: i64, a: u64, lda: i64, x_float4: bool) -> Vec<&'static KernelSpec> {
+pub fn candidate_kernels(op: Op, m: i64, a: u64, lda: i64, x: XReads) -> Vec<&'static KernelSpec> {
     let default = select_kernel(op, m, a, lda);
-    std::iter::once(default).chain(twins(default, x_float4).map(|(spec, _)| spec)).collect()
+    std::iter::once(default).chain(twins(default, x).map(|(spec, _)| spec)).collect()
 }
 
 /// The wide N kernels' shape for a problem: for each Tx the most thread rows
@@ -377,7 +419,7 @@ fn wide_serves(kind: Twin, m: i64, n: i64) -> bool {
         && match kind {
             Twin::Wide | Twin::Lanes => n <= WIDE_L1_MAX_COLUMNS,
             Twin::WideStaged => n > WIDE_L1_MAX_COLUMNS,
-            Twin::LeanL1 | Twin::Lean | Twin::Narrow => false,
+            Twin::LeanL1 | Twin::Lean | Twin::L1Any | Twin::Narrow => false,
         }
 }
 
@@ -421,6 +463,16 @@ fn lean_l1_pays(device: &DeviceModel, plan: &LaunchPlan) -> bool {
 ///    (SGEMV-T 5000²: 43.2–44.4 µs against 47.5–48.5). Where both need the
 ///    same waves, the default's 8 loads in flight per lane win (8192² to
 ///    32768²: the lean kernel 1–2 % slower, 65536×1024 4 %).
+///  - T for any A (odd lda, A off a 16-byte boundary) with x of unit stride:
+///    `gemv_t_f32_l1_any` wherever the scalar kernel's plan is unsplit on at
+///    least L1_ANY_MIN_COLUMNS columns (the lean twin first, where it saves a
+///    wave). Reading each column as float4 from its first 16-byte boundary
+///    and x through L1 beat the scalar kernel's four-byte loads and staged x
+///    by 3–12 % from 2001² to 10001² (H100, kernel time, `scripts/gemv-ab.py`,
+///    µs: 2001² 8.32 / 9.48, 3001² 15.21 / 16.81, 4097² 26.20 / 28.16, 4223²
+///    28.20 / 29.55, 8191² 93.19 / 95.82, 10001² 140.97 / 145.91, 1023 ×
+///    65536 88.85 / 99.74); the split tall shapes stay scalar (1048577 × 100:
+///    162.6 against 155.6 on the same split; 65537 × 1024 99.6 / 98.5).
 ///  - Narrow N: at most N_SPLIT_MIN_COLUMNS columns (no split) and row tiles
 ///    that leave SMs idle: the narrow kernel's smaller tiles engage more SMs
 ///    (`mublas bench sgemv`: N 256², 8 blocks of 32 rows, 9.6–10.0 µs against
@@ -456,7 +508,7 @@ pub fn plan(
     n: i64,
     a: u64,
     lda: i64,
-    x_float4: bool,
+    x: XReads,
 ) -> Result<(&'static KernelSpec, LaunchPlan)> {
     let device = &handle.device;
     let plan_of = |spec: &'static KernelSpec| -> Result<LaunchPlan> {
@@ -471,10 +523,11 @@ pub fn plan(
     }
     use optimizer::{sm_coverage, waves};
     let model = device.model();
-    for (twin_spec, kind) in twins(default, x_float4) {
+    for (twin_spec, kind) in twins(default, x) {
         let consider = match kind {
             Twin::LeanL1 => true,
             Twin::Lean => waves(model, &default_plan) > 1,
+            Twin::L1Any => n >= L1_ANY_MIN_COLUMNS && default_plan.geometry.grid.1 == 1,
             Twin::Narrow => n as u64 <= N_SPLIT_MIN_COLUMNS && sm_coverage(model, &default_plan) < 1.0,
             Twin::Wide | Twin::WideStaged | Twin::Lanes => wide_serves(kind, m, n),
         };
@@ -497,6 +550,7 @@ pub fn plan(
             || match kind {
                 Twin::LeanL1 => lean_l1_pays(model, &twin_plan),
                 Twin::Lean => waves(model, &twin_plan) == 1,
+                Twin::L1Any => true,
                 Twin::Narrow => sm_coverage(model, &twin_plan) > sm_coverage(model, &default_plan),
                 Twin::Wide | Twin::WideStaged | Twin::Lanes => {
                     wide_pays(model, kind, m, n, default_plan.geometry.grid.1, &twin_plan)
@@ -684,7 +738,7 @@ pub fn sgemv(
     incy: i64,
 ) -> Result<()> {
     let Some(call) = Call::new(trans, m, n, alpha, a, lda, x, incx, beta, y, incy)? else { return Ok(()) };
-    let (spec, plan) = plan(handle, call.op, m, n, a, lda, x_reads_float4(x, incx))?;
+    let (spec, plan) = plan(handle, call.op, m, n, a, lda, x_reads(x, incx))?;
     launch(handle, spec, &call, plan.shape)
 }
 
@@ -710,7 +764,7 @@ pub fn sgemv_with_shape(
     incy: i64,
 ) -> Result<()> {
     let Some(call) = Call::new(trans, m, n, alpha, a, lda, x, incx, beta, y, incy)? else { return Ok(()) };
-    if !candidate_kernels(call.op, m, a, lda, x_reads_float4(x, incx)).iter().any(|k| std::ptr::eq(*k, spec)) {
+    if !candidate_kernels(call.op, m, a, lda, x_reads(x, incx)).iter().any(|k| std::ptr::eq(*k, spec)) {
         return Err(Error::InvalidValue(format!("{} cannot serve this call", spec.name)));
     }
     // The kernels assume their declared block shapes (GEMV-T's blocks are 1-D).
@@ -1070,40 +1124,55 @@ mod tests {
             &GEMV_T_LEAN,
             &GEMV_T_SCALAR_LEAN,
             &GEMV_T_LEAN_L1,
+            &GEMV_T_L1_ANY,
             &GEMV_T_SHORT,
             &GEMV_T_SHORT_SCALAR,
         ] {
             assert!(KERNEL_NAMES.contains(&spec.name));
         }
-        // The T kernels have lean variants (the float4 one also with x through L1, for x as float4),
-        // the N kernels narrow and wide ones, offered after the default.
+        // The T kernels have lean variants (the float4 one also with x through L1, for x as float4), the
+        // scalar one a kernel for any A with x through L1 (for x with unit stride); the N kernels narrow and
+        // wide ones, offered after the default.
         let names = |kernels: Vec<&KernelSpec>| kernels.iter().map(|k| k.name).collect::<Vec<_>>();
+        use XReads::{Float4, Strided, UnitStride};
         assert_eq!(
-            names(candidate_kernels(Op::T, 1000, 4096, 1000, true)),
+            names(candidate_kernels(Op::T, 1000, 4096, 1000, Float4)),
             ["gemv_t_f32", "gemv_t_f32_lean_l1", "gemv_t_f32_lean"]
         );
-        assert_eq!(names(candidate_kernels(Op::T, 1000, 4096, 1000, false)), ["gemv_t_f32", "gemv_t_f32_lean"]);
-        for x_float4 in [true, false] {
+        for x in [UnitStride, Strided] {
+            assert_eq!(names(candidate_kernels(Op::T, 1000, 4096, 1000, x)), ["gemv_t_f32", "gemv_t_f32_lean"]);
+        }
+        for x in [Float4, UnitStride] {
             assert_eq!(
-                names(candidate_kernels(Op::T, 1000, 4096, 1001, x_float4)),
-                ["gemv_t_f32_scalar", "gemv_t_f32_scalar_lean"]
+                names(candidate_kernels(Op::T, 1000, 4096, 1001, x)),
+                ["gemv_t_f32_scalar", "gemv_t_f32_scalar_lean", "gemv_t_f32_l1_any"]
             );
-            assert_eq!(names(candidate_kernels(Op::T, 8, 4096, 8, x_float4)), ["gemv_t_f32_short"]);
             assert_eq!(
-                names(candidate_kernels(Op::N, 1000, 4096, 1000, x_float4)),
+                names(candidate_kernels(Op::T, 1000, 4100, 1000, x)),
+                ["gemv_t_f32_scalar", "gemv_t_f32_scalar_lean", "gemv_t_f32_l1_any"]
+            );
+        }
+        assert_eq!(
+            names(candidate_kernels(Op::T, 1000, 4096, 1001, Strided)),
+            ["gemv_t_f32_scalar", "gemv_t_f32_scalar_lean"]
+        );
+        for x in [Float4, UnitStride, Strided] {
+            assert_eq!(names(candidate_kernels(Op::T, 8, 4096, 8, x)), ["gemv_t_f32_short"]);
+            assert_eq!(
+                names(candidate_kernels(Op::N, 1000, 4096, 1000, x)),
                 ["gemv_n_f32", "gemv_n_f32_narrow", "gemv_n_f32_wide", "gemv_n_f32_wide_staged"]
             );
             assert_eq!(
-                names(candidate_kernels(Op::N, 1000, 4096, 1001, x_float4)),
+                names(candidate_kernels(Op::N, 1000, 4096, 1001, x)),
                 ["gemv_n_f32_scalar", "gemv_n_f32_scalar_narrow", "gemv_n_f32_scalar_lanes", "gemv_n_f32_scalar_wide"]
             );
-            assert_eq!(names(candidate_kernels(Op::N, 64, 4096, 64, x_float4)), ["gemv_n_f32_short"]);
+            assert_eq!(names(candidate_kernels(Op::N, 64, 4096, 64, x)), ["gemv_n_f32_short"]);
         }
-        // x as float4: 16-byte aligned, unit stride.
-        assert!(x_reads_float4(4096, 1));
-        assert!(!x_reads_float4(4100, 1));
-        assert!(!x_reads_float4(4096, 2));
-        assert!(!x_reads_float4(4096, -1));
+        // x as float4: 16-byte aligned, unit stride; as floats: unit stride.
+        assert_eq!(x_reads(4096, 1), Float4);
+        assert_eq!(x_reads(4100, 1), UnitStride);
+        assert_eq!(x_reads(4096, 2), Strided);
+        assert_eq!(x_reads(4096, -1), Strided);
     }
 
     #[test]

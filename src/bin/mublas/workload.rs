@@ -260,9 +260,8 @@ impl Workload {
         let pool = Pool::new(h, slot, random)?;
         let r = pool.rotation;
         let (x_at, y_at) = (slot - 2 * xy, slot - xy);
-        let x_float4 = gemv::x_reads_float4(r.at(0, x_at), 1);
-        let (spec, plan) =
-            gemv::plan(h, op, m as i64, n as i64, r.at(0, 0), m as i64, x_float4).map_err(|e| e.to_string())?;
+        let x = gemv::x_reads(r.at(0, x_at), 1);
+        let (spec, plan) = gemv::plan(h, op, m as i64, n as i64, r.at(0, 0), m as i64, x).map_err(|e| e.to_string())?;
         let trans = if op == Op::N { mublas::capi::types::MUBLAS_OP_N } else { mublas::capi::types::MUBLAS_OP_T };
         let handle = handle as usize;
         let (alpha, beta) = (0.75f32, 0.5f32);
