@@ -787,8 +787,9 @@ extern "C" __global__ void __maxnreg__(48) gemv_t_f32_lean_l1(GEMV_PARAMS) { gem
 // on 256 threads against the scalar kernel's optimizer shape): 2001² 8.32 /
 // 9.48, 3001² 15.21 / 16.81, 4097² 26.20 / 28.16, 4223² 28.20 / 29.55,
 // 8191² 93.19 / 95.82, 10001² 140.97 / 145.91, 1023 × 65536 88.85 / 99.74;
-// on aligned columns level with the float4 kernels (4096² 25.02, gemv_t_f32
-// 26.51; 8192² 90.85 / 91.16). At 48 registers it spilled; at 64 none.
+// on float4 A against the routine's choice before: 3000² 14.79 / 15.54
+// (gemv_t_f32_lean_l1), 4096² 25.00 / 25.91, 1024 × 65536 87.57 / 90.55
+// (gemv_t_f32), 16384² 352.0 / 350.1. At 48 registers it spilled; at 64 none.
 extern "C" __global__ void __maxnreg__(64) gemv_t_f32_l1_any(GEMV_PARAMS) { gemv_t<true, GEMV_T_UNROLL / 2, true, true>(GEMV_ARGS); }
 #define GEMV_T_SHORT_ARGS m, n, alpha_value, alpha_ptr, A, lda, x, incx, beta_value, beta_ptr, y, incy
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short(GEMV_PARAMS) { gemv_t_short<true>(GEMV_T_SHORT_ARGS); }

@@ -482,7 +482,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
             Case {
                 trans: MUBLAS_OP_T,
                 m: 1000,
-                n: 1000,
+                n: 2000,
                 lda: 1001,
                 a_offset: 1,
                 x_offset: 0,
@@ -813,23 +813,24 @@ fn gpu_sgemv_plan_reads_x_through_l1_where_x_allows() {
     let h100_like = gpu.inner().device.model().sm_count == 132;
     // (n, lda, x_offset, incx, expected kernel on a 132-SM GPU): T n × n.
     let cases = [
-        // A float4: x as float4 through L1 only where it is 16-byte aligned with unit stride.
-        (3000, 3000, 0, 1, "gemv_t_f32_lean_l1"),
-        (3000, 3000, 1, 1, "gemv_t_f32"),
-        (3000, 3000, 0, -1, "gemv_t_f32"),
-        (5000, 5000, 0, 1, "gemv_t_f32_lean_l1"),
-        (5000, 5000, 2, 1, "gemv_t_f32_lean"),
-        // Two waves even for the lean kernel: the default.
-        (8192, 8192, 0, 1, "gemv_t_f32"),
-        // Any other A: the L1 kernel for any A wherever x has unit stride, on at least 1000 columns…
+        // The kernel for any A wherever x has unit stride, on 2000 columns or more…
+        (3000, 3000, 0, 1, "gemv_t_f32_l1_any"),
+        (3000, 3000, 1, 1, "gemv_t_f32_l1_any"),
+        (8192, 8192, 0, 1, "gemv_t_f32_l1_any"),
         (3001, 3001, 0, 1, "gemv_t_f32_l1_any"),
         (4097, 4097, 1, 1, "gemv_t_f32_l1_any"),
         (4096, 4099, 3, 1, "gemv_t_f32_l1_any"),
         (8191, 8191, 0, 1, "gemv_t_f32_l1_any"),
+        // …else, for A float4, x as float4 through L1 only where it is 16-byte aligned with unit stride…
+        (1000, 1000, 0, 1, "gemv_t_f32_lean_l1"),
+        (1000, 1000, 1, 1, "gemv_t_f32"),
+        (3000, 3000, 0, -1, "gemv_t_f32"),
         (4097, 4097, 0, -1, "gemv_t_f32_scalar"),
         (4097, 4097, 0, 2, "gemv_t_f32_scalar"),
-        (999, 1001, 0, 1, "gemv_t_f32_scalar"),
-        // …after the lean one where that saves a wave.
+        (1999, 2001, 0, 1, "gemv_t_f32_scalar"),
+        // …and the lean kernels first where they save a wave.
+        (5000, 5000, 0, 1, "gemv_t_f32_lean_l1"),
+        (5000, 5000, 2, 1, "gemv_t_f32_lean"),
         (5001, 5001, 0, 1, "gemv_t_f32_scalar_lean"),
     ];
     for (n, lda, x_offset, incx, expected) in cases {

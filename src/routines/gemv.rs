@@ -118,9 +118,15 @@ const T_SPACE: LaunchSpace =
 const L1_ANY_SPACE: LaunchSpace =
     LaunchSpace { tx_step: 32, tx_min: 256, tx_max: 256, ty_min: 1, ty_max: 1, splits: &[1] };
 /// `gemv_t_f32_l1_any` takes matrices of at least this many columns: below, its
-/// blocks of 8 columns were no faster than the scalar kernel's plan (H100,
-/// kernel time, µs: 1001² 3.35 against 3.34, 300² 2.23 / 2.31, 257² 2.60 / 2.32).
-const L1_ANY_MIN_COLUMNS: i64 = 1000;
+/// blocks of 8 columns were no faster than the kernels it would replace (H100,
+/// kernel time, µs: 1001² 3.35 against the scalar kernel's 3.34, 257² 2.60 /
+/// 2.32; 1000² 3.28 against `gemv_t_f32_lean_l1`'s 3.07, 1024² 3.31 / 3.08)…
+const L1_ANY_MIN_COLUMNS: i64 = 2000;
+/// …and, where A is float4 too, at most this many rows: past them the default
+/// kernel's 8 loads in flight per lane read long columns faster (16384² 352.0
+/// against 350.1 µs, 20000² 524.0 / 521.5, 32768² 1395.6 / 1382.5; level at
+/// 8192² and 10000², 90.9 / 91.1 and 138.5 / 139.0).
+const L1_ANY_FLOAT4_MAX_ROWS: i64 = 10000;
 const T_SHORT_SPACE: LaunchSpace =
     LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 64, ty_min: 1, ty_max: 1, splits: &[1] };
 
@@ -162,9 +168,9 @@ pub static GEMV_T_SCALAR_LEAN: KernelSpec =
 /// GEMV_T_LEAN reading x through L1 as float4 instead of staging it: for x
 /// 16-byte aligned with unit stride ([`XReads::Float4`]), unsplit in one wave.
 pub static GEMV_T_LEAN_L1: KernelSpec = KernelSpec { name: "gemv_t_f32_lean_l1", space: T_SPACE, geometry: t_geometry };
-/// op T, any alignment and lda, x with unit stride ([`XReads::UnitStride`]):
-/// float4 loads from each column's first 16-byte boundary, unsplit, blocks
-/// of 256 threads (L1_ANY_SPACE; see `plan`).
+/// op T, any alignment and lda, x with unit stride at any alignment
+/// ([`XReads::UnitStride`] or better): float4 loads from each column's first
+/// 16-byte boundary, unsplit, blocks of 256 threads (L1_ANY_SPACE; see `plan`).
 pub static GEMV_T_L1_ANY: KernelSpec =
     KernelSpec { name: "gemv_t_f32_l1_any", space: L1_ANY_SPACE, geometry: t_geometry };
 /// op T, m ≤ SHORT_ROWS_MAX, A 16-byte aligned and lda % 4 == 0.
@@ -328,7 +334,7 @@ enum Twin {
     LeanL1,
     /// The lean T kernels: where they run in one wave what the default needs more for.
     Lean,
-    /// The T kernel for any A with x of unit stride: where the scalar kernel runs unsplit.
+    /// The T kernel for any A with x of unit stride: [`l1_any_serves`].
     L1Any,
     /// The narrow N kernels: where the default's unsplit row tiles leave SMs idle.
     Narrow,
@@ -340,9 +346,10 @@ enum Twin {
     Lanes,
 }
 
-const TWINS: [(&KernelSpec, &KernelSpec, Twin); 10] = [
+const TWINS: [(&KernelSpec, &KernelSpec, Twin); 11] = [
     (&GEMV_T, &GEMV_T_LEAN_L1, Twin::LeanL1),
     (&GEMV_T, &GEMV_T_LEAN, Twin::Lean),
+    (&GEMV_T, &GEMV_T_L1_ANY, Twin::L1Any),
     (&GEMV_T_SCALAR, &GEMV_T_SCALAR_LEAN, Twin::Lean),
     (&GEMV_T_SCALAR, &GEMV_T_L1_ANY, Twin::L1Any),
     (&GEMV_N, &GEMV_N_NARROW, Twin::Narrow),
@@ -446,6 +453,16 @@ fn lean_l1_pays(device: &DeviceModel, plan: &LaunchPlan) -> bool {
     optimizer::waves(device, plan) == 1 && plan.geometry.grid.1 == 1
 }
 
+/// Whether `gemv_t_f32_l1_any` can take a T call from its default kernel
+/// (`plan`; x with unit stride is the caller's check): the default's plan
+/// unsplit on at least L1_ANY_MIN_COLUMNS columns, and for float4 A at most
+/// L1_ANY_FLOAT4_MAX_ROWS rows.
+fn l1_any_serves(default: &KernelSpec, m: i64, n: i64, default_plan: &LaunchPlan) -> bool {
+    default_plan.geometry.grid.1 == 1
+        && n >= L1_ANY_MIN_COLUMNS
+        && (std::ptr::eq(default, &GEMV_T_SCALAR) || m <= L1_ANY_FLOAT4_MAX_ROWS)
+}
+
 /// The kernel and the tuner's plan for a call (what `sgemv` launches; the
 /// benchmark reports it): the default kernel, unless its twin does better by
 /// a rule the occupancies cannot see, or a shape is forced on the default.
@@ -463,16 +480,21 @@ fn lean_l1_pays(device: &DeviceModel, plan: &LaunchPlan) -> bool {
 ///    (SGEMV-T 5000²: 43.2–44.4 µs against 47.5–48.5). Where both need the
 ///    same waves, the default's 8 loads in flight per lane win (8192² to
 ///    32768²: the lean kernel 1–2 % slower, 65536×1024 4 %).
-///  - T for any A (odd lda, A off a 16-byte boundary) with x of unit stride:
-///    `gemv_t_f32_l1_any` wherever the scalar kernel's plan is unsplit on at
-///    least L1_ANY_MIN_COLUMNS columns (the lean twin first, where it saves a
-///    wave). Reading each column as float4 from its first 16-byte boundary
-///    and x through L1 beat the scalar kernel's four-byte loads and staged x
-///    by 3–12 % from 2001² to 10001² (H100, kernel time, `scripts/gemv-ab.py`,
-///    µs: 2001² 8.32 / 9.48, 3001² 15.21 / 16.81, 4097² 26.20 / 28.16, 4223²
-///    28.20 / 29.55, 8191² 93.19 / 95.82, 10001² 140.97 / 145.91, 1023 ×
-///    65536 88.85 / 99.74); the split tall shapes stay scalar (1048577 × 100:
-///    162.6 against 155.6 on the same split; 65537 × 1024 99.6 / 98.5).
+///  - T with x of unit stride: `gemv_t_f32_l1_any` wherever
+///    [`l1_any_serves`], after the lean twins where they save a wave (5000²
+///    with x as float4: `gemv_t_f32_lean_l1` 36.06 µs against 42.69).
+///    Reading each column as float4 from its first 16-byte boundary and x
+///    through L1, on blocks of 256 threads, beat the scalar kernel's
+///    four-byte loads and staged x by 3–12 % from 2001² to 10001² (H100,
+///    kernel time, `scripts/gemv-ab.py`, µs: 2001² 8.32 / 9.48, 3001² 15.21
+///    / 16.81, 4097² 26.20 / 28.16, 4223² 28.20 / 29.55, 8191² 93.19 /
+///    95.82, 10001² 140.97 / 145.91, 1023 × 65536 88.85 / 99.74), and on
+///    float4 A the lean L1 kernel's one wave by 2–5 % from 2000² to 4096²
+///    (8.16 / 8.39, 2048² 8.39 / 8.55, 3000² 14.79 / 15.54, 4096² 25.00 /
+///    25.91) and the default's by 3–6 % on wide matrices (1024 × 65536 87.57 /
+///    90.55, 2048 × 8192 24.53 / 26.18). The split tall shapes keep the
+///    default (1048577 × 100, scalar: 162.6 against 155.6 on the same split;
+///    65537 × 1024 99.6 / 98.5).
 ///  - Narrow N: at most N_SPLIT_MIN_COLUMNS columns (no split) and row tiles
 ///    that leave SMs idle: the narrow kernel's smaller tiles engage more SMs
 ///    (`mublas bench sgemv`: N 256², 8 blocks of 32 rows, 9.6–10.0 µs against
@@ -523,11 +545,13 @@ pub fn plan(
     }
     use optimizer::{sm_coverage, waves};
     let model = device.model();
+    let l1_any = x != XReads::Strided && l1_any_serves(default, m, n, &default_plan);
     for (twin_spec, kind) in twins(default, x) {
         let consider = match kind {
-            Twin::LeanL1 => true,
+            // Where the kernel for any A serves too, only if the lean kernel saves a wave.
+            Twin::LeanL1 => !l1_any || waves(model, &default_plan) > 1,
             Twin::Lean => waves(model, &default_plan) > 1,
-            Twin::L1Any => n >= L1_ANY_MIN_COLUMNS && default_plan.geometry.grid.1 == 1,
+            Twin::L1Any => l1_any,
             Twin::Narrow => n as u64 <= N_SPLIT_MIN_COLUMNS && sm_coverage(model, &default_plan) < 1.0,
             Twin::Wide | Twin::WideStaged | Twin::Lanes => wide_serves(kind, m, n),
         };
@@ -1002,6 +1026,28 @@ mod tests {
         assert!(tall.geometry.grid.1 > 1 && !lean_l1_pays(&device, &tall), "{tall:?}");
     }
 
+    #[test]
+    fn the_t_kernel_for_any_a_serves_unsplit_plans_of_2000_columns_or_more() {
+        use crate::tuner::{ForcedShapes, RecipeBook, Tuner};
+        let device = DeviceModel::h100_sxm();
+        let tuner = Tuner::new(device.clone(), RecipeBook::built_in(), ForcedShapes::new());
+        let model = KernelModel { registers_per_thread: 64, static_shared_bytes: 8193, max_threads_per_block: 1024 };
+        let serves = |default: &KernelSpec, m: i64, n: i64| {
+            let plan = tuner.plan(default, &model, &problem(m, n));
+            l1_any_serves(default, m, n, &plan)
+        };
+        for default in [&GEMV_T, &GEMV_T_SCALAR] {
+            for (m, n) in [(2000, 2000), (4096, 4096), (8192, 8192), (1024, 65536), (2048, 8192)] {
+                assert!(serves(default, m, n), "{} {m} × {n}", default.name);
+            }
+            assert!(!serves(default, 1999, 1999), "{}: fewer than 2000 columns", default.name);
+            assert!(!serves(default, 1 << 20, 16), "{}: the default splits", default.name);
+        }
+        // Long float4 columns stay with the default's 8 loads in flight; scalar ones do not.
+        assert!(!serves(&GEMV_T, 16384, 16384));
+        assert!(serves(&GEMV_T_SCALAR, 16384, 16384));
+    }
+
     fn position(result: Result<Op>) -> u32 {
         match result {
             Err(Error::InvalidArgument { routine: "SGEMV", position }) => position,
@@ -1137,11 +1183,13 @@ mod tests {
         use XReads::{Float4, Strided, UnitStride};
         assert_eq!(
             names(candidate_kernels(Op::T, 1000, 4096, 1000, Float4)),
-            ["gemv_t_f32", "gemv_t_f32_lean_l1", "gemv_t_f32_lean"]
+            ["gemv_t_f32", "gemv_t_f32_lean_l1", "gemv_t_f32_lean", "gemv_t_f32_l1_any"]
         );
-        for x in [UnitStride, Strided] {
-            assert_eq!(names(candidate_kernels(Op::T, 1000, 4096, 1000, x)), ["gemv_t_f32", "gemv_t_f32_lean"]);
-        }
+        assert_eq!(
+            names(candidate_kernels(Op::T, 1000, 4096, 1000, UnitStride)),
+            ["gemv_t_f32", "gemv_t_f32_lean", "gemv_t_f32_l1_any"]
+        );
+        assert_eq!(names(candidate_kernels(Op::T, 1000, 4096, 1000, Strided)), ["gemv_t_f32", "gemv_t_f32_lean"]);
         for x in [Float4, UnitStride] {
             assert_eq!(
                 names(candidate_kernels(Op::T, 1000, 4096, 1001, x)),
