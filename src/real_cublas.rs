@@ -3,9 +3,9 @@
 //! library that serves what mublas does not.
 //!
 //! A copy already in the process is preferred (`RTLD_NOLOAD`: a second copy
-//! would not know the first one's handles); otherwise, for tests and
-//! benchmarks, it is loaded by soname from the usual search path. Never by a
-//! fixed path.
+//! would not know the first one's handles), and interposition takes nothing
+//! else ([`RealCublas::in_process`]); for tests and benchmarks it is loaded
+//! by soname from the usual search path when absent. Never by a fixed path.
 
 use std::ffi::{c_int, c_void};
 use std::sync::OnceLock;
@@ -128,32 +128,62 @@ pub struct RealCublas {
 unsafe impl Send for RealCublas {}
 unsafe impl Sync for RealCublas {}
 
+/// The libraries the tests and the benchmark load when none is in the process.
 const SONAMES: [&str; 2] = ["libcublas.so.13", "libcublas.so.12"];
+/// The libraries a program's cuBLAS may be: its handles belong to whichever is
+/// in the process (the v2 entry points mublas uses have kept their signatures).
+const RESIDENT_SONAMES: [&str; 3] = ["libcublas.so.13", "libcublas.so.12", "libcublas.so.11"];
+
+/// The real cuBLAS once found (only success is kept: a program may load it later).
+static REAL: OnceLock<RealCublas> = OnceLock::new();
 
 impl RealCublas {
-    /// The real cuBLAS, loaded once; None (with the reason) when there is none.
-    pub fn get() -> Result<&'static RealCublas, String> {
-        static REAL: OnceLock<Result<RealCublas, String>> = OnceLock::new();
-        REAL.get_or_init(RealCublas::load).as_ref().map_err(Clone::clone)
-    }
-
-    fn load() -> Result<RealCublas, String> {
+    /// The cuBLAS already in the process (`RTLD_NOLOAD`), never a new copy:
+    /// what interposition serves a program's handles with. A copy loaded now
+    /// would not know the handles of the one the program uses (a cuBLAS 11
+    /// program, say), so with none in the process this fails.
+    pub fn in_process() -> Result<&'static RealCublas, String> {
+        if let Some(real) = REAL.get() {
+            return Ok(real);
+        }
         let mut reasons = Vec::new();
-        for (flags, how) in
-            [(libc::RTLD_NOLOAD | libc::RTLD_LAZY, "already loaded"), (libc::RTLD_LAZY | libc::RTLD_LOCAL, "loaded")]
-        {
-            for soname in SONAMES {
-                // SAFETY: dlopen by soname; cuBLAS's initialisers have no preconditions.
-                match unsafe { libloading::os::unix::Library::open(Some(soname), flags) } {
-                    Ok(lib) => {
-                        return RealCublas::resolve(lib.into(), soname)
-                            .inspect(|_| log::debug!("real cuBLAS: {soname} ({how})"));
-                    }
-                    Err(e) => reasons.push(format!("{soname}: {e}")),
+        for soname in RESIDENT_SONAMES {
+            // SAFETY: RTLD_NOLOAD only returns a library already loaded; nothing is initialised.
+            match unsafe { libloading::os::unix::Library::open(Some(soname), libc::RTLD_NOLOAD | libc::RTLD_LAZY) } {
+                Ok(lib) => {
+                    let real = RealCublas::resolve(lib.into(), soname)?;
+                    log::debug!("real cuBLAS: {soname} (already loaded)");
+                    return Ok(REAL.get_or_init(|| real));
                 }
+                Err(e) => reasons.push(format!("{soname}: {e}")),
             }
         }
-        Err(format!("no cuBLAS library found ({})", reasons.join("; ")))
+        Err(format!("no cuBLAS loaded in the process ({})", reasons.join("; ")))
+    }
+
+    /// The real cuBLAS for the tests and the benchmark: the copy in the
+    /// process, else one loaded by soname from the usual search path.
+    pub fn get() -> Result<&'static RealCublas, String> {
+        static LOAD_FAILURE: OnceLock<String> = OnceLock::new();
+        if let Ok(real) = RealCublas::in_process() {
+            return Ok(real);
+        }
+        if let Some(why) = LOAD_FAILURE.get() {
+            return Err(why.clone());
+        }
+        let mut reasons = Vec::new();
+        for soname in SONAMES {
+            // SAFETY: dlopen by soname; cuBLAS's initialisers have no preconditions.
+            match unsafe { libloading::os::unix::Library::open(Some(soname), libc::RTLD_LAZY | libc::RTLD_LOCAL) } {
+                Ok(lib) => {
+                    let real = RealCublas::resolve(lib.into(), soname)?;
+                    log::debug!("real cuBLAS: {soname} (loaded)");
+                    return Ok(REAL.get_or_init(|| real));
+                }
+                Err(e) => reasons.push(format!("{soname}: {e}")),
+            }
+        }
+        Err(LOAD_FAILURE.get_or_init(|| format!("no cuBLAS library found ({})", reasons.join("; "))).clone())
     }
 
     fn resolve(library: libloading::Library, soname: &'static str) -> Result<RealCublas, String> {

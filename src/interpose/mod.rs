@@ -146,7 +146,7 @@ pub(crate) fn route<'a>(handle: CublasHandle, entry: usize) -> Result<Route<'a>,
         // mublasDestroy, which a caller cannot run concurrently with a call on it.
         return Ok(Route::Ours(unsafe { &*(handle as *const Handle) }));
     }
-    let real = match RealCublas::get() {
+    let real = match RealCublas::in_process() {
         Ok(real) => real,
         Err(why) => {
             log::error!("{}: not a mublas handle and no cuBLAS in the process: {why}", ENTRY_POINTS[entry]);
@@ -245,7 +245,7 @@ pub unsafe extern "C" fn cublasDestroy_v2(handle: CublasHandle) -> mublasStatus_
             // SAFETY: a live handle of ours, which the caller gives up.
             return unsafe { crate::capi::handle::mublasDestroy(handle as crate::capi::types::mublasHandle_t) };
         }
-        let real = match RealCublas::get() {
+        let real = match RealCublas::in_process() {
             Ok(real) => real,
             Err(why) => {
                 log::error!("cublasDestroy_v2: not a mublas handle and no cuBLAS in the process: {why}");
