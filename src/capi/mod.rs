@@ -50,7 +50,9 @@ pub(crate) fn status_of(result: crate::status::Result<()>) -> mublasStatus_t {
         Ok(()) => Status::Success as mublasStatus_t,
         Err(error) => {
             match &error {
-                Error::InvalidArgument { .. } | Error::InvalidValue(_) => log::warn!("{error}"),
+                Error::InvalidValue(_) => log::warn!("{error}"),
+                // Including InvalidArgument: cuBLAS prints "On entry to SGEMM parameter number N had an
+                // illegal value" (as reference BLAS's XERBLA does), and at error level it shows without MUBLAS_LOG.
                 _ => log::error!("{error}"),
             }
             error.status() as mublasStatus_t
