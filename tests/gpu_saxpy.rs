@@ -189,6 +189,15 @@ fn gpu_saxpy_on_a_created_stream() {
     let expected: Vec<f64> = (0..n).map(|i| alpha as f64 * x[i] as f64 + y[i] as f64).collect();
     let magnitude: Vec<f64> = (0..n).map(|i| (alpha * x[i]).abs() as f64 + y[i].abs() as f64).collect();
     assert_close("created stream", &dy.read().unwrap(), &expected, &magnitude, 2.0);
+    // Again with the stream held back: nothing lands before it runs.
+    dy.write(&y).unwrap();
+    call_behind_a_gate("created stream", &gpu, stream.raw(), &dy, || unsafe {
+        assert_eq!(
+            mublasSaxpy(gpu.handle, n as i32, &alpha, dx.address() as *const f32, 1, dy.address() as *mut f32, 1),
+            MUBLAS_STATUS_SUCCESS
+        );
+    });
+    assert_close("created stream, gated", &dy.read().unwrap(), &expected, &magnitude, 2.0);
     unsafe { assert_eq!(mublasSetStream(gpu.handle, std::ptr::null_mut()), MUBLAS_STATUS_SUCCESS) };
 }
 

@@ -6,9 +6,9 @@ mod common;
 
 use common::*;
 use mublas::capi::gemm::mublasSgemm;
-use mublas::capi::handle::mublasSetPointerMode;
+use mublas::capi::handle::{mublasSetPointerMode, mublasSetStream};
 use mublas::capi::types::*;
-use mublas::harness::{GuardedBuffer, Random};
+use mublas::harness::{GuardedBuffer, Random, Stream};
 use mublas::real_cublas::RealCublas;
 use mublas::routines::Scalar;
 use mublas::routines::gemm::{self, Cut, TILE_KERNELS, TILES, TileChoice};
@@ -121,8 +121,10 @@ fn run_case_deciding(
     let ctx = gpu.context();
     let (ar, ac) = case.a_shape();
     let (br, bc) = case.b_shape();
-    let a = random.vector(extent(ar, ac, case.lda()).max(1));
-    let b = random.vector(extent(br, bc, case.ldb()).max(1));
+    // alpha = 0 (either pointer mode): A and B must not be read, so they hold NaN, which any read would carry into C.
+    let unread = |v: Vec<f32>| if case.alpha == 0.0 { vec![f32::NAN; v.len()] } else { v };
+    let a = unread(random.vector(extent(ar, ac, case.lda()).max(1)));
+    let b = unread(random.vector(extent(br, bc, case.ldb()).max(1)));
     let mut c = random.vector(extent(case.m, case.n, case.ldc()).max(1));
     if case.nan_c {
         c.iter_mut().for_each(|v| *v = f32::NAN);
@@ -140,7 +142,7 @@ fn run_case_deciding(
     let mode = if case.device_scalars { MUBLAS_POINTER_MODE_DEVICE } else { MUBLAS_POINTER_MODE_HOST };
     let (m, n, k) = (case.m as i32, case.n as i32, case.k as i32);
     let (lda, ldb, ldc) = (case.lda() as i32, case.ldb() as i32, case.ldc() as i32);
-    let decision = match choice {
+    let call = || match choice {
         None => unsafe {
             assert_eq!(mublasSetPointerMode(gpu.handle, mode), MUBLAS_STATUS_SUCCESS);
             let status = mublasSgemm(
@@ -189,14 +191,18 @@ fn run_case_deciding(
             )
         }
     };
-    mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
+    // On a created stream (gpu_sgemm_on_a_created_stream), with the stream held back while the call is made.
+    let stream = gpu.inner().stream();
+    let decision = if stream.is_null() { call() } else { call_behind_a_gate(&what, gpu, stream, &dc, call) };
+    mublas::harness::stream::synchronize(ctx, stream).unwrap();
     let got = dc.read().unwrap();
     assert!(
         da.guards_intact().unwrap() && db.guards_intact().unwrap() && dc.guards_intact().unwrap(),
         "{what}: guard zone overwritten"
     );
-    assert_eq!(da.read().unwrap(), a, "{what}: A was modified");
-    assert_eq!(db.read().unwrap(), b, "{what}: B was modified");
+    let same = |p: &[f32], q: &[f32]| p.len() == q.len() && p.iter().zip(q).all(|(x, y)| x.to_bits() == y.to_bits());
+    assert!(same(&da.read().unwrap(), &a), "{what}: A was modified");
+    assert!(same(&db.read().unwrap(), &b), "{what}: B was modified");
 
     let (expected, magnitude) = reference(case, &a, &b, &c);
     let ulps = 2.0 * (case.k as f64 + 2.0);
@@ -214,7 +220,8 @@ fn run_case_deciding(
         );
     }
 
-    if let Some(cublas) = cublas {
+    // cuBLAS gets NaN-filled A and B only where alpha = 0, and nothing obliges it not to read them.
+    if let Some(cublas) = cublas.filter(|_| case.alpha != 0.0) {
         let dc2 = GuardedBuffer::from_slice(ctx, &c, case.offset).unwrap();
         let mut handle = std::ptr::null_mut();
         unsafe {
@@ -754,6 +761,40 @@ fn gpu_sgemm_without_work_buffer_multiplies_directly_and_unsplit() {
 /// Every tile, vec and generic, every transpose pair, unsplit and split,
 /// forced: each must be correct, split ones on problems that really split.
 #[test]
+fn gpu_sgemm_on_a_created_stream() {
+    let _shapes = tuner_choices();
+    let test = "gpu_sgemm_on_a_created_stream";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    let stream = Stream::new(gpu.context()).unwrap();
+    // Each path's launches (copies, multiplies, partial sums, their sum, the scaling) on the handle's stream.
+    let mut device_alpha_zero = Case::new(1, 0, 130, 70, 37);
+    (device_alpha_zero.alpha, device_alpha_zero.beta, device_alpha_zero.device_scalars) = (0.0, 0.5, true);
+    let mut nan_c = Case::new(0, 1, 300, 260, 77);
+    (nan_c.beta, nan_c.nan_c, nan_c.offset) = (0.0, true, 1);
+    let cases = [
+        (Case::new(0, 0, 300, 260, 77), TileChoice::Auto),
+        (nan_c, TileChoice::Auto),
+        (Case::new(0, 0, 64, 64, 16384), TileChoice::Auto),
+        (Case::new(1, 0, 130, 70, 300), TileChoice::TransposedA { panel_rows: 64 }),
+        (Case::new(0, 0, 600, 300, 64), TileChoice::SplitTail { tile: 3, cut: Cut::Columns, main: 128 }),
+        (Case::new(1, 0, 600, 300, 200), TileChoice::StreamK { tiles: 4, blocks: 7 }),
+        (device_alpha_zero, TileChoice::Auto),
+    ];
+    // Once on the default stream first: a call that grows the work buffer frees the old one, which waits for the
+    // device, the held-back stream included.
+    for (case, choice) in &cases {
+        run_case(&gpu, &mut random, case, None, Some(*choice));
+    }
+    unsafe { assert_eq!(mublasSetStream(gpu.handle, stream.raw() as *mut CUstream_st), MUBLAS_STATUS_SUCCESS) };
+    for (case, choice) in &cases {
+        run_case(&gpu, &mut random, case, None, Some(*choice));
+    }
+    unsafe { assert_eq!(mublasSetStream(gpu.handle, std::ptr::null_mut()), MUBLAS_STATUS_SUCCESS) };
+    say(&format!("{test}: {} cases correct on a created stream, each held back while the call was made", cases.len()));
+}
+
+#[test]
 fn gpu_sgemm_every_tile_kernel_and_split() {
     let _shapes = forcing_shapes();
     let Some(gpu) = gpu_or_skip("gpu_sgemm_every_tile_kernel_and_split") else { return };
@@ -763,10 +804,18 @@ fn gpu_sgemm_every_tile_kernel_and_split() {
     for (tile, spec_row) in TILE_KERNELS.iter().enumerate() {
         for &(ta, tb) in &PAIRS {
             for offset in [0usize, 1] {
-                for split in [1u32, 3, 8] {
+                // Three of gemm::SPLITS per pair and offset, in turn, so that each tile runs every split twice
+                // (k = 2052: 64 ranges of 32, MIN_K_PER_SPLIT, the last); one with device scalars, one with
+                // beta = 0 over NaN in C.
+                let turn = 2 * PAIRS.iter().position(|&p| p == (ta, tb)).unwrap() + offset;
+                for j in 0..3 {
+                    let split = gemm::SPLITS[(3 * turn + j) % gemm::SPLITS.len()];
                     let mut case = Case::new(ta, tb, 100, 72, 2052);
                     case.offset = offset;
-                    case.device_scalars = split == 3;
+                    case.device_scalars = j == 1;
+                    if j == 2 {
+                        (case.beta, case.nan_c) = (0.0, true);
+                    }
                     let vec = offset == 0;
                     let spec = &spec_row[gemm::kernel_index(
                         gemm::Transpose::from_code(ta).unwrap(),

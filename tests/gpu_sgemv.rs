@@ -27,6 +27,8 @@ struct Case {
     a_offset: usize,
     /// The same for x (the lean T kernel that reads x through L1 needs it aligned).
     x_offset: usize,
+    /// The same for y (written and, with beta != 0, read element by element).
+    y_offset: usize,
     incx: i64,
     incy: i64,
     alpha: f32,
@@ -102,7 +104,7 @@ impl Prepared {
             case,
             da: GuardedBuffer::from_slice(ctx, &a, case.a_offset).unwrap(),
             dx: GuardedBuffer::from_slice(ctx, &x, case.x_offset).unwrap(),
-            dy: GuardedBuffer::from_slice(ctx, &y, 0).unwrap(),
+            dy: GuardedBuffer::from_slice(ctx, &y, case.y_offset).unwrap(),
             scalars: GuardedBuffer::from_slice(ctx, &[case.alpha, case.beta], 0).unwrap(),
             a,
             x,
@@ -116,9 +118,20 @@ impl Prepared {
     fn describe(&self, shape: Option<LaunchShape>) -> String {
         let c = &self.case;
         format!(
-            "trans={} m={} n={} lda={} a_offset={} x_offset={} incx={} incy={} alpha={} beta={} device_scalars={} \
-             shape={shape:?}",
-            c.trans, c.m, c.n, c.lda, c.a_offset, c.x_offset, c.incx, c.incy, c.alpha, c.beta, c.device_scalars
+            "trans={} m={} n={} lda={} a_offset={} x_offset={} y_offset={} incx={} incy={} alpha={} beta={} \
+             device_scalars={} shape={shape:?}",
+            c.trans,
+            c.m,
+            c.n,
+            c.lda,
+            c.a_offset,
+            c.x_offset,
+            c.y_offset,
+            c.incx,
+            c.incy,
+            c.alpha,
+            c.beta,
+            c.device_scalars
         )
     }
 
@@ -152,10 +165,24 @@ impl Prepared {
 
     /// Restores y, runs mublasSgemv (or the routine with a forced kernel and shape) and returns y's storage.
     fn run_kernel(&self, gpu: &Gpu, forced: Option<(&'static KernelSpec, LaunchShape)>) -> Vec<f32> {
+        self.dy.write(&self.y).unwrap();
+        self.call(gpu, forced);
+        mublas::harness::stream::synchronize(gpu.context(), gpu.inner().stream()).unwrap();
+        self.dy.read().unwrap()
+    }
+
+    /// [`Prepared::run`] on the handle's created stream, held back by a gate while the call is made.
+    fn run_gated(&self, gpu: &Gpu, stream: &Stream) -> Vec<f32> {
+        self.dy.write(&self.y).unwrap();
+        call_behind_a_gate(&self.describe(None), gpu, stream.raw(), &self.dy, || self.call(gpu, None));
+        self.dy.read().unwrap()
+    }
+
+    /// mublasSgemv, or the routine with a forced kernel and shape, on y as it stands; not waited for.
+    fn call(&self, gpu: &Gpu, forced: Option<(&'static KernelSpec, LaunchShape)>) {
         let c = &self.case;
         let shape = forced.map(|(_, shape)| shape);
         let what = self.describe(shape);
-        self.dy.write(&self.y).unwrap();
         match forced {
             None => unsafe {
                 let mode = if c.device_scalars { MUBLAS_POINTER_MODE_DEVICE } else { MUBLAS_POINTER_MODE_HOST };
@@ -197,8 +224,6 @@ impl Prepared {
                 assert_eq!(result, Ok(()), "{what} [{}]", spec.name);
             }
         }
-        mublas::harness::stream::synchronize(gpu.context(), gpu.inner().stream()).unwrap();
-        self.dy.read().unwrap()
     }
 
     /// y against the reference (bound ∝ the dot length), the gaps of a strided y
@@ -235,7 +260,7 @@ impl Prepared {
     fn check_cublas(&self, gpu: &Gpu, cublas: &RealCublas, ch: CublasHandle) {
         let c = &self.case;
         let what = format!("{} [{}]", self.describe(None), cublas.soname);
-        let dy = GuardedBuffer::from_slice(gpu.context(), &self.y, 0).unwrap();
+        let dy = GuardedBuffer::from_slice(gpu.context(), &self.y, c.y_offset).unwrap();
         unsafe {
             let mode = if c.device_scalars { MUBLAS_POINTER_MODE_DEVICE } else { MUBLAS_POINTER_MODE_HOST };
             assert_eq!((cublas.set_pointer_mode)(ch, mode), 0);
@@ -334,7 +359,9 @@ fn gpu_sgemv_case_matrix() {
                 let lda = m + if k.is_multiple_of(2) { 0 } else { 3 };
                 let a_offset = (k / 3) % 2;
                 let x_offset = (k / 4) % 2;
-                let case = Case { trans, m, n, lda, a_offset, x_offset, incx, incy, alpha, beta, device_scalars };
+                let y_offset = (k / 5) % 3;
+                let case =
+                    Case { trans, m, n, lda, a_offset, x_offset, y_offset, incx, incy, alpha, beta, device_scalars };
                 run_case(&gpu, &mut random, case, cublas.as_ref().map(CublasSession::pair));
                 cases += 1;
             }
@@ -365,6 +392,7 @@ fn gpu_sgemv_aligned_and_unaligned_paths() {
                 lda,
                 a_offset,
                 x_offset: 0,
+                y_offset: 0,
                 incx: 1,
                 incy: 1,
                 alpha: 0.625,
@@ -384,10 +412,13 @@ fn gpu_sgemv_every_launch_shape() {
     let device = &gpu.inner().device;
     let mut launches = 0;
     // (trans, m, n, lda, a_offset, incx, incy, alpha, beta): float4 and scalar kernels each,
-    // chunks of x crossed, partial row tiles and column ranges, NaN y under beta = 0.
+    // partial row tiles and column ranges, NaN y under beta = 0.
     let problems = [
         (MUBLAS_OP_N, 130, 1100, 132, 0, 1, 1, 0.75f32, 0.5f32),
         (MUBLAS_OP_N, 130, 1100, 133, 1, -2, 3, 0.75, 0.5),
+        // Three chunks of x (GEMV_N_XCHUNK = 2048 columns) in every N kernel, the last one partial.
+        (MUBLAS_OP_N, 130, 4500, 132, 0, 1, 1, 0.75, 0.5),
+        (MUBLAS_OP_N, 130, 4500, 131, 1, -1, 2, -1.5, 0.0),
         // A partial tile of 32 rows and a partial group of 8 columns (the scalar lanes kernel).
         (MUBLAS_OP_N, 100, 77, 101, 1, 1, -1, -1.5, 0.0),
         (MUBLAS_OP_N, 5, 300, 8, 0, 3, -1, 1.5, 0.0),
@@ -414,10 +445,13 @@ fn gpu_sgemv_every_launch_shape() {
         (MUBLAS_OP_T, 4100, 9, 4102, 2, 1, 1, -1.5, 0.0),
         (MUBLAS_OP_T, 66, 20, 67, 3, 1, 2, 0.5, 1.0),
     ];
-    for (trans, m, n, lda, a_offset, incx, incy, alpha, beta) in problems {
+    for (problem, (trans, m, n, lda, a_offset, incx, incy, alpha, beta)) in problems.into_iter().enumerate() {
         // x off its 16-byte boundary wherever A's offset is odd.
         let x_offset = a_offset % 2;
-        let case = Case { trans, m, n, lda, a_offset, x_offset, incx, incy, alpha, beta, device_scalars: false };
+        // y off its boundary by 0 to 2 floats, in turn over the problems.
+        let y_offset = problem % 3;
+        let case =
+            Case { trans, m, n, lda, a_offset, x_offset, y_offset, incx, incy, alpha, beta, device_scalars: false };
         let prepared = Prepared::new(&gpu, &mut random, case);
         for spec in prepared.kernels() {
             let max_threads = device.kernel(spec.name).unwrap().model.max_threads_per_block;
@@ -454,6 +488,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 lda: 1000,
                 a_offset: 0,
                 x_offset: 0,
+                y_offset: 0,
                 incx: 1,
                 incy: 1,
                 alpha: 0.3,
@@ -470,6 +505,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 lda: 1000,
                 a_offset: 0,
                 x_offset: 0,
+                y_offset: 0,
                 incx: 1,
                 incy: 1,
                 alpha: 0.3,
@@ -486,6 +522,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 lda: 1001,
                 a_offset: 1,
                 x_offset: 0,
+                y_offset: 0,
                 incx: 1,
                 incy: 1,
                 alpha: 0.3,
@@ -502,6 +539,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 lda: 20000,
                 a_offset: 0,
                 x_offset: 0,
+                y_offset: 0,
                 incx: 1,
                 incy: 1,
                 alpha: 0.3,
@@ -518,6 +556,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 lda: 16,
                 a_offset: 0,
                 x_offset: 0,
+                y_offset: 0,
                 incx: -1,
                 incy: 1,
                 alpha: 0.3,
@@ -534,6 +573,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 lda: 17,
                 a_offset: 0,
                 x_offset: 0,
+                y_offset: 0,
                 incx: 1,
                 incy: 1,
                 alpha: 0.3,
@@ -550,6 +590,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 lda: 3000,
                 a_offset: 0,
                 x_offset: 0,
+                y_offset: 0,
                 incx: 1,
                 incy: 1,
                 alpha: 0.3,
@@ -566,6 +607,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 lda: 16,
                 a_offset: 0,
                 x_offset: 0,
+                y_offset: 0,
                 incx: 1,
                 incy: 1,
                 alpha: 0.3,
@@ -583,6 +625,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 lda: 2000,
                 a_offset: 0,
                 x_offset: 0,
+                y_offset: 0,
                 incx: 1,
                 incy: 1,
                 alpha: 0.3,
@@ -600,6 +643,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 lda: 512,
                 a_offset: 0,
                 x_offset: 0,
+                y_offset: 0,
                 incx: 1,
                 incy: 1,
                 alpha: 0.3,
@@ -616,6 +660,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 lda: 301,
                 a_offset: 1,
                 x_offset: 0,
+                y_offset: 0,
                 incx: -2,
                 incy: 1,
                 alpha: 0.3,
@@ -633,6 +678,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 lda: 2000,
                 a_offset: 0,
                 x_offset: 0,
+                y_offset: 0,
                 incx: 1,
                 incy: 1,
                 alpha: 0.3,
@@ -649,6 +695,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 lda: 2003,
                 a_offset: 1,
                 x_offset: 0,
+                y_offset: 0,
                 incx: -2,
                 incy: 1,
                 alpha: 0.3,
@@ -667,6 +714,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 lda: 4131,
                 a_offset: 1,
                 x_offset: 1,
+                y_offset: 0,
                 incx: 3,
                 incy: -1,
                 alpha: -0.6,
@@ -683,6 +731,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 lda: 2101,
                 a_offset: 0,
                 x_offset: 0,
+                y_offset: 0,
                 incx: 1,
                 incy: 1,
                 alpha: 0.0,
@@ -700,6 +749,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 lda: 5004,
                 a_offset: 0,
                 x_offset: 0,
+                y_offset: 0,
                 incx: 1,
                 incy: -1,
                 alpha: -0.6,
@@ -717,6 +767,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
                 lda: 2600,
                 a_offset: 0,
                 x_offset: 0,
+                y_offset: 0,
                 incx: -1,
                 incy: 2,
                 alpha: 0.4,
@@ -841,6 +892,7 @@ fn gpu_sgemv_plan_reads_x_through_l1_where_x_allows() {
             lda,
             a_offset: 0,
             x_offset,
+            y_offset: 0,
             incx,
             incy: 1,
             alpha: 0.5,
@@ -885,6 +937,7 @@ fn gpu_sgemv_split_counters_reset_between_calls() {
         lda: 20000,
         a_offset: 0,
         x_offset: 0,
+        y_offset: 0,
         incx: 1,
         incy: 1,
         alpha: 1.25,
@@ -898,6 +951,7 @@ fn gpu_sgemv_split_counters_reset_between_calls() {
         lda: 5000,
         a_offset: 0,
         x_offset: 0,
+        y_offset: 0,
         incx: 1,
         incy: 1,
         alpha: 1.25,
@@ -911,6 +965,7 @@ fn gpu_sgemv_split_counters_reset_between_calls() {
         lda: 1 << 20,
         a_offset: 0,
         x_offset: 0,
+        y_offset: 0,
         incx: 1,
         incy: 1,
         alpha: 1.25,
@@ -924,6 +979,7 @@ fn gpu_sgemv_split_counters_reset_between_calls() {
         lda: 16,
         a_offset: 0,
         x_offset: 0,
+        y_offset: 0,
         incx: 1,
         incy: 1,
         alpha: 1.25,
@@ -970,6 +1026,7 @@ fn gpu_sgemv_split_after_strmv_and_split_k_sgemm_on_the_same_handle() {
         lda: 20000,
         a_offset: 0,
         x_offset: 0,
+        y_offset: 0,
         incx: 1,
         incy: 1,
         alpha: 1.25,
@@ -1048,6 +1105,7 @@ fn gpu_sgemv_without_work_buffer_runs_unsplit() {
             lda: 5001,
             a_offset: 1,
             x_offset: 0,
+            y_offset: 0,
             incx: 1,
             incy: -1,
             alpha: 0.75,
@@ -1095,6 +1153,7 @@ fn gpu_sgemv_on_a_created_stream() {
             lda: 3004,
             a_offset: 0,
             x_offset: 0,
+            y_offset: 0,
             incx: 1,
             incy: -2,
             alpha: -0.5,
@@ -1122,6 +1181,7 @@ fn gpu_sgemv_on_a_created_stream() {
                 lda: 3004,
                 a_offset: 0,
                 x_offset: 0,
+                y_offset: 0,
                 incx: 1,
                 incy,
                 alpha: -0.5,
@@ -1142,6 +1202,16 @@ fn gpu_sgemv_on_a_created_stream() {
                     Ok(()) => say(&format!("ok: {what}")),
                     Err(_) => failures.push(what),
                 }
+            }
+            // The tuner's choice again with the stream held back (its work buffer has grown already).
+            let what = format!("created stream, gated: {}", prepared.describe(None));
+            let gated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let got = prepared.run_gated(&gpu, &stream);
+                prepared.check(&what, &got);
+            }));
+            match gated {
+                Ok(()) => say(&format!("ok: {what}")),
+                Err(_) => failures.push(what),
             }
         }
     }

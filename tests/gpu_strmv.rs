@@ -496,6 +496,23 @@ fn gpu_strmv_on_a_created_stream() {
     stream.synchronize().unwrap();
     let (expected, magnitude) = reference(&case, &a, &x);
     assert_close("created stream", &dx.read().unwrap(), &expected, &magnitude, 2.0 * (case.n as f64 + 2.0));
+    // Again with the stream held back (the work buffer has grown already): nothing lands before it runs.
+    dx.write(&x).unwrap();
+    call_behind_a_gate("created stream", &gpu, stream.raw(), &dx, || unsafe {
+        let status = mublasStrmv(
+            gpu.handle,
+            case.uplo,
+            case.trans,
+            case.diag,
+            case.n as i32,
+            da.address() as *const f32,
+            case.lda as i32,
+            dx.address() as *mut f32,
+            1,
+        );
+        assert_eq!(status, MUBLAS_STATUS_SUCCESS);
+    });
+    assert_close("created stream, gated", &dx.read().unwrap(), &expected, &magnitude, 2.0 * (case.n as f64 + 2.0));
     unsafe {
         assert_eq!(mublas::capi::handle::mublasSetStream(gpu.handle, std::ptr::null_mut()), MUBLAS_STATUS_SUCCESS)
     };

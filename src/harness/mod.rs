@@ -12,5 +12,5 @@ pub mod timing;
 pub use graph::CapturedGraph;
 pub use guarded::GuardedBuffer;
 pub use random::Random;
-pub use stream::Stream;
+pub use stream::{Stream, StreamGate};
 pub use timing::EventTimer;

@@ -5,7 +5,7 @@
 
 use mublas::capi::handle::{mublasCreate, mublasDestroy};
 use mublas::capi::types::*;
-use mublas::harness::Random;
+use mublas::harness::{GuardedBuffer, Random, StreamGate};
 use std::io::Write;
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -114,4 +114,31 @@ pub fn product(len: usize, entry: impl Fn(usize, usize) -> f64, v: &[f64]) -> (V
             (sum, magnitude)
         })
         .unzip()
+}
+
+/// Runs `call` (one mublas call on `stream`, a created non-blocking stream)
+/// with the stream held back by a [`StreamGate`]: `output` must read as
+/// before until the gate opens, so the work went onto `stream` and the call
+/// returned without waiting for it (testing.md: results ready after that
+/// stream synchronises, not before). Then the stream is let go and
+/// synchronised; the caller checks the result.
+pub fn call_behind_a_gate<R>(
+    what: &str,
+    gpu: &Gpu,
+    stream: mublas::launch::CUstream,
+    output: &GuardedBuffer,
+    call: impl FnOnce() -> R,
+) -> R {
+    let before = output.read().unwrap();
+    let gate = StreamGate::close(gpu.context(), stream).unwrap();
+    let result = call();
+    // A synchronous copy on the legacy default stream, which does not wait for `stream`.
+    let during = output.read().unwrap();
+    let timed_out = gate.timed_out();
+    gate.open();
+    mublas::harness::stream::synchronize(gpu.context(), stream).unwrap();
+    assert!(!timed_out, "{what}: the call waited for its own stream (the gate opened by itself after 10 s)");
+    let same = before.iter().zip(&during).all(|(p, q)| p.to_bits() == q.to_bits());
+    assert!(same, "{what}: output written while the handle's stream was held back: launched on another stream");
+    result
 }
