@@ -1,6 +1,6 @@
 /*
  * mublasSgemv, mublasStrmv and mublasSgemm through the public header, on a
- * GPU, against a float64 CPU reference; then SGEMV and SGEMM captured into a
+ * GPU, against a float64 CPU reference; then SGEMM (TN) captured into a
  * CUDA graph and launched twice. Device memory, streams and graphs come from
  * the CUDA driver (dlopen'ed, cuda_driver.h); no CUDA runtime is needed.
  *

@@ -21,6 +21,8 @@ program test_mublas
   end if
   call expect(stat, 'mublasCreate')
   failures = 0
+  ! Fresh data each run: without arguments, random_seed seeds from the operating system (gfortran 7 on).
+  call random_seed()
   call random_number(a); call random_number(b); call random_number(c)
   call random_number(x); call random_number(y); call random_number(t); call random_number(v)
   a = a - 0.5; b = b - 0.5; c = c - 0.5; x = x - 0.5; y = y - 0.5; t = t - 0.5; v = v - 0.5
