@@ -1,6 +1,6 @@
 // SGEMV: y = alpha * op(A) * x + beta * y, A column-major (m rows, n columns, lda).
 //
-// Eighteen kernels, the routine (src/routines/gemv.rs) picks one per call:
+// Nineteen kernels; the routine (src/routines/gemv.rs) picks one of eighteen per call:
 //  - gemv_n_f32 / gemv_n_f32_scalar: op N. Block (Tx, Ty); the block owns
 //    GEMV_N_ROWS * Tx rows, each thread GEMV_N_ROWS of them; the Ty thread rows
 //    split the block's columns in groups of GEMV_N_COLS (the loads of a group are
@@ -18,6 +18,9 @@
 //    columns and x read through the read-only path instead of staged,
 //    unsplit, in one wave of row tiles of 32 to 256 rows;
 //    gemv_n_f32_wide_staged: the same with x staged, for wider matrices.
+//    gemv_n_f32_wide_any: the float4 wide kernel for any A and lda
+//    (gemv_n_any_columns). Checked on the CPU (scripts/cpu-emulation), not
+//    yet timed on a GPU, so the routine does not launch it yet.
 //  - gemv_n_f32_scalar_lanes: op N, any alignment and lda, one wave of row
 //    tiles of 32 rows: block (32, Ty), a row per lane, so that each load of a
 //    warp is 128 contiguous bytes of one column (gemv_n_lanes).
@@ -188,11 +191,12 @@ __device__ __forceinline__ float component(const float4 &v, int k) {
 // used through the read-only path, with no barrier in the loop), this thread
 // row's groups of COLS columns (g = COLS * ty, then every COLS * Ty) with
 // their loads issued together. FULL: every row of the block is inside A.
-template <bool VEC, bool FULL, int COLS, bool X_FROM_L1>
+// SCALAR_LOADS: VEC's layout with each row read on its own (A at any alignment).
+template <bool VEC, bool FULL, int COLS, bool X_FROM_L1, bool SCALAR_LOADS = false>
 __device__ __forceinline__ float4 gemv_n_columns(const float *__restrict__ A, i64 lda, const float *__restrict__ x,
                                                  i64 incx, i64 m, i64 r0, int step, i64 c_begin, i64 c_end, float *xs,
                                                  int ty, int Ty, int tid, int threads) {
-    const bool full = FULL || r0 + 3 * step < m;
+    const bool full = !SCALAR_LOADS && (FULL || r0 + 3 * step < m);
     const bool any = FULL || r0 < m;
     const i64 left = m - r0;
     float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
@@ -242,7 +246,146 @@ __device__ __forceinline__ float4 gemv_n_columns(const float *__restrict__ A, i6
     return acc;
 }
 
-template <bool VEC, int COLS = GEMV_N_COLS, bool X_FROM_L1 = false>
+// The N kernel for any A (gemv_n_f32_wide_any): VEC's layout (a thread's 4
+// rows r0..r0+3 consecutive) with float4 loads at any alignment of A and lda.
+// In column c, with s = the float offset of (A + c lda + row0) past a 16-byte
+// boundary, each thread reads the aligned float4 that starts s rows below its
+// own: its first s floats are rows of the thread below (`below`, handed down
+// at the end), the other 4 - s its own first rows; the tile's last thread
+// reads its own last s rows one by one. s of column c is (s1 + (c - 1) lda)
+// mod 4, so over a group of 8 columns starting at c ≡ 1 (mod 8) the pattern
+// depends only on (s1, lda mod 4): compile-time here (S1, L), the sweep
+// instantiated for each of the 16. Column 0 is read row by row (its float4
+// could start before A); every other read lies inside A's span (lda >= 4).
+
+// One column at offset S: v is the aligned float4 (rows r0 - S .. r0 - S + 3),
+// e the tile's last rows read one by one (0 but in the tile's last thread).
+template <int S>
+__device__ __forceinline__ void gemv_n_any_fma(float4 &own, float4 &below, const float4 v, const float (&e)[3],
+                                               float xv) {
+    if constexpr (S == 0) {
+        fma4(own, v, xv);
+    } else if constexpr (S == 1) {
+        below.w = fmaf(v.x, xv, below.w);
+        own.x = fmaf(v.y, xv, own.x);
+        own.y = fmaf(v.z, xv, own.y);
+        own.z = fmaf(v.w, xv, own.z);
+        own.w = fmaf(e[0], xv, own.w);
+    } else if constexpr (S == 2) {
+        below.z = fmaf(v.x, xv, below.z);
+        below.w = fmaf(v.y, xv, below.w);
+        own.x = fmaf(v.z, xv, own.x);
+        own.y = fmaf(v.w, xv, own.y);
+        own.z = fmaf(e[0], xv, own.z);
+        own.w = fmaf(e[1], xv, own.w);
+    } else {
+        below.y = fmaf(v.x, xv, below.y);
+        below.z = fmaf(v.y, xv, below.z);
+        below.w = fmaf(v.z, xv, below.w);
+        own.x = fmaf(v.w, xv, own.x);
+        own.y = fmaf(e[0], xv, own.y);
+        own.z = fmaf(e[1], xv, own.z);
+        own.w = fmaf(e[2], xv, own.w);
+    }
+}
+
+// The loads of column `col` (A + col lda + row0 at `p`) at offset S.
+template <int S>
+__device__ __forceinline__ void gemv_n_any_load(float4 &v, float (&e)[3], const float *p, int tx, bool last_thread,
+                                                int tile_rows) {
+    v = load_once4(p + 4 * tx - S);
+#pragma unroll
+    for (int i = 0; i < 3; ++i) e[i] = i < S && last_thread ? load_once(p + tile_rows - S + i) : 0.0f;
+}
+
+// Columns c .. c + K of a group: loads (K = 0..7) issued together, then the multiply-adds.
+template <int S1, int L, int K = 0>
+__device__ __forceinline__ void gemv_n_any_group_loads(float4 (&v)[8], float (&e)[8][3], const float *p, i64 lda,
+                                                       int tx, bool last_thread, int tile_rows) {
+    if constexpr (K < 8) {
+        gemv_n_any_load<(S1 + K * L) & 3>(v[K], e[K], p + K * lda, tx, last_thread, tile_rows);
+        gemv_n_any_group_loads<S1, L, K + 1>(v, e, p, lda, tx, last_thread, tile_rows);
+    }
+}
+template <int S1, int L, int K = 0>
+__device__ __forceinline__ void gemv_n_any_group_fma(float4 &own, float4 &below, const float4 (&v)[8],
+                                                     const float (&e)[8][3], const float (&xv)[8]) {
+    if constexpr (K < 8) {
+        gemv_n_any_fma<(S1 + K * L) & 3>(own, below, v[K], e[K], xv[K]);
+        gemv_n_any_group_fma<S1, L, K + 1>(own, below, v, e, xv);
+    }
+}
+
+// Columns 1 .. n-1 of a whole row tile for this thread row: groups of 8 from
+// column 1 + 8 ty, every 8 Ty; the group cut short by the last column (one
+// thread row's) column by column.
+template <int S1, int L>
+__device__ __forceinline__ void gemv_n_any_sweep(float4 &own, float4 &below, const float *__restrict__ A, i64 lda,
+                                                 const float *__restrict__ x, i64 incx, i64 n, i64 row0, int tx,
+                                                 int tile_rows, bool last_thread, int ty, int Ty) {
+    i64 g = 1 + 8 * static_cast<i64>(ty);
+    for (; g + 8 <= n; g += 8 * static_cast<i64>(Ty)) {
+        float4 v[8];
+        float e[8][3];
+        gemv_n_any_group_loads<S1, L>(v, e, A + g * lda + row0, lda, tx, last_thread, tile_rows);
+        float xv[8];
+#pragma unroll
+        for (int k = 0; k < 8; ++k) xv[k] = __ldg(x + (g + k) * incx);
+        gemv_n_any_group_fma<S1, L>(own, below, v, e, xv);
+    }
+    for (; g < n; ++g) {
+        const float *p = A + g * lda + row0;
+        const float xv = __ldg(x + g * incx);
+        float4 v;
+        float e[3];
+        switch ((S1 + static_cast<int>((g - 1) & 3) * L) & 3) {
+            case 0: gemv_n_any_load<0>(v, e, p, tx, last_thread, tile_rows); gemv_n_any_fma<0>(own, below, v, e, xv); break;
+            case 1: gemv_n_any_load<1>(v, e, p, tx, last_thread, tile_rows); gemv_n_any_fma<1>(own, below, v, e, xv); break;
+            case 2: gemv_n_any_load<2>(v, e, p, tx, last_thread, tile_rows); gemv_n_any_fma<2>(own, below, v, e, xv); break;
+            default: gemv_n_any_load<3>(v, e, p, tx, last_thread, tile_rows); gemv_n_any_fma<3>(own, below, v, e, xv); break;
+        }
+    }
+}
+
+// A whole row tile (row0 + 4 Tx <= m) of the any-A kernel, unsplit: this
+// thread's sums of its 4 rows over its thread row's columns. Every thread of
+// the block calls it (barriers); xs holds at least 4 Tx Ty floats.
+__device__ __forceinline__ float4 gemv_n_any_columns(const float *__restrict__ A, i64 lda, const float *__restrict__ x,
+                                                     i64 incx, i64 n, i64 row0, float *xs, int tx, int Tx, int ty,
+                                                     int Ty) {
+    const int tile_rows = GEMV_N_ROWS * Tx;
+    const i64 r0 = row0 + GEMV_N_ROWS * tx;
+    float4 own = make_float4(0.0f, 0.0f, 0.0f, 0.0f), below = own;
+    // Column 0 row by row (its aligned float4 may start before A), by the first thread row.
+    if (ty == 0) {
+        const float xv = __ldg(x);
+        fma4(own, make_float4(load_once(A + r0), load_once(A + r0 + 1), load_once(A + r0 + 2), load_once(A + r0 + 3)),
+             xv);
+    }
+    if (n > 1) {
+        const bool last_thread = tx == Tx - 1;
+        const int s1 = static_cast<int>((reinterpret_cast<u64>(A + lda + row0) >> 2) & 3);
+        const int L = static_cast<int>(lda & 3);
+#define GEMV_N_ANY_CASE(S1, L_)                                                                                    case 4 * S1 + L_:                                                                                                  gemv_n_any_sweep<S1, L_>(own, below, A, lda, x, incx, n, row0, tx, tile_rows, last_thread, ty, Ty);         break;
+        switch (4 * s1 + L) {
+            GEMV_N_ANY_CASE(0, 0) GEMV_N_ANY_CASE(0, 1) GEMV_N_ANY_CASE(0, 2) GEMV_N_ANY_CASE(0, 3)
+            GEMV_N_ANY_CASE(1, 0) GEMV_N_ANY_CASE(1, 1) GEMV_N_ANY_CASE(1, 2) GEMV_N_ANY_CASE(1, 3)
+            GEMV_N_ANY_CASE(2, 0) GEMV_N_ANY_CASE(2, 1) GEMV_N_ANY_CASE(2, 2) GEMV_N_ANY_CASE(2, 3)
+            GEMV_N_ANY_CASE(3, 0) GEMV_N_ANY_CASE(3, 1) GEMV_N_ANY_CASE(3, 2) GEMV_N_ANY_CASE(3, 3)
+        }
+#undef GEMV_N_ANY_CASE
+    }
+    // Each thread's `below` rows are the next lower thread's own last rows: handed down through shared memory
+    // (thread 0's belong to the tile below, which reads them itself).
+    float4 *handoff = reinterpret_cast<float4 *>(xs);
+    handoff[ty * Tx + tx] = below;
+    __syncthreads();
+    if (tx + 1 < Tx) add4(own, handoff[ty * Tx + tx + 1]);
+    __syncthreads();  // xs is free for the fold
+    return own;
+}
+
+template <bool VEC, int COLS = GEMV_N_COLS, bool X_FROM_L1 = false, bool ANY_A = false>
 __device__ __forceinline__ void gemv_n(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
                                        const float *__restrict__ A, i64 lda, const float *__restrict__ x, i64 incx,
                                        float beta_value, const float *beta_ptr, float *y, i64 incy,
@@ -276,9 +419,17 @@ __device__ __forceinline__ void gemv_n(i64 m, i64 n, float alpha_value, const fl
     const i64 c_begin = static_cast<i64>(blockIdx.y) * per_split;
     const i64 c_end = min(n, c_begin + per_split);
     // Only the last row tile may hold rows past m; the choice is the whole block's, so its barriers match.
-    float4 acc = row0 + tile_rows <= m
-        ? gemv_n_columns<VEC, true, COLS, X_FROM_L1>(A, lda, x, incx, m, r0, step, c_begin, c_end, xs, ty, Ty, tid, threads)
-        : gemv_n_columns<VEC, false, COLS, X_FROM_L1>(A, lda, x, incx, m, r0, step, c_begin, c_end, xs, ty, Ty, tid, threads);
+    // ANY_A (unsplit): whole tiles through gemv_n_any_columns where lda >= 4, else row by row.
+    static_assert(!ANY_A || (VEC && X_FROM_L1), "ANY_A: VEC's layout, x through L1");
+    float4 acc;
+    if (row0 + tile_rows <= m && (!ANY_A || lda >= 4)) {
+        acc = ANY_A ? gemv_n_any_columns(A, lda, x, incx, n, row0, xs, tx, Tx, ty, Ty)
+                    : gemv_n_columns<VEC, true, COLS, X_FROM_L1>(A, lda, x, incx, m, r0, step, c_begin, c_end, xs, ty,
+                                                                  Ty, tid, threads);
+    } else {
+        acc = gemv_n_columns<VEC, false, COLS, X_FROM_L1, ANY_A>(A, lda, x, incx, m, r0, step, c_begin, c_end, xs, ty,
+                                                                  Ty, tid, threads);
+    }
 
     // The elements of y this thread writes: its rows (unsplit, thread row 0), or with a split the first it would
     // write if its block arrives last (every block reads it; only the last uses it). Read after the columns, not at
@@ -756,6 +907,10 @@ extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_scalar_narrow(GEMV
 extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_wide(GEMV_PARAMS) { gemv_n<true, 8, true>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_scalar_wide(GEMV_PARAMS) { gemv_n<false, 8, true>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_wide_staged(GEMV_PARAMS) { gemv_n<true, 8>(GEMV_ARGS); }
+// The wide kernel's float4 loads for any A with lda >= 4 (gemv_n_any_columns), unsplit.
+extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_wide_any(GEMV_PARAMS) {
+    gemv_n<true, 8, true, true>(GEMV_ARGS);
+}
 // One wave of 32-row tiles (src/routines/gemv.rs, Twin::Lanes); the split's arguments are unused.
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_scalar_lanes(GEMV_PARAMS) {
     gemv_n_lanes(m, n, alpha_value, alpha_ptr, A, lda, x, incx, beta_value, beta_ptr, y, incy);

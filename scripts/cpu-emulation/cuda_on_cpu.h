@@ -1,4 +1,4 @@
-// Just enough of CUDA to run mublas's tile kernels on the CPU: every thread of
+// Just enough of CUDA to run mublas's tile and GEMV kernels on the CPU: every thread of
 // a block is a std::thread, __syncthreads a std::barrier, __shared__ a static
 // (blocks run one after another), and cp.async a queue per thread that
 // copy_async_wait drains — either at the latest moment the PTX allows
@@ -22,6 +22,7 @@
 #define __global__
 #define __forceinline__ inline
 #define __launch_bounds__(...)
+#define __maxnreg__(...)
 #define __shared__ static
 #define __align__(n) __attribute__((aligned(n)))
 // A kernel's dynamic shared memory: a static as large as any launch asks for.
@@ -36,6 +37,14 @@ struct float4 {
 inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
 template <class T>
 inline T __ldg(const T *p) { return *p; }
+// A float4 load from an address that is not 16-byte aligned faults on the GPU: here it stops the run.
+inline float4 __ldg(const float4 *p) {
+    if (reinterpret_cast<unsigned long long>(p) % 16) {
+        std::fprintf(stderr, "misaligned float4 load at %p\n", static_cast<const void *>(p));
+        std::abort();
+    }
+    return *p;
+}
 using std::max;
 using std::min;
 
@@ -69,6 +78,17 @@ inline thread_local ThreadCopies copies;
 }  // namespace emu
 
 inline void __syncthreads() { emu::block_barrier->arrive_and_wait(); }
+// A warp shuffle through the block's barrier: right only where every thread
+// of the block calls it together (as the GEMV kernels' reductions do).
+inline float __shfl_xor_sync(unsigned, float v, int lane_mask) {
+    static float slots[1024];
+    const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    slots[t] = v;
+    __syncthreads();
+    const float other = slots[(t & ~31u) | ((t & 31u) ^ static_cast<unsigned>(lane_mask))];
+    __syncthreads();
+    return other;
+}
 // Blocks run one after another: a block waits only for blocks of lower index,
 // which have finished (stream-K's fixup).
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
@@ -76,6 +96,11 @@ inline void __nanosleep(unsigned) { std::this_thread::yield(); }
 inline unsigned atomicAdd(unsigned *p, unsigned v) { return std::atomic_ref<unsigned>(*p).fetch_add(v); }
 template <class T>
 inline T __ldcg(const T *p) { return *p; }
+inline unsigned __float_as_uint(float v) {
+    unsigned u;
+    std::memcpy(&u, &v, 4);
+    return u;
+}
 
 typedef long long i64;
 inline i64 opaque(i64 v) { return v; }
