@@ -146,19 +146,8 @@ impl RealCublas {
         if let Some(real) = REAL.get() {
             return Ok(real);
         }
-        let mut reasons = Vec::new();
-        for soname in RESIDENT_SONAMES {
-            // SAFETY: RTLD_NOLOAD only returns a library already loaded; nothing is initialised.
-            match unsafe { libloading::os::unix::Library::open(Some(soname), libc::RTLD_NOLOAD | libc::RTLD_LAZY) } {
-                Ok(lib) => {
-                    let real = RealCublas::resolve(lib.into(), soname)?;
-                    log::debug!("real cuBLAS: {soname} (already loaded)");
-                    return Ok(REAL.get_or_init(|| real));
-                }
-                Err(e) => reasons.push(format!("{soname}: {e}")),
-            }
-        }
-        Err(format!("no cuBLAS loaded in the process ({})", reasons.join("; ")))
+        RealCublas::open_first(&RESIDENT_SONAMES, libc::RTLD_NOLOAD | libc::RTLD_LAZY, "already loaded")
+            .map_err(|reasons| format!("no cuBLAS loaded in the process ({reasons})"))
     }
 
     /// The real cuBLAS for the tests and the benchmark: the copy in the
@@ -171,19 +160,27 @@ impl RealCublas {
         if let Some(why) = LOAD_FAILURE.get() {
             return Err(why.clone());
         }
+        RealCublas::open_first(&SONAMES, libc::RTLD_LAZY | libc::RTLD_LOCAL, "loaded")
+            .map_err(|reasons| LOAD_FAILURE.get_or_init(|| format!("no cuBLAS library found ({reasons})")).clone())
+    }
+
+    /// The first of `sonames` that dlopen with `flags` gives, resolved and
+    /// kept for the process; else why each failed. `how` goes to the log.
+    fn open_first(sonames: &[&'static str], flags: c_int, how: &str) -> Result<&'static RealCublas, String> {
         let mut reasons = Vec::new();
-        for soname in SONAMES {
-            // SAFETY: dlopen by soname; cuBLAS's initialisers have no preconditions.
-            match unsafe { libloading::os::unix::Library::open(Some(soname), libc::RTLD_LAZY | libc::RTLD_LOCAL) } {
+        for &soname in sonames {
+            // SAFETY: dlopen by soname (RTLD_NOLOAD only finds a library already loaded); cuBLAS's initialisers
+            // have no preconditions.
+            match unsafe { libloading::os::unix::Library::open(Some(soname), flags) } {
                 Ok(lib) => {
                     let real = RealCublas::resolve(lib.into(), soname)?;
-                    log::debug!("real cuBLAS: {soname} (loaded)");
+                    log::debug!("real cuBLAS: {soname} ({how})");
                     return Ok(REAL.get_or_init(|| real));
                 }
                 Err(e) => reasons.push(format!("{soname}: {e}")),
             }
         }
-        Err(LOAD_FAILURE.get_or_init(|| format!("no cuBLAS library found ({})", reasons.join("; "))).clone())
+        Err(reasons.join("; "))
     }
 
     fn resolve(library: libloading::Library, soname: &'static str) -> Result<RealCublas, String> {

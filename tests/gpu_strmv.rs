@@ -475,11 +475,7 @@ fn gpu_strmv_on_a_created_stream() {
     let x = random.vector(case.n);
     let da = GuardedBuffer::from_slice(ctx, &a, 0).unwrap();
     let dx = GuardedBuffer::from_slice(ctx, &x, 0).unwrap();
-    unsafe {
-        assert_eq!(
-            mublas::capi::handle::mublasSetStream(gpu.handle, stream.raw() as *mut CUstream_st),
-            MUBLAS_STATUS_SUCCESS
-        );
+    let strmv = || unsafe {
         let status = mublasStrmv(
             gpu.handle,
             case.uplo,
@@ -492,26 +488,20 @@ fn gpu_strmv_on_a_created_stream() {
             1,
         );
         assert_eq!(status, MUBLAS_STATUS_SUCCESS);
-    }
+    };
+    unsafe {
+        assert_eq!(
+            mublas::capi::handle::mublasSetStream(gpu.handle, stream.raw() as *mut CUstream_st),
+            MUBLAS_STATUS_SUCCESS
+        )
+    };
+    strmv();
     stream.synchronize().unwrap();
     let (expected, magnitude) = reference(&case, &a, &x);
     assert_close("created stream", &dx.read().unwrap(), &expected, &magnitude, 2.0 * (case.n as f64 + 2.0));
     // Again with the stream held back (the work buffer has grown already): nothing lands before it runs.
     dx.write(&x).unwrap();
-    call_behind_a_gate("created stream", &gpu, stream.raw(), &dx, || unsafe {
-        let status = mublasStrmv(
-            gpu.handle,
-            case.uplo,
-            case.trans,
-            case.diag,
-            case.n as i32,
-            da.address() as *const f32,
-            case.lda as i32,
-            dx.address() as *mut f32,
-            1,
-        );
-        assert_eq!(status, MUBLAS_STATUS_SUCCESS);
-    });
+    call_behind_a_gate("created stream", &gpu, stream.raw(), &dx, strmv);
     assert_close("created stream, gated", &dx.read().unwrap(), &expected, &magnitude, 2.0 * (case.n as f64 + 2.0));
     unsafe {
         assert_eq!(mublas::capi::handle::mublasSetStream(gpu.handle, std::ptr::null_mut()), MUBLAS_STATUS_SUCCESS)
