@@ -1,11 +1,14 @@
-// Runs gemv_n_f32_wide_any (kernels/gemv.cu: float4 loads of A at any
-// alignment and lda) on the CPU (cuda_on_cpu.h) against a float64
-// reference: every lda mod 4 and A offset, row tiles of 8 to 64 threads,
-// whole and partial tiles, groups of 8 columns and the rest, strided x and y,
-// beta = 0 over NaN in y, alpha = 0. A's span is placed against an
-// inaccessible page, before its first element or after its last, so a read
-// outside it stops the run; a misaligned float4 load stops it too. Build and
-// run with scripts/cpu-emulation/gemv-check.sh.
+// Runs every SGEMV kernel of kernels/gemv.cu on the CPU (cuda_on_cpu.h)
+// against a float64 reference, launched as src/routines/gemv.rs launches
+// them (grid from the block shape, the split's ranges and work buffer):
+// every lda mod 4 and A offset the kernel takes, partial row tiles and column
+// groups, chunks of x and of rows crossed, splits, strided x and y, beta = 0
+// over NaN in y, alpha = 0, scalars from memory. A's span is placed against
+// an inaccessible page, before its first element or after its last, so a read
+// outside it stops the run, as does a misaligned float4 load; the split's
+// arrival counters must be back at 0 after each call. Then
+// gemv_n_f32_wide_any, the float4 N kernel for any A, over many more
+// offsets and tile widths. Build and run with scripts/cpu-emulation/gemv-check.sh.
 #include "cuda_on_cpu.h"
 #include "../../kernels/gemv.cu"
 
@@ -15,9 +18,67 @@
 #include <cinttypes>
 #include <cstdio>
 #include <random>
+#include <string>
 
 static std::mt19937_64 rng(12345);
 static float random_value() { return std::uniform_real_distribution<float>(-0.5f, 0.5f)(rng); }
+
+typedef void (*GemvKernel)(i64, i64, float, const float *, const float *, i64, const float *, i64, float, const float *,
+                           float *, i64, i64, unsigned *, float *);
+
+// How the host launches a kernel (src/routines/gemv.rs: tiles, reduction_split, lanes_geometry).
+enum class Layout { N, Lanes, NShort, T, TShort };
+
+// The launch spaces of src/routines/gemv.rs, as block shapes (Tx, Ty) tried and whether they split.
+enum class Space { N, Narrow, Wide, Lanes, Short, T, L1Any, TShort };
+
+struct KernelInfo {
+    const char *name;
+    GemvKernel fn;
+    Layout layout;
+    Space space;
+    bool vec;        // A 16-byte aligned and lda % 4 == 0
+    bool x_float4;   // x 16-byte aligned with unit stride
+    bool x_unit;     // x with unit stride
+};
+
+static const KernelInfo KERNELS[] = {
+    {"gemv_n_f32", gemv_n_f32, Layout::N, Space::N, true, false, false},
+    {"gemv_n_f32_scalar", gemv_n_f32_scalar, Layout::N, Space::N, false, false, false},
+    {"gemv_n_f32_narrow", gemv_n_f32_narrow, Layout::N, Space::Narrow, true, false, false},
+    {"gemv_n_f32_scalar_narrow", gemv_n_f32_scalar_narrow, Layout::N, Space::Narrow, false, false, false},
+    {"gemv_n_f32_wide", gemv_n_f32_wide, Layout::N, Space::Wide, true, false, false},
+    {"gemv_n_f32_scalar_wide", gemv_n_f32_scalar_wide, Layout::N, Space::Wide, false, false, false},
+    {"gemv_n_f32_wide_staged", gemv_n_f32_wide_staged, Layout::N, Space::Wide, true, false, false},
+    {"gemv_n_f32_wide_any", gemv_n_f32_wide_any, Layout::N, Space::Wide, false, false, false},
+    {"gemv_n_f32_scalar_lanes", gemv_n_f32_scalar_lanes, Layout::Lanes, Space::Lanes, false, false, false},
+    {"gemv_n_f32_short", gemv_n_f32_short, Layout::NShort, Space::Short, true, false, false},
+    {"gemv_n_f32_short_scalar", gemv_n_f32_short_scalar, Layout::NShort, Space::Short, false, false, false},
+    {"gemv_t_f32", gemv_t_f32, Layout::T, Space::T, true, false, false},
+    {"gemv_t_f32_scalar", gemv_t_f32_scalar, Layout::T, Space::T, false, false, false},
+    {"gemv_t_f32_lean", gemv_t_f32_lean, Layout::T, Space::T, true, false, false},
+    {"gemv_t_f32_scalar_lean", gemv_t_f32_scalar_lean, Layout::T, Space::T, false, false, false},
+    {"gemv_t_f32_lean_l1", gemv_t_f32_lean_l1, Layout::T, Space::T, true, true, false},
+    {"gemv_t_f32_l1_any", gemv_t_f32_l1_any, Layout::T, Space::L1Any, false, false, true},
+    {"gemv_t_f32_short", gemv_t_f32_short, Layout::TShort, Space::TShort, true, false, false},
+    {"gemv_t_f32_short_scalar", gemv_t_f32_short_scalar, Layout::TShort, Space::TShort, false, false, false},
+};
+
+static std::vector<std::pair<int, int>> shapes(Space space) {
+    switch (space) {
+        case Space::N: return {{32, 4}, {64, 2}};
+        case Space::Narrow: return {{8, 16}, {32, 4}};
+        case Space::Wide: return {{8, 16}, {24, 8}, {64, 8}};
+        case Space::Lanes: return {{32, 4}, {32, 1}};
+        case Space::Short: return {{64, 1}, {256, 1}};
+        case Space::T: return {{64, 1}, {256, 1}};
+        case Space::L1Any: return {{256, 1}};
+        case Space::TShort: return {{32, 1}, {64, 1}};
+    }
+    return {};
+}
+
+static bool splits(Space space) { return space == Space::N || space == Space::Short || space == Space::T; }
 
 // `floats` floats between two inaccessible pages: starting right after the
 // first (at `offset` floats past it) or ending right before the second.
@@ -41,52 +102,109 @@ struct Fenced {
 
 struct Case {
     i64 m, n, lda;
-    int offset;  // A's floats past a 16-byte boundary (at the front); at the back, where its end falls
-    bool at_end;
-    int tx, ty;
+    int offset;    // A's floats past a 16-byte boundary (front placement)
+    bool at_end;   // A's span ends at the fence instead
+    int tx, ty, split;
+    int x_offset;  // x's floats past a 16-byte boundary
     i64 incx, incy;
     float alpha, beta;
+    bool device_scalars;
 };
 
-static int run_case(const Case &c) {
+// The host's split_ranges: (range length, ranges).
+static void split_ranges(i64 len, int split, i64 granule, i64 &per, int &ranges) {
+    if (split <= 1 || len <= granule) {
+        per = std::max<i64>(len, 1);
+        ranges = 1;
+        return;
+    }
+    per = ((len + split - 1) / split + granule - 1) / granule * granule;
+    ranges = static_cast<int>((len + per - 1) / per);
+}
+
+static int lanes_per_column(i64 m) {
+    int lanes = 1;
+    while (lanes < 32 && 4 * lanes < m) lanes *= 2;
+    return lanes;
+}
+
+static int run_case(const KernelInfo &k, const Case &c) {
     const size_t span = static_cast<size_t>(c.lda * (c.n - 1) + c.m);
     Fenced a(span, c.offset, c.at_end);
     for (size_t i = 0; i < span; ++i) a.data[i] = random_value();
-    const i64 nx = 1 + (c.n - 1) * std::llabs(c.incx), ny = 1 + (c.m - 1) * std::llabs(c.incy);
-    std::vector<float> x(nx), y0(ny);
-    for (auto &v : x) v = random_value();
+    const bool t = k.layout == Layout::T || k.layout == Layout::TShort;
+    const i64 len_x = t ? c.m : c.n, len_y = t ? c.n : c.m;
+    const i64 nx = 1 + (len_x - 1) * std::llabs(c.incx), ny = 1 + (len_y - 1) * std::llabs(c.incy);
+    std::vector<float> xs(nx + 8), y0(ny);
+    float *x = xs.data() + (4 - reinterpret_cast<uintptr_t>(xs.data()) / 4 % 4) % 4 + c.x_offset;
+    for (i64 i = 0; i < nx; ++i) x[i] = random_value();
     for (auto &v : y0) v = random_value();
     // Element i of a strided vector, reference-BLAS style.
     auto at = [](i64 i, i64 len, i64 inc) { return inc >= 0 ? i * inc : (len - 1 - i) * -inc; };
     if (c.beta == 0.0f)
-        for (i64 i = 0; i < c.m; ++i) y0[at(i, c.m, c.incy)] = NAN;
+        for (i64 i = 0; i < len_y; ++i) y0[at(i, len_y, c.incy)] = NAN;
     std::vector<float> y = y0;
-    // The kernels take the address of element 0 (the host's StridedVector::first_element).
-    const float *x0 = x.data() + at(0, c.n, c.incx);
-    float *yfirst = y.data() + at(0, c.m, c.incy);
-    const i64 tile_rows = 4 * c.tx;
-    const uint3 grid{static_cast<unsigned>((c.m + tile_rows - 1) / tile_rows), 1, 1};
-    emu::launch(grid, uint3{static_cast<unsigned>(c.tx), static_cast<unsigned>(c.ty), 1}, [&] {
-        gemv_n_f32_wide_any(c.m, c.n, c.alpha, nullptr, a.data, c.lda, x0, c.incx, c.beta, nullptr, yfirst, c.incy, c.n,
-                            nullptr, nullptr);
-    });
+
+    // The launch, as the host sizes it.
+    i64 per_split = 0;
+    int ranges = 1;
+    unsigned blocks = 1;
+    switch (k.layout) {
+        case Layout::N:
+            blocks = static_cast<unsigned>((c.m + 4 * c.tx - 1) / (4 * c.tx));
+            split_ranges(c.n, c.n <= 512 ? 1 : c.split, 128, per_split, ranges);
+            break;
+        case Layout::Lanes:
+            blocks = static_cast<unsigned>((c.m + c.tx - 1) / c.tx);
+            per_split = c.n;
+            break;
+        case Layout::NShort:
+            split_ranges(c.n, c.split, 1024, per_split, ranges);
+            break;
+        case Layout::T:
+            blocks = static_cast<unsigned>((c.n + c.tx / 32 - 1) / (c.tx / 32));
+            split_ranges(c.m, c.split, 2048, per_split, ranges);
+            break;
+        case Layout::TShort: {
+            const int slots = std::max(1, c.tx / lanes_per_column(c.m));
+            blocks = static_cast<unsigned>((c.n + 4 * slots - 1) / (4 * slots));
+            per_split = c.m;
+            break;
+        }
+    }
+    std::vector<unsigned> counters(blocks, 0);
+    std::vector<float> partials(static_cast<size_t>(ranges) * len_y + 1);
+    const float scalars[2] = {c.alpha, c.beta};
+    const float *alpha_ptr = c.device_scalars ? &scalars[0] : nullptr;
+    const float *beta_ptr = c.device_scalars ? &scalars[1] : nullptr;
+    const float *x0 = x + at(0, len_x, c.incx);
+    float *yfirst = y.data() + at(0, len_y, c.incy);
+    emu::launch(uint3{blocks, static_cast<unsigned>(ranges), 1},
+                uint3{static_cast<unsigned>(c.tx), static_cast<unsigned>(c.ty), 1}, [&] {
+                    k.fn(c.m, c.n, c.device_scalars ? 0.0f : c.alpha, alpha_ptr, a.data, c.lda, x0, c.incx,
+                         c.device_scalars ? 0.0f : c.beta, beta_ptr, yfirst, c.incy, per_split, counters.data(),
+                         partials.data());
+                });
+
     int failures = 0;
     auto fail = [&](const char *what, i64 i, double got, double want) {
         if (failures++ < 3)
-            std::printf("FAIL %s: m=%lld n=%lld lda=%lld offset=%d at_end=%d shape=%dx%d incx=%lld incy=%lld alpha=%g beta=%g: "
-                        "row %lld got %.9g want %.9g\n",
-                        what, c.m, c.n, c.lda, c.offset, c.at_end, c.tx, c.ty, c.incx, c.incy, c.alpha, c.beta, i, got, want);
+            std::printf("FAIL %s %s: m=%lld n=%lld lda=%lld offset=%d at_end=%d shape=%dx%dx%d x_offset=%d incx=%lld "
+                        "incy=%lld alpha=%g beta=%g device=%d: %lld got %.9g want %.9g\n",
+                        k.name, what, c.m, c.n, c.lda, c.offset, c.at_end, c.tx, c.ty, c.split, c.x_offset, c.incx,
+                        c.incy, c.alpha, c.beta, c.device_scalars, i, got, want);
     };
     std::vector<bool> element(ny, false);
-    for (i64 i = 0; i < c.m; ++i) {
-        const i64 iy = at(i, c.m, c.incy);
+    for (i64 i = 0; i < len_y; ++i) {
+        const i64 iy = at(i, len_y, c.incy);
         element[iy] = true;
         double sum = 0, size = 0;
         if (c.alpha != 0.0f) {
-            for (i64 j = 0; j < c.n; ++j) {
-                const double t = static_cast<double>(a.data[i + j * c.lda]) * x[at(j, c.n, c.incx)];
-                sum += t;
-                size += std::fabs(t);
+            for (i64 j = 0; j < len_x; ++j) {
+                const double aij = t ? a.data[j + i * c.lda] : a.data[i + j * c.lda];
+                const double term = aij * x[at(j, len_x, c.incx)];
+                sum += term;
+                size += std::fabs(term);
             }
         }
         double want = c.alpha * sum, mag = std::fabs(c.alpha) * size;
@@ -94,48 +212,108 @@ static int run_case(const Case &c) {
             want += static_cast<double>(c.beta) * y0[iy];
             mag += std::fabs(static_cast<double>(c.beta) * y0[iy]);
         }
-        const double bound = 2.0 * (c.n + 2.0) * 0x1p-24 * mag + 1e-38;
+        const double bound = 2.0 * (len_x + 2.0) * 0x1p-24 * mag + 1e-38;
         if (!std::isfinite(y[iy]) || std::fabs(y[iy] - want) > bound) fail("value", i, y[iy], want);
     }
     for (i64 s = 0; s < ny; ++s)
         if (!element[s] && std::memcmp(&y[s], &y0[s], 4)) fail("storage between elements of y", s, y[s], y0[s]);
+    for (unsigned b = 0; b < blocks; ++b)
+        if (counters[b]) fail("arrival counter not reset", b, counters[b], 0);
     return failures;
 }
 
-int main() {
+// Whether the kernel may take the case (the host's select_kernel and twins).
+static bool serves(const KernelInfo &k, const Case &c) {
+    const bool a_vec = c.lda % 4 == 0 && c.offset == 0 && !c.at_end;
+    if (k.vec && !a_vec) return false;
+    if (k.x_float4 && (c.incx != 1 || c.x_offset)) return false;
+    if (k.x_unit && c.incx != 1) return false;
+    const bool short_rows = c.m <= 64;
+    switch (k.layout) {
+        case Layout::N:
+        case Layout::Lanes:
+            return !short_rows;
+        case Layout::T:
+            return c.m > 64;
+        case Layout::NShort:
+        case Layout::TShort:
+            return short_rows;
+    }
+    return false;
+}
+
+int main(int argc, char **argv) {
+    const char *only = argc > 1 ? argv[1] : "";
     int cases = 0, failed = 0;
-    const int shapes[][2] = {{8, 4}, {24, 3}, {64, 2}};
-    for (const auto &shape : shapes) {
-        const int tx = shape[0], ty = shape[1];
-        const i64 tile = 4 * tx;
-        // Rows: one whole tile, whole tiles and a partial one; columns: fewer than a group, groups and a rest.
-        const i64 ms[] = {tile, 2 * tile + 5};
-        const i64 ns[] = {1, 2, 7, 8 * ty + 3, 8 * ty * 2 + 9};
-        for (i64 m : ms) {
-            for (i64 n : ns) {
-                for (int pad = 0; pad < 4; ++pad) {
-                    for (int offset = 0; offset < 4; ++offset) {
-                        for (bool at_end : {false, true}) {
-                            if (at_end && offset) continue;  // at the back the span's end fixes the alignment
-                            const int k = cases;
-                            const i64 incx = k % 3 == 0 ? -2 : 1, incy = k % 4 == 1 ? 3 : k % 4 == 3 ? -1 : 1;
-                            const float alpha = k % 11 == 5 ? 0.0f : 1.25f, beta = k % 5 == 2 ? 0.0f : -0.5f;
-                            const Case c{m, n, m + pad, offset, at_end, tx, ty, incx, incy, alpha, beta};
-                            ++cases;
-                            failed += run_case(c) ? 1 : 0;
+    // (m, n): partial row tiles and column groups; 2500 columns cross N's x chunk, 2101 rows T's row chunk;
+    // m <= 64 for the short kernels.
+    const i64 dims[][2] = {{130, 37}, {100, 2500}, {2101, 9}, {16, 300}, {7, 40}, {61, 1100}};
+    for (const auto &k : KERNELS) {
+        if (!std::strstr(k.name, only)) continue;
+        for (const auto &dim : dims) {
+            const i64 m = dim[0], n = dim[1];
+            // A warp per column: 2500 columns would be 80,000 emulated threads a call.
+            if (k.layout == Layout::T && n > 1000) continue;
+            for (const auto &[tx, ty] : shapes(k.space)) {
+                for (int split : {1, 4}) {
+                    if (split > 1 && !splits(k.space)) continue;
+                    for (int variant = 0; variant < 4; ++variant) {
+                        Case c{m, n, m + (variant & 1 ? 3 : 0), variant / 2 % 2, false, tx, ty, split, 0, 1, 1,
+                               1.25f, -0.5f, false};
+                        if (!serves(k, c)) {
+                            // The float4 kernels: their aligned case, on the back fence when the span allows.
+                            c.lda = (m + 3) / 4 * 4 + (variant & 1 ? 4 : 0);
+                            c.offset = 0;
+                            if (!serves(k, c)) continue;
                         }
+                        const int turn = cases;
+                        c.at_end = !k.vec && turn % 3 == 1;
+                        c.x_offset = k.x_float4 ? 0 : turn % 2;
+                        c.incx = k.x_float4 || k.x_unit ? 1 : turn % 4 == 2 ? -2 : 1;
+                        c.incy = turn % 5 == 1 ? 3 : turn % 5 == 3 ? -1 : 1;
+                        c.alpha = turn % 13 == 6 ? 0.0f : 1.25f;
+                        c.beta = turn % 7 == 2 ? 0.0f : turn % 7 == 4 ? 1.0f : -0.5f;
+                        c.device_scalars = turn % 3 == 0;
+                        ++cases;
+                        failed += run_case(k, c) ? 1 : 0;
                     }
                 }
             }
         }
     }
-    // lda < 4 (the kernel's row-by-row path): one row, and three.
-    for (i64 m : {1, 3}) {
-        for (i64 n : {1, 5, 40}) {
-            ++cases;
-            failed += run_case(Case{m, n, m, 1, false, 8, 4, 1, 1, 0.75f, 0.5f}) ? 1 : 0;
+    // The float4 N kernel for any A over every lda mod 4 and A offset, row tiles of 8, 24 and 64 threads.
+    const KernelInfo &any = KERNELS[7];
+    if (std::strstr(any.name, only)) {
+        const int tiles[][2] = {{8, 4}, {24, 3}, {64, 2}};
+        for (const auto &shape : tiles) {
+            const int tx = shape[0], ty = shape[1];
+            const i64 tile = 4 * tx;
+            for (i64 m : {tile, 2 * tile + 5}) {
+                for (i64 n : {i64{1}, i64{2}, i64{7}, i64{8} * ty + 3, i64{16} * ty + 9}) {
+                    for (int pad = 0; pad < 4; ++pad) {
+                        for (int offset = 0; offset < 4; ++offset) {
+                            for (bool at_end : {false, true}) {
+                                if (at_end && offset) continue;  // at the back the span's end fixes the alignment
+                                const int turn = cases;
+                                const Case c{m, n, m + pad, offset, at_end, tx, ty, 1, turn % 2,
+                                             turn % 3 == 0 ? -2 : 1, turn % 4 == 1 ? 3 : turn % 4 == 3 ? -1 : 1,
+                                             turn % 11 == 5 ? 0.0f : 1.25f, turn % 5 == 2 ? 0.0f : -0.5f, turn % 2 == 1};
+                                ++cases;
+                                failed += run_case(any, c) ? 1 : 0;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // lda < 4: the kernel reads row by row.
+        for (i64 m : {1, 3}) {
+            for (i64 n : {1, 5, 40}) {
+                ++cases;
+                failed += run_case(any, Case{m, n, m, 1, false, 8, 4, 1, 0, 1, 1, 0.75f, 0.5f, false}) ? 1 : 0;
+            }
         }
     }
-    std::printf("gemv_n_f32_wide_any: %d cases, %d failed\n", cases, failed);
+    std::printf("SGEMV kernels: %d cases, %d failed\n", cases, failed);
     return failed ? 1 : 0;
 }
