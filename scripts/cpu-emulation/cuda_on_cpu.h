@@ -1,4 +1,4 @@
-// Just enough of CUDA to run mublas's tile and GEMV kernels on the CPU: every thread of
+// Just enough of CUDA to run mublas's SGEMM, SGEMV and STRMV kernels on the CPU: every thread of
 // a block is a std::thread, __syncthreads a std::barrier, __shared__ a static
 // (blocks run one after another), and cp.async a queue per thread that
 // copy_async_wait drains — either at the latest moment the PTX allows
@@ -86,6 +86,15 @@ inline float __shfl_xor_sync(unsigned, float v, int lane_mask) {
     slots[t] = v;
     __syncthreads();
     const float other = slots[(t & ~31u) | ((t & 31u) ^ static_cast<unsigned>(lane_mask))];
+    __syncthreads();
+    return other;
+}
+inline float __shfl_down_sync(unsigned, float v, unsigned delta) {
+    static float slots[1024];
+    const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    slots[t] = v;
+    __syncthreads();
+    const float other = (t & 31u) + delta < 32u ? slots[t + delta] : v;
     __syncthreads();
     return other;
 }
