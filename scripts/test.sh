@@ -7,8 +7,8 @@
 #   2. configures and builds the C tests with CMake in build/ (Release), which
 #      builds libmublas.so with cargo build --release (shares step 1's artifacts);
 #   3. ctest: the C tests against the public header (the GPU ones are reported as
-#      skipped when there is no GPU), and the SGEMM, SGEMV and STRMV kernels run
-#      on the CPU (scripts/cpu-emulation; about five minutes on 2 cores).
+#      skipped when there is no GPU), and every kernel run on the CPU
+#      (scripts/cpu-emulation; about five minutes on 2 cores).
 # Ends with one line saying PASSED or FAILED; exits non-zero on any failure.
 #
 # Environment: CARGO_TARGET_DIR (cargo's usual), MUBLAS_BUILD_DIR (default build),

@@ -1,4 +1,4 @@
-// Just enough of CUDA to run mublas's SGEMM, SGEMV and STRMV kernels on the CPU: every thread of
+// Just enough of CUDA to run mublas's kernels on the CPU: every thread of
 // a block is a std::thread, __syncthreads a std::barrier, __shared__ a static
 // (blocks run one after another), and cp.async a queue per thread that
 // copy_async_wait drains — either at the latest moment the PTX allows

@@ -1,0 +1,137 @@
+// Runs SAXPY's kernels (kernels/axpy.cu) on the CPU (cuda_on_cpu.h) as
+// src/routines/axpy.rs launches them (its vec4_split and geometries),
+// against a float64 reference: heads and tails of 0 to 3 elements, several
+// float4 groups per thread (the split), a thread per element or group,
+// positive, negative and non-unit increments, alpha from memory, alpha = 0.
+// x and y each end against an inaccessible page (or start right after one),
+// so a read or write outside them stops the run. Build and run with
+// scripts/cpu-emulation/saxpy-check.sh.
+#include "cuda_on_cpu.h"
+#include "../../kernels/axpy.cu"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <random>
+
+static std::mt19937_64 rng(7);
+static float random_value() { return std::uniform_real_distribution<float>(-0.5f, 0.5f)(rng); }
+
+// `floats` floats between two inaccessible pages, starting `offset` floats
+// after the first or ending right before the second.
+struct Fenced {
+    char *base = nullptr;
+    size_t bytes = 0;
+    float *data = nullptr;
+    Fenced(size_t floats, int offset, bool at_end) {
+        const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+        const size_t inner = ((floats + 8) * 4 + page - 1) / page * page;
+        bytes = inner + 2 * page;
+        base = static_cast<char *>(mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+        if (base == MAP_FAILED) std::abort();
+        mprotect(base, page, PROT_NONE);
+        mprotect(base + page + inner, page, PROT_NONE);
+        data = at_end ? reinterpret_cast<float *>(base + page + inner) - floats
+                      : reinterpret_cast<float *>(base + page) + offset;
+    }
+    ~Fenced() { munmap(base, bytes); }
+};
+
+enum class Kernel { Vec4, Single, Strided };
+
+struct Case {
+    Kernel kernel;
+    i64 n;
+    int offset;    // floats past a 16-byte boundary (x and y alike for the float4 kernels)
+    bool at_end;   // the vectors end at the fence instead
+    int tx, split;
+    i64 incx, incy;
+    float alpha;
+    bool device_alpha;
+};
+
+static int run_case(const Case &c) {
+    const i64 nx = 1 + (c.n - 1) * std::llabs(c.incx), ny = 1 + (c.n - 1) * std::llabs(c.incy);
+    Fenced fx(nx, c.offset, c.at_end), fy(ny, c.offset, c.at_end);
+    for (i64 i = 0; i < nx; ++i) fx.data[i] = random_value();
+    for (i64 i = 0; i < ny; ++i) fy.data[i] = random_value();
+    const std::vector<float> x0(fx.data, fx.data + nx), y0(fy.data, fy.data + ny);
+    auto at = [&](i64 i, i64 inc) { return inc >= 0 ? i * inc : (c.n - 1 - i) * -inc; };
+    const float alpha_memory = c.alpha;
+    const float *alpha_ptr = c.device_alpha ? &alpha_memory : nullptr;
+    const float alpha_value = c.device_alpha ? 0.0f : c.alpha;
+    const float *x = fx.data + at(0, c.incx);
+    float *y = fy.data + at(0, c.incy);
+    // src/routines/axpy.rs: vec4_split, one_dimensional (UNROLL 2) and one_thread_each.
+    const i64 head = std::min<i64>((16 - reinterpret_cast<uintptr_t>(y) % 16) % 16 / 4, c.n);
+    const i64 groups = (c.n - head) / 4;
+    auto blocks = [&](i64 work, i64 per_block) { return static_cast<unsigned>(std::max<i64>((work + per_block - 1) / per_block, 1)); };
+    switch (c.kernel) {
+        case Kernel::Vec4:
+            emu::launch(uint3{blocks(groups, 2 * c.tx * c.split), 1, 1}, static_cast<unsigned>(c.tx),
+                        [&] { axpy_f32_vec4(c.n, alpha_value, alpha_ptr, x, y); });
+            break;
+        case Kernel::Single:
+            emu::launch(uint3{blocks(c.n - 3 * groups, c.tx), 1, 1}, static_cast<unsigned>(c.tx), [&] {
+                axpy_f32_vec4_single(static_cast<unsigned>(c.n), static_cast<unsigned>(head),
+                                     static_cast<unsigned>(groups), alpha_value, alpha_ptr, x, y);
+            });
+            break;
+        case Kernel::Strided:
+            emu::launch(uint3{blocks(c.n, 2 * c.tx * c.split), 1, 1}, static_cast<unsigned>(c.tx),
+                        [&] { axpy_f32_strided(c.n, alpha_value, alpha_ptr, x, c.incx, y, c.incy); });
+            break;
+    }
+    int failures = 0;
+    auto fail = [&](const char *what, i64 i, double got, double want) {
+        if (failures++ < 3)
+            std::printf("FAIL %s: kernel=%d n=%lld offset=%d at_end=%d tx=%d split=%d incx=%lld incy=%lld alpha=%g "
+                        "device=%d: %lld got %.9g want %.9g\n",
+                        what, static_cast<int>(c.kernel), c.n, c.offset, c.at_end, c.tx, c.split, c.incx, c.incy,
+                        c.alpha, c.device_alpha, i, got, want);
+    };
+    std::vector<bool> element(ny, false);
+    for (i64 i = 0; i < c.n; ++i) {
+        const i64 iy = at(i, c.incy);
+        element[iy] = true;
+        const double want = static_cast<double>(c.alpha) * x0[at(i, c.incx)] + y0[iy];
+        const double bound = 0x1p-23 * (std::fabs(static_cast<double>(c.alpha) * x0[at(i, c.incx)]) + std::fabs(y0[iy]));
+        if (!std::isfinite(fy.data[iy]) || std::fabs(fy.data[iy] - want) > bound) fail("value", i, fy.data[iy], want);
+    }
+    for (i64 s = 0; s < ny; ++s)
+        if (!element[s] && std::memcmp(&fy.data[s], &y0[s], 4)) fail("storage between elements of y", s, fy.data[s], y0[s]);
+    if (std::memcmp(fx.data, x0.data(), nx * 4)) fail("x modified", 0, 0, 0);
+    return failures;
+}
+
+int main() {
+    int cases = 0, failed = 0;
+    for (Kernel kernel : {Kernel::Vec4, Kernel::Single, Kernel::Strided}) {
+        for (i64 n : {1, 3, 5, 17, 1000, 4099}) {
+            for (int offset = 0; offset < 4; ++offset) {
+                for (int tx : {64, 96, 288}) {
+                    for (int split : {1, 3}) {
+                        if (kernel == Kernel::Single && split > 1) continue;  // a thread per element or group
+                        const int turn = cases;
+                        Case c{kernel, n, offset, false, tx, split, 1, 1, 1.25f, turn % 3 == 1};
+                        if (kernel == Kernel::Strided) {
+                            const i64 incs[][2] = {{1, 1}, {-1, 2}, {3, -1}, {-2, -3}};
+                            c.incx = incs[turn % 4][0];
+                            c.incy = incs[turn % 4][1];
+                        }
+                        // Every other case against the back fences (x and y then equally aligned: same length).
+                        c.at_end = turn % 2 == 1;
+                        if (turn % 11 == 4) c.alpha = 0.0f;  // device alpha 0: the kernel returns at once
+                        if (c.alpha == 0.0f) c.device_alpha = true;
+                        ++cases;
+                        failed += run_case(c) ? 1 : 0;
+                    }
+                }
+            }
+        }
+    }
+    std::printf("SAXPY kernels: %d cases, %d failed\n", cases, failed);
+    return failed ? 1 : 0;
+}
