@@ -11,9 +11,7 @@
 // offsets and tile widths. Build and run with scripts/cpu-emulation/gemv-check.sh.
 #include "cuda_on_cpu.h"
 #include "../../kernels/gemv.cu"
-
-#include <sys/mman.h>
-#include <unistd.h>
+#include "fenced.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -79,26 +77,6 @@ static std::vector<std::pair<int, int>> shapes(Space space) {
 }
 
 static bool splits(Space space) { return space == Space::N || space == Space::Short || space == Space::T; }
-
-// `floats` floats between two inaccessible pages: starting right after the
-// first (at `offset` floats past it) or ending right before the second.
-struct Fenced {
-    char *base = nullptr;
-    size_t bytes = 0;
-    float *data = nullptr;
-    Fenced(size_t floats, int offset, bool at_end) {
-        const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-        const size_t inner = ((floats + 8) * 4 + page - 1) / page * page;
-        bytes = inner + 2 * page;
-        base = static_cast<char *>(mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-        if (base == MAP_FAILED) std::abort();
-        mprotect(base, page, PROT_NONE);
-        mprotect(base + page + inner, page, PROT_NONE);
-        data = at_end ? reinterpret_cast<float *>(base + page + inner) - floats
-                      : reinterpret_cast<float *>(base + page) + offset;
-    }
-    ~Fenced() { munmap(base, bytes); }
-};
 
 struct Case {
     i64 m, n, lda;
