@@ -221,7 +221,7 @@ fn gpu_saxpy_same_bits_on_repeated_calls() {
         let got = dy.read().unwrap();
         match &first {
             None => first = Some(got),
-            Some(f) => assert!(f.iter().zip(&got).all(|(a, b)| a.to_bits() == b.to_bits())),
+            Some(f) => assert!(same_bits(f, &got)),
         }
     }
 }

@@ -200,9 +200,8 @@ fn run_case_deciding(
         da.guards_intact().unwrap() && db.guards_intact().unwrap() && dc.guards_intact().unwrap(),
         "{what}: guard zone overwritten"
     );
-    let same = |p: &[f32], q: &[f32]| p.len() == q.len() && p.iter().zip(q).all(|(x, y)| x.to_bits() == y.to_bits());
-    assert!(same(&da.read().unwrap(), &a), "{what}: A was modified");
-    assert!(same(&db.read().unwrap(), &b), "{what}: B was modified");
+    assert!(same_bits(&da.read().unwrap(), &a), "{what}: A was modified");
+    assert!(same_bits(&db.read().unwrap(), &b), "{what}: B was modified");
 
     let (expected, magnitude) = reference(case, &a, &b, &c);
     let ulps = 2.0 * (case.k as f64 + 2.0);
@@ -646,10 +645,7 @@ fn gpu_sgemm_stream_k() {
         );
         match &first {
             None => first = Some(got),
-            Some(f) => assert!(
-                f.iter().zip(&got).all(|(a, b)| a.to_bits() == b.to_bits()),
-                "stream-K result changed between calls"
-            ),
+            Some(f) => assert!(same_bits(f, &got), "stream-K result changed between calls"),
         }
     }
     // Without room for the pieces: the plain grid, the same product.
@@ -758,8 +754,8 @@ fn gpu_sgemm_without_work_buffer_multiplies_directly_and_unsplit() {
     assert!(decision.unwrap().plan.unwrap().geometry.grid.2 > 1);
 }
 
-/// Every tile, vec and generic, every transpose pair, unsplit and split,
-/// forced: each must be correct, split ones on problems that really split.
+/// Every path's launches on a created stream, held back while each call is
+/// made (nothing may land before it runs), against the float64 reference.
 #[test]
 fn gpu_sgemm_on_a_created_stream() {
     let _shapes = tuner_choices();
@@ -794,6 +790,8 @@ fn gpu_sgemm_on_a_created_stream() {
     say(&format!("{test}: {} cases correct on a created stream, each held back while the call was made", cases.len()));
 }
 
+/// Every tile, vec and generic, every transpose pair, unsplit and split,
+/// forced: each must be correct, split ones on problems that really split.
 #[test]
 fn gpu_sgemm_every_tile_kernel_and_split() {
     let _shapes = forcing_shapes();
@@ -893,10 +891,7 @@ fn gpu_sgemm_same_bits_on_repeated_calls() {
             let got = run_case(&gpu, &mut random, &Case::new(0, 1, m, n, k), None, None);
             match &first {
                 None => first = Some(got),
-                Some(f) => assert!(
-                    f.iter().zip(&got).all(|(a, b)| a.to_bits() == b.to_bits()),
-                    "({m}, {n}, {k}) changed between calls"
-                ),
+                Some(f) => assert!(same_bits(f, &got), "({m}, {n}, {k}) changed between calls"),
             }
         }
     }

@@ -240,20 +240,15 @@ impl Prepared {
             }
         }
         if c.alpha == 0.0 && c.beta == 1.0 {
-            assert!(
-                got.iter().zip(&self.y).all(|(g, y)| g.to_bits() == y.to_bits()),
-                "{what}: alpha = 0, beta = 1 must leave y bitwise untouched"
-            );
+            assert!(same_bits(got, &self.y), "{what}: alpha = 0, beta = 1 must leave y bitwise untouched");
         }
         let ulps = 2.0 * (c.lengths().0 as f64 + 2.0);
         assert_close(what, got, &self.expected, &self.magnitude, ulps);
     }
 
     fn check_inputs_unchanged(&self, what: &str) {
-        let same =
-            |a: &[f32], b: &[f32]| a.len() == b.len() && a.iter().zip(b).all(|(p, q)| p.to_bits() == q.to_bits());
-        assert!(same(&self.da.read().unwrap(), &self.a), "{what}: A was modified");
-        assert!(same(&self.dx.read().unwrap(), &self.x), "{what}: x was modified");
+        assert!(same_bits(&self.da.read().unwrap(), &self.a), "{what}: A was modified");
+        assert!(same_bits(&self.dx.read().unwrap(), &self.x), "{what}: x was modified");
     }
 
     /// The same inputs through real cuBLAS: within the same bound of the reference (not bitwise).
@@ -783,11 +778,7 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
         prepared.check(&prepared.describe(shape), &first);
         for call in 1..10 {
             let again = prepared.run(&gpu, shape);
-            assert!(
-                first.iter().zip(&again).all(|(a, b)| a.to_bits() == b.to_bits()),
-                "{}: call {call} gave other bits",
-                prepared.describe(shape)
-            );
+            assert!(same_bits(&first, &again), "{}: call {call} gave other bits", prepared.describe(shape));
         }
     }
 }

@@ -116,6 +116,11 @@ pub fn product(len: usize, entry: impl Fn(usize, usize) -> f64, v: &[f64]) -> (V
         .unzip()
 }
 
+/// Whether two arrays hold the same floats, bit for bit (NaN equal to the same NaN).
+pub fn same_bits(a: &[f32], b: &[f32]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(p, q)| p.to_bits() == q.to_bits())
+}
+
 /// Runs `call` (one mublas call on `stream`, a created non-blocking stream)
 /// with the stream held back by a [`StreamGate`]: `output` must read as
 /// before until the gate opens, so the work went onto `stream` and the call
@@ -138,7 +143,9 @@ pub fn call_behind_a_gate<R>(
     gate.open();
     mublas::harness::stream::synchronize(gpu.context(), stream).unwrap();
     assert!(!timed_out, "{what}: the call waited for its own stream (the gate opened by itself after 10 s)");
-    let same = before.iter().zip(&during).all(|(p, q)| p.to_bits() == q.to_bits());
-    assert!(same, "{what}: output written while the handle's stream was held back: launched on another stream");
+    assert!(
+        same_bits(&before, &during),
+        "{what}: output written while the handle's stream was held back: launched on another stream"
+    );
     result
 }
