@@ -258,35 +258,24 @@ __device__ __forceinline__ float4 gemv_n_columns(const float *__restrict__ A, i6
 // instantiated for each of the 16. Column 0 is read row by row (its float4
 // could start before A); every other read lies inside A's span (lda >= 4).
 
-// One column at offset S: v is the aligned float4 (rows r0 - S .. r0 - S + 3),
-// e the tile's last rows read one by one (0 but in the tile's last thread).
+// Component k of v, to write (k a constant once unrolled).
+__device__ __forceinline__ float &component_ref(float4 &v, int k) {
+    return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
+}
+
+// One column at offset S: v is the aligned float4, rows r0 - S + k: the thread
+// below's last rows for k < S, this thread's row k - S after; e its rows
+// 4 - S .. 3 read one by one (0 but in the tile's last thread).
 template <int S>
 __device__ __forceinline__ void gemv_n_any_fma(float4 &own, float4 &below, const float4 v, const float (&e)[3],
                                                float xv) {
-    if constexpr (S == 0) {
-        fma4(own, v, xv);
-    } else if constexpr (S == 1) {
-        below.w = fmaf(v.x, xv, below.w);
-        own.x = fmaf(v.y, xv, own.x);
-        own.y = fmaf(v.z, xv, own.y);
-        own.z = fmaf(v.w, xv, own.z);
-        own.w = fmaf(e[0], xv, own.w);
-    } else if constexpr (S == 2) {
-        below.z = fmaf(v.x, xv, below.z);
-        below.w = fmaf(v.y, xv, below.w);
-        own.x = fmaf(v.z, xv, own.x);
-        own.y = fmaf(v.w, xv, own.y);
-        own.z = fmaf(e[0], xv, own.z);
-        own.w = fmaf(e[1], xv, own.w);
-    } else {
-        below.y = fmaf(v.x, xv, below.y);
-        below.z = fmaf(v.y, xv, below.z);
-        below.w = fmaf(v.z, xv, below.w);
-        own.x = fmaf(v.w, xv, own.x);
-        own.y = fmaf(e[0], xv, own.y);
-        own.z = fmaf(e[1], xv, own.z);
-        own.w = fmaf(e[2], xv, own.w);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+        float &acc = k < S ? component_ref(below, 4 - S + k) : component_ref(own, k - S);
+        acc = fmaf(component(v, k), xv, acc);
     }
+#pragma unroll
+    for (int i = 0; i < S; ++i) component_ref(own, 4 - S + i) = fmaf(e[i], xv, component(own, 4 - S + i));
 }
 
 // The loads of column `col` (A + col lda + row0 at `p`) at offset S.
@@ -296,6 +285,16 @@ __device__ __forceinline__ void gemv_n_any_load(float4 &v, float (&e)[3], const 
     v = load_once4(p + 4 * tx - S);
 #pragma unroll
     for (int i = 0; i < 3; ++i) e[i] = i < S && last_thread ? load_once(p + tile_rows - S + i) : 0.0f;
+}
+
+// One column on its own: its loads, then its multiply-adds.
+template <int S>
+__device__ __forceinline__ void gemv_n_any_column(float4 &own, float4 &below, const float *p, float xv, int tx,
+                                                  bool last_thread, int tile_rows) {
+    float4 v;
+    float e[3];
+    gemv_n_any_load<S>(v, e, p, tx, last_thread, tile_rows);
+    gemv_n_any_fma<S>(own, below, v, e, xv);
 }
 
 // Columns c .. c + K of a group: loads (K = 0..7) issued together, then the multiply-adds.
@@ -336,13 +335,11 @@ __device__ __forceinline__ void gemv_n_any_sweep(float4 &own, float4 &below, con
     for (; g < n; ++g) {
         const float *p = A + g * lda + row0;
         const float xv = __ldg(x + g * incx);
-        float4 v;
-        float e[3];
         switch ((S1 + static_cast<int>((g - 1) & 3) * L) & 3) {
-            case 0: gemv_n_any_load<0>(v, e, p, tx, last_thread, tile_rows); gemv_n_any_fma<0>(own, below, v, e, xv); break;
-            case 1: gemv_n_any_load<1>(v, e, p, tx, last_thread, tile_rows); gemv_n_any_fma<1>(own, below, v, e, xv); break;
-            case 2: gemv_n_any_load<2>(v, e, p, tx, last_thread, tile_rows); gemv_n_any_fma<2>(own, below, v, e, xv); break;
-            default: gemv_n_any_load<3>(v, e, p, tx, last_thread, tile_rows); gemv_n_any_fma<3>(own, below, v, e, xv); break;
+            case 0: gemv_n_any_column<0>(own, below, p, xv, tx, last_thread, tile_rows); break;
+            case 1: gemv_n_any_column<1>(own, below, p, xv, tx, last_thread, tile_rows); break;
+            case 2: gemv_n_any_column<2>(own, below, p, xv, tx, last_thread, tile_rows); break;
+            default: gemv_n_any_column<3>(own, below, p, xv, tx, last_thread, tile_rows); break;
         }
     }
 }
