@@ -78,25 +78,25 @@ inline thread_local ThreadCopies copies;
 }  // namespace emu
 
 inline void __syncthreads() { emu::block_barrier->arrive_and_wait(); }
-// A warp shuffle through the block's barrier: right only where every thread
-// of the block calls it together (as the GEMV kernels' reductions do).
-inline float __shfl_xor_sync(unsigned, float v, int lane_mask) {
+// Warp shuffles through the block's barrier: right only where every thread of
+// the block calls them together (as the GEMV and TRMV kernels' reductions do).
+// `source` maps this thread's lane to the lane it reads (its own past the warp).
+template <class F>
+inline float warp_exchange(float v, F source) {
     static float slots[1024];
     const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
     slots[t] = v;
     __syncthreads();
-    const float other = slots[(t & ~31u) | ((t & 31u) ^ static_cast<unsigned>(lane_mask))];
+    const unsigned lane = source(t & 31u);
+    const float other = lane < 32u ? slots[(t & ~31u) | lane] : v;
     __syncthreads();
     return other;
 }
+inline float __shfl_xor_sync(unsigned, float v, int lane_mask) {
+    return warp_exchange(v, [&](unsigned lane) { return lane ^ static_cast<unsigned>(lane_mask); });
+}
 inline float __shfl_down_sync(unsigned, float v, unsigned delta) {
-    static float slots[1024];
-    const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    slots[t] = v;
-    __syncthreads();
-    const float other = (t & 31u) + delta < 32u ? slots[t + delta] : v;
-    __syncthreads();
-    return other;
+    return warp_exchange(v, [&](unsigned lane) { return lane + delta; });
 }
 // Blocks run one after another: a block waits only for blocks of lower index,
 // which have finished (stream-K's fixup).

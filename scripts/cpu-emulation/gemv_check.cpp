@@ -260,7 +260,8 @@ int main(int argc, char **argv) {
         }
     }
     // The float4 N kernel for any A over every lda mod 4 and A offset, row tiles of 8, 24 and 64 threads.
-    const KernelInfo &any = KERNELS[7];
+    const KernelInfo &any = *std::find_if(std::begin(KERNELS), std::end(KERNELS),
+                                          [](const KernelInfo &k) { return std::strcmp(k.name, "gemv_n_f32_wide_any") == 0; });
     if (std::strstr(any.name, only)) {
         const int tiles[][2] = {{8, 4}, {24, 3}, {64, 2}};
         for (const auto &shape : tiles) {
