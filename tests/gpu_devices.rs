@@ -53,7 +53,7 @@ impl OnDevice {
         let mut handle: mublasHandle_t = std::ptr::null_mut();
         // SAFETY: a valid out-pointer.
         assert_eq!(unsafe { mublasCreate(&mut handle) }, MUBLAS_STATUS_SUCCESS);
-        let gpu = Gpu { handle };
+        let gpu = Gpu::from_handle(handle);
         assert_eq!(gpu.inner().device.ordinal, ordinal, "the handle binds the current device");
         let ctx = gpu.context();
         let (x, y, a, b) = (random.vector(N), random.vector(N), random.vector((S + 1) * S), random.vector(S * S));

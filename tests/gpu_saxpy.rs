@@ -167,7 +167,7 @@ fn gpu_saxpy_quick_returns_touch_nothing() {
 
 #[test]
 fn gpu_saxpy_on_a_created_stream() {
-    let Some(gpu) = gpu_or_skip("gpu_saxpy_on_a_created_stream") else { return };
+    let Some(gpu) = gpu_alone_or_skip("gpu_saxpy_on_a_created_stream") else { return };
     let mut random = random("gpu_saxpy_on_a_created_stream");
     let ctx = gpu.context();
     let stream = Stream::new(ctx).unwrap();

@@ -760,7 +760,7 @@ fn gpu_sgemm_without_work_buffer_multiplies_directly_and_unsplit() {
 fn gpu_sgemm_on_a_created_stream() {
     let _shapes = tuner_choices();
     let test = "gpu_sgemm_on_a_created_stream";
-    let Some(gpu) = gpu_or_skip(test) else { return };
+    let Some(gpu) = gpu_alone_or_skip(test) else { return };
     let mut random = random(test);
     let stream = Stream::new(gpu.context()).unwrap();
     // Each path's launches (copies, multiplies, partial sums, their sum, the scaling) on the handle's stream.

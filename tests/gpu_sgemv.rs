@@ -1133,7 +1133,7 @@ fn gpu_sgemv_without_work_buffer_runs_unsplit() {
 #[test]
 fn gpu_sgemv_on_a_created_stream() {
     let test = "gpu_sgemv_on_a_created_stream";
-    let Some(gpu) = gpu_or_skip(test) else { return };
+    let Some(gpu) = gpu_alone_or_skip(test) else { return };
     let mut random = random(test);
     // The same cases on the default stream first, to tell a stream problem from a kernel one.
     for trans in [MUBLAS_OP_N, MUBLAS_OP_T] {

@@ -7,14 +7,68 @@ use mublas::capi::handle::{mublasCreate, mublasDestroy};
 use mublas::capi::types::*;
 use mublas::harness::{GuardedBuffer, Random, StreamGate};
 use std::io::Write;
-use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Condvar, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-/// A handle made by `mublasCreate`, destroyed by `mublasDestroy`.
+/// A handle made by `mublasCreate`, destroyed by `mublasDestroy`, and the
+/// test's turn on the GPU ([`Turn`]).
 pub struct Gpu {
     pub handle: mublasHandle_t,
+    _turn: Turn,
+}
+
+/// Tests that hold a stream back ([`call_behind_a_gate`]) take the GPU
+/// alone; the others share it. Another thread's wait on the whole device
+/// (cuMemFree waits for every stream of the context, the held one too)
+/// stalls the held test's own driver calls until its gate gives up: on an
+/// H200, SGEMV's created-stream test failed so once in a full run of its
+/// binary, and passed on its own. An alone turn waits until no test holds
+/// one, and none starts while it runs; no preference for it, so a test that
+/// makes a second handle cannot deadlock against one waiting.
+struct Turn {
+    alone: bool,
+}
+
+struct Occupancy {
+    shared: usize,
+    alone: bool,
+}
+
+static OCCUPANCY: Mutex<Occupancy> = Mutex::new(Occupancy { shared: 0, alone: false });
+static OCCUPANCY_CHANGED: Condvar = Condvar::new();
+
+impl Turn {
+    fn take(alone: bool) -> Turn {
+        let mut occupancy = OCCUPANCY.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        while occupancy.alone || (alone && occupancy.shared > 0) {
+            occupancy = OCCUPANCY_CHANGED.wait(occupancy).unwrap_or_else(|poisoned| poisoned.into_inner());
+        }
+        if alone {
+            occupancy.alone = true;
+        } else {
+            occupancy.shared += 1;
+        }
+        Turn { alone }
+    }
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        let mut occupancy = OCCUPANCY.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if self.alone {
+            occupancy.alone = false;
+        } else {
+            occupancy.shared -= 1;
+        }
+        OCCUPANCY_CHANGED.notify_all();
+    }
 }
 
 impl Gpu {
+    /// A handle the test made itself (on a device of its choosing), sharing the GPU.
+    pub fn from_handle(handle: mublasHandle_t) -> Gpu {
+        Gpu { handle, _turn: Turn::take(false) }
+    }
+
     pub fn inner(&self) -> &mublas::Handle {
         // SAFETY: a live handle from mublasCreate is a Handle.
         unsafe { &*(self.handle as *const mublas::Handle) }
@@ -57,15 +111,25 @@ pub fn say(message: &str) {
 
 /// A GPU handle, or None after printing why the test is skipped.
 pub fn gpu_or_skip(test: &str) -> Option<Gpu> {
+    gpu_for(test, false)
+}
+
+/// [`gpu_or_skip`] for a test that holds a stream back: the GPU to itself ([`Turn`]).
+pub fn gpu_alone_or_skip(test: &str) -> Option<Gpu> {
+    gpu_for(test, true)
+}
+
+fn gpu_for(test: &str, alone: bool) -> Option<Gpu> {
     if let Err(e) = mublas::launch::driver::init() {
         say(&format!("SKIPPED {test}: no CUDA GPU here ({e})"));
         return None;
     }
+    let turn = Turn::take(alone);
     let mut handle: mublasHandle_t = std::ptr::null_mut();
     // SAFETY: a valid out-pointer.
     let status = unsafe { mublasCreate(&mut handle) };
     assert_eq!(status, MUBLAS_STATUS_SUCCESS, "a driver and a device are present, so mublasCreate must succeed");
-    Some(Gpu { handle })
+    Some(Gpu { handle, _turn: turn })
 }
 
 pub fn random(test: &str) -> Random {
@@ -137,12 +201,14 @@ pub fn call_behind_a_gate<R>(
     let before = output.read().unwrap();
     let gate = StreamGate::close(gpu.context(), stream).unwrap();
     let result = call();
+    let returned_while_held = !gate.timed_out();
     // A synchronous copy on the legacy default stream, which does not wait for `stream`.
     let during = output.read().unwrap();
-    let timed_out = gate.timed_out();
+    let read_while_held = !gate.timed_out();
     gate.open();
     mublas::harness::stream::synchronize(gpu.context(), stream).unwrap();
-    assert!(!timed_out, "{what}: the call waited for its own stream (the gate opened by itself after 10 s)");
+    assert!(returned_while_held, "{what}: the call waited for its own stream (the gate opened by itself after 10 s)");
+    assert!(read_while_held, "{what}: reading the output waited until the gate opened by itself (a device-wide wait?)");
     assert!(
         same_bits(&before, &during),
         "{what}: output written while the handle's stream was held back: launched on another stream"
