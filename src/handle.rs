@@ -121,22 +121,31 @@ impl Handle {
         self.stream.load(Ordering::Acquire)
     }
 
-    /// Switching streams first waits for the old one: work queued there may
-    /// still be using the work buffer, which the next call on the new stream
-    /// would overwrite. Not when either stream is capturing a CUDA graph: the
-    /// wait would fail and invalidate the capture, and captured calls run only
-    /// when the program launches the graph, after what it has ordered before
-    /// (PyTorch synchronises the device before it captures).
+    /// Work queued on the old stream may still be using the work buffer,
+    /// which the next call on the new stream would overwrite: the new stream
+    /// is made to wait for the old one's work so far (an event, so the
+    /// host does not wait: cuBLAS's cublasSetStream returns at once, and a
+    /// program that moves a handle between streams must not stall on each
+    /// move; a chain of switches orders each stream after the one before).
+    /// Not when either stream is capturing a CUDA graph: a dependency between
+    /// a capture and a stream outside it would invalidate the capture, and
+    /// captured calls run only when the program launches the graph, after
+    /// what it has ordered before (PyTorch synchronises the device before it
+    /// captures).
     pub fn set_stream(&self, stream: CUstream) {
-        use crate::launch::context::{stream_is_capturing, synchronize_stream};
+        use crate::launch::context::{order_streams, stream_is_capturing, synchronize_context};
         let _switching = self.stream_switch.lock();
         let current = self.stream();
         if current != stream {
             let context = self.device.context();
             if stream_is_capturing(context, stream) || stream_is_capturing(context, current) {
-                log::debug!("switching streams during a graph capture: the previous stream is not waited for");
-            } else if let Err(e) = synchronize_stream(context, current) {
-                log::warn!("waiting for the previous stream before switching: {e}");
+                log::debug!("switching streams during a graph capture: the new stream is not ordered after the old");
+            } else if let Err(e) = order_streams(context, current, stream) {
+                // The old stream may be gone (a program may destroy it first); its work may not be.
+                log::warn!("ordering the new stream after the previous one ({e}): waiting for the device instead");
+                if let Err(e) = synchronize_context(context) {
+                    log::warn!("waiting for the device before switching streams: {e}");
+                }
             }
             self.stream.store(stream, Ordering::Release);
         }

@@ -458,7 +458,7 @@ fn gpu_strmv_bad_arguments_touch_nothing() {
 #[test]
 fn gpu_strmv_on_a_created_stream() {
     let _shapes = tuner_choices();
-    let Some(gpu) = gpu_or_skip("gpu_strmv_on_a_created_stream") else { return };
+    let Some(gpu) = gpu_alone_or_skip("gpu_strmv_on_a_created_stream") else { return };
     let mut random = random("gpu_strmv_on_a_created_stream");
     let ctx = gpu.context();
     let stream = Stream::new(ctx).unwrap();
@@ -503,6 +503,86 @@ fn gpu_strmv_on_a_created_stream() {
     dx.write(&x).unwrap();
     call_behind_a_gate("created stream", &gpu, stream.raw(), &dx, strmv);
     assert_close("created stream, gated", &dx.read().unwrap(), &expected, &magnitude, 2.0 * (case.n as f64 + 2.0));
+    unsafe {
+        assert_eq!(mublas::capi::handle::mublasSetStream(gpu.handle, std::ptr::null_mut()), MUBLAS_STATUS_SUCCESS)
+    };
+}
+
+/// mublasSetStream returns without waiting for the old stream, and still
+/// orders the new stream's use of the work buffer (STRMV's partial sums)
+/// after the old stream's: with the old stream held back by a gate behind a
+/// STRMV, the switch returns at once and a STRMV on the new stream does not
+/// land until the gate opens; then both results are right.
+#[test]
+fn gpu_set_stream_orders_the_streams_without_waiting() {
+    let _shapes = tuner_choices();
+    let test = "gpu_set_stream_orders_the_streams_without_waiting";
+    let Some(gpu) = gpu_alone_or_skip(test) else { return };
+    let mut random = random(test);
+    let ctx = gpu.context();
+    let (old, new) = (Stream::new(ctx).unwrap(), Stream::new(ctx).unwrap());
+    let case = Case {
+        uplo: MUBLAS_FILL_MODE_LOWER,
+        trans: MUBLAS_OP_T,
+        diag: MUBLAS_DIAG_NON_UNIT,
+        n: 3001,
+        lda: 3003,
+        incx: 1,
+        offset: 0,
+    };
+    let a = matrix(&mut random, &case);
+    let da = GuardedBuffer::from_slice(ctx, &a, 0).unwrap();
+    let (x1, x2) = (random.vector(case.n), random.vector(case.n));
+    let (dx1, dx2) = (GuardedBuffer::from_slice(ctx, &x1, 0).unwrap(), GuardedBuffer::from_slice(ctx, &x2, 0).unwrap());
+    let strmv = |dx: &GuardedBuffer| unsafe {
+        let status = mublasStrmv(
+            gpu.handle,
+            case.uplo,
+            case.trans,
+            case.diag,
+            case.n as i32,
+            da.address() as *const f32,
+            case.lda as i32,
+            dx.address() as *mut f32,
+            1,
+        );
+        assert_eq!(status, MUBLAS_STATUS_SUCCESS);
+    };
+    let set_stream = |stream: &Stream| unsafe {
+        assert_eq!(
+            mublas::capi::handle::mublasSetStream(gpu.handle, stream.raw() as *mut CUstream_st),
+            MUBLAS_STATUS_SUCCESS
+        )
+    };
+    // A first call grows the work buffer, so the calls below allocate nothing (an allocation may wait).
+    set_stream(&old);
+    strmv(&dx1);
+    old.synchronize().unwrap();
+    dx1.write(&x1).unwrap();
+
+    let gate = mublas::harness::StreamGate::close(ctx, old.raw()).unwrap();
+    strmv(&dx1);
+    set_stream(&new);
+    let switched_while_held = !gate.timed_out();
+    strmv(&dx2);
+    // Synchronous copies on the legacy default stream, which waits for neither created stream.
+    let (during1, during2) = (dx1.read().unwrap(), dx2.read().unwrap());
+    let read_while_held = !gate.timed_out();
+    gate.open();
+    new.synchronize().unwrap();
+    old.synchronize().unwrap();
+    assert!(switched_while_held, "mublasSetStream waited for the old stream (the gate opened by itself after 10 s)");
+    assert!(read_while_held, "the calls or the reads waited for the held stream");
+    assert!(same_bits(&during1, &x1), "the old stream's STRMV ran while its stream was held back");
+    assert!(
+        same_bits(&during2, &x2),
+        "the new stream's STRMV ran before the old stream's, whose work buffer it shares"
+    );
+    let bound = 2.0 * (case.n as f64 + 2.0);
+    let (expected1, magnitude1) = reference(&case, &a, &x1);
+    let (expected2, magnitude2) = reference(&case, &a, &x2);
+    assert_close("old stream", &dx1.read().unwrap(), &expected1, &magnitude1, bound);
+    assert_close("new stream", &dx2.read().unwrap(), &expected2, &magnitude2, bound);
     unsafe {
         assert_eq!(mublas::capi::handle::mublasSetStream(gpu.handle, std::ptr::null_mut()), MUBLAS_STATUS_SUCCESS)
     };

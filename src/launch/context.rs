@@ -47,6 +47,31 @@ pub fn synchronize_stream(context: sys::CUcontext, stream: sys::CUstream) -> Res
     unsafe { result::stream::synchronize(stream) }.map_err(|e| Error::ExecutionFailed(describe(&e)))
 }
 
+/// Waits for all work of `context`.
+#[allow(clippy::not_unsafe_ptr_arg_deref)]
+pub fn synchronize_context(context: sys::CUcontext) -> Result<()> {
+    let _bound = ContextGuard::bind(context)?;
+    result::ctx::synchronize().map_err(|e| Error::ExecutionFailed(describe(&e)))
+}
+
+/// Makes the work queued on `later` from now on wait for the work queued on
+/// `earlier` so far, without the host waiting: an event recorded on `earlier`
+/// and waited for by `later`, then released (the driver keeps it until it
+/// has completed). Null is the legacy default stream.
+#[allow(clippy::not_unsafe_ptr_arg_deref)]
+pub fn order_streams(context: sys::CUcontext, earlier: sys::CUstream, later: sys::CUstream) -> Result<()> {
+    let _bound = ContextGuard::bind(context)?;
+    let event = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)
+        .map_err(|e| Error::ExecutionFailed(describe(&e)))?;
+    // SAFETY: a live event and streams of this context (or null); the event is destroyed once, after its last use.
+    let ordered = unsafe {
+        result::event::record(event, earlier)
+            .and_then(|()| result::stream::wait_event(later, event, sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT))
+    };
+    let _ = unsafe { result::event::destroy(event) };
+    ordered.map_err(|e| Error::ExecutionFailed(describe(&e)))
+}
+
 /// Whether `stream` is capturing a CUDA graph. While it is, nothing may
 /// allocate memory or wait for a stream on the capturing thread's behalf: in
 /// the capture modes most programs use (PyTorch's included) such a call fails
