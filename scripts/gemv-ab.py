@@ -5,7 +5,8 @@ kernels/gemv.cu with extra lines such as
   extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_c8(GEMV_PARAMS) { gemv_n<true, 8>(GEMV_ARGS); }
 compiled by `scripts/nvrtc-ptx.py FILE.cu sm_90 > FILE.cubin`) before wiring
 it into the tuner. Square n×n or m×n, y = A·x (OP=T in the environment: y = Aᵀ·x,
-for the T kernels, TX threads a block, a warp per column), alpha = 1,
+for the T kernels, TX threads a block, a warp per column; LDA=l: A's
+leading dimension, m by default), alpha = 1,
 beta = 0 (BETA=b in the environment: beta = b, y read). Twenty calls
 captured in a CUDA graph and replayed between two events, median of 15
 replays, four matrices and y vectors rotated (past the L2 from n = 2048):
@@ -36,11 +37,13 @@ def main():
     cublas = ctypes.CDLL("libcublas.so.13")
     handle = ctypes.c_void_p()
     assert cublas.cublasCreate_v2(ctypes.byref(handle)) == 0
-    matrices = [cp.random.rand(m * n, dtype=cp.float32) - 0.5 for _ in range(4)]
+    lda = int(os.environ.get("LDA", m))
+    assert lda >= m
+    matrices = [cp.random.rand(lda * n, dtype=cp.float32) - 0.5 for _ in range(4)]
     x = cp.random.rand(m if OP_T else n, dtype=cp.float32) - 0.5
     ys = [cp.zeros(n if OP_T else m, dtype=cp.float32) for _ in range(4)]
     y = ys[0]
-    a = matrices[0].reshape(n, m)  # row j of `a` is column j of A
+    a = matrices[0].reshape(n, lda)[:, :m]  # row j of `a` is column j of A
     reference = (a if OP_T else a.T).astype(cp.float64) @ x.astype(cp.float64)
     counters = cp.zeros(65536, dtype=cp.uint32)  # the split's arrival counters, 0 between calls
     partials = cp.zeros(64 * max(m, n), dtype=cp.float32)
@@ -50,7 +53,7 @@ def main():
     cp.cuda.Device().synchronize()  # the data above come from the default stream, which `stream` does not wait for
 
     def with_cublas(A, y):
-        assert cublas.cublasSgemv_v2(handle, 1 if OP_T else 0, m, n, ctypes.byref(one), ctypes.c_void_p(A.data.ptr), m,
+        assert cublas.cublasSgemv_v2(handle, 1 if OP_T else 0, m, n, ctypes.byref(one), ctypes.c_void_p(A.data.ptr), lda,
                                      ctypes.c_void_p(x.data.ptr), 1, ctypes.byref(beta), ctypes.c_void_p(y.data.ptr), 1) == 0
 
     def kernel(spec):
@@ -64,7 +67,7 @@ def main():
         per_split = -(-(m if OP_T else n) // split)
 
         def launch(A, y):
-            f((tiles, split), (tx, ty), (np.int64(m), np.int64(n), np.float32(1), np.uint64(0), A, np.int64(m), x,
+            f((tiles, split), (tx, ty), (np.int64(m), np.int64(n), np.float32(1), np.uint64(0), A, np.int64(lda), x,
                                          np.int64(1), np.float32(BETA), np.uint64(0), y, np.int64(1), np.int64(per_split),
                                          counters, partials))
         return launch, f"{tiles * split} blocks"
