@@ -97,17 +97,10 @@ fn elements(case: &Case, storage: &[f32]) -> Vec<f32> {
     (0..case.n).map(|i| storage[strided_index(i, case.n, case.incx)]).collect()
 }
 
-/// Runs one case through mublasStrmv (and cuBLAS when given) on `stream`
-/// (null: the handle's current one), checking the result, the storage between
-/// strided elements, A, and the guards. Returns x as computed.
-fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCublas>) -> Vec<f32> {
-    let ctx = gpu.context();
-    let what = case.name();
-    let a = matrix(random, case);
-    let x = random.vector(span(case.n, case.incx));
-    let da = GuardedBuffer::from_slice(ctx, &a, case.offset).unwrap();
-    let dx = GuardedBuffer::from_slice(ctx, &x, case.offset).unwrap();
-    let status = unsafe {
+/// mublasStrmv on `case` with A at `da` and x at `dx`, queued on the handle's stream.
+fn strmv(gpu: &Gpu, case: &Case, da: &GuardedBuffer, dx: &GuardedBuffer) -> mublasStatus_t {
+    // SAFETY: device buffers that hold the case's A and x.
+    unsafe {
         mublasStrmv(
             gpu.handle,
             case.uplo,
@@ -119,8 +112,20 @@ fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCub
             dx.address() as *mut f32,
             case.incx as i32,
         )
-    };
-    assert_eq!(status, MUBLAS_STATUS_SUCCESS, "{what}");
+    }
+}
+
+/// Runs one case through mublasStrmv (and cuBLAS when given) on `stream`
+/// (null: the handle's current one), checking the result, the storage between
+/// strided elements, A, and the guards. Returns x as computed.
+fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCublas>) -> Vec<f32> {
+    let ctx = gpu.context();
+    let what = case.name();
+    let a = matrix(random, case);
+    let x = random.vector(span(case.n, case.incx));
+    let da = GuardedBuffer::from_slice(ctx, &a, case.offset).unwrap();
+    let dx = GuardedBuffer::from_slice(ctx, &x, case.offset).unwrap();
+    assert_eq!(strmv(gpu, case, &da, &dx), MUBLAS_STATUS_SUCCESS, "{what}");
     mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
     let got = dx.read().unwrap();
     assert!(da.guards_intact().unwrap() && dx.guards_intact().unwrap(), "{what}: guard zone overwritten");
@@ -475,33 +480,15 @@ fn gpu_strmv_on_a_created_stream() {
     let x = random.vector(case.n);
     let da = GuardedBuffer::from_slice(ctx, &a, 0).unwrap();
     let dx = GuardedBuffer::from_slice(ctx, &x, 0).unwrap();
-    let strmv = || unsafe {
-        let status = mublasStrmv(
-            gpu.handle,
-            case.uplo,
-            case.trans,
-            case.diag,
-            case.n as i32,
-            da.address() as *const f32,
-            case.lda as i32,
-            dx.address() as *mut f32,
-            1,
-        );
-        assert_eq!(status, MUBLAS_STATUS_SUCCESS);
-    };
-    unsafe {
-        assert_eq!(
-            mublas::capi::handle::mublasSetStream(gpu.handle, stream.raw() as *mut CUstream_st),
-            MUBLAS_STATUS_SUCCESS
-        )
-    };
-    strmv();
+    let call = || assert_eq!(strmv(&gpu, &case, &da, &dx), MUBLAS_STATUS_SUCCESS);
+    set_stream(&gpu, &stream);
+    call();
     stream.synchronize().unwrap();
     let (expected, magnitude) = reference(&case, &a, &x);
     assert_close("created stream", &dx.read().unwrap(), &expected, &magnitude, 2.0 * (case.n as f64 + 2.0));
     // Again with the stream held back (the work buffer has grown already): nothing lands before it runs.
     dx.write(&x).unwrap();
-    call_behind_a_gate("created stream", &gpu, stream.raw(), &dx, strmv);
+    call_behind_a_gate("created stream", &gpu, stream.raw(), &dx, call);
     assert_close("created stream, gated", &dx.read().unwrap(), &expected, &magnitude, 2.0 * (case.n as f64 + 2.0));
     unsafe {
         assert_eq!(mublas::capi::handle::mublasSetStream(gpu.handle, std::ptr::null_mut()), MUBLAS_STATUS_SUCCESS)
@@ -534,37 +521,18 @@ fn gpu_set_stream_orders_the_streams_without_waiting() {
     let da = GuardedBuffer::from_slice(ctx, &a, 0).unwrap();
     let (x1, x2) = (random.vector(case.n), random.vector(case.n));
     let (dx1, dx2) = (GuardedBuffer::from_slice(ctx, &x1, 0).unwrap(), GuardedBuffer::from_slice(ctx, &x2, 0).unwrap());
-    let strmv = |dx: &GuardedBuffer| unsafe {
-        let status = mublasStrmv(
-            gpu.handle,
-            case.uplo,
-            case.trans,
-            case.diag,
-            case.n as i32,
-            da.address() as *const f32,
-            case.lda as i32,
-            dx.address() as *mut f32,
-            1,
-        );
-        assert_eq!(status, MUBLAS_STATUS_SUCCESS);
-    };
-    let set_stream = |stream: &Stream| unsafe {
-        assert_eq!(
-            mublas::capi::handle::mublasSetStream(gpu.handle, stream.raw() as *mut CUstream_st),
-            MUBLAS_STATUS_SUCCESS
-        )
-    };
+    let call = |dx: &GuardedBuffer| assert_eq!(strmv(&gpu, &case, &da, dx), MUBLAS_STATUS_SUCCESS);
     // A first call grows the work buffer, so the calls below allocate nothing (an allocation may wait).
-    set_stream(&old);
-    strmv(&dx1);
+    set_stream(&gpu, &old);
+    call(&dx1);
     old.synchronize().unwrap();
     dx1.write(&x1).unwrap();
 
     let gate = mublas::harness::StreamGate::close(ctx, old.raw()).unwrap();
-    strmv(&dx1);
-    set_stream(&new);
+    call(&dx1);
+    set_stream(&gpu, &new);
     let switched_while_held = !gate.timed_out();
-    strmv(&dx2);
+    call(&dx2);
     // Synchronous copies on the legacy default stream, which waits for neither created stream.
     let (during1, during2) = (dx1.read().unwrap(), dx2.read().unwrap());
     let read_while_held = !gate.timed_out();

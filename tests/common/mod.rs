@@ -180,6 +180,13 @@ pub fn product(len: usize, entry: impl Fn(usize, usize) -> f64, v: &[f64]) -> (V
         .unzip()
 }
 
+/// mublasSetStream onto a created stream, which must succeed.
+pub fn set_stream(gpu: &Gpu, stream: &mublas::harness::Stream) {
+    // SAFETY: a live handle and stream.
+    let status = unsafe { mublas::capi::handle::mublasSetStream(gpu.handle, stream.raw() as *mut CUstream_st) };
+    assert_eq!(status, MUBLAS_STATUS_SUCCESS);
+}
+
 /// Whether two arrays hold the same floats, bit for bit (NaN equal to the same NaN).
 pub fn same_bits(a: &[f32], b: &[f32]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(p, q)| p.to_bits() == q.to_bits())
