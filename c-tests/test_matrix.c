@@ -9,7 +9,9 @@
  * {0.5, 0 over NaN in y}, alternating host and device pointer mode and the
  * default and a created stream; STRMV on n {1, 33, 513} x uplo x trans x diag
  * x incx {1, -2} x offsets {0, 1}; SGEMM on every transpose pair x three
- * shapes x offsets x beta {-0.5, 0 over NaN in C}; bad arguments (nothing
+ * shapes x offsets x beta {-0.5, 0 over NaN in C}; alpha = 0 with NaN in A and
+ * x (SGEMV, host and device scalars) or A and B (SGEMM), which must not be
+ * read, and beta {0.5 or -0.5, 0 over NaN}; bad arguments (nothing
  * written). Every array has poison around it, and between a vector's strided
  * elements, that must be unchanged; each element is within 2·(k + 2)·2^-24
  * of the Σ|terms| of its float64 sum (NaN never passes).
@@ -108,18 +110,23 @@ static void check_vector(const char *what, const float *after, const float *befo
 
 /* ---- SGEMV ---- */
 
-static void sgemv_case(mublasHandle_t h, int trans, int m, int n, int lda, int incx, int incy, int offset, float beta,
-                       int device_mode, CUstream stream) {
+static void sgemv_case(mublasHandle_t h, int trans, int m, int n, int lda, int incx, int incy, int offset, float alpha,
+                       float beta, int device_mode, CUstream stream) {
     char what[160];
-    snprintf(what, sizeof what, "sgemv %c %dx%d lda %d incx %d incy %d offset %d beta %g%s%s", trans ? 'T' : 'N', m, n,
-             lda, incx, incy, offset, beta, device_mode ? " device scalars" : "", stream ? " created stream" : "");
+    snprintf(what, sizeof what, "sgemv %c %dx%d lda %d incx %d incy %d offset %d alpha %g beta %g%s%s", trans ? 'T' : 'N',
+             m, n, lda, incx, incy, offset, alpha, beta, device_mode ? " device scalars" : "",
+             stream ? " created stream" : "");
     const int lx = trans ? m : n, ly = trans ? n : m;
     float *a = random_floats(lda * n), *x = random_floats(span(lx, incx)), *y = random_floats(span(ly, incy));
+    if (alpha == 0.0f) { /* NaN: alpha = 0 must read neither A nor x */
+        for (int i = 0; i < lda * n; i++) a[i] = NAN;
+        for (int i = 0; i < span(lx, incx); i++) x[i] = NAN;
+    }
     if (beta == 0.0f)
         for (int i = 0; i < ly; i++) y[element_index(i, ly, incy)] = NAN; /* NaN: beta = 0 must not read it */
     struct array da = upload(a, lda * n, offset), dx = upload(x, span(lx, incx), offset),
                  dy = upload(y, span(ly, incy), offset);
-    const float scalars[2] = {1.5f, beta};
+    const float scalars[2] = {alpha, beta};
     struct array ds = upload(scalars, 2, 0);
     CHECK_STATUS(mublasSetPointerMode(h, device_mode ? MUBLAS_POINTER_MODE_DEVICE : MUBLAS_POINTER_MODE_HOST),
                  MUBLAS_STATUS_SUCCESS);
@@ -133,10 +140,10 @@ static void sgemv_case(mublasHandle_t h, int trans, int m, int n, int lda, int i
     CHECK_STATUS(mublasSetPointerMode(h, MUBLAS_POINTER_MODE_HOST), MUBLAS_STATUS_SUCCESS);
     double *want = calloc((size_t)ly, sizeof(double)), *magnitude = calloc((size_t)ly, sizeof(double));
     for (int i = 0; i < ly; i++) {
-        for (int l = 0; l < lx; l++) {
-            const double term = (double)(trans ? a[l + i * lda] : a[i + l * lda]) * x[element_index(l, lx, incx)];
-            want[i] += 1.5 * term;
-            magnitude[i] += 1.5 * absolute(term);
+        for (int l = 0; alpha != 0.0f && l < lx; l++) {
+            const double term = (double)alpha * (trans ? a[l + i * lda] : a[i + l * lda]) * x[element_index(l, lx, incx)];
+            want[i] += term;
+            magnitude[i] += absolute(term);
         }
         if (beta != 0.0f) {
             want[i] += (double)beta * y[element_index(i, ly, incy)];
@@ -191,11 +198,16 @@ struct gemm {
     struct array da, db, dc;
 };
 
-static struct gemm gemm_setup(int ta, int tb, int m, int n, int k, int offset, int nan_c) {
+/* nan_ab: A and B all NaN (for alpha = 0, which must read neither); nan_c: C all NaN (for beta = 0). */
+static struct gemm gemm_setup(int ta, int tb, int m, int n, int k, int offset, int nan_ab, int nan_c) {
     struct gemm g = {ta, tb, m, n, k, (ta ? k : m) + 3, (tb ? n : k) + 1, m + 2, NULL, NULL, NULL, {0}, {0}, {0}};
     g.a = random_floats(g.lda * (ta ? m : k));
     g.b = random_floats(g.ldb * (tb ? k : n));
     g.c = random_floats(g.ldc * n);
+    if (nan_ab) {
+        for (int i = 0; i < g.lda * (ta ? m : k); i++) g.a[i] = NAN;
+        for (int i = 0; i < g.ldb * (tb ? k : n); i++) g.b[i] = NAN;
+    }
     if (nan_c)
         for (int i = 0; i < g.ldc * n; i++) g.c[i] = NAN;
     g.da = upload(g.a, g.lda * (ta ? m : k), offset);
@@ -224,7 +236,7 @@ static void gemm_check(const char *what, const struct gemm *g, float alpha, floa
                 continue;
             }
             double want = 0.0, magnitude = 0.0;
-            for (int l = 0; l < g->k; l++) {
+            for (int l = 0; alpha != 0.0f && l < g->k; l++) {
                 const double term = (double)alpha * (g->ta ? g->a[l + i * g->lda] : g->a[i + l * g->lda]) *
                                     (g->tb ? g->b[j + l * g->ldb] : g->b[l + j * g->ldb]);
                 want += term;
@@ -246,14 +258,14 @@ static void gemm_release(struct gemm *g) {
     free(g->a), free(g->b), free(g->c);
 }
 
-static void sgemm_case(mublasHandle_t h, int ta, int tb, int m, int n, int k, int offset, float beta) {
+static void sgemm_case(mublasHandle_t h, int ta, int tb, int m, int n, int k, int offset, float alpha, float beta) {
     char what[120];
-    snprintf(what, sizeof what, "sgemm %c%c %dx%dx%d offset %d beta %g", ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, offset,
-             beta);
-    struct gemm g = gemm_setup(ta, tb, m, n, k, offset, beta == 0.0f);
-    CHECK_STATUS(gemm_call(h, &g, 0.75f, beta), MUBLAS_STATUS_SUCCESS);
+    snprintf(what, sizeof what, "sgemm %c%c %dx%dx%d offset %d alpha %g beta %g", ta ? 'T' : 'N', tb ? 'T' : 'N', m, n,
+             k, offset, alpha, beta);
+    struct gemm g = gemm_setup(ta, tb, m, n, k, offset, alpha == 0.0f, beta == 0.0f);
+    CHECK_STATUS(gemm_call(h, &g, alpha, beta), MUBLAS_STATUS_SUCCESS);
     CU_CHECK(cu.cuCtxSynchronize());
-    gemm_check(what, &g, 0.75f, beta);
+    gemm_check(what, &g, alpha, beta);
     gemm_release(&g);
 }
 
@@ -261,7 +273,7 @@ static void sgemm_case(mublasHandle_t h, int ta, int tb, int m, int n, int k, in
 
 static void bad_arguments(mublasHandle_t h) {
     const float one = 1.0f;
-    struct gemm g = gemm_setup(0, 0, 10, 10, 10, 0, 0);
+    struct gemm g = gemm_setup(0, 0, 10, 10, 10, 0, 0, 0);
     float *a = device_address(&g.da), *b = device_address(&g.db), *c = device_address(&g.dc);
     CHECK_STATUS(mublasSgemv(h, MUBLAS_OP_N, 10, 10, &one, a, 9, b, 1, &one, c, 1), MUBLAS_STATUS_INVALID_VALUE);
     CHECK_STATUS(mublasSgemv(h, MUBLAS_OP_N, 10, 10, &one, a, 13, b, 0, &one, c, 1), MUBLAS_STATUS_INVALID_VALUE);
@@ -290,7 +302,7 @@ static void captured(mublasHandle_t h, CUstream stream) {
         printf("  skipped the CUDA graph part: this driver has no stream capture\n");
         return;
     }
-    struct gemm g = gemm_setup(1, 0, 129, 127, 255, 1, 1);
+    struct gemm g = gemm_setup(1, 0, 129, 127, 255, 1, 0, 1);
     CHECK_STATUS(mublasSetStream(h, stream), MUBLAS_STATUS_SUCCESS);
     CU_CHECK(cu.cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL));
     CHECK_STATUS(gemm_call(h, &g, 0.75f, 0.0f), MUBLAS_STATUS_SUCCESS);
@@ -331,8 +343,14 @@ int main(void) {
                 for (int incy = 1; incy >= -3; incy -= 4)
                     for (int offset = 0; offset <= 1; offset++)
                         for (int zero_beta = 0; zero_beta <= 1; zero_beta++, cases++)
-                            sgemv_case(h, trans, shapes[s][0], shapes[s][1], shapes[s][2], incx, incy, offset,
+                            sgemv_case(h, trans, shapes[s][0], shapes[s][1], shapes[s][2], incx, incy, offset, 1.5f,
                                        zero_beta ? 0.0f : 0.5f, cases % 3 == 0, cases % 2 ? stream : NULL);
+    /* alpha = 0 (A and x NaN, never read): y = beta·y, or 0 over NaN; from host and device memory. */
+    for (int trans = 0; trans <= 1; trans++)
+        for (int device_mode = 0; device_mode <= 1; device_mode++)
+            for (int zero_beta = 0; zero_beta <= 1; zero_beta++, cases++)
+                sgemv_case(h, trans, shapes[0][0], shapes[0][1], shapes[0][2], -2, 1, 1, 0.0f, zero_beta ? 0.0f : 0.5f,
+                           device_mode, cases % 2 ? stream : NULL);
     static const int trmv_sizes[3] = {1, 33, 513};
     for (int s = 0; s < 3; s++)
         for (int uplo = 0; uplo <= 1; uplo++)
@@ -347,8 +365,13 @@ int main(void) {
             for (int s = 0; s < 3; s++)
                 for (int offset = 0; offset <= 1; offset++)
                     for (int zero_beta = 0; zero_beta <= 1; zero_beta++, cases++)
-                        sgemm_case(h, ta, tb, gemm_shapes[s][0], gemm_shapes[s][1], gemm_shapes[s][2], offset,
+                        sgemm_case(h, ta, tb, gemm_shapes[s][0], gemm_shapes[s][1], gemm_shapes[s][2], offset, 0.75f,
                                    zero_beta ? 0.0f : -0.5f);
+    /* alpha = 0 (A and B NaN, never read): C = beta·C, or 0 over NaN. */
+    for (int ta = 0; ta <= 1; ta++)
+        for (int zero_beta = 0; zero_beta <= 1; zero_beta++, cases++)
+            sgemm_case(h, ta, !ta, gemm_shapes[1][0], gemm_shapes[1][1], gemm_shapes[1][2], 1, 0.0f,
+                       zero_beta ? 0.0f : -0.5f);
     bad_arguments(h);
     captured(h, stream);
 
