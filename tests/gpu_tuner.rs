@@ -80,19 +80,31 @@ fn gpu_every_saxpy_shape_is_correct() {
     let alpha = 0.75f32;
     let mut checked = 0;
     // x at offset 0 takes a float4 kernel (the single-pass one up to
-    // SINGLE_MAX_ELEMENTS; n odd, so it has a tail); at offset 1 (y at 0) the strided one.
+    // SINGLE_MAX_ELEMENTS; n odd, so it has a tail); at offset 1 (y at 0), or
+    // with increments other than 1 (here negative on x), the strided one.
     let large = SINGLE_MAX_ELEMENTS as usize + 5;
-    for (spec, n, x_offset) in
-        [(&AXPY_VEC4_SINGLE, 100_003, 0usize), (&AXPY_VEC4, large, 0), (&AXPY_STRIDED, 100_003, 1)]
-    {
-        let (x, y) = (random.vector(n + 1), random.vector(n));
+    for (spec, n, x_offset, incx, incy) in [
+        (&AXPY_VEC4_SINGLE, 100_003, 0usize, 1i64, 1i64),
+        (&AXPY_VEC4, large, 0, 1, 1),
+        (&AXPY_STRIDED, 100_003, 1, 1, 1),
+        (&AXPY_STRIDED, 30_001, 0, -2, 3),
+    ] {
+        let (x, y) = (random.vector(span(n, incx) + 1), random.vector(span(n, incy)));
         let kernel = device.kernel(spec.name).unwrap();
         let dx = GuardedBuffer::from_slice(ctx, &x, 0).unwrap();
+        let x_address = dx.address() + 4 * x_offset as u64;
         // y, like dx, starts a buffer: it has dx's alignment.
-        let vector = |base| StridedVector { base, len: n as i64, inc: 1 };
-        let chosen = select_kernel(n as i64, &vector(dx.address() + 4 * x_offset as u64), &vector(dx.address())).0;
+        let vector = |base, inc| StridedVector { base, len: n as i64, inc };
+        let chosen = select_kernel(n as i64, &vector(x_address, incx), &vector(dx.address(), incy)).0;
         assert_eq!(chosen.name, spec.name, "the routine must take the kernel whose shapes are forced");
         let problem = Problem { n: n as u64, ..Problem::default() };
+        // Storage of y after the call: its elements updated, the floats between them as they were.
+        let (mut expected, mut magnitude): (Vec<f64>, Vec<f64>) = y.iter().map(|&v| (v as f64, 0.0)).unzip();
+        for i in 0..n {
+            let (xi, yi) = (x[x_offset + strided_index(i, n, incx)], y[strided_index(i, n, incy)]);
+            expected[strided_index(i, n, incy)] = alpha as f64 * xi as f64 + yi as f64;
+            magnitude[strided_index(i, n, incy)] = (alpha * xi).abs() as f64 + yi.abs() as f64;
+        }
         for (shape, _, _) in candidates(device.model(), &kernel.model, spec, &problem) {
             let dy = GuardedBuffer::from_slice(ctx, &y, 0).unwrap();
             device.tuner.forced().set(spec.name, Some(shape));
@@ -101,20 +113,17 @@ fn gpu_every_saxpy_shape_is_correct() {
                     gpu.handle,
                     n as i32,
                     &alpha,
-                    (dx.address() + 4 * x_offset as u64) as *const f32,
-                    1,
+                    x_address as *const f32,
+                    incx as i32,
                     dy.address() as *mut f32,
-                    1,
+                    incy as i32,
                 )
             };
             device.tuner.forced().set(spec.name, None);
             assert_eq!(status, 0);
-            let got = dy.read().unwrap();
-            let expected: Vec<f64> = (0..n).map(|i| alpha as f64 * x[i + x_offset] as f64 + y[i] as f64).collect();
-            let magnitude: Vec<f64> =
-                (0..n).map(|i| (alpha * x[i + x_offset]).abs() as f64 + y[i].abs() as f64).collect();
-            assert_close(&format!("{} forced to {shape:?}", spec.name), &got, &expected, &magnitude, 2.0);
-            assert!(dy.guards_intact().unwrap());
+            let what = format!("{} forced to {shape:?}, incx {incx}, incy {incy}", spec.name);
+            assert_close(&what, &dy.read().unwrap(), &expected, &magnitude, 2.0);
+            assert!(dy.guards_intact().unwrap(), "{what}: guard zone overwritten");
             checked += 1;
         }
     }
