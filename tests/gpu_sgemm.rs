@@ -883,15 +883,23 @@ fn gpu_sgemm_split_k_like_256_256_65536_scaled_down() {
 fn gpu_sgemm_same_bits_on_repeated_calls() {
     let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip("gpu_sgemm_same_bits_on_repeated_calls") else { return };
-    for (m, n, k) in [(300usize, 200usize, 500usize), (64, 64, 8192)] {
+    // The tuner's choice (direct, split-K), and the paths it takes elsewhere: A^T panels, a split tail, stream-K.
+    for (case, choice) in [
+        (Case::new(0, 1, 300, 200, 500), None),
+        (Case::new(0, 1, 64, 64, 8192), None),
+        (Case::new(1, 0, 130, 70, 300), Some(TileChoice::TransposedA { panel_rows: 64 })),
+        (Case::new(0, 0, 600, 300, 64), Some(TileChoice::SplitTail { tile: 3, cut: Cut::Columns, main: 128 })),
+        (Case::new(1, 0, 600, 300, 200), Some(TileChoice::StreamK { tiles: 4, blocks: 7 })),
+    ] {
+        let (m, n, k) = (case.m, case.n, case.k);
         let mut first: Option<Vec<f32>> = None;
         for _ in 0..5 {
             // The same seed each time: the same inputs.
             let mut random = Random::new(77);
-            let got = run_case(&gpu, &mut random, &Case::new(0, 1, m, n, k), None, None);
+            let got = run_case(&gpu, &mut random, &case, None, choice);
             match &first {
                 None => first = Some(got),
-                Some(f) => assert!(same_bits(f, &got), "({m}, {n}, {k}) changed between calls"),
+                Some(f) => assert!(same_bits(f, &got), "({m}, {n}, {k}) {choice:?} changed between calls"),
             }
         }
     }
