@@ -246,8 +246,7 @@ fn gpu_calls_captured_into_a_graph_replay_correctly() {
     let mut random = random(test);
     let work = Workload::new(&gpu, &mut random);
     let stream = Stream::new(gpu.context()).unwrap();
-    // SAFETY: a live handle and a stream of its context.
-    assert_eq!(unsafe { mublasSetStream(gpu.handle, stream.raw() as *mut CUstream_st) }, MUBLAS_STATUS_SUCCESS);
+    set_stream(&gpu, stream.raw());
 
     // A new handle: the calls that would grow its work buffer run without it (no split along k, no A^T copy,
     // no split tail), the others use what it holds (SGEMV's split counters, STRMV's partial sums).
@@ -346,11 +345,9 @@ fn gpu_device_scalars_are_read_at_each_launch() {
     let (v, y) = (Vector::new(&gpu, &mut random, k), Vector::new(&gpu, &mut random, m));
     let scalars = GuardedBuffer::from_slice(gpu.context(), &[1.0, 0.0], 0).unwrap();
     let (alpha, beta) = (scalars.address() as *const f32, (scalars.address() + 4) as *const f32);
-    // SAFETY: a live handle, a stream of its context, device buffers with the sizes passed.
-    unsafe {
-        assert_eq!(mublasSetStream(gpu.handle, stream.raw() as *mut CUstream_st), MUBLAS_STATUS_SUCCESS);
-        assert_eq!(mublasSetPointerMode(gpu.handle, MUBLAS_POINTER_MODE_DEVICE), MUBLAS_STATUS_SUCCESS);
-    }
+    set_stream(&gpu, stream.raw());
+    // SAFETY: a live handle.
+    unsafe { assert_eq!(mublasSetPointerMode(gpu.handle, MUBLAS_POINTER_MODE_DEVICE), MUBLAS_STATUS_SUCCESS) };
     let mut status = MUBLAS_STATUS_NOT_INITIALIZED;
     let graph = CapturedGraph::capture(gpu.context(), stream.raw(), || {
         // SAFETY: as above.

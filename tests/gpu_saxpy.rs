@@ -191,14 +191,14 @@ fn gpu_saxpy_on_a_created_stream() {
     assert_close("created stream", &dy.read().unwrap(), &expected, &magnitude, 2.0);
     // Again with the stream held back: nothing lands before it runs.
     dy.write(&y).unwrap();
-    call_behind_a_gate("created stream", &gpu, stream.raw(), &dy, || unsafe {
+    call_behind_a_gate("created stream", &gpu, stream.raw(), &[&dy], || unsafe {
         assert_eq!(
             mublasSaxpy(gpu.handle, n as i32, &alpha, dx.address() as *const f32, 1, dy.address() as *mut f32, 1),
             MUBLAS_STATUS_SUCCESS
         );
     });
     assert_close("created stream, gated", &dy.read().unwrap(), &expected, &magnitude, 2.0);
-    unsafe { assert_eq!(mublasSetStream(gpu.handle, std::ptr::null_mut()), MUBLAS_STATUS_SUCCESS) };
+    set_stream(&gpu, std::ptr::null_mut());
 }
 
 #[test]

@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use mublas::capi::gemm::mublasSgemm;
-use mublas::capi::handle::{mublasSetPointerMode, mublasSetStream};
+use mublas::capi::handle::mublasSetPointerMode;
 use mublas::capi::types::*;
 use mublas::harness::{GuardedBuffer, Random, Stream};
 use mublas::real_cublas::RealCublas;
@@ -193,7 +193,7 @@ fn run_case_deciding(
     };
     // On a created stream (gpu_sgemm_on_a_created_stream), with the stream held back while the call is made.
     let stream = gpu.inner().stream();
-    let decision = if stream.is_null() { call() } else { call_behind_a_gate(&what, gpu, stream, &dc, call) };
+    let decision = if stream.is_null() { call() } else { call_behind_a_gate(&what, gpu, stream, &[&dc], call) };
     mublas::harness::stream::synchronize(ctx, stream).unwrap();
     let got = dc.read().unwrap();
     assert!(
@@ -782,11 +782,11 @@ fn gpu_sgemm_on_a_created_stream() {
     for (case, choice) in &cases {
         run_case(&gpu, &mut random, case, None, Some(*choice));
     }
-    unsafe { assert_eq!(mublasSetStream(gpu.handle, stream.raw() as *mut CUstream_st), MUBLAS_STATUS_SUCCESS) };
+    set_stream(&gpu, stream.raw());
     for (case, choice) in &cases {
         run_case(&gpu, &mut random, case, None, Some(*choice));
     }
-    unsafe { assert_eq!(mublasSetStream(gpu.handle, std::ptr::null_mut()), MUBLAS_STATUS_SUCCESS) };
+    set_stream(&gpu, std::ptr::null_mut());
     say(&format!("{test}: {} cases correct on a created stream, each held back while the call was made", cases.len()));
 }
 

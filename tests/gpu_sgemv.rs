@@ -174,7 +174,7 @@ impl Prepared {
     /// [`Prepared::run`] on the handle's created stream, held back by a gate while the call is made.
     fn run_gated(&self, gpu: &Gpu, stream: &Stream) -> Vec<f32> {
         self.dy.write(&self.y).unwrap();
-        call_behind_a_gate(&self.describe(None), gpu, stream.raw(), &self.dy, || self.call(gpu, None));
+        call_behind_a_gate(&self.describe(None), gpu, stream.raw(), &[&self.dy], || self.call(gpu, None));
         self.dy.read().unwrap()
     }
 
@@ -1160,7 +1160,7 @@ fn gpu_sgemv_on_a_created_stream() {
         prepared.check(&format!("default stream: {}", prepared.describe(None)), &got);
     }
     let stream = Stream::new(gpu.context()).unwrap();
-    unsafe { assert_eq!(mublasSetStream(gpu.handle, stream.raw() as *mut CUstream_st), MUBLAS_STATUS_SUCCESS) };
+    set_stream(&gpu, stream.raw());
     // Every combination is run and reported before the test fails, to locate a failure.
     let mut failures = Vec::new();
     for trans in [MUBLAS_OP_N, MUBLAS_OP_T] {
@@ -1207,7 +1207,7 @@ fn gpu_sgemv_on_a_created_stream() {
         }
     }
     assert!(failures.is_empty(), "failed on the created stream: {failures:#?}");
-    unsafe { assert_eq!(mublasSetStream(gpu.handle, std::ptr::null_mut()), MUBLAS_STATUS_SUCCESS) };
+    set_stream(&gpu, std::ptr::null_mut());
 }
 
 #[test]

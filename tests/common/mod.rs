@@ -180,10 +180,11 @@ pub fn product(len: usize, entry: impl Fn(usize, usize) -> f64, v: &[f64]) -> (V
         .unzip()
 }
 
-/// mublasSetStream onto a created stream, which must succeed.
-pub fn set_stream(gpu: &Gpu, stream: &mublas::harness::Stream) {
-    // SAFETY: a live handle and stream.
-    let status = unsafe { mublas::capi::handle::mublasSetStream(gpu.handle, stream.raw() as *mut CUstream_st) };
+/// mublasSetStream onto `stream` (a created stream's `raw()`, or null for the legacy default stream), which must
+/// succeed.
+pub fn set_stream(gpu: &Gpu, stream: mublas::launch::CUstream) {
+    // SAFETY: a live handle and a stream of its context (or null).
+    let status = unsafe { mublas::capi::handle::mublasSetStream(gpu.handle, stream as *mut CUstream_st) };
     assert_eq!(status, MUBLAS_STATUS_SUCCESS);
 }
 
@@ -192,33 +193,35 @@ pub fn same_bits(a: &[f32], b: &[f32]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(p, q)| p.to_bits() == q.to_bits())
 }
 
-/// Runs `call` (one mublas call on `stream`, a created non-blocking stream)
-/// with the stream held back by a [`StreamGate`]: `output` must read as
-/// before until the gate opens, so the work went onto `stream` and the call
-/// returned without waiting for it (testing.md: results ready after that
+/// Runs `call` (mublas calls on `stream`, a created non-blocking stream, or
+/// queued behind it) with the stream held back by a [`StreamGate`]: each of
+/// `outputs` must read as before until the gate opens, so the work went onto
+/// `stream` (or waits for it) and the calls returned without waiting for it (testing.md: results ready after that
 /// stream synchronises, not before). Then the stream is let go and
 /// synchronised; the caller checks the result.
 pub fn call_behind_a_gate<R>(
     what: &str,
     gpu: &Gpu,
     stream: mublas::launch::CUstream,
-    output: &GuardedBuffer,
+    outputs: &[&GuardedBuffer],
     call: impl FnOnce() -> R,
 ) -> R {
-    let before = output.read().unwrap();
+    let before: Vec<Vec<f32>> = outputs.iter().map(|output| output.read().unwrap()).collect();
     let gate = StreamGate::close(gpu.context(), stream).unwrap();
     let result = call();
     let returned_while_held = !gate.timed_out();
-    // A synchronous copy on the legacy default stream, which does not wait for `stream`.
-    let during = output.read().unwrap();
+    // Synchronous copies on the legacy default stream, which does not wait for `stream`.
+    let during: Vec<Vec<f32>> = outputs.iter().map(|output| output.read().unwrap()).collect();
     let read_while_held = !gate.timed_out();
     gate.open();
     mublas::harness::stream::synchronize(gpu.context(), stream).unwrap();
     assert!(returned_while_held, "{what}: the call waited for its own stream (the gate opened by itself after 10 s)");
     assert!(read_while_held, "{what}: reading the output waited until the gate opened by itself (a device-wide wait?)");
-    assert!(
-        same_bits(&before, &during),
-        "{what}: output written while the handle's stream was held back: launched on another stream"
-    );
+    for (k, (before, during)) in before.iter().zip(&during).enumerate() {
+        assert!(
+            same_bits(before, during),
+            "{what}: output {k} written while the stream was held back: launched on another stream, or not after it"
+        );
+    }
     result
 }
