@@ -19,8 +19,10 @@
 //    unsplit, in one wave of row tiles of 32 to 256 rows;
 //    gemv_n_f32_wide_staged: the same with x staged, for wider matrices.
 //    gemv_n_f32_wide_any: the float4 wide kernel for any A and lda
-//    (gemv_n_any_columns). Checked on the CPU (scripts/cpu-emulation), not
-//    yet timed on a GPU, so the routine does not launch it yet.
+//    (gemv_n_any_columns). Checked on the CPU (scripts/cpu-emulation) and
+//    timed on the GPU (docs/performance.md), where it was no faster than the
+//    kernels the routine takes for odd lda and its time varied more with n,
+//    so the routine does not launch it.
 //  - gemv_n_f32_scalar_lanes: op N, any alignment and lda, one wave of row
 //    tiles of 32 rows: block (32, Ty), a row per lane, so that each load of a
 //    warp is 128 contiguous bytes of one column (gemv_n_lanes).
@@ -278,70 +280,66 @@ __device__ __forceinline__ void gemv_n_any_fma(float4 &own, float4 &below, const
     for (int i = 0; i < S; ++i) component_ref(own, 4 - S + i) = fmaf(e[i], xv, component(own, 4 - S + i));
 }
 
-// The loads of column `col` (A + col lda + row0 at `p`) at offset S.
+// The loads of column `col` (A + col lda + row0 at `p`) at offset S; none where !active (zeros instead).
 template <int S>
 __device__ __forceinline__ void gemv_n_any_load(float4 &v, float (&e)[3], const float *p, int tx, bool last_thread,
-                                                int tile_rows) {
-    v = load_once4(p + 4 * tx - S);
+                                                int tile_rows, bool active = true) {
+    v = active ? load_once4(p + 4 * tx - S) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
-    for (int i = 0; i < 3; ++i) e[i] = i < S && last_thread ? load_once(p + tile_rows - S + i) : 0.0f;
+    for (int i = 0; i < 3; ++i) e[i] = active && i < S && last_thread ? load_once(p + tile_rows - S + i) : 0.0f;
 }
 
-// One column on its own: its loads, then its multiply-adds.
-template <int S>
-__device__ __forceinline__ void gemv_n_any_column(float4 &own, float4 &below, const float *p, float xv, int tx,
-                                                  bool last_thread, int tile_rows) {
-    float4 v;
-    float e[3];
-    gemv_n_any_load<S>(v, e, p, tx, last_thread, tile_rows);
-    gemv_n_any_fma<S>(own, below, v, e, xv);
-}
-
-// Columns c .. c + K of a group: loads (K = 0..7) issued together, then the multiply-adds.
+// The first `count` columns of a group (all 8 in the sweep, fewer in its last
+// group): loads issued together, then the multiply-adds.
 template <int S1, int L, int K = 0>
 __device__ __forceinline__ void gemv_n_any_group_loads(float4 (&v)[8], float (&e)[8][3], const float *p, i64 lda,
-                                                       int tx, bool last_thread, int tile_rows) {
+                                                       int tx, bool last_thread, int tile_rows, int count) {
     if constexpr (K < 8) {
-        gemv_n_any_load<(S1 + K * L) & 3>(v[K], e[K], p + K * lda, tx, last_thread, tile_rows);
-        gemv_n_any_group_loads<S1, L, K + 1>(v, e, p, lda, tx, last_thread, tile_rows);
+        gemv_n_any_load<(S1 + K * L) & 3>(v[K], e[K], p + K * lda, tx, last_thread, tile_rows, K < count);
+        gemv_n_any_group_loads<S1, L, K + 1>(v, e, p, lda, tx, last_thread, tile_rows, count);
     }
 }
 template <int S1, int L, int K = 0>
 __device__ __forceinline__ void gemv_n_any_group_fma(float4 &own, float4 &below, const float4 (&v)[8],
-                                                     const float (&e)[8][3], const float (&xv)[8]) {
+                                                     const float (&e)[8][3], const float (&xv)[8], int count) {
     if constexpr (K < 8) {
-        gemv_n_any_fma<(S1 + K * L) & 3>(own, below, v[K], e[K], xv[K]);
-        gemv_n_any_group_fma<S1, L, K + 1>(own, below, v, e, xv);
+        if (K < count) gemv_n_any_fma<(S1 + K * L) & 3>(own, below, v[K], e[K], xv[K]);
+        gemv_n_any_group_fma<S1, L, K + 1>(own, below, v, e, xv, count);
     }
 }
 
+// The group of columns g .. g + count - 1 (count <= 8): its loads, then its multiply-adds.
+template <int S1, int L>
+__device__ __forceinline__ void gemv_n_any_group(float4 &own, float4 &below, const float *__restrict__ A, i64 lda,
+                                                 const float *__restrict__ x, i64 incx, i64 row0, i64 g, int count,
+                                                 int tx, int tile_rows, bool last_thread) {
+    float4 v[8];
+    float e[8][3];
+    gemv_n_any_group_loads<S1, L>(v, e, A + g * lda + row0, lda, tx, last_thread, tile_rows, count);
+    float xv[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k) xv[k] = k < count ? __ldg(x + (g + k) * incx) : 0.0f;
+    gemv_n_any_group_fma<S1, L>(own, below, v, e, xv, count);
+}
+
 // Columns 1 .. n-1 of a whole row tile for this thread row: groups of 8 from
-// column 1 + 8 ty, every 8 Ty; the group cut short by the last column (one
-// thread row's) column by column.
+// column 1 + 8 ty, every 8 Ty. The group cut short by the last column is the
+// next thread row's in turn (one with a whole group fewer, unless the groups
+// divide evenly). It starts at a column ≡ 1 (mod 8) like the others, so its
+// offsets follow the same pattern and its loads go out together too,
+// predicated on its count. (Column by column, each load waited for the one
+// before, and at n ≡ 5..7 (mod 8) that row held its block back.) Predicating
+// every group the same way instead slowed the loop by up to 10 %.
 template <int S1, int L>
 __device__ __forceinline__ void gemv_n_any_sweep(float4 &own, float4 &below, const float *__restrict__ A, i64 lda,
                                                  const float *__restrict__ x, i64 incx, i64 n, i64 row0, int tx,
                                                  int tile_rows, bool last_thread, int ty, int Ty) {
     i64 g = 1 + 8 * static_cast<i64>(ty);
-    for (; g + 8 <= n; g += 8 * static_cast<i64>(Ty)) {
-        float4 v[8];
-        float e[8][3];
-        gemv_n_any_group_loads<S1, L>(v, e, A + g * lda + row0, lda, tx, last_thread, tile_rows);
-        float xv[8];
-#pragma unroll
-        for (int k = 0; k < 8; ++k) xv[k] = __ldg(x + (g + k) * incx);
-        gemv_n_any_group_fma<S1, L>(own, below, v, e, xv);
-    }
-    for (; g < n; ++g) {
-        const float *p = A + g * lda + row0;
-        const float xv = __ldg(x + g * incx);
-        switch ((S1 + static_cast<int>((g - 1) & 3) * L) & 3) {
-            case 0: gemv_n_any_column<0>(own, below, p, xv, tx, last_thread, tile_rows); break;
-            case 1: gemv_n_any_column<1>(own, below, p, xv, tx, last_thread, tile_rows); break;
-            case 2: gemv_n_any_column<2>(own, below, p, xv, tx, last_thread, tile_rows); break;
-            default: gemv_n_any_column<3>(own, below, p, xv, tx, last_thread, tile_rows); break;
-        }
-    }
+    for (; g + 8 <= n; g += 8 * static_cast<i64>(Ty))
+        gemv_n_any_group<S1, L>(own, below, A, lda, x, incx, row0, g, 8, tx, tile_rows, last_thread);
+    if (g < n)
+        gemv_n_any_group<S1, L>(own, below, A, lda, x, incx, row0, g, static_cast<int>(n - g), tx, tile_rows,
+                                last_thread);
 }
 
 // A whole row tile (row0 + 4 Tx <= m) of the any-A kernel, unsplit: this

@@ -259,7 +259,8 @@ int main(int argc, char **argv) {
             }
         }
     }
-    // The float4 N kernel for any A over every lda mod 4 and A offset, row tiles of 8, 24 and 64 threads.
+    // The float4 N kernel for any A over every lda mod 4 and A offset, row tiles of 8, 24 and 64 threads, and
+    // last column groups of 0 to 7 columns ((n - 1) mod 8: 0, 1, 6, 2, 5, 7, 0).
     const KernelInfo &any = *std::find_if(std::begin(KERNELS), std::end(KERNELS),
                                           [](const KernelInfo &k) { return std::strcmp(k.name, "gemv_n_f32_wide_any") == 0; });
     if (std::strstr(any.name, only)) {
@@ -268,7 +269,7 @@ int main(int argc, char **argv) {
             const int tx = shape[0], ty = shape[1];
             const i64 tile = 4 * tx;
             for (i64 m : {tile, 2 * tile + 5}) {
-                for (i64 n : {i64{1}, i64{2}, i64{7}, i64{8} * ty + 3, i64{16} * ty + 9}) {
+                for (i64 n : {i64{1}, i64{2}, i64{7}, i64{8} * ty + 3, i64{8} * ty + 6, i64{8} * ty + 8, i64{16} * ty + 9}) {
                     for (int pad = 0; pad < 4; ++pad) {
                         for (int offset = 0; offset < 4; ++offset) {
                             for (bool at_end : {false, true}) {
