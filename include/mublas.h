@@ -83,7 +83,9 @@ extern "C" {
 #endif // __cplusplus
 
 // y = alpha·x + y (cuBLAS `cublasSaxpy`). n ≤ 0 and a host alpha of 0 return
-// at once; increments may be negative (reference-BLAS indexing) but not 0.
+// at once. Increments follow reference BLAS: negative ones walk backwards,
+// incx = 0 repeats x[0], and incy = 0 adds every term into y[0] (in a fixed
+// order, so repeated calls give the same bits).
 //
 // # Safety
 // `handle` null or live; `alpha` per the pointer mode; x and y device vectors

@@ -1,6 +1,6 @@
 // SAXPY: y = alpha * x + y.
 //
-// Three kernels, the routine picks one per call:
+// Four kernels, the routine picks one per call:
 //  - axpy_f32_vec4: unit increments and x, y with the same offset modulo 16 bytes.
 //    A few leading elements (until y is 16-byte aligned) and the trailing ones
 //    are done one by one; the body moves as float4, AXPY_UNROLL of them per
@@ -10,6 +10,7 @@
 //    per thread, no loop, head and tail by extra threads (below).
 //  - axpy_f32_strided: any increments (the host passes x and y already moved to
 //    element 0, so a negative increment just walks backwards), any alignment.
+//  - axpy_f32_sum_to_y0: incy = 0 (below).
 // Grid: ceil(work / (blockDim.x * AXPY_UNROLL * split)) blocks of a 1-D block,
 // Tx and split chosen by the tuner; the looping kernels go grid-stride, so each
 // thread handles `split` chunks (axpy_f32_vec4_single: a thread per group or
@@ -117,5 +118,64 @@ extern "C" __global__ void __maxnreg__(32) axpy_f32_strided(i64 n, float alpha_v
             const i64 i = first + static_cast<i64>(u) * blockDim.x;
             if (i < n) y[i * incy] = fmaf(alpha, xv[u], yv[u]);
         }
+    }
+}
+
+// The sum of `s` over the block in a fixed order: each warp by a shuffle
+// tree, then the warps' sums by warp 0 the same way; thread 0's result is
+// the block's. Every thread must call it (the CPU emulation's shuffles are
+// block-wide), and the block must pass a barrier before it is called again.
+__device__ __forceinline__ float axpy_block_sum(float s, float *warp_sums) {
+    const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+#pragma unroll
+    for (unsigned offset = 16; offset > 0; offset /= 2) s += __shfl_down_sync(0xffffffffu, s, offset);
+    if (lane == 0) warp_sums[warp] = s;
+    __syncthreads();
+    s = threadIdx.x < (blockDim.x + 31) / 32 ? warp_sums[threadIdx.x] : 0.0f;
+#pragma unroll
+    for (unsigned offset = 16; offset > 0; offset /= 2) s += __shfl_down_sync(0xffffffffu, s, offset);
+    return s;
+}
+
+// y with increment 0: every term lands on y[0], so the result is reference
+// BLAS's y[0] + alpha * (x_0 + ... + x_{n-1}) (cuBLAS gives it too), which the
+// other kernels, one thread per element, would turn into a race. Here the sum
+// has a fixed order: block b adds the terms [b * per_block, (b + 1) * per_block)
+// (each thread its own every blockDim.x-th, then axpy_block_sum), writes its
+// sum to partials[b] and counts itself in *counter; the block that arrives
+// last adds the partials in block order, updates y[0] and resets the counter
+// to 0 for the next call. With one block there are no partials and no counter.
+extern "C" __global__ void __launch_bounds__(1024) axpy_f32_sum_to_y0(i64 n, i64 per_block, float alpha_value,
+                                                                    const float *alpha_ptr, const float *x, i64 incx,
+                                                                    float *y, unsigned *counter, float *partials) {
+    __shared__ float warp_sums[32];
+    __shared__ bool last;
+    const float alpha = load_scalar(alpha_value, alpha_ptr);
+    if (alpha == 0.0f) return;
+
+    const i64 begin = static_cast<i64>(blockIdx.x) * per_block;
+    const i64 end = min(n, begin + per_block);
+    float s = 0.0f;
+#pragma unroll 4
+    for (i64 i = begin + threadIdx.x; i < end; i += blockDim.x) s += x[i * incx];
+    s = axpy_block_sum(s, warp_sums);
+    if (gridDim.x == 1) {
+        if (threadIdx.x == 0) *y = fmaf(alpha, s, *y);
+        return;
+    }
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = s;
+        __threadfence();  // the partial is visible device-wide before the count
+        last = atomicAdd(counter, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    float t = 0.0f;
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) t += __ldcg(partials + b);
+    t = axpy_block_sum(t, warp_sums);
+    if (threadIdx.x == 0) {
+        *y = fmaf(alpha, t, *y);
+        *counter = 0;
     }
 }

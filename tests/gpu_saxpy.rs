@@ -55,18 +55,20 @@ fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCub
     assert!(dx.guards_intact().unwrap() && dy.guards_intact().unwrap(), "{what}: guard zone overwritten");
     assert_eq!(dx.read().unwrap(), x, "{what}: x was modified");
 
-    // Expected storage: every element updated, the gaps between strided elements untouched.
+    // Expected storage: every element updated (with incy = 0 all n terms on y[0]), the gaps between strided
+    // elements untouched.
     let mut expected: Vec<f64> = y.iter().map(|v| *v as f64).collect();
     let mut magnitude: Vec<f64> = y.iter().map(|v| v.abs() as f64).collect();
     for i in 0..case.n {
         let (ix, iy) = (strided_index(i, case.n, case.incx), strided_index(i, case.n, case.incy));
-        expected[iy] = case.alpha as f64 * x[ix] as f64 + y[iy] as f64;
-        magnitude[iy] = (case.alpha as f64 * x[ix] as f64).abs() + (y[iy] as f64).abs();
+        expected[iy] += case.alpha as f64 * x[ix] as f64;
+        magnitude[iy] += (case.alpha as f64 * x[ix] as f64).abs();
     }
     if case.alpha == 0.0 {
         assert_eq!(got, y, "{what}: alpha = 0 must leave y bitwise untouched");
     }
-    assert_close(&what, &got, &expected, &magnitude, 2.0);
+    let ulps = if case.incy == 0 { sum_to_y0_roundings(case.n) } else { 2.0 };
+    assert_close(&what, &got, &expected, &magnitude, ulps);
 
     if let Some(cublas) = cublas {
         let dy2 = GuardedBuffer::from_slice(ctx, &y, case.offset).unwrap();
@@ -90,9 +92,24 @@ fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCub
             (cublas.destroy)(handle);
         }
         let theirs = dy2.read().unwrap();
-        // Both compute one fused multiply-add per element: the same bits.
-        assert_eq!(got, theirs, "{what}: differs from {}", cublas.soname);
+        if case.incy == 0 {
+            // Both add n terms into y[0], each in its own order: within any order's bound.
+            assert_close(&format!("{what}: {}", cublas.soname), &theirs, &expected, &magnitude, case.n as f64 + 1.0);
+        } else {
+            // Both compute one fused multiply-add per element: the same bits.
+            assert_eq!(got, theirs, "{what}: differs from {}", cublas.soname);
+        }
     }
+}
+
+/// The roundings in y[0] after `axpy_f32_sum_to_y0` adds n terms (incy = 0),
+/// for assert_close: a thread's terms in turn (16 with a block per 16 threads'
+/// terms, more once the 1024 blocks are reached, which takes n > 2^20 even
+/// with the smallest blocks of 64 threads), then the trees over the warp,
+/// the block and the blocks' partial sums, and the final multiply-add.
+fn sum_to_y0_roundings(n: usize) -> f64 {
+    let per_thread = (n / (1024 * 64) + 1).max(16);
+    (per_thread + 5 + 5 + 16 + 5 + 5 + 1) as f64
 }
 
 #[test]
@@ -119,6 +136,49 @@ fn gpu_saxpy_case_matrix() {
         }
     }
     say(&format!("gpu_saxpy_case_matrix: {cases} cases passed"));
+}
+
+#[test]
+fn gpu_saxpy_with_incy_zero_adds_every_term_into_y0() {
+    // Reference BLAS (and cuBLAS): y[0] + alpha * (x_0 + ... + x_{n-1}), not a race between the terms.
+    let test = "gpu_saxpy_with_incy_zero_adds_every_term_into_y0";
+    let Some(gpu) = gpu_alone_or_skip(test) else { return };
+    let mut random = random(test);
+    let cublas = RealCublas::get().map_err(|e| say(&format!("{test}: not comparing with cuBLAS: {e}"))).ok();
+    let mut cases = 0;
+    for n in [1usize, 2, 33, 1000, 4097, 65541, 1_000_003, 3_000_017] {
+        for (k, incx) in [1i64, -1, 3, 0].into_iter().enumerate() {
+            for offset in [0usize, 1] {
+                let alpha = [1.5f32, -0.75, 0.0][(n + k + offset) % 3];
+                let device_alpha = (n + k).is_multiple_of(2);
+                let case = Case { n, incx, incy: 0, offset, alpha, device_alpha };
+                run_case(&gpu, &mut random, &case, if offset == 0 { cublas } else { None });
+                cases += 1;
+            }
+        }
+    }
+    // The same bits on repeated calls (several blocks: partial sums, the arrival counter reset by the last).
+    let ctx = gpu.context();
+    let n = 1_000_003;
+    let (x, y) = (random.vector(n), random.vector(1));
+    let dx = GuardedBuffer::from_slice(ctx, &x, 1).unwrap();
+    let call = |dy: &GuardedBuffer| unsafe {
+        assert_eq!(
+            mublasSaxpy(gpu.handle, n as i32, &0.3, dx.address() as *const f32, 1, dy.address() as *mut f32, 0),
+            0
+        );
+        dy.read().unwrap()
+    };
+    let first = call(&GuardedBuffer::from_slice(ctx, &y, 0).unwrap());
+    for _ in 0..4 {
+        assert!(same_bits(&first, &call(&GuardedBuffer::from_slice(ctx, &y, 0).unwrap())), "{test}: other bits");
+    }
+    // Without room in the work buffer for the partial sums: one block, the same sum within its bound.
+    gpu.inner().set_work_limit(mublas::handle::SPLIT_COUNTER_BYTES as usize);
+    let case = Case { n: 65541, incx: -3, incy: 0, offset: 1, alpha: 0.625, device_alpha: false };
+    run_case(&gpu, &mut random, &case, None);
+    gpu.inner().set_work_limit(mublas::handle::work_limit_bytes());
+    say(&format!("{test}: {} cases passed, 5 calls with the same bits", cases + 1));
 }
 
 #[test]

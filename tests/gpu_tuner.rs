@@ -18,6 +18,7 @@ fn kernel_specs() -> Vec<&'static KernelSpec> {
         &axpy::AXPY_VEC4,
         &axpy::AXPY_VEC4_SINGLE,
         &axpy::AXPY_STRIDED,
+        &axpy::AXPY_SUM_TO_Y0,
         &gemv::GEMV_N,
         &gemv::GEMV_N_SCALAR,
         &gemv::GEMV_T,
@@ -71,7 +72,9 @@ fn gpu_occupancy_model_matches_the_driver() {
 
 #[test]
 fn gpu_every_saxpy_shape_is_correct() {
-    use mublas::routines::axpy::{AXPY_STRIDED, AXPY_VEC4, AXPY_VEC4_SINGLE, SINGLE_MAX_ELEMENTS, select_kernel};
+    use mublas::routines::axpy::{
+        AXPY_STRIDED, AXPY_SUM_TO_Y0, AXPY_VEC4, AXPY_VEC4_SINGLE, SINGLE_MAX_ELEMENTS, select_kernel,
+    };
     use mublas::routines::vector::StridedVector;
     let Some(gpu) = gpu_or_skip("gpu_every_saxpy_shape_is_correct") else { return };
     let mut random = random("gpu_every_saxpy_shape_is_correct");
@@ -88,6 +91,8 @@ fn gpu_every_saxpy_shape_is_correct() {
         (&AXPY_VEC4, large, 0, 1, 1),
         (&AXPY_STRIDED, 100_003, 1, 1, 1),
         (&AXPY_STRIDED, 30_001, 0, -2, 3),
+        // incy = 0: every term into y[0], on as many blocks as the shape gives (2 to 30).
+        (&AXPY_SUM_TO_Y0, 30_001, 0, -2, 0),
     ] {
         let (x, y) = (random.vector(span(n, incx) + 1), random.vector(span(n, incy)));
         let kernel = device.kernel(spec.name).unwrap();
@@ -99,12 +104,18 @@ fn gpu_every_saxpy_shape_is_correct() {
         assert_eq!(chosen.name, spec.name, "the routine must take the kernel whose shapes are forced");
         let problem = Problem { n: n as u64, ..Problem::default() };
         // Storage of y after the call: its elements updated, the floats between them as they were.
+        // (The gaps keep a magnitude of 0: they must come back exactly.)
         let (mut expected, mut magnitude): (Vec<f64>, Vec<f64>) = y.iter().map(|&v| (v as f64, 0.0)).unzip();
         for i in 0..n {
-            let (xi, yi) = (x[x_offset + strided_index(i, n, incx)], y[strided_index(i, n, incy)]);
-            expected[strided_index(i, n, incy)] = alpha as f64 * xi as f64 + yi as f64;
-            magnitude[strided_index(i, n, incy)] = (alpha * xi).abs() as f64 + yi.abs() as f64;
+            let (xi, iy) = (x[x_offset + strided_index(i, n, incx)], strided_index(i, n, incy));
+            if magnitude[iy] == 0.0 {
+                magnitude[iy] = y[iy].abs() as f64;
+            }
+            expected[iy] += alpha as f64 * xi as f64;
+            magnitude[iy] += (alpha * xi).abs() as f64;
         }
+        // One multiply-add per element, or with incy = 0 a sum of 30001 terms (16 per thread, then trees).
+        let ulps = if incy == 0 { 64.0 } else { 2.0 };
         for (shape, _, _) in candidates(device.model(), &kernel.model, spec, &problem) {
             let dy = GuardedBuffer::from_slice(ctx, &y, 0).unwrap();
             device.tuner.forced().set(spec.name, Some(shape));
@@ -122,7 +133,7 @@ fn gpu_every_saxpy_shape_is_correct() {
             device.tuner.forced().set(spec.name, None);
             assert_eq!(status, 0);
             let what = format!("{} forced to {shape:?}, incx {incx}, incy {incy}", spec.name);
-            assert_close(&what, &dy.read().unwrap(), &expected, &magnitude, 2.0);
+            assert_close(&what, &dy.read().unwrap(), &expected, &magnitude, ulps);
             assert!(dy.guards_intact().unwrap(), "{what}: guard zone overwritten");
             checked += 1;
         }

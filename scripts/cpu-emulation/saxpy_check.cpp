@@ -2,7 +2,9 @@
 // src/routines/axpy.rs launches them (its vec4_split and geometries),
 // against a float64 reference: heads and tails of 0 to 3 elements, several
 // float4 groups per thread (the split), a thread per element or group,
-// positive, negative and non-unit increments, alpha from memory, alpha = 0.
+// positive, negative and non-unit increments, alpha from memory, alpha = 0;
+// incy = 0 (every term into y[0]) on one block and on several, whose partial
+// sums and arrival counter then live in a work area.
 // x and y each end against an inaccessible page (or start right after one),
 // so a read or write outside them stops the run. Build and run with
 // scripts/cpu-emulation/saxpy-check.sh.
@@ -17,7 +19,7 @@
 static std::mt19937_64 rng(7);
 static float random_value() { return std::uniform_real_distribution<float>(-0.5f, 0.5f)(rng); }
 
-enum class Kernel { Vec4, Single, Strided };
+enum class Kernel { Vec4, Single, Strided, SumToY0 };
 
 struct Case {
     Kernel kernel;
@@ -45,6 +47,7 @@ static int run_case(const Case &c) {
     // src/routines/axpy.rs: vec4_split, one_dimensional (UNROLL 2) and one_thread_each.
     const i64 head = std::min<i64>((16 - reinterpret_cast<uintptr_t>(y) % 16) % 16 / 4, c.n);
     const i64 groups = (c.n - head) / 4;
+    bool fail_counter = false;
     auto blocks = [&](i64 work, i64 per_block) { return static_cast<unsigned>(std::max<i64>((work + per_block - 1) / per_block, 1)); };
     switch (c.kernel) {
         case Kernel::Vec4:
@@ -61,6 +64,20 @@ static int run_case(const Case &c) {
             emu::launch(uint3{blocks(c.n, 2 * c.tx * c.split), 1, 1}, static_cast<unsigned>(c.tx),
                         [&] { axpy_f32_strided(c.n, alpha_value, alpha_ptr, x, c.incx, y, c.incy); });
             break;
+        case Kernel::SumToY0: {
+            // src/routines/axpy.rs: sum_blocks (16 terms per thread, at most 1024 blocks; `split` > 1 here
+            // stands for the routine's fallback to one block) and sum_terms_per_block.
+            const unsigned count = c.split > 1 ? 1u : std::min<unsigned>(blocks(c.n, 16 * c.tx), 1024u);
+            const i64 per_block = std::max<i64>((c.n + count - 1) / count, 1);
+            std::vector<float> partials(count, std::nanf(""));
+            unsigned counter = 0;
+            emu::launch(uint3{count, 1, 1}, static_cast<unsigned>(c.tx), [&] {
+                axpy_f32_sum_to_y0(c.n, per_block, alpha_value, alpha_ptr, x, c.incx, y,
+                                   count > 1 ? &counter : nullptr, count > 1 ? partials.data() : nullptr);
+            });
+            if (counter != 0) fail_counter = true;
+            break;
+        }
     }
     int failures = 0;
     auto fail = [&](const char *what, i64 i, double got, double want) {
@@ -70,14 +87,24 @@ static int run_case(const Case &c) {
                         what, static_cast<int>(c.kernel), c.n, c.offset, c.at_end, c.tx, c.split, c.incx, c.incy,
                         c.alpha, c.device_alpha, i, got, want);
     };
+    // Each element of y: y0 plus its terms (one each, or with incy = 0 all n on y[0]), within a rounding of
+    // each of the sum's steps: 2 for one term, and for incy = 0 a thread's terms in turn, then the trees.
+    std::vector<double> want(y0.begin(), y0.end()), magnitude(ny, 0.0);
+    for (i64 s = 0; s < ny; ++s) magnitude[s] = std::fabs(y0[s]);
+    for (i64 i = 0; i < c.n; ++i) {
+        const double term = static_cast<double>(c.alpha) * x0[at(i, c.incx)];
+        want[at(i, c.incy)] += term;
+        magnitude[at(i, c.incy)] += std::fabs(term);
+    }
+    const double steps = c.incy == 0 ? static_cast<double>(c.n / c.tx + 64) : 2.0;
     std::vector<bool> element(ny, false);
     for (i64 i = 0; i < c.n; ++i) {
         const i64 iy = at(i, c.incy);
         element[iy] = true;
-        const double want = static_cast<double>(c.alpha) * x0[at(i, c.incx)] + y0[iy];
-        const double bound = 0x1p-23 * (std::fabs(static_cast<double>(c.alpha) * x0[at(i, c.incx)]) + std::fabs(y0[iy]));
-        if (!std::isfinite(fy.data[iy]) || std::fabs(fy.data[iy] - want) > bound) fail("value", i, fy.data[iy], want);
+        const double bound = steps * 0x1p-24 * magnitude[iy];
+        if (!std::isfinite(fy.data[iy]) || std::fabs(fy.data[iy] - want[iy]) > bound) fail("value", i, fy.data[iy], want[iy]);
     }
+    if (fail_counter) fail("arrival counter not reset to 0", 0, 0, 0);
     for (i64 s = 0; s < ny; ++s)
         if (!element[s] && std::memcmp(&fy.data[s], &y0[s], 4)) fail("storage between elements of y", s, fy.data[s], y0[s]);
     if (std::memcmp(fx.data, x0.data(), nx * 4)) fail("x modified", 0, 0, 0);
@@ -106,6 +133,21 @@ int main() {
                         ++cases;
                         failed += run_case(c) ? 1 : 0;
                     }
+                }
+            }
+        }
+    }
+    // incy = 0: every term into y[0], on one block and on several (the counter and partials), x forwards,
+    // backwards, strided and repeated (incx = 0); `split` 3 stands for the routine's one-block fallback.
+    for (i64 n : {2, 33, 1000, 4099, 100003}) {
+        for (i64 incx : {1, -1, 3, 0}) {
+            for (int tx : {64, 288}) {
+                for (int split : {1, 3}) {
+                    const int turn = cases;
+                    Case c{Kernel::SumToY0, n, turn % 4, turn % 2 == 1, tx, split, incx, 0, -0.75f, turn % 3 == 1};
+                    if (turn % 13 == 6) c.alpha = 0.0f, c.device_alpha = true;
+                    ++cases;
+                    failed += run_case(c) ? 1 : 0;
                 }
             }
         }

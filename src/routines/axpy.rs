@@ -33,8 +33,17 @@ pub static AXPY_VEC4_SINGLE: KernelSpec =
 /// Any increments and alignment: problem.n = elements.
 pub static AXPY_STRIDED: KernelSpec =
     KernelSpec { name: "axpy_f32_strided", space: AXPY_SPACE, geometry: one_dimensional };
+/// incy = 0, every term added into y[0] in a fixed order: problem.n = elements.
+pub static AXPY_SUM_TO_Y0: KernelSpec =
+    KernelSpec { name: "axpy_f32_sum_to_y0", space: AXPY_SPACE, geometry: sum_blocks };
 
-pub const KERNEL_NAMES: &[&str] = &[AXPY_VEC4.name, AXPY_VEC4_SINGLE.name, AXPY_STRIDED.name];
+pub const KERNEL_NAMES: &[&str] = &[AXPY_VEC4.name, AXPY_VEC4_SINGLE.name, AXPY_STRIDED.name, AXPY_SUM_TO_Y0.name];
+
+/// `axpy_f32_sum_to_y0`: at least this many terms per thread (fewer blocks,
+/// so fewer partial sums to add at the end), and at most SUM_MAX_BLOCKS
+/// blocks, whose partial sums fit the work buffer's scratch with room to spare.
+const SUM_TERMS_PER_THREAD: u64 = 16;
+pub const SUM_MAX_BLOCKS: u64 = 1024;
 
 /// The float4 vectors up to this many elements go to `axpy_f32_vec4_single`:
 /// kernel time on the H100 (`scripts/saxpy-ab.py`, calls replayed in a CUDA
@@ -47,6 +56,17 @@ pub const SINGLE_MAX_ELEMENTS: i64 = 1 << 22;
 fn one_thread_each(problem: &Problem, shape: &LaunchShape) -> Geometry {
     let blocks = problem.n.div_ceil(shape.tx as u64).max(1);
     Geometry { grid: (blocks.min(i32::MAX as u64) as u32, 1, 1), dynamic_shared_bytes: 0 }
+}
+
+fn sum_blocks(problem: &Problem, shape: &LaunchShape) -> Geometry {
+    let blocks = problem.n.div_ceil(shape.tx as u64 * SUM_TERMS_PER_THREAD).clamp(1, SUM_MAX_BLOCKS);
+    Geometry { grid: (blocks as u32, 1, 1), dynamic_shared_bytes: 0 }
+}
+
+/// Terms per block of `axpy_f32_sum_to_y0` on `blocks` blocks: ranges of
+/// equal length, the last one shorter.
+fn sum_terms_per_block(n: u64, blocks: u32) -> u64 {
+    n.div_ceil(blocks as u64).max(1)
 }
 
 fn one_dimensional(problem: &Problem, shape: &LaunchShape) -> Geometry {
@@ -87,6 +107,9 @@ pub fn single_pass_args(n: i64, x: u64, y: u64, alpha_value: KernelArg, alpha_ad
 
 /// Which kernel, and the problem size the tuner sees for it.
 pub fn select_kernel(n: i64, x: &StridedVector, y: &StridedVector) -> (&'static KernelSpec, Problem) {
+    if y.inc == 0 && n > 1 {
+        return (&AXPY_SUM_TO_Y0, Problem { n: n as u64, ..Problem::default() });
+    }
     if !vec4_applies(x, y) {
         return (&AXPY_STRIDED, Problem { n: n as u64, ..Problem::default() });
     }
@@ -100,7 +123,9 @@ pub fn select_kernel(n: i64, x: &StridedVector, y: &StridedVector) -> (&'static 
 }
 
 /// y = alpha * x + y over n elements. Reference BLAS checks no arguments:
-/// n ≤ 0 or a host alpha of 0 return at once, touching nothing.
+/// n ≤ 0 or a host alpha of 0 return at once, touching nothing. An increment
+/// of 0 is reference BLAS's too: incx = 0 repeats x[0], incy = 0 adds every
+/// term into y[0].
 pub fn saxpy(handle: &Handle, n: i64, alpha: Scalar, x: u64, incx: i64, y: u64, incy: i64) -> Result<()> {
     if n <= 0 || alpha.is(0.0) {
         return Ok(());
@@ -115,6 +140,9 @@ pub fn saxpy(handle: &Handle, n: i64, alpha: Scalar, x: u64, incx: i64, y: u64, 
     let kernel = device.kernel(spec.name)?;
     let plan = device.tuner.plan(spec, &kernel.model, &problem);
     let (alpha_value, alpha_address) = alpha.kernel_args();
+    if std::ptr::eq(spec, &AXPY_SUM_TO_Y0) {
+        return sum_to_y0(handle, kernel, plan, n, (alpha_value, alpha_address), &x, &y);
+    }
     let _bound = ContextGuard::bind(device.context())?;
     // SAFETY: the argument lists match kernels/axpy.cu; x and y span n elements
     // with their increments, which the caller vouches for as cuBLAS's does.
@@ -145,6 +173,59 @@ pub fn saxpy(handle: &Handle, n: i64, alpha: Scalar, x: u64, incx: i64, y: u64, 
                 ],
             )
         }
+    }
+}
+
+/// `axpy_f32_sum_to_y0` (incy = 0). Several blocks need the work buffer for
+/// their partial sums and the arrival counter; the area is held until the
+/// launch is queued, so no other call of this handle shares them meanwhile.
+/// Without it (its limit, or no memory) the sum runs in one block.
+fn sum_to_y0(
+    handle: &Handle,
+    kernel: &crate::launch::Kernel,
+    plan: crate::tuner::LaunchPlan,
+    n: i64,
+    (alpha_value, alpha_address): (KernelArg, KernelArg),
+    x: &StridedVector,
+    y: &StridedVector,
+) -> Result<()> {
+    let mut geometry = plan.geometry;
+    let work = if geometry.grid.0 > 1 {
+        match handle.work_area(geometry.grid.0 as u64 * 4) {
+            Ok(work) => Some(work),
+            Err(Error::AllocFailed(why)) => {
+                log::info!("SAXPY with incy = 0: summing in one block ({why})");
+                geometry.grid = (1, 1, 1);
+                None
+            }
+            Err(e) => return Err(e),
+        }
+    } else {
+        None
+    };
+    let (counter, partials) = work.as_ref().map_or((0, 0), |work| (work.counters(), work.scratch()));
+    let per_block = sum_terms_per_block(n as u64, geometry.grid.0);
+    let _bound = ContextGuard::bind(handle.device.context())?;
+    // SAFETY: the argument list matches axpy_f32_sum_to_y0; x spans n elements
+    // with its increment and y one element; with more than one block the work
+    // area holds the counter (0 between launches) and a partial sum per block.
+    unsafe {
+        kernel.launch(
+            handle.stream(),
+            &geometry,
+            &plan.shape,
+            &[
+                I64(n),
+                I64(per_block as i64),
+                alpha_value,
+                alpha_address,
+                Ptr(x.first_element()),
+                I64(x.inc),
+                Ptr(y.base),
+                Ptr(counter),
+                Ptr(partials),
+            ],
+        )
     }
 }
 
@@ -199,6 +280,33 @@ mod tests {
         let shape = LaunchShape { tx: 128, ty: 1, split: 1 };
         assert_eq!(one_thread_each(&Problem { n: 256, ..Default::default() }, &shape).grid, (2, 1, 1));
         assert_eq!(one_thread_each(&Problem { n: 257, ..Default::default() }, &shape).grid, (3, 1, 1));
+    }
+
+    #[test]
+    fn incy_zero_sums_into_y0_over_fixed_ranges() {
+        // Any x, y with increment 0 and more than one element: the summing kernel.
+        for (x, y) in [
+            (v(4096, 1000, 1), v(8192, 1000, 0)),
+            (v(4100, 1000, -3), v(8192, 1000, 0)),
+            (v(4096, 1000, 0), v(8192, 1000, 0)),
+        ] {
+            let (spec, problem) = select_kernel(1000, &x, &y);
+            assert_eq!(spec.name, "axpy_f32_sum_to_y0");
+            assert_eq!(problem.n, 1000);
+        }
+        // One element has nothing to race with.
+        assert_ne!(select_kernel(1, &v(4096, 1, 1), &v(8192, 1, 0)).0.name, "axpy_f32_sum_to_y0");
+        // At least 16 terms per thread, 1 to SUM_MAX_BLOCKS blocks, equal ranges covering n.
+        let shape = LaunchShape { tx: 64, ty: 1, split: 1 };
+        let blocks = |n: u64| sum_blocks(&Problem { n, ..Default::default() }, &shape).grid.0;
+        assert_eq!(blocks(2), 1);
+        assert_eq!(blocks(1024), 1);
+        assert_eq!(blocks(1025), 2);
+        assert_eq!(blocks(1 << 30), SUM_MAX_BLOCKS as u32);
+        for n in [2u64, 1025, 30_001, 1 << 30] {
+            let per_block = sum_terms_per_block(n, blocks(n));
+            assert!(per_block * blocks(n) as u64 >= n && per_block * (blocks(n) as u64 - 1) < n, "n = {n}");
+        }
     }
 
     #[test]
