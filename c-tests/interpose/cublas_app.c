@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -140,6 +141,82 @@ static int test_sgemm(cublasHandle_t h, cudaStream_t stream) {
     return failed;
 }
 
+/* The 64-bit entry points (cublasSaxpy_v2_64 …), each against a float64
+   reference: SAXPY with incy = 0 (every term into y[0], as reference BLAS),
+   SGEMV T, STRMV upper transposed, SGEMM TN, with padded leading dimensions. */
+static int test_64bit_entry_points(cublasHandle_t h, cudaStream_t stream) {
+    const int64_t m = 301, n = 203, k = 157, lda = 305;
+    const int64_t words = lda * (m > k ? m : k) + m + n + k;
+    float *host = malloc(words * sizeof(float)), *out = malloc(words * sizeof(float));
+    double *expected = malloc(words * sizeof(double)), *magnitude = malloc(words * sizeof(double));
+    for (int64_t i = 0; i < words; ++i) host[i] = random_value();
+    float *da, *dv, *dw;
+    CHECK_CUDA(cudaMalloc((void **)&da, words * sizeof(float)));
+    CHECK_CUDA(cudaMalloc((void **)&dv, words * sizeof(float)));
+    CHECK_CUDA(cudaMalloc((void **)&dw, words * sizeof(float)));
+    CHECK_CUDA(cudaMemcpy(da, host, words * sizeof(float), cudaMemcpyHostToDevice));
+    const float alpha = 0.75f, beta = -0.5f, zero = 0.0f;
+    int failed = 0;
+
+    /* y[0] += alpha * (x_0 + … + x_{N-1}), x read backwards with stride 2 (N terms span 2 N - 1 < words floats). */
+    const int64_t N = 40000;
+    float y0 = 0.25f;
+    CHECK_CUDA(cudaMemcpy(dw, &y0, sizeof(float), cudaMemcpyHostToDevice));
+    CHECK_CUBLAS(cublasSaxpy_64(h, N, &alpha, da, -2, dw, 0));
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    CHECK_CUDA(cudaMemcpy(out, dw, sizeof(float), cudaMemcpyDeviceToHost));
+    expected[0] = y0; magnitude[0] = fabs(y0);
+    for (int64_t i = 0; i < N; ++i) { expected[0] += alpha * (double)host[2 * i]; magnitude[0] += fabs(alpha * (double)host[2 * i]); }
+    failed |= check("cublasSaxpy_64 incx -2, incy 0", out, expected, magnitude, 1, 64.0);
+
+    /* y = alpha·Aᵀ·x + beta·y: A m×n (lda), x m, y n. */
+    CHECK_CUDA(cudaMemcpy(dv, host + 7, m * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(dw, host + 11, n * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK_CUBLAS(cublasSgemv_64(h, CUBLAS_OP_T, m, n, &alpha, da, lda, dv, 1, &beta, dw, 1));
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    CHECK_CUDA(cudaMemcpy(out, dw, n * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int64_t j = 0; j < n; ++j) {
+        double sum = 0, mag = 0;
+        for (int64_t i = 0; i < m; ++i) { double t = (double)host[i + j * lda] * host[7 + i]; sum += t; mag += fabs(t); }
+        expected[j] = alpha * sum + beta * (double)host[11 + j];
+        magnitude[j] = fabs(alpha) * mag + fabs(beta * (double)host[11 + j]);
+    }
+    failed |= check("cublasSgemv_64 T", out, expected, magnitude, n, 2.0 * (m + 2));
+
+    /* x = Uᵀ·x, U the upper triangle of A's leading n×n block, x with stride 3. */
+    for (int64_t i = 0; i < 3 * n; ++i) out[i] = host[5 + i];
+    CHECK_CUDA(cudaMemcpy(dv, out, 3 * n * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK_CUBLAS(cublasStrmv_64(h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, n, da, lda, dv, 3));
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    CHECK_CUDA(cudaMemcpy(out, dv, 3 * n * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int64_t j = 0; j < n; ++j) {
+        double sum = 0, mag = 0;
+        for (int64_t i = 0; i <= j; ++i) { double t = (double)host[i + j * lda] * host[5 + 3 * i]; sum += t; mag += fabs(t); }
+        expected[j] = sum; magnitude[j] = mag;
+        out[j] = out[3 * j];
+    }
+    failed |= check("cublasStrmv_64 UTN, incx 3", out, expected, magnitude, n, 2.0 * (n + 2));
+
+    /* C = alpha·Aᵀ·B: A k×m (lda), B k×n (ldb = lda), C m×n (ldc = m + 1), beta = 0 over NaN. */
+    const int64_t ldc = m + 1;
+    for (int64_t i = 0; i < ldc * n; ++i) out[i] = NAN;
+    CHECK_CUDA(cudaMemcpy(dw, out, ldc * n * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK_CUBLAS(cublasSgemm_64(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, da, lda, da + 3, lda, &zero, dw, ldc));
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    CHECK_CUDA(cudaMemcpy(out, dw, ldc * n * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < m; ++i) {
+            double sum = 0, mag = 0;
+            for (int64_t l = 0; l < k; ++l) { double t = (double)host[l + i * lda] * host[3 + l + j * lda]; sum += t; mag += fabs(t); }
+            expected[i + j * m] = alpha * sum; magnitude[i + j * m] = fabs(alpha) * mag;
+            out[i + j * m] = out[i + j * ldc];
+        }
+    failed |= check("cublasSgemm_64 TN", out, expected, magnitude, (int)(m * n), 2.0 * (k + 2));
+    cudaFree(da); cudaFree(dv); cudaFree(dw);
+    free(host); free(out); free(expected); free(magnitude);
+    return failed;
+}
+
 /* Four handles alive at once, each served once, then destroyed: under the
    preload each gets a shadow mublas handle (with its own work buffer), and
    cublasDestroy must release it. Present only under the preload. */
@@ -186,6 +263,7 @@ int main(void) {
     int failed = test_saxpy(h, stream);
     failed |= test_sgemv_strmv(h, stream);
     failed |= test_sgemm(h, stream);
+    failed |= test_64bit_entry_points(h, stream);
     CHECK_CUBLAS(cublasDestroy(h));
     CHECK_CUDA(cudaStreamDestroy(stream));
     failed |= test_handles_release_their_shadows();
@@ -197,11 +275,20 @@ int main(void) {
     long long served_trmv = interposed_calls ? interposed_calls("cublasStrmv_v2") : -1;
     long long served_gemm = interposed_calls ? interposed_calls("cublasSgemm_v2") : -1;
     printf("served by mublas: %lld calls (saxpy), %lld (sgemv), %lld (strmv), %lld (sgemm)\n", served, served_gemv, served_trmv, served_gemm);
-    int all_served = served >= 3 && served_gemv >= 2 && served_trmv >= 1 && served_gemm >= 1;
-    int none_served = served <= 0 && served_gemv <= 0 && served_trmv <= 0 && served_gemm <= 0;
+    long long served_64[4];
+    const char *names_64[4] = {"cublasSaxpy_v2_64", "cublasSgemv_v2_64", "cublasStrmv_v2_64", "cublasSgemm_v2_64"};
+    for (int i = 0; i < 4; ++i) served_64[i] = interposed_calls ? interposed_calls(names_64[i]) : -1;
+    printf("64-bit entry points served by mublas: %lld (saxpy), %lld (sgemv), %lld (strmv), %lld (sgemm)\n",
+           served_64[0], served_64[1], served_64[2], served_64[3]);
+    int all_served = served >= 3 && served_gemv >= 2 && served_trmv >= 1 && served_gemm >= 1 && served_64[0] == 1 &&
+                     served_64[1] == 1 && served_64[2] == 1 && served_64[3] == 1;
+    int none_served = served <= 0 && served_gemv <= 0 && served_trmv <= 0 && served_gemm <= 0 && served_64[0] <= 0 &&
+                      served_64[1] <= 0 && served_64[2] <= 0 && served_64[3] <= 0;
     /* 2: no work buffer beyond the split counters (MUBLAS_WORKSPACE_LIMIT_BYTES): STRMV,
-       which cannot run without one, goes to the real cuBLAS; the others run unsplit. */
-    int served_but_strmv = served >= 3 && served_gemv >= 2 && served_trmv == 0 && served_gemm >= 1;
+       which cannot run without one, goes to the real cuBLAS; the others run unsplit (SAXPY
+       with incy = 0 in one block). */
+    int served_but_strmv = served >= 3 && served_gemv >= 2 && served_trmv == 0 && served_gemm >= 1 &&
+                           served_64[0] == 1 && served_64[1] == 1 && served_64[2] == 0 && served_64[3] == 1;
     const char *expect = getenv("EXPECT_MUBLAS");
     if (expect && atoi(expect) == 1 && !all_served) { printf("FAIL: mublas did not serve every call\n"); failed = 1; }
     if (expect && atoi(expect) == 2 && !served_but_strmv) { printf("FAIL: expected every call but STRMV served\n"); failed = 1; }
