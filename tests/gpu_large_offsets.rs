@@ -1,8 +1,10 @@
 //! Matrices and vectors spanning more than 2^31 elements: every size, leading
 //! dimension and increment fits the C API's int, but element offsets (column
-//! × lda, index × inc) pass what 32-bit arithmetic holds. Two zeroed device
+//! × lda, index × inc) pass what 32-bit arithmetic holds; and SAXPY on more
+//! than 2^31 elements through the 64-bit API. Two zeroed device
 //! buffers of 8.7 GB hold them; only the elements a call uses are written, so
-//! the test takes seconds. Each result is checked against float64, and the
+//! those cases take seconds (the 2^31-element SAXPY, which fills both
+//! buffers, some more). Each result is checked against float64, and the
 //! element just past each column or vector element written must still be
 //! zero. Skipped, saying so, without a GPU or with less than 20 GiB of device
 //! memory free.
@@ -268,6 +270,66 @@ fn sgemm(gpu: &Gpu, random: &mut Random, a: &Far, b: &Far) {
     }
 }
 
+/// SAXPY through the 64-bit entry point on more than 2^31 elements, x and y
+/// filling both buffers: x and y equally aligned (the float4 kernel, 2^29
+/// float4 groups and more), then x one float further on (the strided one).
+/// Each call's every element is checked against float64, and the float just
+/// past y must keep its value. The host's part (random data, checks) runs on
+/// every core: 2^31 elements take a minute on one.
+fn saxpy_past_2_31_elements(gpu: &Gpu, random: &mut Random, a: &Far, b: &Far) {
+    use mublas::interpose::blas1::cublasSaxpy_v2_64;
+    let n = PAST_I32 + 5;
+    let cores = std::thread::available_parallelism().map_or(4, |c| c.get());
+    let chunk = (n + 1).div_ceil(cores);
+    let mut fill = |v: &mut [f32]| {
+        let seeds: Vec<u64> = (0..cores).map(|_| random.next_u64()).collect();
+        std::thread::scope(|scope| {
+            for (part, seed) in v.chunks_mut(chunk).zip(seeds) {
+                scope.spawn(move || {
+                    let mut r = Random::new(seed);
+                    part.iter_mut().for_each(|e| *e = r.value());
+                });
+            }
+        });
+    };
+    let (mut x, mut y) = (vec![0f32; n + 1], vec![0f32; n + 1]);
+    fill(&mut x);
+    fill(&mut y);
+    a.put(0, &x);
+    b.put(0, &y);
+    let alpha = -0.375f32;
+    for (x_at, what) in [(0usize, "x and y aligned alike"), (1, "x one float further on")] {
+        let len = n - x_at;
+        // SAFETY: our own handle under cuBLAS's name (served as mublasSaxpy is); x and y lie in the buffers.
+        let status = unsafe { cublasSaxpy_v2_64(gpu.handle as _, len as i64, &alpha, a.ptr(x_at), 1, b.ptr(0), 1) };
+        assert_eq!(status, MUBLAS_STATUS_SUCCESS, "{what}");
+        let got = b.get(0, n + 1);
+        // The first element of each core's part that is wrong, if any.
+        let wrong: Vec<usize> = std::thread::scope(|scope| {
+            let parts: Vec<_> = (0..len)
+                .step_by(chunk)
+                .map(|start| {
+                    let (x, y, got) = (&x, &y, &got);
+                    scope.spawn(move || {
+                        (start..(start + chunk).min(len)).find(|&i| {
+                            let expected = y[i] as f64 + alpha as f64 * x[x_at + i] as f64;
+                            let bound =
+                                2.0 * f32::EPSILON as f64 * (y[i].abs() as f64 + (alpha * x[x_at + i]).abs() as f64);
+                            (got[i] as f64 - expected).abs() > bound
+                        })
+                    })
+                })
+                .collect();
+            parts.into_iter().filter_map(|p| p.join().unwrap()).collect()
+        });
+        if let Some(&i) = wrong.first() {
+            panic!("saxpy past 2^31, {what}: element {i}: {} against {} (+ {} × {})", got[i], y[i], alpha, x[x_at + i]);
+        }
+        assert_eq!(got[len..], y[len..], "saxpy past 2^31, {what}: wrote past y");
+        y = got;
+    }
+}
+
 #[test]
 fn gpu_offsets_past_2_31_elements() {
     let test = "gpu_offsets_past_2_31_elements";
@@ -286,4 +348,22 @@ fn gpu_offsets_past_2_31_elements() {
     sgemv(&gpu, &mut random, &a, &b);
     strmv(&gpu, &mut random, &a, &b);
     sgemm(&gpu, &mut random, &a, &b);
+    // Last: it fills both buffers. Its host side holds three copies of y.
+    let host_gib = available_host_memory() >> 30;
+    if host_gib >= 32 {
+        saxpy_past_2_31_elements(&gpu, &mut random, &a, &b);
+    } else {
+        say(&format!("SKIPPED {test}'s SAXPY on 2^31 elements: {host_gib} GiB of host memory available, 32 needed"));
+    }
+}
+
+/// MemAvailable from /proc/meminfo, in bytes (0 where it cannot be read).
+fn available_host_memory() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|info| {
+            let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .map_or(0, |kib| kib << 10)
 }
