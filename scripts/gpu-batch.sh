@@ -9,6 +9,9 @@
 #   MUBLAS_BATCH_REPORT="--routine sgemv" what the report sweeps (default: every routine)
 #   MUBLAS_BATCH_TUNE=0                  skip the analyzer (its recipes go to
 #                                        their own file; the report and bench don't use them)
+#   MUBLAS_BATCH_PTX="80"                which PTX targets gpu_sgemm runs on, JIT-compiled (default
+#                                        "80 70"; each run takes 80-140 s, "" none: on a slow machine
+#                                        the whole call with a benchmark can pass 10 minutes)
 #   MUBLAS_BATCH_SANITIZE=1              also run the GPU tests under compute-sanitizer (memcheck;
 #                                        racecheck and synccheck on the SGEMM tile kernels)
 set -uo pipefail
@@ -51,7 +54,7 @@ for t in dist/tests/*; do
     note "rust $name: FAILED (see tests.log)"
   fi
 done
-for arch in 80 70; do
+for arch in ${MUBLAS_BATCH_PTX-80 70}; do
   echo "=== gpu_sgemm on PTX compute_$arch" >>"$out/tests.log"
   if MUBLAS_FORCE_PTX=$arch dist/tests/gpu_sgemm --test-threads=1 >>"$out/tests.log" 2>&1; then
     note "rust gpu_sgemm on PTX compute_$arch: $(grep -E '^test result' "$out/tests.log" | tail -1)"
