@@ -16,8 +16,9 @@ impl StridedVector {
         if self.inc >= 0 || self.len == 0 {
             self.base
         } else {
-            let offset_elements = (self.len - 1) * -self.inc;
-            self.base.wrapping_add(offset_elements as u64 * 4)
+            // unsigned_abs: -inc overflows for i64::MIN (the 64-bit API lets a caller pass it).
+            let offset_elements = (self.len as u64 - 1).wrapping_mul(self.inc.unsigned_abs());
+            self.base.wrapping_add(offset_elements.wrapping_mul(4))
         }
     }
 
@@ -58,5 +59,12 @@ mod tests {
     #[test]
     fn empty_vector_with_negative_increment_stays_at_base() {
         assert_eq!(StridedVector { base: 64, len: 0, inc: -3 }.first_element(), 64);
+    }
+
+    #[test]
+    fn the_most_negative_increment_does_not_overflow() {
+        // One element: at the base whatever the increment (debug builds used to panic negating i64::MIN).
+        assert_eq!(StridedVector { base: 64, len: 1, inc: i64::MIN }.first_element(), 64);
+        assert_eq!(StridedVector { base: 64, len: 3, inc: -(1 << 40) }.first_element(), 64 + 2 * (1 << 40) * 4);
     }
 }
