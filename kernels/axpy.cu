@@ -149,7 +149,6 @@ extern "C" __global__ void __launch_bounds__(1024) axpy_f32_sum_to_y0(i64 n, i64
                                                                     const float *alpha_ptr, const float *x, i64 incx,
                                                                     float *y, unsigned *counter, float *partials) {
     __shared__ float warp_sums[32];
-    __shared__ bool last;
     const float alpha = load_scalar(alpha_value, alpha_ptr);
     if (alpha == 0.0f) return;
 
@@ -163,14 +162,8 @@ extern "C" __global__ void __launch_bounds__(1024) axpy_f32_sum_to_y0(i64 n, i64
         if (threadIdx.x == 0) *y = fmaf(alpha, s, *y);
         return;
     }
-    if (threadIdx.x == 0) {
-        partials[blockIdx.x] = s;
-        __threadfence();  // the partial is visible device-wide before the count
-        last = atomicAdd(counter, 1u) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
+    if (threadIdx.x == 0) partials[blockIdx.x] = s;
+    if (!arrive_last(counter, gridDim.x)) return;
     float t = 0.0f;
     for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) t += __ldcg(partials + b);
     t = axpy_block_sum(t, warp_sums);

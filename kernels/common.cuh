@@ -50,3 +50,20 @@ __device__ __forceinline__ float load_once(const float *p) {
     return __ldg(p);
 #endif
 }
+
+// Called by every thread of the block after its partial results are written:
+// true in the one block, of the `blocks` that count themselves in `counter`,
+// that arrives last, which may then read every block's partials and resets
+// the counter to 0 for the next launch (the SGEMV splits, SAXPY's sum for
+// incy = 0).
+__device__ __forceinline__ bool arrive_last(unsigned *counter, unsigned blocks) {
+    __shared__ bool last;
+    __threadfence();  // this thread's partials are visible device-wide before the count
+    __syncthreads();
+    if (threadIdx.x == 0 && threadIdx.y == 0) {
+        last = atomicAdd(counter, 1u) == blocks - 1;
+    }
+    __syncthreads();
+    if (last) __threadfence();
+    return last;
+}

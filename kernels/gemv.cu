@@ -103,21 +103,6 @@ __device__ __forceinline__ int gemv_lanes_per_column(i64 m) {
     return lanes;
 }
 
-// Called by every thread of the block after its partials are written: true in
-// the one block of this tile that arrives last, which may then read every
-// block's partials.
-__device__ __forceinline__ bool gemv_arrive_last(unsigned *counter, unsigned blocks) {
-    __shared__ bool last;
-    __threadfence();  // this thread's partials are visible device-wide before the count
-    __syncthreads();
-    if (threadIdx.x == 0 && threadIdx.y == 0) {
-        last = atomicAdd(counter, 1u) == blocks - 1;
-    }
-    __syncthreads();
-    if (last) __threadfence();
-    return last;
-}
-
 // Adds `count` vectors of `len` floats, `stride` floats apart in shared memory,
 // into the first: the upper half onto the lower half, then again, in an order
 // fixed by (count, len). Every thread of the block calls it.
@@ -491,7 +476,7 @@ __device__ __forceinline__ void gemv_n(i64 m, i64 n, float alpha_value, const fl
             if (r < m) mine[r] = component(acc, k);
         }
     }
-    if (!gemv_arrive_last(counters + blockIdx.x, split)) return;
+    if (!arrive_last(counters + blockIdx.x, split)) return;
     gemv_finish(partials + row0, m, rows, split, xs, tid, threads);
     for (int lr = tid; lr < rows; lr += threads) {
         float *yr = y + (row0 + lr) * incy;
@@ -592,7 +577,7 @@ __device__ __forceinline__ void gemv_n_short(i64 m, i64 n, float alpha_value, co
     }
 
     for (int r = tid; r < m; r += threads) partials[static_cast<i64>(blockIdx.y) * m + r] = sums[r];
-    if (!gemv_arrive_last(counters + blockIdx.x, split)) return;
+    if (!arrive_last(counters + blockIdx.x, split)) return;
     gemv_finish(partials, m, static_cast<int>(m), split, sums, tid, threads);
     for (int r = tid; r < m; r += threads) {
         float *yr = y + r * incy;
@@ -807,7 +792,7 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
     }
 
     if (slice == 0 && lane == 0) partials[static_cast<i64>(blockIdx.y) * n + col] = sum;
-    if (!gemv_arrive_last(counters + blockIdx.x, split)) return;
+    if (!arrive_last(counters + blockIdx.x, split)) return;
     gemv_finish(partials + col0, n, columns, split, xs, tid, threads);
     for (int o = tid; o < columns; o += threads) {
         float *yc = y + (col0 + o) * incy;
