@@ -57,13 +57,7 @@ fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCub
 
     // Expected storage: every element updated (with incy = 0 all n terms on y[0]), the gaps between strided
     // elements untouched.
-    let mut expected: Vec<f64> = y.iter().map(|v| *v as f64).collect();
-    let mut magnitude: Vec<f64> = y.iter().map(|v| v.abs() as f64).collect();
-    for i in 0..case.n {
-        let (ix, iy) = (strided_index(i, case.n, case.incx), strided_index(i, case.n, case.incy));
-        expected[iy] += case.alpha as f64 * x[ix] as f64;
-        magnitude[iy] += (case.alpha as f64 * x[ix] as f64).abs();
-    }
+    let (expected, magnitude) = saxpy_reference(case.n, case.alpha, &x, case.incx, &y, case.incy);
     if case.alpha == 0.0 {
         assert_eq!(got, y, "{what}: alpha = 0 must leave y bitwise untouched");
     }
@@ -100,16 +94,6 @@ fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCub
             assert_eq!(got, theirs, "{what}: differs from {}", cublas.soname);
         }
     }
-}
-
-/// The roundings in y[0] after `axpy_f32_sum_to_y0` adds n terms (incy = 0),
-/// for assert_close: a thread's terms in turn (16 with a block per 16 threads'
-/// terms, more once the 1024 blocks are reached, which takes n > 2^20 even
-/// with the smallest blocks of 64 threads), then the trees over the warp,
-/// the block and the blocks' partial sums, and the final multiply-add.
-fn sum_to_y0_roundings(n: usize) -> f64 {
-    let per_thread = (n / (1024 * 64) + 1).max(16);
-    (per_thread + 5 + 5 + 16 + 5 + 5 + 1) as f64
 }
 
 #[test]

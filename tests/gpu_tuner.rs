@@ -104,18 +104,9 @@ fn gpu_every_saxpy_shape_is_correct() {
         assert_eq!(chosen.name, spec.name, "the routine must take the kernel whose shapes are forced");
         let problem = Problem { n: n as u64, ..Problem::default() };
         // Storage of y after the call: its elements updated, the floats between them as they were.
-        // (The gaps keep a magnitude of 0: they must come back exactly.)
-        let (mut expected, mut magnitude): (Vec<f64>, Vec<f64>) = y.iter().map(|&v| (v as f64, 0.0)).unzip();
-        for i in 0..n {
-            let (xi, iy) = (x[x_offset + strided_index(i, n, incx)], strided_index(i, n, incy));
-            if magnitude[iy] == 0.0 {
-                magnitude[iy] = y[iy].abs() as f64;
-            }
-            expected[iy] += alpha as f64 * xi as f64;
-            magnitude[iy] += (alpha * xi).abs() as f64;
-        }
-        // One multiply-add per element, or with incy = 0 a sum of 30001 terms (16 per thread, then trees).
-        let ulps = if incy == 0 { 64.0 } else { 2.0 };
+        let (expected, magnitude) = saxpy_reference(n, alpha, &x[x_offset..], incx, &y, incy);
+        // One multiply-add per element, or with incy = 0 a sum of n terms.
+        let ulps = if incy == 0 { sum_to_y0_roundings(n) } else { 2.0 };
         for (shape, _, _) in candidates(device.model(), &kernel.model, spec, &problem) {
             let dy = GuardedBuffer::from_slice(ctx, &y, 0).unwrap();
             device.tuner.forced().set(spec.name, Some(shape));

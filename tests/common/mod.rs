@@ -143,6 +143,36 @@ pub fn strided_index(i: usize, n: usize, inc: i64) -> usize {
     if inc >= 0 { i * inc as usize } else { (n - 1 - i) * (-inc) as usize }
 }
 
+/// SAXPY's result in float64 over the whole storage of y (`span(n, incy)`
+/// floats): element i gets alpha·x_i added (with incy = 0 all n terms land on
+/// y[0]), and the magnitude [`assert_close`] scales by is |y| plus Σ|alpha·x_i|
+/// on the elements written and 0 on the floats between them, which must come
+/// back exactly.
+pub fn saxpy_reference(n: usize, alpha: f32, x: &[f32], incx: i64, y: &[f32], incy: i64) -> (Vec<f64>, Vec<f64>) {
+    let mut expected: Vec<f64> = y.iter().map(|&v| v as f64).collect();
+    let mut magnitude = vec![0.0; y.len()];
+    for i in 0..n {
+        let iy = strided_index(i, n, incy);
+        magnitude[iy] = y[iy].abs() as f64;
+    }
+    for i in 0..n {
+        let (term, iy) = (alpha as f64 * x[strided_index(i, n, incx)] as f64, strided_index(i, n, incy));
+        expected[iy] += term;
+        magnitude[iy] += term.abs();
+    }
+    (expected, magnitude)
+}
+
+/// The roundings in y[0] after `axpy_f32_sum_to_y0` adds n terms (SAXPY with
+/// incy = 0), for [`assert_close`]: a thread's terms in turn (16 with a block
+/// per 16 threads' terms, more once the 1024 blocks are reached, which takes
+/// n > 2^20 even with the smallest blocks of 64 threads), then the trees over
+/// the warp, the block and the blocks' partial sums, and the final multiply-add.
+pub fn sum_to_y0_roundings(n: usize) -> f64 {
+    let per_thread = (n / (1024 * 64) + 1).max(16);
+    (per_thread + 5 + 5 + 16 + 5 + 5 + 1) as f64
+}
+
 /// Floats of storage a strided vector of n elements spans.
 pub fn span(n: usize, inc: i64) -> usize {
     if n == 0 { 0 } else { 1 + (n - 1) * inc.unsigned_abs() as usize }
