@@ -1,6 +1,9 @@
 //! The handle behind `mublasHandle_t`: which device, which stream, which
 //! pointer mode, and the work buffer of the routines that need one.
 
+use crate::launch::context::{
+    OwnedEvent, is_builtin_stream, stream_is_capturing, synchronize_context, synchronize_stream,
+};
 use crate::launch::{CUstream, DeviceBuffer, DeviceState};
 use crate::routines;
 use crate::status::{Error, Result};
@@ -63,18 +66,88 @@ pub const SPLIT_COUNTER_BYTES: u64 = SPLIT_COUNTER_SLOTS * 4;
 
 /// One call's hold on the work buffer: the split counters and at least the
 /// scratch bytes it asked for, its alone until dropped (other calls on the
-/// handle wait).
-pub struct WorkArea<'a>(parking_lot::MutexGuard<'a, DeviceBuffer>);
+/// handle wait). Dropped after the call's launches are queued on `stream`.
+pub struct WorkArea<'a> {
+    work: parking_lot::MutexGuard<'a, WorkBuffer>,
+    stream: CUstream,
+}
 
 impl WorkArea<'_> {
     /// [`SPLIT_COUNTER_SLOTS`] u32 counters, all 0 between launches.
     pub fn counters(&self) -> u64 {
-        self.0.address()
+        self.work.buffer.address()
     }
 
     /// Scratch space after the counters, 256-byte aligned.
     pub fn scratch(&self) -> u64 {
-        self.0.address() + SPLIT_COUNTER_BYTES
+        self.work.buffer.address() + SPLIT_COUNTER_BYTES
+    }
+}
+
+impl Drop for WorkArea<'_> {
+    /// On a stream the program made, the call's use of the buffer is fenced
+    /// now, while the stream is surely alive ([`WorkFence`]).
+    fn drop(&mut self) {
+        if is_builtin_stream(self.stream) || stream_is_capturing(self.work.fence.event_context(), self.stream) {
+            return;
+        }
+        if let Err(e) = self.work.fence.record(self.stream) {
+            log::warn!("fencing the work buffer's use ({e}): waiting for the stream instead");
+            if let Err(e) = synchronize_stream(self.work.fence.event_context(), self.stream) {
+                log::warn!("waiting for the stream: {e}");
+            }
+        }
+    }
+}
+
+/// The buffer and the fence of its last use.
+struct WorkBuffer {
+    buffer: DeviceBuffer,
+    fence: WorkFence,
+}
+
+/// Where the work buffer was last used, for a call on another stream to wait
+/// for (an event, so the host does not wait). Recorded after each call on a
+/// stream the program made, which it may destroy as soon as it switches the
+/// handle away (the driver crashes on a destroyed stream's handle, so nothing
+/// may ask that stream anything later), and at the switch itself on the
+/// driver's own streams, which outlive the handle (so their calls pay nothing).
+struct WorkFence {
+    event: OwnedEvent,
+    /// The stream of the last record, while a call on another stream has yet
+    /// to wait for it. Compared only: never given to the driver again.
+    pending_on: Option<usize>,
+}
+
+impl WorkFence {
+    fn event_context(&self) -> crate::launch::CUcontext {
+        self.event.context()
+    }
+
+    fn record(&mut self, stream: CUstream) -> Result<()> {
+        self.event.record(stream)?;
+        self.pending_on = Some(stream as usize);
+        Ok(())
+    }
+
+    /// Orders what `stream` queues from now on after the last fenced use on
+    /// another stream. Not while `stream` captures a CUDA graph: a dependency
+    /// on work outside the capture would invalidate it, and the captured calls
+    /// run only when the program launches the graph, after what it ordered
+    /// before (PyTorch synchronises the device before it captures).
+    fn order_before(&mut self, stream: CUstream) -> Result<()> {
+        match self.pending_on {
+            Some(fenced) if fenced != stream as usize => {
+                if stream_is_capturing(self.event.context(), stream) {
+                    log::debug!("a call captured into a CUDA graph is not ordered after the previous stream's");
+                    return Ok(());
+                }
+                self.event.make_wait(stream)?;
+                self.pending_on = None;
+                Ok(())
+            }
+            _ => Ok(()),
+        }
     }
 }
 
@@ -85,7 +158,7 @@ pub struct Handle {
     stream: AtomicPtr<CUstream_st>,
     stream_switch: Mutex<()>,
     pointer_mode: AtomicI32,
-    work: Mutex<DeviceBuffer>,
+    work: Mutex<WorkBuffer>,
     /// See [`work_limit_bytes`].
     work_limit: AtomicUsize,
 }
@@ -106,13 +179,14 @@ impl Handle {
         let bytes = work_buffer_bytes(device.model().sm_count).min(work_limit).max(SPLIT_COUNTER_BYTES as usize);
         let work = DeviceBuffer::new(device.context(), bytes)?;
         work.zero()?;
+        let fence = WorkFence { event: OwnedEvent::new(device.context())?, pending_on: None };
         log::debug!("handle on device {ordinal}: work buffer {bytes} bytes");
         Ok(Handle {
             device,
             stream: AtomicPtr::new(std::ptr::null_mut()),
             stream_switch: Mutex::new(()),
             pointer_mode: AtomicI32::new(PointerMode::Host as i32),
-            work: Mutex::new(work),
+            work: Mutex::new(WorkBuffer { buffer: work, fence }),
             work_limit: AtomicUsize::new(work_limit),
         })
     }
@@ -121,34 +195,31 @@ impl Handle {
         self.stream.load(Ordering::Acquire)
     }
 
-    /// Work queued on the old stream may still be using the work buffer,
-    /// which the next call on the new stream would overwrite: the new stream
-    /// is made to wait for the old one's work so far (an event, so the
-    /// host does not wait: cuBLAS's cublasSetStream returns at once, and a
-    /// program that moves a handle between streams must not stall on each
-    /// move; a chain of switches orders each stream after the one before).
-    /// Not when either stream is capturing a CUDA graph: a dependency between
-    /// a capture and a stream outside it would invalidate the capture, and
-    /// captured calls run only when the program launches the graph, after
-    /// what it has ordered before (PyTorch synchronises the device before it
-    /// captures).
+    /// Sets the stream of later calls, returning at once as cuBLAS's
+    /// cublasSetStream does: the work buffer's users on the old stream are
+    /// fenced ([`WorkFence`]), and the next call on the new stream that uses
+    /// it waits for them on the device. Leaving one of the driver's own
+    /// streams records the fence now (a program's stream fenced each of its
+    /// calls; after a chain of switches the fence is the last one's, which
+    /// waited for those before).
     pub fn set_stream(&self, stream: CUstream) {
-        use crate::launch::context::{order_streams, stream_is_capturing, synchronize_context};
         let _switching = self.stream_switch.lock();
         let current = self.stream();
-        if current != stream {
-            let context = self.device.context();
-            if stream_is_capturing(context, stream) || stream_is_capturing(context, current) {
-                log::debug!("switching streams during a graph capture: the new stream is not ordered after the old");
-            } else if let Err(e) = order_streams(context, current, stream) {
-                // The old stream may be gone (a program may destroy it first); its work may not be.
-                log::warn!("ordering the new stream after the previous one ({e}): waiting for the device instead");
-                if let Err(e) = synchronize_context(context) {
+        if current == stream {
+            return;
+        }
+        if is_builtin_stream(current) && !stream_is_capturing(self.device.context(), current) {
+            let mut work = self.work.lock();
+            let fenced = work.fence.order_before(current).and_then(|()| work.fence.record(current));
+            if let Err(e) = fenced {
+                log::warn!("fencing the previous stream's work ({e}): waiting for the device instead");
+                if let Err(e) = synchronize_context(self.device.context()) {
                     log::warn!("waiting for the device before switching streams: {e}");
                 }
+                work.fence.pending_on = None;
             }
-            self.stream.store(stream, Ordering::Release);
         }
+        self.stream.store(stream, Ordering::Release);
     }
 
     pub fn pointer_mode(&self) -> PointerMode {
@@ -173,21 +244,23 @@ impl Handle {
                 "work buffer: {bytes} bytes asked for, over the handle's limit of {limit}"
             )));
         }
+        let stream = self.stream();
         let mut work = self.work.lock();
-        if work.bytes() < bytes {
-            if crate::launch::context::stream_is_capturing(self.device.context(), self.stream()) {
+        if work.buffer.bytes() < bytes {
+            if stream_is_capturing(self.device.context(), stream) {
                 return Err(Error::AllocFailed(format!(
                     "work buffer: {bytes} bytes asked for, {} held, and the stream is capturing a CUDA graph, \
                      during which nothing may allocate (a call before the capture grows it)",
-                    work.bytes()
+                    work.buffer.bytes()
                 )));
             }
-            log::info!("growing the work buffer from {} to {bytes} bytes", work.bytes());
-            *work = DeviceBuffer::new(self.device.context(), bytes)
+            log::info!("growing the work buffer from {} to {bytes} bytes", work.buffer.bytes());
+            work.buffer = DeviceBuffer::new(self.device.context(), bytes)
                 .map_err(|e| Error::AllocFailed(format!("work buffer: {e}")))?;
-            work.zero()?;
+            work.buffer.zero()?;
         }
-        Ok(WorkArea(work))
+        work.fence.order_before(stream)?;
+        Ok(WorkArea { work, stream })
     }
 
     /// Sets the most work buffer a call may use (see [`work_limit_bytes`]).
@@ -196,6 +269,6 @@ impl Handle {
     }
 
     pub fn work_buffer_size(&self) -> usize {
-        self.work.lock().bytes()
+        self.work.lock().buffer.bytes()
     }
 }

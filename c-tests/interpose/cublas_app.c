@@ -217,6 +217,29 @@ static int test_64bit_entry_points(cublasHandle_t h, cudaStream_t stream) {
     return failed;
 }
 
+/* A stream per task, destroyed once the task is done, as many programs do;
+ * the handle then moves to the next task's stream (STRMV's partial sums share
+ * the work buffer from task to task). Under the preload the previous stream is
+ * gone when the next call moves the shadow handle: nothing may ask it anything. */
+static int test_streams_destroyed_between_tasks(cublasHandle_t h, cudaStream_t stream) {
+    int failed = 0;
+    cudaStream_t own;
+    CHECK_CUDA(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking));
+    for (int task = 0; task < 3; ++task) {
+        CHECK_CUBLAS(cublasSetStream(h, own));
+        failed |= test_sgemv_strmv(h, own);
+        /* The next task's stream is made before this one goes, so that it is not at the same address. */
+        cudaStream_t next;
+        CHECK_CUDA(cudaStreamCreateWithFlags(&next, cudaStreamNonBlocking));
+        CHECK_CUDA(cudaStreamDestroy(own));
+        own = next;
+    }
+    CHECK_CUDA(cudaStreamDestroy(own));
+    CHECK_CUBLAS(cublasSetStream(h, stream));
+    failed |= test_saxpy(h, stream);
+    return failed;
+}
+
 /* Four handles alive at once, each served once, then destroyed: under the
    preload each gets a shadow mublas handle (with its own work buffer), and
    cublasDestroy must release it. Present only under the preload. */
@@ -264,6 +287,7 @@ int main(void) {
     failed |= test_sgemv_strmv(h, stream);
     failed |= test_sgemm(h, stream);
     failed |= test_64bit_entry_points(h, stream);
+    failed |= test_streams_destroyed_between_tasks(h, stream);
     CHECK_CUBLAS(cublasDestroy(h));
     CHECK_CUDA(cudaStreamDestroy(stream));
     failed |= test_handles_release_their_shadows();

@@ -72,6 +72,29 @@ c = cupy.zeros((m, 300), dtype=cupy.float32, order="F")
 cupy.cublas.gemm("N", "N", cupy.asfortranarray(cupy.asarray(a)), cupy.asfortranarray(cupy.asarray(b)), out=c)
 check("cupy.cublas.gemm", cupy.asnumpy(c), expected, "cublasSgemm_v2", before, 1e-5)
 
+# A stream made for one task and destroyed after it (CuPy destroys a Stream
+# once it is collected); the next call moves mublas's shadow handle on, and
+# the destroyed stream must not be asked anything (the driver crashes on it).
+import gc
+gemv_expected = a.astype(np.float64) @ v.astype(np.float64)
+before = counts(b"cublasSgemv_v2")
+worst = 0.0
+for task in range(3):
+    s = cupy.cuda.Stream(non_blocking=True)
+    with s:
+        out = cupy.zeros(m, dtype=cupy.float32)
+        cupy.cublas.gemv("N", np.float32(1.0), da, cupy.asarray(v), np.float32(0.0), out)
+        s.synchronize()
+    worst = max(worst, float(np.max(np.abs(cupy.asnumpy(out) - gemv_expected))))
+    del s
+    gc.collect()
+out = cupy.zeros(m, dtype=cupy.float32)
+cupy.cublas.gemv("N", np.float32(1.0), da, cupy.asarray(v), np.float32(0.0), out)
+check("cupy.cublas.gemv after three streams were destroyed", cupy.asnumpy(out), gemv_expected, "cublasSgemv_v2", before, 1e-5)
+if worst > 1e-5 * float(np.max(np.abs(gemv_expected))):
+    failed = True
+    print(f"FAIL: cupy.cublas.gemv on the destroyed streams: max error {worst:.3g}")
+
 # CUDA graphs: torch.cuda.graph captures on a stream of its own in the global
 # mode, where an allocation or a wait for another stream invalidates the
 # capture; each replay redoes the calls.

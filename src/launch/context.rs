@@ -54,22 +54,65 @@ pub fn synchronize_context(context: sys::CUcontext) -> Result<()> {
     result::ctx::synchronize().map_err(|e| Error::ExecutionFailed(describe(&e)))
 }
 
-/// Makes the work queued on `later` from now on wait for the work queued on
-/// `earlier` so far, without the host waiting: an event recorded on `earlier`
-/// and waited for by `later`, then released (the driver keeps it until it
-/// has completed). Null is the legacy default stream.
-#[allow(clippy::not_unsafe_ptr_arg_deref)]
-pub fn order_streams(context: sys::CUcontext, earlier: sys::CUstream, later: sys::CUstream) -> Result<()> {
-    let _bound = ContextGuard::bind(context)?;
-    let event = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)
-        .map_err(|e| Error::ExecutionFailed(describe(&e)))?;
-    // SAFETY: a live event and streams of this context (or null); the event is destroyed once, after its last use.
-    let ordered = unsafe {
-        result::event::record(event, earlier)
-            .and_then(|()| result::stream::wait_event(later, event, sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT))
-    };
-    let _ = unsafe { result::event::destroy(event) };
-    ordered.map_err(|e| Error::ExecutionFailed(describe(&e)))
+/// Whether `stream` is one of the driver's own streams (the legacy default
+/// stream as null or CU_STREAM_LEGACY, and CU_STREAM_PER_THREAD), which no
+/// program can destroy. Any other stream may be destroyed at any time after
+/// the program stops using it, and the driver crashes on a destroyed
+/// stream's handle (cuStreamIsCapturing on one segfaults, driver 580), so
+/// mublas touches such a stream only while it is the handle's.
+pub fn is_builtin_stream(stream: sys::CUstream) -> bool {
+    (stream as usize) <= 2
+}
+
+/// An event of mublas's own, which outlives any stream it was recorded on.
+pub struct OwnedEvent {
+    raw: sys::CUevent,
+    context: sys::CUcontext,
+}
+
+// SAFETY: an event is a driver handle, usable from any thread with its context bound.
+unsafe impl Send for OwnedEvent {}
+unsafe impl Sync for OwnedEvent {}
+
+impl OwnedEvent {
+    /// An event without timing (recording and waiting cost less) in `context`.
+    pub fn new(context: sys::CUcontext) -> Result<OwnedEvent> {
+        let _bound = ContextGuard::bind(context)?;
+        let raw = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)
+            .map_err(|e| Error::Internal(describe(&e)))?;
+        Ok(OwnedEvent { raw, context })
+    }
+
+    pub fn context(&self) -> sys::CUcontext {
+        self.context
+    }
+
+    /// Records the work queued on `stream` so far (a live stream of the context).
+    #[allow(clippy::not_unsafe_ptr_arg_deref)]
+    pub fn record(&self, stream: sys::CUstream) -> Result<()> {
+        let _bound = ContextGuard::bind(self.context)?;
+        // SAFETY: a live event; the caller vouches for the stream.
+        unsafe { result::event::record(self.raw, stream) }.map_err(|e| Error::ExecutionFailed(describe(&e)))
+    }
+
+    /// Makes what is queued on `stream` from now on wait for the last record,
+    /// without the host waiting.
+    #[allow(clippy::not_unsafe_ptr_arg_deref)]
+    pub fn make_wait(&self, stream: sys::CUstream) -> Result<()> {
+        let _bound = ContextGuard::bind(self.context)?;
+        // SAFETY: a live event; the caller vouches for the stream.
+        unsafe { result::stream::wait_event(stream, self.raw, sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT) }
+            .map_err(|e| Error::ExecutionFailed(describe(&e)))
+    }
+}
+
+impl Drop for OwnedEvent {
+    fn drop(&mut self) {
+        if let Ok(_bound) = ContextGuard::bind(self.context) {
+            // SAFETY: created by us, destroyed once (the driver keeps a pending record until it completes).
+            let _ = unsafe { result::event::destroy(self.raw) };
+        }
+    }
 }
 
 /// Whether `stream` is capturing a CUDA graph. While it is, nothing may
@@ -98,4 +141,18 @@ pub fn stream_is_capturing_here(stream: sys::CUstream) -> bool {
     // SAFETY: a valid stream of this context and an out-pointer.
     let result = unsafe { sys::cuStreamIsCapturing(stream, &mut status) };
     result != sys::CUresult::CUDA_SUCCESS || status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_drivers_own_streams_count_as_builtin() {
+        for builtin in [0usize, 1, 2] {
+            assert!(is_builtin_stream(builtin as sys::CUstream), "{builtin}");
+        }
+        // A created stream's handle is a pointer into the driver's memory.
+        assert!(!is_builtin_stream(0x5634_1000usize as sys::CUstream));
+    }
 }
