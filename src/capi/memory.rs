@@ -68,7 +68,7 @@ fn vector_copy(
     }
     let (n, size) = (n as usize, elem_size as usize);
     Ok(Some(if incx == 1 && incy == 1 {
-        // One contiguous run: no pitch limits apply.
+        // One contiguous run (copied with one plain copy, whatever its length).
         Copy2d {
             source,
             source_pitch: n * size,

@@ -51,6 +51,59 @@ fn context_for_handleless_calls() -> Result<ContextGuard> {
 /// Both ends must be valid for the strided extent the copy touches.
 pub unsafe fn copy_2d(copy: &Copy2d, stream: Option<sys::CUstream>) -> Result<()> {
     let _bound = context_for_handleless_calls()?;
+    if copy.height > 1 && copy.source_pitch.max(copy.destination_pitch) <= max_pitch() {
+        // SAFETY: the caller's promise.
+        return unsafe { one_2d_copy(copy, stream) };
+    }
+    // One run, or pitches the driver refuses (an increment or leading
+    // dimension past 2^31 bytes, which cuBLAS's int arguments allow): a
+    // plain copy per run.
+    for run in 0..copy.height {
+        let source = copy.source.offset(run * copy.source_pitch);
+        let destination = copy.destination.offset(run * copy.destination_pitch);
+        // SAFETY: each run lies inside the extent the caller vouches for.
+        unsafe { one_run(source, destination, copy.width_bytes, stream) }?;
+    }
+    Ok(())
+}
+
+impl Memory {
+    fn offset(self, bytes: usize) -> Memory {
+        match self {
+            Memory::Host(h) => Memory::Host(h.wrapping_add(bytes)),
+            Memory::HostMut(h) => Memory::HostMut(h.wrapping_add(bytes)),
+            Memory::Device(d) => Memory::Device(d + bytes as u64),
+        }
+    }
+}
+
+/// The largest pitch cuMemcpy2D takes (CU_DEVICE_ATTRIBUTE_MAX_PITCH,
+/// 2^31 − 1 bytes on the GPUs we know), asked of the current context's
+/// device once per process.
+fn max_pitch() -> usize {
+    static MAX_PITCH: OnceLock<usize> = OnceLock::new();
+    *MAX_PITCH.get_or_init(|| {
+        let mut device = 0;
+        let mut pitch = 0;
+        // SAFETY: out-pointers; a context is current (copy_2d bound one).
+        let asked = unsafe {
+            sys::cuCtxGetDevice(&mut device).result().and_then(|()| {
+                sys::cuDeviceGetAttribute(&mut pitch, sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_PITCH, device)
+                    .result()
+            })
+        };
+        match asked {
+            Ok(()) if pitch > 0 => pitch as usize,
+            _ => i32::MAX as usize,
+        }
+    })
+}
+
+/// One strided copy through cuMemcpy2D.
+///
+/// # Safety
+/// As [`copy_2d`]; the pitches within [`max_pitch`].
+unsafe fn one_2d_copy(copy: &Copy2d, stream: Option<sys::CUstream>) -> Result<()> {
     let (src_type, src_host, src_device) = match copy.source {
         Memory::Host(h) => (sys::CUmemorytype::CU_MEMORYTYPE_HOST, h as *const std::ffi::c_void, 0),
         Memory::HostMut(h) => (sys::CUmemorytype::CU_MEMORYTYPE_HOST, h as *const std::ffi::c_void, 0),
@@ -87,6 +140,30 @@ pub unsafe fn copy_2d(copy: &Copy2d, stream: Option<sys::CUstream>) -> Result<()
         }
     };
     // cuBLAS reports a failed copy as a mapping error.
+    status.result().map_err(|e| Error::Mapping(describe(&e)))
+}
+
+/// One contiguous run of `bytes` between host and device, or device and device.
+///
+/// # Safety
+/// Both ends valid for `bytes`.
+unsafe fn one_run(source: Memory, destination: Memory, bytes: usize, stream: Option<sys::CUstream>) -> Result<()> {
+    use Memory::{Device, Host, HostMut};
+    // SAFETY: the caller's promise; the host ends are plain pointers the driver reads or writes.
+    let status = unsafe {
+        match (source, destination, stream) {
+            (Host(h), Device(d), None) => sys::cuMemcpyHtoD_v2(d, h as *const _, bytes),
+            (HostMut(h), Device(d), None) => sys::cuMemcpyHtoD_v2(d, h as *const _, bytes),
+            (Host(h), Device(d), Some(s)) => sys::cuMemcpyHtoDAsync_v2(d, h as *const _, bytes, s),
+            (HostMut(h), Device(d), Some(s)) => sys::cuMemcpyHtoDAsync_v2(d, h as *const _, bytes, s),
+            (Device(d), HostMut(h), None) => sys::cuMemcpyDtoH_v2(h as *mut _, d, bytes),
+            (Device(d), HostMut(h), Some(s)) => sys::cuMemcpyDtoHAsync_v2(h as *mut _, d, bytes, s),
+            (Device(from), Device(to), None) => sys::cuMemcpyDtoD_v2(to, from, bytes),
+            (Device(from), Device(to), Some(s)) => sys::cuMemcpyDtoDAsync_v2(to, from, bytes, s),
+            (_, Host(_), _) => return Err(Error::Internal("copy into read-only host memory".into())),
+            (Host(_) | HostMut(_), HostMut(_), _) => return Err(Error::Internal("host-to-host copy".into())),
+        }
+    };
     status.result().map_err(|e| Error::Mapping(describe(&e)))
 }
 
