@@ -2,7 +2,7 @@
 //! pointer mode, and the work buffer of the routines that need one.
 
 use crate::launch::context::{
-    OwnedEvent, is_builtin_stream, stream_is_capturing, synchronize_context, synchronize_stream,
+    OwnedEvent, StreamKey, is_builtin_stream, stream_is_capturing, synchronize_context, synchronize_stream,
 };
 use crate::launch::{CUstream, DeviceBuffer, DeviceState};
 use crate::routines;
@@ -70,6 +70,7 @@ pub const SPLIT_COUNTER_BYTES: u64 = SPLIT_COUNTER_SLOTS * 4;
 pub struct WorkArea<'a> {
     work: parking_lot::MutexGuard<'a, WorkBuffer>,
     stream: CUstream,
+    capturing: bool,
 }
 
 impl WorkArea<'_> {
@@ -88,22 +89,29 @@ impl Drop for WorkArea<'_> {
     /// On a stream the program made, the call's use of the buffer is fenced
     /// now, while the stream is surely alive ([`WorkFence`]).
     fn drop(&mut self) {
-        if is_builtin_stream(self.stream) || stream_is_capturing(self.work.fence.event_context(), self.stream) {
+        if is_builtin_stream(self.stream) || self.capturing {
             return;
         }
         if let Err(e) = self.work.fence.record(self.stream) {
             log::warn!("fencing the work buffer's use ({e}): waiting for the stream instead");
-            if let Err(e) = synchronize_stream(self.work.fence.event_context(), self.stream) {
+            if let Err(e) = synchronize_stream(self.work.fence.event.context(), self.stream) {
                 log::warn!("waiting for the stream: {e}");
             }
         }
     }
 }
 
-/// The buffer and the fence of its last use.
+/// The buffer, the fence of its last use, and the buffers it outgrew while a
+/// CUDA graph held their addresses.
 struct WorkBuffer {
     buffer: DeviceBuffer,
     fence: WorkFence,
+    /// Whether a captured call has used `buffer`: a graph keeps the
+    /// addresses its kernels were captured with for all its launches, so when
+    /// the buffer grows, this one is kept until the handle is destroyed
+    /// (as cuBLAS keeps a handle's workspace) instead of freed.
+    captured: bool,
+    outgrown: Vec<DeviceBuffer>,
 }
 
 /// Where the work buffer was last used, for a call on another stream to wait
@@ -115,33 +123,23 @@ struct WorkBuffer {
 struct WorkFence {
     event: OwnedEvent,
     /// The stream of the last record, while a call on another stream has yet
-    /// to wait for it. Compared only: never given to the driver again.
-    pending_on: Option<usize>,
+    /// to wait for it.
+    pending_on: Option<StreamKey>,
 }
 
 impl WorkFence {
-    fn event_context(&self) -> crate::launch::CUcontext {
-        self.event.context()
-    }
-
+    /// Records on `stream`, a live stream of the handle's context.
     fn record(&mut self, stream: CUstream) -> Result<()> {
         self.event.record(stream)?;
-        self.pending_on = Some(stream as usize);
+        self.pending_on = Some(StreamKey::of(stream));
         Ok(())
     }
 
-    /// Orders what `stream` queues from now on after the last fenced use on
-    /// another stream. Not while `stream` captures a CUDA graph: a dependency
-    /// on work outside the capture would invalidate it, and the captured calls
-    /// run only when the program launches the graph, after what it ordered
-    /// before (PyTorch synchronises the device before it captures).
+    /// Orders what `stream` (live, not capturing) queues from now on after
+    /// the last fenced use on another stream.
     fn order_before(&mut self, stream: CUstream) -> Result<()> {
         match self.pending_on {
-            Some(fenced) if fenced != stream as usize => {
-                if stream_is_capturing(self.event.context(), stream) {
-                    log::debug!("a call captured into a CUDA graph is not ordered after the previous stream's");
-                    return Ok(());
-                }
+            Some(fenced) if !fenced.same_as(StreamKey::of(stream)) => {
                 self.event.make_wait(stream)?;
                 self.pending_on = None;
                 Ok(())
@@ -152,13 +150,14 @@ impl WorkFence {
 }
 
 pub struct Handle {
+    /// First, so that it is freed before `device` can release the context.
+    work: Mutex<WorkBuffer>,
     pub device: Arc<DeviceState>,
     /// Read on every call: atomics, not locks (the per-call host time shows in
     /// launch-bound timings). Writers are serialised by `stream_switch`.
     stream: AtomicPtr<CUstream_st>,
     stream_switch: Mutex<()>,
     pointer_mode: AtomicI32,
-    work: Mutex<WorkBuffer>,
     /// See [`work_limit_bytes`].
     work_limit: AtomicUsize,
 }
@@ -180,13 +179,14 @@ impl Handle {
         let work = DeviceBuffer::new(device.context(), bytes)?;
         work.zero()?;
         let fence = WorkFence { event: OwnedEvent::new(device.context())?, pending_on: None };
+        let work = WorkBuffer { buffer: work, fence, captured: false, outgrown: Vec::new() };
         log::debug!("handle on device {ordinal}: work buffer {bytes} bytes");
         Ok(Handle {
             device,
             stream: AtomicPtr::new(std::ptr::null_mut()),
             stream_switch: Mutex::new(()),
             pointer_mode: AtomicI32::new(PointerMode::Host as i32),
-            work: Mutex::new(WorkBuffer { buffer: work, fence }),
+            work: Mutex::new(work),
             work_limit: AtomicUsize::new(work_limit),
         })
     }
@@ -201,19 +201,26 @@ impl Handle {
     /// it waits for them on the device. Leaving one of the driver's own
     /// streams records the fence now (a program's stream fenced each of its
     /// calls; after a chain of switches the fence is the last one's, which
-    /// waited for those before).
+    /// waited for those before). Not when either stream is capturing a CUDA
+    /// graph: a dependency between a capture and work outside it would
+    /// invalidate the capture (a blocking stream's, even through the legacy
+    /// default stream), and captured calls run only when the program launches
+    /// the graph, after what it has ordered before (PyTorch synchronises the
+    /// device before it captures).
     pub fn set_stream(&self, stream: CUstream) {
         let _switching = self.stream_switch.lock();
         let current = self.stream();
         if current == stream {
             return;
         }
-        if is_builtin_stream(current) && !stream_is_capturing(self.device.context(), current) {
+        let context = self.device.context();
+        if is_builtin_stream(current) && !stream_is_capturing(context, current) && !stream_is_capturing(context, stream)
+        {
             let mut work = self.work.lock();
             let fenced = work.fence.order_before(current).and_then(|()| work.fence.record(current));
             if let Err(e) = fenced {
                 log::warn!("fencing the previous stream's work ({e}): waiting for the device instead");
-                if let Err(e) = synchronize_context(self.device.context()) {
+                if let Err(e) = synchronize_context(context) {
                     log::warn!("waiting for the device before switching streams: {e}");
                 }
                 work.fence.pending_on = None;
@@ -245,9 +252,10 @@ impl Handle {
             )));
         }
         let stream = self.stream();
+        let capturing = stream_is_capturing(self.device.context(), stream);
         let mut work = self.work.lock();
         if work.buffer.bytes() < bytes {
-            if stream_is_capturing(self.device.context(), stream) {
+            if capturing {
                 return Err(Error::AllocFailed(format!(
                     "work buffer: {bytes} bytes asked for, {} held, and the stream is capturing a CUDA graph, \
                      during which nothing may allocate (a call before the capture grows it)",
@@ -255,12 +263,22 @@ impl Handle {
                 )));
             }
             log::info!("growing the work buffer from {} to {bytes} bytes", work.buffer.bytes());
-            work.buffer = DeviceBuffer::new(self.device.context(), bytes)
+            let grown = DeviceBuffer::new(self.device.context(), bytes)
                 .map_err(|e| Error::AllocFailed(format!("work buffer: {e}")))?;
-            work.buffer.zero()?;
+            grown.zero()?;
+            let outgrown = std::mem::replace(&mut work.buffer, grown);
+            if std::mem::take(&mut work.captured) {
+                log::info!("keeping the outgrown work buffer: a CUDA graph may still use it");
+                work.outgrown.push(outgrown);
+            }
         }
-        work.fence.order_before(stream)?;
-        Ok(WorkArea { work, stream })
+        if capturing {
+            // Not ordered after the previous stream's use: see set_stream.
+            work.captured = true;
+        } else {
+            work.fence.order_before(stream)?;
+        }
+        Ok(WorkArea { work, stream, capturing })
     }
 
     /// Sets the most work buffer a call may use (see [`work_limit_bytes`]).

@@ -281,6 +281,47 @@ fn gpu_calls_captured_into_a_graph_replay_correctly() {
     assert_eq!(gpu.inner().work_buffer_size(), grown);
 }
 
+/// A graph keeps the work-buffer addresses its calls were captured with for
+/// every launch, so an uncaptured call that grows the buffer afterwards must
+/// not free the one the graph uses: here the freed range is taken at once by
+/// buffers full of 0xFF bytes (SGEMV's split counters would read 2^32 − 1, and
+/// no block would add the partial sums), and the graph launched again must
+/// still give the right results.
+#[test]
+fn gpu_graph_keeps_its_work_buffer_when_the_buffer_grows() {
+    let test = "gpu_graph_keeps_its_work_buffer_when_the_buffer_grows";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    let work = Workload::new(&gpu, &mut random);
+    let stream = Stream::new(gpu.context()).unwrap();
+    set_stream(&gpu, stream.raw());
+    let held = gpu.inner().work_buffer_size();
+    let mut statuses = Vec::new();
+    let graph = CapturedGraph::capture(gpu.context(), stream.raw(), || statuses = work.call(gpu.handle))
+        .expect("the capture was not invalidated");
+    assert_all_succeeded("captured on a new handle", &statuses);
+    graph.launch(stream.raw()).unwrap();
+    stream.synchronize().unwrap();
+    work.check("first launch", 1, &mut random);
+
+    // Uncaptured, the same calls grow the buffer; then the old range is filled by others.
+    work.restore();
+    assert_all_succeeded("not captured", &work.call(gpu.handle));
+    stream.synchronize().unwrap();
+    let grown = gpu.inner().work_buffer_size();
+    assert!(grown > held, "{test}: the uncaptured calls were to grow the work buffer ({held} bytes)");
+    let ones = vec![f32::from_bits(u32::MAX); held / 4];
+    let squatters: Vec<GuardedBuffer> =
+        (0..4).map(|_| GuardedBuffer::from_slice(gpu.context(), &ones, 0).unwrap()).collect();
+
+    work.restore();
+    graph.launch(stream.raw()).unwrap();
+    stream.synchronize().unwrap();
+    work.check("launched after the buffer grew", 1, &mut random);
+    drop(squatters);
+    say(&format!("{test}: captured with {held} bytes of work buffer, launched again after it grew to {grown}"));
+}
+
 #[test]
 fn gpu_stream_switched_inside_a_capture() {
     // torch.cuda.graph captures on a stream of its own and PyTorch sets it on its cuBLAS handle
@@ -330,6 +371,47 @@ fn gpu_stream_switched_inside_a_capture() {
         &magnitude,
         2.0 * (k as f64 + 2.0),
     );
+}
+
+/// A program that calls on the default stream and then captures on a
+/// blocking stream (cudaStreamCreate's, CuPy's), setting it on the handle
+/// inside the capture: leaving the default stream must not touch it (an event
+/// recorded there would join the capture through the legacy stream's
+/// implicit ordering and invalidate it).
+#[test]
+fn gpu_default_stream_left_inside_a_blocking_capture() {
+    let test = "gpu_default_stream_left_inside_a_blocking_capture";
+    // Alone: while a blocking stream captures in the global mode, any other thread's use of the legacy
+    // stream (the tests' synchronous copies) is an error that invalidates the capture.
+    let Some(gpu) = gpu_alone_or_skip(test) else { return };
+    let mut random = random(test);
+    let (m, k) = (777usize, 1500usize);
+    let a = Matrix::new(&gpu, &mut random, m, k, m + 3, 1.0);
+    let v = Vector::new(&gpu, &mut random, k);
+    let out = Vector::nan(&gpu, m);
+    let (one, zero) = (1.0f32, 0.0f32);
+    let gemv = || unsafe {
+        // SAFETY: device buffers with the sizes passed, alive for the test.
+        mublasSgemv(gpu.handle, 0, m as i32, k as i32, &one, a.ptr(), a.ld as i32, v.ptr(), 1, &zero, out.ptr(), 1)
+    };
+    let capturing = Stream::blocking(gpu.context()).unwrap();
+    set_stream(&gpu, std::ptr::null_mut());
+    assert_eq!(gemv(), MUBLAS_STATUS_SUCCESS);
+    mublas::harness::stream::synchronize(gpu.context(), std::ptr::null_mut()).unwrap();
+    out.restore();
+    let mut statuses = Vec::new();
+    let graph = CapturedGraph::capture(gpu.context(), capturing.raw(), || {
+        let status = unsafe { mublasSetStream(gpu.handle, capturing.raw() as *mut CUstream_st) };
+        statuses = vec![("set stream".to_string(), status), ("sgemv".to_string(), gemv())];
+    })
+    .expect("the capture was not invalidated");
+    assert_all_succeeded("default stream left inside the capture", &statuses);
+    graph.launch(capturing.raw()).unwrap();
+    capturing.synchronize().unwrap();
+    let v64: Vec<f64> = v.host.iter().map(|&e| e as f64).collect();
+    let (expected, magnitude) = product(m, |i, l| a.at(i, l), &v64);
+    assert_close("sgemv in the graph", &out.device.read().unwrap(), &expected, &magnitude, 2.0 * (k as f64 + 2.0));
+    set_stream(&gpu, std::ptr::null_mut());
 }
 
 #[test]

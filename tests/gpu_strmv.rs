@@ -547,7 +547,9 @@ fn gpu_set_stream_orders_the_streams_without_waiting() {
 /// do. The switch cannot ask the destroyed stream anything, yet the new
 /// stream's STRMV must not run before the old one's: with the old stream
 /// held back by a gate that another thread opens after 300 ms, the new
-/// stream's call must not be done before then; both results are right.
+/// stream's call must not be done before then; both results are right. Twice:
+/// the new stream made before the old one is destroyed, and after it (when
+/// the driver may give it the old one's address).
 #[test]
 fn gpu_set_stream_after_the_old_stream_was_destroyed() {
     let _shapes = tuner_choices();
@@ -555,7 +557,6 @@ fn gpu_set_stream_after_the_old_stream_was_destroyed() {
     let Some(gpu) = gpu_alone_or_skip(test) else { return };
     let mut random = random(test);
     let ctx = gpu.context();
-    let (old, new) = (Stream::new(ctx).unwrap(), Stream::new(ctx).unwrap());
     let case = Case {
         uplo: MUBLAS_FILL_MODE_LOWER,
         trans: MUBLAS_OP_T,
@@ -570,37 +571,50 @@ fn gpu_set_stream_after_the_old_stream_was_destroyed() {
     let (x1, x2) = (random.vector(case.n), random.vector(case.n));
     let (dx1, dx2) = (GuardedBuffer::from_slice(ctx, &x1, 0).unwrap(), GuardedBuffer::from_slice(ctx, &x2, 0).unwrap());
     let call = |dx: &GuardedBuffer| assert_eq!(strmv(&gpu, &case, &da, dx), MUBLAS_STATUS_SUCCESS);
-    // A first call grows the work buffer, so the calls below allocate nothing (an allocation may wait).
-    set_stream(&gpu, old.raw());
-    call(&dx1);
-    old.synchronize().unwrap();
-    dx1.write(&x1).unwrap();
-
-    let gate = mublas::harness::StreamGate::close(ctx, old.raw()).unwrap();
-    call(&dx1);
-    drop(old);
-    let opening = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let opener = {
-        let opening = opening.clone();
-        std::thread::spawn(move || {
-            std::thread::sleep(std::time::Duration::from_millis(300));
-            opening.store(true, std::sync::atomic::Ordering::SeqCst);
-            gate.open();
-            gate
-        })
-    };
-    set_stream(&gpu, new.raw());
-    call(&dx2);
-    new.synchronize().unwrap();
-    let done_after_the_gate = opening.load(std::sync::atomic::Ordering::SeqCst);
-    let gate = opener.join().unwrap();
-    mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
-    assert!(!gate.timed_out(), "{test}: the gate opened by itself after 10 s");
-    assert!(done_after_the_gate, "{test}: the new stream's STRMV finished while the old stream's waited at the gate");
     let bound = 2.0 * (case.n as f64 + 2.0);
     let (expected1, magnitude1) = reference(&case, &a, &x1);
     let (expected2, magnitude2) = reference(&case, &a, &x2);
-    assert_close("destroyed stream", &dx1.read().unwrap(), &expected1, &magnitude1, bound);
-    assert_close("new stream", &dx2.read().unwrap(), &expected2, &magnitude2, bound);
-    set_stream(&gpu, std::ptr::null_mut());
+    for new_after_destroy in [false, true] {
+        let what = if new_after_destroy { "new stream made after the destroy" } else { "new stream made before" };
+        let old = Stream::new(ctx).unwrap();
+        let old_address = old.raw() as usize;
+        // A first call grows the work buffer, so the calls below allocate nothing (an allocation may wait).
+        set_stream(&gpu, old.raw());
+        call(&dx1);
+        old.synchronize().unwrap();
+        dx1.write(&x1).unwrap();
+        dx2.write(&x2).unwrap();
+
+        let gate = mublas::harness::StreamGate::close(ctx, old.raw()).unwrap();
+        call(&dx1);
+        let early = (!new_after_destroy).then(|| Stream::new(ctx).unwrap());
+        drop(old);
+        let new = early.unwrap_or_else(|| Stream::new(ctx).unwrap());
+        let opening = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let opener = {
+            let opening = opening.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                opening.store(true, std::sync::atomic::Ordering::SeqCst);
+                gate.open();
+                gate
+            })
+        };
+        set_stream(&gpu, new.raw());
+        call(&dx2);
+        new.synchronize().unwrap();
+        let done_after_the_gate = opening.load(std::sync::atomic::Ordering::SeqCst);
+        let gate = opener.join().unwrap();
+        mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
+        let reused = new.raw() as usize == old_address;
+        say(&format!("{test}: {what}{}", if reused { ", at the old one's address" } else { "" }));
+        assert!(!gate.timed_out(), "{what}: the gate opened by itself after 10 s");
+        assert!(
+            done_after_the_gate,
+            "{what}: the new stream's STRMV finished while the old stream's waited at the gate"
+        );
+        assert_close(&format!("{what}: destroyed stream"), &dx1.read().unwrap(), &expected1, &magnitude1, bound);
+        assert_close(&format!("{what}: new stream"), &dx2.read().unwrap(), &expected2, &magnitude2, bound);
+        set_stream(&gpu, std::ptr::null_mut());
+    }
 }

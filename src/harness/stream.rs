@@ -18,6 +18,14 @@ impl Stream {
         Ok(Stream { raw, context })
     }
 
+    /// A stream that synchronises with the legacy default stream (cudaStreamCreate's default).
+    pub fn blocking(context: sys::CUcontext) -> Result<Stream> {
+        let _bound = ContextGuard::bind(context)?;
+        let raw =
+            result::stream::create(result::stream::StreamKind::Default).map_err(|e| Error::Internal(describe(&e)))?;
+        Ok(Stream { raw, context })
+    }
+
     pub fn raw(&self) -> sys::CUstream {
         self.raw
     }

@@ -64,6 +64,40 @@ pub fn is_builtin_stream(stream: sys::CUstream) -> bool {
     (stream as usize) <= 2
 }
 
+/// Which stream, in a form that outlives it: the driver may give a destroyed
+/// stream's address to the next stream the program makes, never its ID.
+#[derive(Clone, Copy, Debug)]
+pub enum StreamKey {
+    Builtin(usize),
+    Created(u64),
+    /// The driver could not say (then it is the same as no other stream).
+    Unknown,
+}
+
+impl StreamKey {
+    /// The key of a live stream (one the program has not destroyed).
+    #[allow(clippy::not_unsafe_ptr_arg_deref)]
+    pub fn of(stream: sys::CUstream) -> StreamKey {
+        if is_builtin_stream(stream) {
+            return StreamKey::Builtin(stream as usize);
+        }
+        let mut id = 0;
+        // SAFETY: a live stream and an out-pointer.
+        match unsafe { sys::cuStreamGetId(stream, &mut id) }.result() {
+            Ok(()) => StreamKey::Created(id),
+            Err(_) => StreamKey::Unknown,
+        }
+    }
+
+    pub fn same_as(self, other: StreamKey) -> bool {
+        match (self, other) {
+            (StreamKey::Builtin(a), StreamKey::Builtin(b)) => a == b,
+            (StreamKey::Created(a), StreamKey::Created(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
 /// An event of mublas's own, which outlives any stream it was recorded on.
 pub struct OwnedEvent {
     raw: sys::CUevent,
@@ -154,5 +188,13 @@ mod tests {
         }
         // A created stream's handle is a pointer into the driver's memory.
         assert!(!is_builtin_stream(0x5634_1000usize as sys::CUstream));
+    }
+
+    #[test]
+    fn stream_keys_match_only_the_same_known_stream() {
+        use StreamKey::*;
+        assert!(Builtin(0).same_as(Builtin(0)) && Created(7).same_as(Created(7)));
+        assert!(!Builtin(0).same_as(Builtin(2)) && !Created(7).same_as(Created(8)));
+        assert!(!Builtin(1).same_as(Created(1)) && !Unknown.same_as(Unknown));
     }
 }
