@@ -193,6 +193,8 @@ fn shadow_of_foreign(real: &RealCublas, handle: CublasHandle) -> Result<Arc<Hand
             s
         }
     };
+    // The map is not needed for the switch, which may call the driver: other threads' calls go on.
+    drop(shadows);
     shadow.set_stream(stream as crate::launch::CUstream);
     shadow.set_pointer_mode(mode);
     Ok(shadow)
