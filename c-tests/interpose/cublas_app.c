@@ -7,6 +7,7 @@
  * Prints one line per routine, then "served by mublas: N calls" and PASS/FAIL.
  */
 #include <cublas_v2.h>
+#include <cuda.h>
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <math.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 
 #define CHECK_CUDA(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("FAIL: %s: %s\n", #x, cudaGetErrorString(e)); exit(1); } } while (0)
+#define CHECK_CU(x) do { CUresult r = (x); if (r != CUDA_SUCCESS) { printf("FAIL: %s: CUresult %d\n", #x, (int)r); exit(1); } } while (0)
 #define CHECK_CUBLAS(x) do { cublasStatus_t s = (x); if (s != CUBLAS_STATUS_SUCCESS) { printf("FAIL: %s: status %d\n", #x, (int)s); exit(1); } } while (0)
 
 static unsigned long long state = 88172645463325252ULL;
@@ -240,6 +242,40 @@ static int test_streams_destroyed_between_tasks(cublasHandle_t h, cudaStream_t s
     return failed;
 }
 
+/* A context the program made itself (cuCtxCreate, as PyCUDA does), current
+ * while it creates its cuBLAS handle and memory: mublas runs in the primary
+ * context, whose kernels cannot use that memory, so the calls must reach the
+ * real cuBLAS (the served counts do not move) and be right. */
+static int test_own_context(void) {
+    CUdevice device;
+    CUcontext own, primary;
+    CHECK_CU(cuCtxGetCurrent(&primary));
+    CHECK_CU(cuCtxGetDevice(&device));
+#if CUDA_VERSION >= 13000
+    CHECK_CU(cuCtxCreate(&own, NULL, 0, device));
+#else
+    CHECK_CU(cuCtxCreate(&own, 0, device));
+#endif
+    long long (*interposed_calls)(const char *) = (long long (*)(const char *))dlsym(RTLD_DEFAULT, "mublasInterposedCalls");
+    long long before = interposed_calls ? interposed_calls("cublasSgemv_v2") + interposed_calls("cublasStrmv_v2") : 0;
+    cublasHandle_t h;
+    cudaStream_t stream;
+    CHECK_CUDA(cudaStreamCreate(&stream));
+    CHECK_CUBLAS(cublasCreate(&h));
+    CHECK_CUBLAS(cublasSetStream(h, stream));
+    int failed = test_sgemv_strmv(h, stream);
+    CHECK_CUBLAS(cublasDestroy(h));
+    CHECK_CUDA(cudaStreamDestroy(stream));
+    long long after = interposed_calls ? interposed_calls("cublasSgemv_v2") + interposed_calls("cublasStrmv_v2") : 0;
+    if (after != before) {
+        printf("FAIL: calls in a context of the program's own were served by mublas (%lld)\n", after - before);
+        failed = 1;
+    }
+    CHECK_CU(cuCtxSetCurrent(primary));
+    CHECK_CU(cuCtxDestroy(own));
+    return failed;
+}
+
 /* Four handles alive at once, each served once, then destroyed: under the
    preload each gets a shadow mublas handle (with its own work buffer), and
    cublasDestroy must release it. Present only under the preload. */
@@ -291,6 +327,7 @@ int main(void) {
     CHECK_CUBLAS(cublasDestroy(h));
     CHECK_CUDA(cudaStreamDestroy(stream));
     failed |= test_handles_release_their_shadows();
+    failed |= test_own_context();
 
     /* Present only under the preload (or when linked with mublas). */
     long long (*interposed_calls)(const char *) = (long long (*)(const char *))dlsym(RTLD_DEFAULT, "mublasInterposedCalls");

@@ -195,6 +195,15 @@ fn shadow_of_foreign(real: &RealCublas, handle: CublasHandle) -> Result<Arc<Hand
     };
     // The map is not needed for the switch, which may call the driver: other threads' calls go on.
     drop(shadows);
+    // mublas runs in the device's primary context (the CUDA runtime's). A program that made a
+    // context of its own (cuCtxCreate: PyCUDA, some MPI codes) has its cuBLAS handle, streams and
+    // memory there, which kernels in another context cannot use.
+    match crate::launch::driver::current_context() {
+        Ok(Some(current)) if current != shadow.device.context() => {
+            return Err("the calling thread's context is not its device's primary context, where mublas runs".into());
+        }
+        _ => {}
+    }
     shadow.set_stream(stream as crate::launch::CUstream);
     shadow.set_pointer_mode(mode);
     Ok(shadow)

@@ -39,6 +39,11 @@ pub fn current_device_ordinal() -> Result<i32> {
     }
 }
 
+/// The calling thread's current context, if any.
+pub fn current_context() -> Result<Option<sys::CUcontext>> {
+    result::ctx::get_current().map_err(|e| Error::NotInitialized(describe(&e)))
+}
+
 /// "CUDA_ERROR_X (text)" for logs and error messages.
 pub fn describe(e: &result::DriverError) -> String {
     let name = e.error_name().map(|c| c.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("{:?}", e.0));
