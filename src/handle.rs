@@ -163,17 +163,26 @@ pub struct Handle {
 }
 
 impl Handle {
-    /// Binds a new handle to the device current on the calling thread.
+    /// Binds a new handle to the context current on the calling thread (as
+    /// cuBLAS does): the device's primary context, which the CUDA runtime uses,
+    /// or one the program made itself (cuCtxCreate), which it must then keep
+    /// until the handle is destroyed.
     pub fn create() -> Result<Handle> {
         crate::logging::init();
         crate::launch::driver::init()?;
         let ordinal = crate::launch::driver::current_device_ordinal()?;
-        Handle::create_on(ordinal)
+        let own_context = crate::launch::driver::current_own_context()?;
+        Handle::create_in(ordinal, own_context)
     }
 
+    /// A handle in device `ordinal`'s primary context.
     pub fn create_on(ordinal: i32) -> Result<Handle> {
+        Handle::create_in(ordinal, None)
+    }
+
+    fn create_in(ordinal: i32, own_context: Option<crate::launch::CUcontext>) -> Result<Handle> {
         crate::logging::init();
-        let device = DeviceState::open(ordinal, routines::ENTRY_POINTS)?;
+        let device = DeviceState::open_in(ordinal, own_context, routines::ENTRY_POINTS)?;
         let work_limit = work_limit_bytes();
         let bytes = work_buffer_bytes(device.model().sm_count).min(work_limit).max(SPLIT_COUNTER_BYTES as usize);
         let work = DeviceBuffer::new(device.context(), bytes)?;

@@ -50,6 +50,11 @@ const S: usize = 1024;
 impl OnDevice {
     fn new(ordinal: i32, random: &mut Random) -> OnDevice {
         make_current(ordinal);
+        OnDevice::in_current_context(ordinal, random)
+    }
+
+    /// A handle made with the thread's current context (on device `ordinal`), and its data.
+    fn in_current_context(ordinal: i32, random: &mut Random) -> OnDevice {
         let mut handle: mublasHandle_t = std::ptr::null_mut();
         // SAFETY: a valid out-pointer.
         assert_eq!(unsafe { mublasCreate(&mut handle) }, MUBLAS_STATUS_SUCCESS);
@@ -153,4 +158,38 @@ fn gpu_handles_on_two_devices() {
     for (d, device) in on.iter().enumerate() {
         device.check(&format!("handle {d}, two threads at once"), rounds, &mut random);
     }
+}
+
+/// A context the program made itself (cuCtxCreate, as PyCUDA or a driver-API
+/// program does), current when it creates the handle: the handle binds it,
+/// as cuBLAS's does, and its calls run there (the program's memory is that
+/// context's), also from a thread with the primary context current.
+#[test]
+fn gpu_handle_in_a_context_of_the_programs_own() {
+    let test = "gpu_handle_in_a_context_of_the_programs_own";
+    if let Err(e) = mublas::launch::driver::init() {
+        say(&format!("SKIPPED {test}: no CUDA GPU here ({e})"));
+        return;
+    }
+    let mut random = random(test);
+    let device = result::device::get(0).unwrap();
+    let mut own: sys::CUcontext = std::ptr::null_mut();
+    // SAFETY: an out-pointer and a valid device; the new context becomes current on this thread.
+    unsafe { sys::cuCtxCreate_v2(&mut own, 0, device) }.result().unwrap();
+    let on = OnDevice::in_current_context(0, &mut random);
+    assert_eq!(on.gpu.context(), own, "the handle binds the context current at its creation");
+    on.call();
+    on.check("in the program's own context", 1, &mut random);
+    on.restore();
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let primary = make_current(0);
+            on.call();
+            assert_eq!(result::ctx::get_current().unwrap(), Some(primary), "the caller's context is restored");
+        });
+    });
+    on.check("called from a thread with the primary context current", 1, &mut random);
+    drop(on);
+    // SAFETY: made above; its handle and buffers are gone.
+    unsafe { sys::cuCtxDestroy_v2(own) }.result().unwrap();
 }

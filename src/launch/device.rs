@@ -1,8 +1,9 @@
-//! Per-device state, shared by every handle on that device: the retained
-//! primary context, the loaded kernels, the device model and the tuner.
+//! Per-device state, shared by every handle on that device and context: the
+//! context (the device's primary context, retained, unless the program made
+//! its own), the loaded kernels, the device model and the tuner.
 //!
-//! Created on the first `mublasCreate` for a device and kept while any handle
-//! uses it, so a second handle costs no module loading.
+//! Created on the first `mublasCreate` for a device (and context) and kept
+//! while any handle uses it, so a second handle costs no module loading.
 
 use super::driver::{self, describe};
 use super::images::{ImageChoice, KernelImage, PtxForcing};
@@ -24,6 +25,10 @@ pub struct DeviceState {
     pub ordinal: i32,
     device: sys::CUdevice,
     context: sys::CUcontext,
+    /// Whether `context` is the device's primary context, retained by us; a
+    /// context the program made (cuCtxCreate) is its own to destroy, after
+    /// the handles on it.
+    retained_primary: bool,
     modules: Vec<sys::CUmodule>,
     /// By entry-point name; FxHash: this lookup is on every call's path.
     kernels: HashMap<&'static str, Kernel, BuildHasherDefault<FxHasher>>,
@@ -41,30 +46,45 @@ unsafe impl Sync for DeviceState {}
 static OPEN_DEVICES: Mutex<Vec<Weak<DeviceState>>> = Mutex::new(Vec::new());
 
 impl DeviceState {
-    /// The state of device `ordinal`, shared with other live handles or made now.
+    /// The state of device `ordinal` in its primary context, shared with other live handles or made now.
     pub fn open(ordinal: i32, entry_points: &EntryPoints) -> Result<Arc<DeviceState>> {
+        DeviceState::open_in(ordinal, None, entry_points)
+    }
+
+    /// The same in `context`, a context of the program's own on device `ordinal`.
+    pub fn open_in(
+        ordinal: i32,
+        context: Option<sys::CUcontext>,
+        entry_points: &EntryPoints,
+    ) -> Result<Arc<DeviceState>> {
         let mut open = OPEN_DEVICES.lock();
         open.retain(|weak| weak.strong_count() > 0);
-        if let Some(state) = open.iter().filter_map(Weak::upgrade).find(|s| s.ordinal == ordinal) {
+        let wanted = |s: &DeviceState| {
+            s.ordinal == ordinal && context.is_none_or(|c| c == s.context) && (context.is_some() || s.retained_primary)
+        };
+        if let Some(state) = open.iter().filter_map(Weak::upgrade).find(|s| wanted(s)) {
             return Ok(state);
         }
-        let state = Arc::new(DeviceState::create(ordinal, entry_points)?);
+        let state = Arc::new(DeviceState::create(ordinal, context, entry_points)?);
         open.push(Arc::downgrade(&state));
         Ok(state)
     }
 
-    fn create(ordinal: i32, entry_points: &EntryPoints) -> Result<DeviceState> {
+    fn create(ordinal: i32, own_context: Option<sys::CUcontext>, entry_points: &EntryPoints) -> Result<DeviceState> {
         driver::init()?;
         let device = result::device::get(ordinal).map_err(|e| Error::NotInitialized(describe(&e)))?;
         let model = read_device_model(device)?;
         let (major, minor) = model.compute_capability;
-        // SAFETY: `device` is a valid ordinal; the retain is released in Drop.
-        let context =
-            unsafe { result::primary_ctx::retain(device) }.map_err(|e| Error::NotInitialized(describe(&e)))?;
+        let context = match own_context {
+            Some(context) => context,
+            // SAFETY: `device` is a valid ordinal; the retain is released in Drop.
+            None => unsafe { result::primary_ctx::retain(device) }.map_err(|e| Error::NotInitialized(describe(&e)))?,
+        };
         let mut state = DeviceState {
             ordinal,
             device,
             context,
+            retained_primary: own_context.is_none(),
             modules: Vec::new(),
             kernels: HashMap::default(),
             loaded_images: Vec::new(),
@@ -139,8 +159,10 @@ impl Drop for DeviceState {
                 let _ = unsafe { result::module::unload(module) };
             }
         }
-        // SAFETY: balances the retain in `create`; the application's own retains keep it alive.
-        let _ = unsafe { result::primary_ctx::release(self.device) };
+        if self.retained_primary {
+            // SAFETY: balances the retain in `create`; the application's own retains keep it alive.
+            let _ = unsafe { result::primary_ctx::release(self.device) };
+        }
     }
 }
 

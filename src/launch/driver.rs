@@ -44,6 +44,28 @@ pub fn current_context() -> Result<Option<sys::CUcontext>> {
     result::ctx::get_current().map_err(|e| Error::NotInitialized(describe(&e)))
 }
 
+/// The calling thread's current context when the program made it itself
+/// (cuCtxCreate), None when it is a device's primary context (the CUDA
+/// runtime's) or there is none.
+pub fn current_own_context() -> Result<Option<sys::CUcontext>> {
+    let Some(current) = current_context()? else { return Ok(None) };
+    let device = current_device_ordinal()?;
+    let (mut flags, mut active) = (0, 0);
+    // SAFETY: a valid device and out-pointers.
+    unsafe { sys::cuDevicePrimaryCtxGetState(device, &mut flags, &mut active) }
+        .result()
+        .map_err(|e| Error::NotInitialized(describe(&e)))?;
+    if active == 0 {
+        // A current context is active: this one is not the primary.
+        return Ok(Some(current));
+    }
+    // SAFETY: the primary context is active, so retaining it creates nothing; released at once.
+    let primary = unsafe { result::primary_ctx::retain(device) }.map_err(|e| Error::NotInitialized(describe(&e)))?;
+    // SAFETY: balances the retain above.
+    let _ = unsafe { result::primary_ctx::release(device) };
+    Ok((primary != current).then_some(current))
+}
+
 /// "CUDA_ERROR_X (text)" for logs and error messages.
 pub fn describe(e: &result::DriverError) -> String {
     let name = e.error_name().map(|c| c.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("{:?}", e.0));
