@@ -2,8 +2,10 @@
 //! `cudaStreamBeginCapture` captures them. In the global capture mode (the
 //! strictest, PyTorch's default) any allocation or stream wait on the
 //! capturing thread fails and invalidates the whole capture, so a call must
-//! make neither, and the graph must redo every call on each launch. Skipped,
-//! saying so, without a GPU.
+//! make neither, and the graph must redo every call on each launch. Each test
+//! has the GPU alone: in that mode another thread's allocation (or, with a
+//! blocking stream, its use of the legacy stream) is refused too and
+//! invalidates the capture. Skipped, saying so, without a GPU.
 
 mod common;
 
@@ -239,22 +241,34 @@ fn assert_all_succeeded(what: &str, statuses: &[(String, mublasStatus_t)]) {
     }
 }
 
+/// A workload, and a stream of its own set on the handle.
+fn workload_on_a_stream(gpu: &Gpu, random: &mut Random) -> (Workload, Stream) {
+    let work = Workload::new(gpu, random);
+    let stream = Stream::new(gpu.context()).unwrap();
+    set_stream(gpu, stream.raw());
+    (work, stream)
+}
+
+/// The workload's calls captured on `stream` (the handle's), each of them successful.
+fn capture(gpu: &Gpu, work: &Workload, stream: &Stream, what: &str) -> CapturedGraph {
+    let mut statuses = Vec::new();
+    let graph = CapturedGraph::capture(gpu.context(), stream.raw(), || statuses = work.call(gpu.handle))
+        .expect("the capture was not invalidated");
+    assert_all_succeeded(what, &statuses);
+    graph
+}
+
 #[test]
 fn gpu_calls_captured_into_a_graph_replay_correctly() {
     let test = "gpu_calls_captured_into_a_graph_replay_correctly";
-    let Some(gpu) = gpu_or_skip(test) else { return };
+    let Some(gpu) = gpu_alone_or_skip(test) else { return };
     let mut random = random(test);
-    let work = Workload::new(&gpu, &mut random);
-    let stream = Stream::new(gpu.context()).unwrap();
-    set_stream(&gpu, stream.raw());
+    let (work, stream) = workload_on_a_stream(&gpu, &mut random);
 
     // A new handle: the calls that would grow its work buffer run without it (no split along k, no A^T copy,
     // no split tail), the others use what it holds (SGEMV's split counters, STRMV's partial sums).
     let held = gpu.inner().work_buffer_size();
-    let mut statuses = Vec::new();
-    let graph = CapturedGraph::capture(gpu.context(), stream.raw(), || statuses = work.call(gpu.handle))
-        .expect("the capture was not invalidated");
-    assert_all_succeeded("captured on a new handle", &statuses);
+    let graph = capture(&gpu, &work, &stream, "captured on a new handle");
     assert_eq!(gpu.inner().work_buffer_size(), held, "nothing is allocated during a capture");
     for launches in 1..=2 {
         graph.launch(stream.raw()).unwrap();
@@ -270,9 +284,7 @@ fn gpu_calls_captured_into_a_graph_replay_correctly() {
     let grown = gpu.inner().work_buffer_size();
     say(&format!("{test}: work buffer {held} bytes during the first capture, {grown} after the uncaptured calls"));
     work.restore();
-    let graph = CapturedGraph::capture(gpu.context(), stream.raw(), || statuses = work.call(gpu.handle))
-        .expect("the capture was not invalidated");
-    assert_all_succeeded("captured after a warm-up", &statuses);
+    let graph = capture(&gpu, &work, &stream, "captured after a warm-up");
     for launches in 1..=2 {
         graph.launch(stream.raw()).unwrap();
         stream.synchronize().unwrap();
@@ -290,16 +302,11 @@ fn gpu_calls_captured_into_a_graph_replay_correctly() {
 #[test]
 fn gpu_graph_keeps_its_work_buffer_when_the_buffer_grows() {
     let test = "gpu_graph_keeps_its_work_buffer_when_the_buffer_grows";
-    let Some(gpu) = gpu_or_skip(test) else { return };
+    let Some(gpu) = gpu_alone_or_skip(test) else { return };
     let mut random = random(test);
-    let work = Workload::new(&gpu, &mut random);
-    let stream = Stream::new(gpu.context()).unwrap();
-    set_stream(&gpu, stream.raw());
+    let (work, stream) = workload_on_a_stream(&gpu, &mut random);
     let held = gpu.inner().work_buffer_size();
-    let mut statuses = Vec::new();
-    let graph = CapturedGraph::capture(gpu.context(), stream.raw(), || statuses = work.call(gpu.handle))
-        .expect("the capture was not invalidated");
-    assert_all_succeeded("captured on a new handle", &statuses);
+    let graph = capture(&gpu, &work, &stream, "captured on a new handle");
     graph.launch(stream.raw()).unwrap();
     stream.synchronize().unwrap();
     work.check("first launch", 1, &mut random);
@@ -327,50 +334,9 @@ fn gpu_stream_switched_inside_a_capture() {
     // torch.cuda.graph captures on a stream of its own and PyTorch sets it on its cuBLAS handle
     // inside the capture: the switch must not wait for the previous stream (that would invalidate it).
     let test = "gpu_stream_switched_inside_a_capture";
-    let Some(gpu) = gpu_or_skip(test) else { return };
-    let mut random = random(test);
-    let (m, k) = (777usize, 1500usize);
-    let a = Matrix::new(&gpu, &mut random, m, k, m + 3, 1.0);
-    let v = Vector::new(&gpu, &mut random, k);
-    let out = Vector::nan(&gpu, m);
-    let (one, zero) = (1.0f32, 0.0f32);
-    let gemv = || unsafe {
-        // SAFETY: device buffers with the sizes passed, alive for the test.
-        mublasSgemv(gpu.handle, 0, m as i32, k as i32, &one, a.ptr(), a.ld as i32, v.ptr(), 1, &zero, out.ptr(), 1)
-    };
+    let Some(gpu) = gpu_alone_or_skip(test) else { return };
     let (before, capturing) = (Stream::new(gpu.context()).unwrap(), Stream::new(gpu.context()).unwrap());
-    let set_stream = |stream: &Stream| unsafe {
-        // SAFETY: a live handle and a stream of its context.
-        mublasSetStream(gpu.handle, stream.raw() as *mut CUstream_st)
-    };
-    assert_eq!(set_stream(&before), MUBLAS_STATUS_SUCCESS);
-    assert_eq!(gemv(), MUBLAS_STATUS_SUCCESS);
-    before.synchronize().unwrap();
-    out.restore();
-    let mut statuses = Vec::new();
-    let graph = CapturedGraph::capture(gpu.context(), capturing.raw(), || {
-        statuses = vec![("set stream".to_string(), set_stream(&capturing)), ("sgemv".to_string(), gemv())];
-    })
-    .expect("the capture was not invalidated");
-    assert_all_succeeded("switched inside the capture", &statuses);
-    assert!(out.device.read().unwrap().iter().all(|v| v.is_nan()), "a captured call runs only when the graph does");
-    graph.launch(capturing.raw()).unwrap();
-    capturing.synchronize().unwrap();
-    let v64: Vec<f64> = v.host.iter().map(|&e| e as f64).collect();
-    let (expected, magnitude) = product(m, |i, l| a.at(i, l), &v64);
-    assert_close("sgemv after the switch", &out.device.read().unwrap(), &expected, &magnitude, 2.0 * (k as f64 + 2.0));
-    // Switching back after the capture works as before.
-    assert_eq!(set_stream(&before), MUBLAS_STATUS_SUCCESS);
-    out.restore();
-    assert_eq!(gemv(), MUBLAS_STATUS_SUCCESS);
-    before.synchronize().unwrap();
-    assert_close(
-        "sgemv back on the first stream",
-        &out.device.read().unwrap(),
-        &expected,
-        &magnitude,
-        2.0 * (k as f64 + 2.0),
-    );
+    sgemv_switched_inside_a_capture(&gpu, &mut random(test), Some(&before), &capturing);
 }
 
 /// A program that calls on the default stream and then captures on a
@@ -381,37 +347,53 @@ fn gpu_stream_switched_inside_a_capture() {
 #[test]
 fn gpu_default_stream_left_inside_a_blocking_capture() {
     let test = "gpu_default_stream_left_inside_a_blocking_capture";
-    // Alone: while a blocking stream captures in the global mode, any other thread's use of the legacy
-    // stream (the tests' synchronous copies) is an error that invalidates the capture.
     let Some(gpu) = gpu_alone_or_skip(test) else { return };
-    let mut random = random(test);
+    let capturing = Stream::blocking(gpu.context()).unwrap();
+    sgemv_switched_inside_a_capture(&gpu, &mut random(test), None, &capturing);
+}
+
+/// An SGEMV on `first` (None: the legacy default stream); the same captured
+/// on `capturing`, set on the handle inside the capture; the graph launched;
+/// and the SGEMV on `first` again after the capture.
+fn sgemv_switched_inside_a_capture(gpu: &Gpu, random: &mut Random, first: Option<&Stream>, capturing: &Stream) {
     let (m, k) = (777usize, 1500usize);
-    let a = Matrix::new(&gpu, &mut random, m, k, m + 3, 1.0);
-    let v = Vector::new(&gpu, &mut random, k);
-    let out = Vector::nan(&gpu, m);
+    let a = Matrix::new(gpu, random, m, k, m + 3, 1.0);
+    let v = Vector::new(gpu, random, k);
+    let out = Vector::nan(gpu, m);
     let (one, zero) = (1.0f32, 0.0f32);
     let gemv = || unsafe {
         // SAFETY: device buffers with the sizes passed, alive for the test.
         mublasSgemv(gpu.handle, 0, m as i32, k as i32, &one, a.ptr(), a.ld as i32, v.ptr(), 1, &zero, out.ptr(), 1)
     };
-    let capturing = Stream::blocking(gpu.context()).unwrap();
-    set_stream(&gpu, std::ptr::null_mut());
-    assert_eq!(gemv(), MUBLAS_STATUS_SUCCESS);
-    mublas::harness::stream::synchronize(gpu.context(), std::ptr::null_mut()).unwrap();
-    out.restore();
-    let mut statuses = Vec::new();
-    let graph = CapturedGraph::capture(gpu.context(), capturing.raw(), || {
-        let status = unsafe { mublasSetStream(gpu.handle, capturing.raw() as *mut CUstream_st) };
-        statuses = vec![("set stream".to_string(), status), ("sgemv".to_string(), gemv())];
-    })
-    .expect("the capture was not invalidated");
-    assert_all_succeeded("default stream left inside the capture", &statuses);
-    graph.launch(capturing.raw()).unwrap();
-    capturing.synchronize().unwrap();
+    let first = first.map_or(std::ptr::null_mut(), |s| s.raw());
+    let set_stream = |stream: mublas::launch::CUstream| unsafe {
+        // SAFETY: a live handle and a stream of its context (or null).
+        mublasSetStream(gpu.handle, stream as *mut CUstream_st)
+    };
     let v64: Vec<f64> = v.host.iter().map(|&e| e as f64).collect();
     let (expected, magnitude) = product(m, |i, l| a.at(i, l), &v64);
-    assert_close("sgemv in the graph", &out.device.read().unwrap(), &expected, &magnitude, 2.0 * (k as f64 + 2.0));
-    set_stream(&gpu, std::ptr::null_mut());
+    let bound = 2.0 * (k as f64 + 2.0);
+    let on_first = |what: &str| {
+        assert_eq!(set_stream(first), MUBLAS_STATUS_SUCCESS);
+        out.restore();
+        assert_eq!(gemv(), MUBLAS_STATUS_SUCCESS);
+        mublas::harness::stream::synchronize(gpu.context(), first).unwrap();
+        assert_close(what, &out.device.read().unwrap(), &expected, &magnitude, bound);
+        out.restore();
+    };
+    on_first("sgemv before the capture");
+    let mut statuses = Vec::new();
+    let graph = CapturedGraph::capture(gpu.context(), capturing.raw(), || {
+        statuses = vec![("set stream".to_string(), set_stream(capturing.raw())), ("sgemv".to_string(), gemv())];
+    })
+    .expect("the capture was not invalidated");
+    assert_all_succeeded("switched inside the capture", &statuses);
+    assert!(out.device.read().unwrap().iter().all(|v| v.is_nan()), "a captured call runs only when the graph does");
+    graph.launch(capturing.raw()).unwrap();
+    capturing.synchronize().unwrap();
+    assert_close("sgemv after the switch", &out.device.read().unwrap(), &expected, &magnitude, bound);
+    // Switching back after the capture works as before.
+    on_first("sgemv back on the first stream");
 }
 
 #[test]
@@ -419,7 +401,7 @@ fn gpu_device_scalars_are_read_at_each_launch() {
     // With the pointer mode on device, a captured call holds the address of alpha and beta, not their values:
     // each launch of the graph reads them afresh, so a program can change them between launches.
     let test = "gpu_device_scalars_are_read_at_each_launch";
-    let Some(gpu) = gpu_or_skip(test) else { return };
+    let Some(gpu) = gpu_alone_or_skip(test) else { return };
     let mut random = random(test);
     let stream = Stream::new(gpu.context()).unwrap();
     let (m, k) = (3000usize, 2001usize);

@@ -493,6 +493,56 @@ fn gpu_strmv_on_a_created_stream() {
     set_stream(&gpu, std::ptr::null_mut());
 }
 
+/// Two STRMVs on one matrix, for the stream-switch tests: each shares the
+/// work buffer (its partial sums) with the other.
+struct TwoStrmvs {
+    case: Case,
+    a: Vec<f32>,
+    da: GuardedBuffer,
+    x: [Vec<f32>; 2],
+    dx: [GuardedBuffer; 2],
+}
+
+impl TwoStrmvs {
+    fn new(gpu: &Gpu, random: &mut Random) -> TwoStrmvs {
+        let case = Case {
+            uplo: MUBLAS_FILL_MODE_LOWER,
+            trans: MUBLAS_OP_T,
+            diag: MUBLAS_DIAG_NON_UNIT,
+            n: 3001,
+            lda: 3003,
+            incx: 1,
+            offset: 0,
+        };
+        let a = matrix(random, &case);
+        let da = GuardedBuffer::from_slice(gpu.context(), &a, 0).unwrap();
+        let x = [random.vector(case.n), random.vector(case.n)];
+        let dx = x.clone().map(|x| GuardedBuffer::from_slice(gpu.context(), &x, 0).unwrap());
+        TwoStrmvs { case, a, da, x, dx }
+    }
+
+    /// STRMV k on the handle's stream.
+    fn call(&self, gpu: &Gpu, k: usize) {
+        assert_eq!(strmv(gpu, &self.case, &self.da, &self.dx[k]), MUBLAS_STATUS_SUCCESS);
+    }
+
+    /// Puts both vectors back.
+    fn restore(&self) {
+        for (dx, x) in self.dx.iter().zip(&self.x) {
+            dx.write(x).unwrap();
+        }
+    }
+
+    /// Both results against float64, once their streams are done.
+    fn check(&self, what: &str, streams: [&str; 2]) {
+        let bound = 2.0 * (self.case.n as f64 + 2.0);
+        for ((x, dx), stream) in self.x.iter().zip(&self.dx).zip(streams) {
+            let (expected, magnitude) = reference(&self.case, &self.a, x);
+            assert_close(&format!("{what}: {stream}"), &dx.read().unwrap(), &expected, &magnitude, bound);
+        }
+    }
+}
+
 /// mublasSetStream returns without waiting for the old stream, and still
 /// orders the new stream's use of the work buffer (STRMV's partial sums)
 /// after the old stream's: with the old stream held back by a gate behind a
@@ -503,41 +553,23 @@ fn gpu_set_stream_orders_the_streams_without_waiting() {
     let _shapes = tuner_choices();
     let test = "gpu_set_stream_orders_the_streams_without_waiting";
     let Some(gpu) = gpu_alone_or_skip(test) else { return };
-    let mut random = random(test);
     let ctx = gpu.context();
     let (old, new) = (Stream::new(ctx).unwrap(), Stream::new(ctx).unwrap());
-    let case = Case {
-        uplo: MUBLAS_FILL_MODE_LOWER,
-        trans: MUBLAS_OP_T,
-        diag: MUBLAS_DIAG_NON_UNIT,
-        n: 3001,
-        lda: 3003,
-        incx: 1,
-        offset: 0,
-    };
-    let a = matrix(&mut random, &case);
-    let da = GuardedBuffer::from_slice(ctx, &a, 0).unwrap();
-    let (x1, x2) = (random.vector(case.n), random.vector(case.n));
-    let (dx1, dx2) = (GuardedBuffer::from_slice(ctx, &x1, 0).unwrap(), GuardedBuffer::from_slice(ctx, &x2, 0).unwrap());
-    let call = |dx: &GuardedBuffer| assert_eq!(strmv(&gpu, &case, &da, dx), MUBLAS_STATUS_SUCCESS);
+    let two = TwoStrmvs::new(&gpu, &mut random(test));
     // A first call grows the work buffer, so the calls below allocate nothing (an allocation may wait).
     set_stream(&gpu, old.raw());
-    call(&dx1);
+    two.call(&gpu, 0);
     old.synchronize().unwrap();
-    dx1.write(&x1).unwrap();
+    two.restore();
     // Output 1, x2, must wait for the held stream too: its STRMV shares the work buffer with the one before.
     let what = "STRMV on the old stream, the switch, STRMV on the new stream";
-    call_behind_a_gate(what, &gpu, old.raw(), &[&dx1, &dx2], || {
-        call(&dx1);
+    call_behind_a_gate(what, &gpu, old.raw(), &[&two.dx[0], &two.dx[1]], || {
+        two.call(&gpu, 0);
         set_stream(&gpu, new.raw());
-        call(&dx2);
+        two.call(&gpu, 1);
     });
     new.synchronize().unwrap();
-    let bound = 2.0 * (case.n as f64 + 2.0);
-    let (expected1, magnitude1) = reference(&case, &a, &x1);
-    let (expected2, magnitude2) = reference(&case, &a, &x2);
-    assert_close("old stream", &dx1.read().unwrap(), &expected1, &magnitude1, bound);
-    assert_close("new stream", &dx2.read().unwrap(), &expected2, &magnitude2, bound);
+    two.check(what, ["old stream", "new stream"]);
     set_stream(&gpu, std::ptr::null_mut());
 }
 
@@ -555,38 +587,20 @@ fn gpu_set_stream_after_the_old_stream_was_destroyed() {
     let _shapes = tuner_choices();
     let test = "gpu_set_stream_after_the_old_stream_was_destroyed";
     let Some(gpu) = gpu_alone_or_skip(test) else { return };
-    let mut random = random(test);
     let ctx = gpu.context();
-    let case = Case {
-        uplo: MUBLAS_FILL_MODE_LOWER,
-        trans: MUBLAS_OP_T,
-        diag: MUBLAS_DIAG_NON_UNIT,
-        n: 3001,
-        lda: 3003,
-        incx: 1,
-        offset: 0,
-    };
-    let a = matrix(&mut random, &case);
-    let da = GuardedBuffer::from_slice(ctx, &a, 0).unwrap();
-    let (x1, x2) = (random.vector(case.n), random.vector(case.n));
-    let (dx1, dx2) = (GuardedBuffer::from_slice(ctx, &x1, 0).unwrap(), GuardedBuffer::from_slice(ctx, &x2, 0).unwrap());
-    let call = |dx: &GuardedBuffer| assert_eq!(strmv(&gpu, &case, &da, dx), MUBLAS_STATUS_SUCCESS);
-    let bound = 2.0 * (case.n as f64 + 2.0);
-    let (expected1, magnitude1) = reference(&case, &a, &x1);
-    let (expected2, magnitude2) = reference(&case, &a, &x2);
+    let two = TwoStrmvs::new(&gpu, &mut random(test));
     for new_after_destroy in [false, true] {
         let what = if new_after_destroy { "new stream made after the destroy" } else { "new stream made before" };
         let old = Stream::new(ctx).unwrap();
         let old_address = old.raw() as usize;
         // A first call grows the work buffer, so the calls below allocate nothing (an allocation may wait).
         set_stream(&gpu, old.raw());
-        call(&dx1);
+        two.call(&gpu, 0);
         old.synchronize().unwrap();
-        dx1.write(&x1).unwrap();
-        dx2.write(&x2).unwrap();
+        two.restore();
 
         let gate = mublas::harness::StreamGate::close(ctx, old.raw()).unwrap();
-        call(&dx1);
+        two.call(&gpu, 0);
         let early = (!new_after_destroy).then(|| Stream::new(ctx).unwrap());
         drop(old);
         let new = early.unwrap_or_else(|| Stream::new(ctx).unwrap());
@@ -601,7 +615,7 @@ fn gpu_set_stream_after_the_old_stream_was_destroyed() {
             })
         };
         set_stream(&gpu, new.raw());
-        call(&dx2);
+        two.call(&gpu, 1);
         new.synchronize().unwrap();
         let done_after_the_gate = opening.load(std::sync::atomic::Ordering::SeqCst);
         let gate = opener.join().unwrap();
@@ -613,8 +627,7 @@ fn gpu_set_stream_after_the_old_stream_was_destroyed() {
             done_after_the_gate,
             "{what}: the new stream's STRMV finished while the old stream's waited at the gate"
         );
-        assert_close(&format!("{what}: destroyed stream"), &dx1.read().unwrap(), &expected1, &magnitude1, bound);
-        assert_close(&format!("{what}: new stream"), &dx2.read().unwrap(), &expected2, &magnitude2, bound);
+        two.check(what, ["destroyed stream", "new stream"]);
         set_stream(&gpu, std::ptr::null_mut());
     }
 }
