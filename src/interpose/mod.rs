@@ -166,6 +166,8 @@ pub(crate) fn route<'a>(handle: CublasHandle, entry: usize) -> Result<Route<'a>,
     }
 }
 
+const NOT_PRIMARY: &str = "the calling thread's context is not its device's primary context, where mublas runs";
+
 /// The shadow of a cuBLAS handle, with the stream and pointer mode the real library reports.
 fn shadow_of_foreign(real: &RealCublas, handle: CublasHandle) -> Result<Arc<Handle>, String> {
     let mut stream = std::ptr::null_mut();
@@ -187,6 +189,10 @@ fn shadow_of_foreign(real: &RealCublas, handle: CublasHandle) -> Result<Arc<Hand
         _ if crate::launch::context::stream_is_capturing_here(stream as crate::launch::CUstream) => {
             return Err("the handle's first call is inside a CUDA graph capture, where mublas cannot set up".into());
         }
+        // No shadow (nor the primary context it would retain) for a handle of a context of the program's own.
+        _ if !matches!(crate::launch::driver::current_own_context(), Ok(None)) => {
+            return Err(NOT_PRIMARY.into());
+        }
         _ => {
             let s = Arc::new(Handle::create_on(ordinal).map_err(|e| format!("mublas cannot serve this device: {e}"))?);
             map.insert(handle as usize, s.clone());
@@ -199,9 +205,7 @@ fn shadow_of_foreign(real: &RealCublas, handle: CublasHandle) -> Result<Arc<Hand
     // context of its own (cuCtxCreate: PyCUDA, some MPI codes) has its cuBLAS handle, streams and
     // memory there, which kernels in another context cannot use.
     match crate::launch::driver::current_context() {
-        Ok(Some(current)) if current != shadow.device.context() => {
-            return Err("the calling thread's context is not its device's primary context, where mublas runs".into());
-        }
+        Ok(Some(current)) if current != shadow.device.context() => return Err(NOT_PRIMARY.into()),
         _ => {}
     }
     shadow.set_stream(stream as crate::launch::CUstream);
