@@ -70,6 +70,7 @@ pub const SPLIT_COUNTER_BYTES: u64 = SPLIT_COUNTER_SLOTS * 4;
 pub struct WorkArea<'a> {
     work: parking_lot::MutexGuard<'a, WorkBuffer>,
     stream: CUstream,
+    key: StreamKey,
     capturing: bool,
 }
 
@@ -92,7 +93,7 @@ impl Drop for WorkArea<'_> {
         if is_builtin_stream(self.stream) || self.capturing {
             return;
         }
-        if let Err(e) = self.work.fence.record(self.stream) {
+        if let Err(e) = self.work.fence.record(self.stream, self.key) {
             log::warn!("fencing the work buffer's use ({e}): waiting for the stream instead");
             if let Err(e) = synchronize_stream(self.work.fence.event.context(), self.stream) {
                 log::warn!("waiting for the stream: {e}");
@@ -128,18 +129,18 @@ struct WorkFence {
 }
 
 impl WorkFence {
-    /// Records on `stream`, a live stream of the handle's context.
-    fn record(&mut self, stream: CUstream) -> Result<()> {
+    /// Records on `stream`, a live stream of the handle's context, whose key is `key`.
+    fn record(&mut self, stream: CUstream, key: StreamKey) -> Result<()> {
         self.event.record(stream)?;
-        self.pending_on = Some(StreamKey::of(stream));
+        self.pending_on = Some(key);
         Ok(())
     }
 
-    /// Orders what `stream` (live, not capturing) queues from now on after
-    /// the last fenced use on another stream.
-    fn order_before(&mut self, stream: CUstream) -> Result<()> {
+    /// Orders what `stream` (live, not capturing; its key is `key`) queues
+    /// from now on after the last fenced use on another stream.
+    fn order_before(&mut self, stream: CUstream, key: StreamKey) -> Result<()> {
         match self.pending_on {
-            Some(fenced) if !fenced.same_as(StreamKey::of(stream)) => {
+            Some(fenced) if !fenced.same_as(key) => {
                 self.event.make_wait(stream)?;
                 self.pending_on = None;
                 Ok(())
@@ -170,9 +171,8 @@ impl Handle {
     pub fn create() -> Result<Handle> {
         crate::logging::init();
         crate::launch::driver::init()?;
-        let ordinal = crate::launch::driver::current_device_ordinal()?;
-        let own_context = crate::launch::driver::current_own_context()?;
-        Handle::create_in(ordinal, own_context)
+        let current = crate::launch::driver::CurrentContext::get()?;
+        Handle::create_in(current.ordinal, current.own()?)
     }
 
     /// A handle in device `ordinal`'s primary context.
@@ -182,7 +182,7 @@ impl Handle {
 
     fn create_in(ordinal: i32, own_context: Option<crate::launch::CUcontext>) -> Result<Handle> {
         crate::logging::init();
-        let device = DeviceState::open_in(ordinal, own_context, routines::ENTRY_POINTS)?;
+        let device = DeviceState::open(ordinal, own_context, routines::ENTRY_POINTS)?;
         let work_limit = work_limit_bytes();
         let bytes = work_buffer_bytes(device.model().sm_count).min(work_limit).max(SPLIT_COUNTER_BYTES as usize);
         let work = DeviceBuffer::new(device.context(), bytes)?;
@@ -226,7 +226,8 @@ impl Handle {
         if is_builtin_stream(current) && !stream_is_capturing(context, current) && !stream_is_capturing(context, stream)
         {
             let mut work = self.work.lock();
-            let fenced = work.fence.order_before(current).and_then(|()| work.fence.record(current));
+            let key = StreamKey::of(current);
+            let fenced = work.fence.order_before(current, key).and_then(|()| work.fence.record(current, key));
             if let Err(e) = fenced {
                 log::warn!("fencing the previous stream's work ({e}): waiting for the device instead");
                 if let Err(e) = synchronize_context(context) {
@@ -262,6 +263,8 @@ impl Handle {
         }
         let stream = self.stream();
         let capturing = stream_is_capturing(self.device.context(), stream);
+        // Asked once per call, for the fence (not used while capturing).
+        let key = if capturing { StreamKey::Unknown } else { StreamKey::of(stream) };
         let mut work = self.work.lock();
         if work.buffer.bytes() < bytes {
             if capturing {
@@ -285,9 +288,9 @@ impl Handle {
             // Not ordered after the previous stream's use: see set_stream.
             work.captured = true;
         } else {
-            work.fence.order_before(stream)?;
+            work.fence.order_before(stream, key)?;
         }
-        Ok(WorkArea { work, stream, capturing })
+        Ok(WorkArea { work, stream, key, capturing })
     }
 
     /// Sets the most work buffer a call may use (see [`work_limit_bytes`]).

@@ -179,7 +179,8 @@ fn shadow_of_foreign(real: &RealCublas, handle: CublasHandle) -> Result<Arc<Hand
         }
     }
     let mode = PointerMode::from_code(mode).ok_or("unknown pointer mode")?;
-    let ordinal = crate::launch::driver::current_device_ordinal().map_err(|e| e.to_string())?;
+    let current = crate::launch::driver::CurrentContext::get().map_err(|e| e.to_string())?;
+    let ordinal = current.ordinal;
     let mut shadows = SHADOWS.lock();
     let map = shadows.get_or_insert_with(HashMap::new);
     let shadow = match map.get(&(handle as usize)) {
@@ -190,7 +191,7 @@ fn shadow_of_foreign(real: &RealCublas, handle: CublasHandle) -> Result<Arc<Hand
             return Err("the handle's first call is inside a CUDA graph capture, where mublas cannot set up".into());
         }
         // No shadow (nor the primary context it would retain) for a handle of a context of the program's own.
-        _ if !matches!(crate::launch::driver::current_own_context(), Ok(None)) => {
+        _ if !matches!(current.own(), Ok(None)) => {
             return Err(NOT_PRIMARY.into());
         }
         _ => {
@@ -204,9 +205,8 @@ fn shadow_of_foreign(real: &RealCublas, handle: CublasHandle) -> Result<Arc<Hand
     // mublas runs in the device's primary context (the CUDA runtime's). A program that made a
     // context of its own (cuCtxCreate: PyCUDA, some MPI codes) has its cuBLAS handle, streams and
     // memory there, which kernels in another context cannot use.
-    match crate::launch::driver::current_context() {
-        Ok(Some(current)) if current != shadow.device.context() => return Err(NOT_PRIMARY.into()),
-        _ => {}
+    if current.context.is_some_and(|c| c != shadow.device.context()) {
+        return Err(NOT_PRIMARY.into());
     }
     shadow.set_stream(stream as crate::launch::CUstream);
     shadow.set_pointer_mode(mode);

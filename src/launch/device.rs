@@ -46,21 +46,18 @@ unsafe impl Sync for DeviceState {}
 static OPEN_DEVICES: Mutex<Vec<Weak<DeviceState>>> = Mutex::new(Vec::new());
 
 impl DeviceState {
-    /// The state of device `ordinal` in its primary context, shared with other live handles or made now.
-    pub fn open(ordinal: i32, entry_points: &EntryPoints) -> Result<Arc<DeviceState>> {
-        DeviceState::open_in(ordinal, None, entry_points)
-    }
-
-    /// The same in `context`, a context of the program's own on device `ordinal`.
-    pub fn open_in(
-        ordinal: i32,
-        context: Option<sys::CUcontext>,
-        entry_points: &EntryPoints,
-    ) -> Result<Arc<DeviceState>> {
+    /// The state of device `ordinal` in `context`, a context of the program's
+    /// own, or (None) in the device's primary context: shared with other live
+    /// handles or made now.
+    pub fn open(ordinal: i32, context: Option<sys::CUcontext>, entry_points: &EntryPoints) -> Result<Arc<DeviceState>> {
         let mut open = OPEN_DEVICES.lock();
         open.retain(|weak| weak.strong_count() > 0);
         let wanted = |s: &DeviceState| {
-            s.ordinal == ordinal && context.is_none_or(|c| c == s.context) && (context.is_some() || s.retained_primary)
+            s.ordinal == ordinal
+                && match context {
+                    Some(c) => s.context == c,
+                    None => s.retained_primary,
+                }
         };
         if let Some(state) = open.iter().filter_map(Weak::upgrade).find(|s| wanted(s)) {
             return Ok(state);

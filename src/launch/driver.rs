@@ -25,45 +25,45 @@ pub fn init() -> Result<()> {
     Ok(())
 }
 
-/// The device the calling thread works on: that of its current context, as the
-/// CUDA runtime would report it, or device 0 when no context is current.
-pub fn current_device_ordinal() -> Result<i32> {
-    match result::ctx::get_current().map_err(|e| Error::NotInitialized(describe(&e)))? {
-        None => Ok(0),
-        Some(_) => {
-            let mut device: sys::CUdevice = 0;
-            // SAFETY: a context is current; `device` is a valid out-pointer.
-            unsafe { sys::cuCtxGetDevice(&mut device) }.result().map_err(|e| Error::NotInitialized(describe(&e)))?;
-            Ok(device)
+/// What is current on the calling thread: its context, if any, and the device
+/// it works on (that of the context, as the CUDA runtime would report it, or
+/// device 0 when no context is current).
+pub struct CurrentContext {
+    pub context: Option<sys::CUcontext>,
+    pub ordinal: i32,
+}
+
+impl CurrentContext {
+    pub fn get() -> Result<CurrentContext> {
+        let context = result::ctx::get_current().map_err(|e| Error::NotInitialized(describe(&e)))?;
+        let mut ordinal: sys::CUdevice = 0;
+        if context.is_some() {
+            // SAFETY: a context is current; `ordinal` is a valid out-pointer.
+            unsafe { sys::cuCtxGetDevice(&mut ordinal) }.result().map_err(|e| Error::NotInitialized(describe(&e)))?;
         }
+        Ok(CurrentContext { context, ordinal })
     }
-}
 
-/// The calling thread's current context, if any.
-pub fn current_context() -> Result<Option<sys::CUcontext>> {
-    result::ctx::get_current().map_err(|e| Error::NotInitialized(describe(&e)))
-}
-
-/// The calling thread's current context when the program made it itself
-/// (cuCtxCreate), None when it is a device's primary context (the CUDA
-/// runtime's) or there is none.
-pub fn current_own_context() -> Result<Option<sys::CUcontext>> {
-    let Some(current) = current_context()? else { return Ok(None) };
-    let device = current_device_ordinal()?;
-    let (mut flags, mut active) = (0, 0);
-    // SAFETY: a valid device and out-pointers.
-    unsafe { sys::cuDevicePrimaryCtxGetState(device, &mut flags, &mut active) }
-        .result()
-        .map_err(|e| Error::NotInitialized(describe(&e)))?;
-    if active == 0 {
-        // A current context is active: this one is not the primary.
-        return Ok(Some(current));
+    /// The context when the program made it itself (cuCtxCreate), None when it
+    /// is the device's primary context (the CUDA runtime's) or there is none.
+    pub fn own(&self) -> Result<Option<sys::CUcontext>> {
+        let Some(current) = self.context else { return Ok(None) };
+        let (mut flags, mut active) = (0, 0);
+        // SAFETY: a valid device and out-pointers.
+        unsafe { sys::cuDevicePrimaryCtxGetState(self.ordinal, &mut flags, &mut active) }
+            .result()
+            .map_err(|e| Error::NotInitialized(describe(&e)))?;
+        if active == 0 {
+            // A current context is active: this one is not the primary.
+            return Ok(Some(current));
+        }
+        // SAFETY: the primary context is active, so retaining it creates nothing; released at once.
+        let primary =
+            unsafe { result::primary_ctx::retain(self.ordinal) }.map_err(|e| Error::NotInitialized(describe(&e)))?;
+        // SAFETY: balances the retain above.
+        let _ = unsafe { result::primary_ctx::release(self.ordinal) };
+        Ok((primary != current).then_some(current))
     }
-    // SAFETY: the primary context is active, so retaining it creates nothing; released at once.
-    let primary = unsafe { result::primary_ctx::retain(device) }.map_err(|e| Error::NotInitialized(describe(&e)))?;
-    // SAFETY: balances the retain above.
-    let _ = unsafe { result::primary_ctx::release(device) };
-    Ok((primary != current).then_some(current))
 }
 
 /// "CUDA_ERROR_X (text)" for logs and error messages.
