@@ -2,11 +2,15 @@
 //!
 //! # Which kernel
 //!
-//! Tile kernels come in four tiles ([`TILES`]) per transpose pair, each in a
+//! Tile kernels come in five tiles ([`TILES`]) per transpose pair, each in a
 //! 16-byte load version (`_vec`) and a generic one: 256×128 (256 threads) and
 //! 128×128 (128 threads), each thread 16×8 outputs with cp.async pipelines
 //! (sm_80 and later); 128×128 (256 threads) and 64×64 (64 threads), each
-//! thread 8×8 outputs staged through registers (any GPU). Every tile kernel
+//! thread 8×8 outputs staged through registers (any GPU); and 64×64 of 128
+//! threads, each 4×8 outputs, k tiles of 8 in four cp.async stages, which
+//! takes the 64-thread 64×64 tile's place from sm_80 on
+//! ([`Tile::superseded_from`]): with few k tiles per block (split-K over a
+//! small C) the older one waited on its loads. Every tile kernel
 //! is its own [`KernelSpec`] with a fixed block (`tx_min == tx_max`) and the
 //! split-K factor as the launch space's extra dimension.
 //!
@@ -20,7 +24,7 @@
 //!    geometry and occupancy) and the one of the least [`estimated_time`]
 //!    kept ([`tile_plan`]). [`tile_geometry`] caps the split at
 //!    `k / MIN_K_PER_SPLIT` and at `MAX_PARTIAL_BYTES` of partial sums.
-//! 3. Between the tiles meant for the device ([`Tile::min_compute_capability`]),
+//! 3. Between the tiles meant for the device ([`tile_suits`]),
 //!    the least [`estimated_time`] ([`choose_tile`]): a model of rounds of
 //!    blocks on the busiest SM, with each tile's measured efficiency per
 //!    transpose pair, the throughput of the warps an SM holds in the last
@@ -125,6 +129,9 @@ pub struct Tile {
     /// sm_80's cp.async to be fast (older GPUs run their portable PTX, which
     /// copies synchronously: correct, slow), so older GPUs are not offered them.
     pub min_compute_capability: (u32, u32),
+    /// From this GPU on, a successor tile of the same shape runs instead
+    /// (`None`: no successor).
+    pub superseded_from: Option<(u32, u32)>,
     /// FFMA throughput of a fully occupied SM relative to the 128×128 tile of
     /// 256 threads, per transpose pair in [`pair_index`] order (NN, NT, TN,
     /// TT): measured on the H100 at n = 4096 and, for 64×64, at 2048 and
@@ -147,14 +154,18 @@ pub const fn async_shared_bytes(rows: u32, cols: u32) -> u32 {
     2 * 16 * ((rows + 4) + (cols + 4) + cols) * 4
 }
 
-/// The tiles, largest first, with their kernels in [`TILE_KERNELS`] at the same index.
+/// The tiles, largest first (the 64×64 successor last, to keep the others'
+/// indices), with their kernels in [`TILE_KERNELS`] at the same index. The
+/// 64×64 successor takes its predecessor's efficiencies and, at six blocks per
+/// SM, its rounds, so the model splits and ranks it as it did the older kernel.
 #[rustfmt::skip]
-pub const TILES: [Tile; 4] = [
-    //     name                  rows       cols       threads       min cc                          efficiency NN, NT, TN, TT      dynamic shared memory
-    Tile { name: "256x128",      rows: 256, cols: 128, threads: 256, min_compute_capability: (8, 0), efficiency: [1.09, 1.035, 1.05, 1.05], dynamic_shared_bytes: async_shared_bytes(256, 128) },
-    Tile { name: "128x128_t128", rows: 128, cols: 128, threads: 128, min_compute_capability: (8, 0), efficiency: [1.04, 1.03, 0.90, 1.03],  dynamic_shared_bytes: async_shared_bytes(128, 128) },
-    Tile { name: "128x128",      rows: 128, cols: 128, threads: 256, min_compute_capability: (7, 0), efficiency: [1.0, 1.0, 1.0, 1.0],     dynamic_shared_bytes: 0 },
-    Tile { name: "64x64",        rows: 64,  cols: 64,  threads: 64,  min_compute_capability: (7, 0), efficiency: [0.98, 0.98, 0.92, 0.94], dynamic_shared_bytes: 0 },
+pub const TILES: [Tile; 5] = [
+    //     name                  rows       cols       threads       min cc                          superseded from            efficiency NN, NT, TN, TT      dynamic shared memory
+    Tile { name: "256x128",      rows: 256, cols: 128, threads: 256, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.09, 1.035, 1.05, 1.05], dynamic_shared_bytes: async_shared_bytes(256, 128) },
+    Tile { name: "128x128_t128", rows: 128, cols: 128, threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.04, 1.03, 0.90, 1.03],  dynamic_shared_bytes: async_shared_bytes(128, 128) },
+    Tile { name: "128x128",      rows: 128, cols: 128, threads: 256, min_compute_capability: (7, 0), superseded_from: None,         efficiency: [1.0, 1.0, 1.0, 1.0],     dynamic_shared_bytes: 0 },
+    Tile { name: "64x64",        rows: 64,  cols: 64,  threads: 64,  min_compute_capability: (7, 0), superseded_from: Some((8, 0)), efficiency: [0.98, 0.98, 0.92, 0.94], dynamic_shared_bytes: 0 },
+    Tile { name: "64x64_t128",   rows: 64,  cols: 64,  threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [0.98, 0.98, 0.92, 0.94], dynamic_shared_bytes: 0 },
 ];
 
 /// Split-K factors the tuner may choose (the optimizer's extra dimension).
@@ -202,7 +213,8 @@ macro_rules! tile_kernel_names {
         ]),*]
     };
 }
-const TILE_KERNEL_NAMES: [[&str; 8]; TILES.len()] = tile_kernel_names!("256x128", "128x128_t128", "128x128", "64x64");
+const TILE_KERNEL_NAMES: [[&str; 8]; TILES.len()] =
+    tile_kernel_names!("256x128", "128x128_t128", "128x128", "64x64", "64x64_t128");
 
 macro_rules! tile_kernels {
     ($tile:expr, $rows:literal, $cols:literal, $threads:literal) => {{
@@ -233,6 +245,7 @@ pub static TILE_KERNELS: [[KernelSpec; 8]; TILES.len()] = [
     tile_kernels!(1, 128, 128, 128),
     tile_kernels!(2, 128, 128, 256),
     tile_kernels!(3, 64, 64, 64),
+    tile_kernels!(4, 64, 64, 128),
 ];
 
 const ELEMENTWISE_SPACE: LaunchSpace =
@@ -432,9 +445,11 @@ pub fn split_worthwhile(device: &DeviceModel, unsplit: &LaunchPlan) -> bool {
     (unsplit.geometry.blocks() as f64) < FULL_COVERAGE * wave as f64
 }
 
-/// Whether a tile is meant for the device (see [`Tile::min_compute_capability`]).
+/// Whether a tile is meant for the device (see [`Tile::min_compute_capability`]
+/// and [`Tile::superseded_from`]).
 pub fn tile_suits(device: &DeviceModel, tile: &Tile) -> bool {
     device.compute_capability >= tile.min_compute_capability
+        && tile.superseded_from.is_none_or(|successor| device.compute_capability < successor)
 }
 
 /// The estimated µs of a tile's plan (module docs, step 3). Blocks run in
@@ -1950,6 +1965,9 @@ mod tests {
             "128x128" => {
                 KernelModel { registers_per_thread: 128, static_shared_bytes: 16_896, max_threads_per_block: 256 }
             }
+            "64x64_t128" => {
+                KernelModel { registers_per_thread: 80, static_shared_bytes: 17_408, max_threads_per_block: 128 }
+            }
             _ => KernelModel { registers_per_thread: 168, static_shared_bytes: 8_704, max_threads_per_block: 64 },
         }
     }
@@ -1989,14 +2007,14 @@ mod tests {
     fn large_squares_take_the_tile_measured_fastest() {
         // As measured on the H100 (mublas bench sgemm-tiles): 256×128 for every
         // transpose pair at 2048, 4096, 8192; 64×64 at 3000 (its rounds: 2209 blocks,
-        // 792 a round, the last one full enough).
+        // 792 a round, the last one full enough), the 128-thread kernels on sm_80+.
         for n in [2048u64, 4096, 8192] {
             assert_eq!(decide(n, n, n), (tile_named("256x128"), 1, n.div_ceil(256) * n.div_ceil(128)), "n = {n}");
             for pair in 1..4 {
                 assert_eq!(decide_pair(pair, n, n, n).0, tile_named("256x128"), "pair {pair}, n = {n}");
             }
         }
-        assert_eq!(decide(3000, 3000, 3000).0, tile_named("64x64"));
+        assert_eq!(decide(3000, 3000, 3000).0, tile_named("64x64_t128"));
         // Short k on a large C: no split (the grid is several waves).
         assert_eq!(decide(4096, 4096, 256).1, 1);
     }
@@ -2057,6 +2075,15 @@ mod tests {
             .map(|tile| tuner.plan(&TILE_KERNELS[tile][0], &model(tile), &Problem { m: 4096, n: 4096, k: 0 }))
             .collect();
         assert_eq!(TILES[choose_tile(&device, 0, &plans, 4096, 4096, 4096)].name, "128x128");
+        // The 64×64 tile of 64 threads there; its successor of 128 threads from sm_80 on.
+        assert!(tile_suits(&device, &TILES[tile_named("64x64")]));
+        assert!(!tile_suits(&device, &TILES[tile_named("64x64_t128")]));
+        let (tile, _, _) = decide(127, 129, 1023);
+        assert_eq!(TILES[tile].name, "64x64_t128");
+        let plans: Vec<LaunchPlan> = (0..TILES.len())
+            .map(|tile| tile_plan(&tuner, &TILE_KERNELS[tile][0], &model(tile), &TILES[tile], 0, 127, 129, 1023))
+            .collect();
+        assert_eq!(TILES[choose_tile(&device, 0, &plans, 127, 129, 1023)].name, "64x64");
     }
 
     #[test]
