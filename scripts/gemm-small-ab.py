@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Kernel time of split-K SGEMM on a small C straight from a CUBIN, against
+cuBLAS's, without the library: for comparing the 64×64 tile kernels (or
+variants of them in a copy of kernels/gemm.cu, compiled by
+`scripts/nvrtc-ptx.py FILE.cu sm_90 > FILE.cubin`). Each multiply is the tile
+kernel on (tiles, 1, SPLIT) blocks into partial sums, then
+gemm_splitk_reduce_f32, as the library runs it (SPLIT 1: straight into C);
+alpha = 1, beta = 0. Twenty multiplies captured in a CUDA graph and replayed
+between two events, median of 15 replays, four operand sets rotated: the
+kernels' own time, without launch cost. Each result is checked against a
+float64 product.
+
+usage: gemm-small-ab.py FILE.cubin MxNxK:KERNEL@SPLIT[,KERNEL@SPLIT...] ...
+  KERNEL names the NN kernel (gemm_f32_64x64_nn or gemm_f32_64x64_t128_nn);
+  PAIR=tn (nt, tt) in the environment runs that pair's kernel instead, and
+  _vec is appended where the operands allow float4 (extents along the
+  vectors multiples of 4).
+  e.g. gemm-small-ab.py gemm.cubin 127x129x1023:gemm_f32_64x64_nn@16,gemm_f32_64x64_t128_nn@16
+"""
+import ctypes
+import os
+import sys
+
+import cupy as cp
+import numpy as np
+from graph_timing import graph_times, median
+
+
+def main():
+    module = cp.RawModule(path=sys.argv[1])
+    cublas = ctypes.CDLL("libcublas.so.13")
+    handle = ctypes.c_void_p()
+    assert cublas.cublasCreate_v2(ctypes.byref(handle)) == 0
+    stream = cp.cuda.Stream(non_blocking=True)
+    assert cublas.cublasSetStream_v2(handle, ctypes.c_void_p(stream.ptr)) == 0
+    one, zero = ctypes.c_float(1.0), ctypes.c_float(0.0)
+    reduce_kernel = module.get_function("gemm_splitk_reduce_f32")
+    pair = os.environ.get("PAIR", "nn")
+    ta, tb = pair[0] == "t", pair[1] == "t"
+    for spec in sys.argv[2:]:
+        shape, variants = spec.split(":")
+        m, n, k = map(int, shape.split("x"))
+        vec = (k if ta else m) % 4 == 0 and (n if tb else k) % 4 == 0
+        lda, ldb = (k if ta else m), (n if tb else k)
+        operands = [(cp.random.rand(m * k, dtype=cp.float32) - 0.5, cp.random.rand(k * n, dtype=cp.float32) - 0.5,
+                     cp.zeros(m * n, dtype=cp.float32)) for _ in range(4)]
+        A0, B0, _ = operands[0]
+        op_a = A0.reshape(m, k) if ta else A0.reshape(k, m).T
+        op_b = B0.reshape(k, n) if tb else B0.reshape(n, k).T
+        reference = (op_a.astype(cp.float64) @ op_b.astype(cp.float64)).T.reshape(-1)
+        ldp = (m + 3) // 4 * 4  # routines/gemm.rs partial_ld
+        partials = cp.zeros(ldp * n * 64, dtype=cp.float32)
+        cp.cuda.Device().synchronize()  # the data come from the default stream, which `stream` does not wait for
+
+        def with_cublas(i):
+            A, B, C = operands[i]
+            assert cublas.cublasSgemm_v2(handle, int(ta), int(tb), m, n, k, ctypes.byref(one), ctypes.c_void_p(A.data.ptr), lda,
+                                         ctypes.c_void_p(B.data.ptr), ldb, ctypes.byref(zero), ctypes.c_void_p(C.data.ptr), m) == 0
+
+        def tile_kernel(variant):
+            name, split = variant.split("@")
+            name, split = name.replace("_nn", "_" + pair) + ("_vec" if vec else ""), int(split)
+            f = module.get_function(name)
+            threads = 128 if "_t128" in name else 64
+            tiles = -(-m // 64) * -(-n // 64)
+            stride = ldp * n
+
+            def launch(i):
+                A, B, C = operands[i]
+                head = (np.int64(m), np.int64(n), np.int64(k), np.float32(1), np.uint64(0), A, np.int64(lda), B, np.int64(ldb),
+                        np.float32(0), np.uint64(0))
+                if split > 1:
+                    f((tiles, 1, split), (threads,), head + (partials, np.int64(ldp), np.int64(stride), np.int32(1)))
+                    reduce_kernel((-(-m // 128), min(n, 65535)), (128,),
+                                  (np.int64(m), np.int64(n), np.int32(split), partials, np.int64(ldp), np.int64(stride), np.float32(1),
+                                   np.uint64(0), np.float32(0), np.uint64(0), C, np.int64(m)))
+                else:
+                    f((tiles, 1, 1), (threads,), head + (C, np.int64(m), np.int64(0), np.int32(1)))
+            return f"{name} split {split}", launch
+
+        for label, launch in [("cuBLAS", with_cublas)] + [tile_kernel(v) for v in variants.split(",")]:
+            times = graph_times(stream, launch, 20)
+            with stream:
+                operands[0][2].fill(0)
+                launch(0)
+            stream.synchronize()
+            error = float(cp.max(cp.abs(operands[0][2] - reference)) / cp.max(cp.abs(reference)))
+            print(f"{shape} {pair} {label:40s} {median(times):8.2f} us  error {error:.1e}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
