@@ -23,16 +23,12 @@ import sys
 
 import cupy as cp
 import numpy as np
-from graph_timing import graph_times, median
+from graph_timing import cublas_on_stream, graph_times, median
 
 
 def main():
     module = cp.RawModule(path=sys.argv[1])
-    cublas = ctypes.CDLL("libcublas.so.13")
-    handle = ctypes.c_void_p()
-    assert cublas.cublasCreate_v2(ctypes.byref(handle)) == 0
-    stream = cp.cuda.Stream(non_blocking=True)
-    assert cublas.cublasSetStream_v2(handle, ctypes.c_void_p(stream.ptr)) == 0
+    cublas, handle, stream = cublas_on_stream()
     one, zero = ctypes.c_float(1.0), ctypes.c_float(0.0)
     reduce_kernel = module.get_function("gemm_splitk_reduce_f32")
     pair = os.environ.get("PAIR", "nn")

@@ -23,7 +23,7 @@ import sys
 
 import cupy as cp
 import numpy as np
-from graph_timing import graph_times, median
+from graph_timing import cublas_on_stream, graph_times, median
 
 SIZES = range(4096, 4225)
 OP_T = os.environ.get("OP") == "T"
@@ -45,11 +45,7 @@ def main():
         name, shape = spec.split("@")
         tx, ty = (list(map(int, shape.split("x"))) + [1])[:2]
         kernels.append((name, tx, ty, module.get_function(name)))
-    cublas = ctypes.CDLL("libcublas.so.13")
-    handle = ctypes.c_void_p()
-    assert cublas.cublasCreate_v2(ctypes.byref(handle)) == 0
-    stream = cp.cuda.Stream(non_blocking=True)
-    assert cublas.cublasSetStream_v2(handle, ctypes.c_void_p(stream.ptr)) == 0
+    cublas, handle, stream = cublas_on_stream()
     one, half = ctypes.c_float(1.0), ctypes.c_float(0.5)
     largest = SIZES[-1]
     matrices = [cp.random.rand(largest * largest, dtype=cp.float32) - 0.5 for _ in range(4)]

@@ -1,8 +1,21 @@
 """Kernel time without launch cost, for the scripts that time kernels from a
-CUBIN (gemv-ab.py, gemv-sawtooth.py): a few warm-up calls, then `calls` calls
-captured in one CUDA graph and the graph replayed between two events. Runs
-on the GPU machine (CuPy)."""
+CUBIN (gemv-ab.py, gemv-sawtooth.py, gemm-small-ab.py): a few warm-up calls,
+then `calls` calls captured in one CUDA graph and the graph replayed between
+two events; and cuBLAS on a stream of its own, to time beside them. Runs on
+the GPU machine (CuPy, libcublas.so.13)."""
+import ctypes
+
 import cupy as cp
+
+
+def cublas_on_stream():
+    """(libcublas.so.13, a handle, a non-blocking CuPy stream the handle runs on)."""
+    cublas = ctypes.CDLL("libcublas.so.13")
+    handle = ctypes.c_void_p()
+    assert cublas.cublasCreate_v2(ctypes.byref(handle)) == 0
+    stream = cp.cuda.Stream(non_blocking=True)
+    assert cublas.cublasSetStream_v2(handle, ctypes.c_void_p(stream.ptr)) == 0
+    return cublas, handle, stream
 
 
 def graph_times(stream, launch, calls=20, replays=15, operands=4):
