@@ -57,6 +57,9 @@ int cuda_driver_open(char *why, size_t why_size) {
         cu.cuGetErrorName = NULL;
     }
 #define OPTIONAL(field, symbol) resolve(library, symbol, &cu.field, sizeof cu.field, NULL, 0)
+    if (OPTIONAL(cuDevicePrimaryCtxReset, "cuDevicePrimaryCtxReset_v2") != 0) {
+        cu.cuDevicePrimaryCtxReset = NULL;
+    }
     if (OPTIONAL(cuStreamBeginCapture, "cuStreamBeginCapture_v2") != 0 ||
         OPTIONAL(cuStreamEndCapture, "cuStreamEndCapture") != 0 ||
         OPTIONAL(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags") != 0 ||

@@ -41,6 +41,8 @@ struct cuda_driver {
     CUresult (*cuStreamDestroy)(CUstream hStream);                             /* cuStreamDestroy_v2 */
     /* Optional (NULL when absent): for messages only. */
     CUresult (*cuGetErrorName)(CUresult error, const char **pStr);
+    /* Optional (NULL when absent): what cudaDeviceReset does to the primary context. */
+    CUresult (*cuDevicePrimaryCtxReset)(CUdevice dev);                         /* cuDevicePrimaryCtxReset_v2 */
     /* Optional (all NULL when one is absent): capturing calls into a CUDA graph. */
     CUresult (*cuStreamBeginCapture)(CUstream hStream, int mode);               /* cuStreamBeginCapture_v2 */
     CUresult (*cuStreamEndCapture)(CUstream hStream, CUgraph *phGraph);

@@ -40,12 +40,12 @@ static int gpu_test_start(const char *test, mublasHandle_t *handle) {
 
 static const double EPS_F32 = 5.9604644775390625e-08; /* 2^-24 */
 
-static double absolute(double v) { return v < 0 ? -v : v; }
+static inline double absolute(double v) { return v < 0 ? -v : v; }
 
 /* Storage index of element i of a vector of n elements with increment inc, reference-BLAS style. */
-static int element_index(int i, int n, int inc) { return inc >= 0 ? i * inc : (i - (n - 1)) * inc; }
+static inline int element_index(int i, int n, int inc) { return inc >= 0 ? i * inc : (i - (n - 1)) * inc; }
 
 /* Floats of storage that n elements with increment inc span. */
-static int span(int n, int inc) { return n <= 0 ? 0 : (n - 1) * (inc < 0 ? -inc : inc) + 1; }
+static inline int span(int n, int inc) { return n <= 0 ? 0 : (n - 1) * (inc < 0 ? -inc : inc) + 1; }
 
 #endif /* MUBLAS_C_TESTS_GPU_TEST_H */

@@ -9,6 +9,7 @@ use crate::routines;
 use crate::status::{Error, Result};
 use cudarc::driver::sys::CUstream_st;
 use parking_lot::Mutex;
+use std::mem::ManuallyDrop;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicUsize, Ordering};
 
@@ -151,8 +152,8 @@ impl WorkFence {
 }
 
 pub struct Handle {
-    /// First, so that it is freed before `device` can release the context.
-    work: Mutex<WorkBuffer>,
+    /// Freed first, by Drop, before `device` can release the context.
+    work: ManuallyDrop<Mutex<WorkBuffer>>,
     pub device: Arc<DeviceState>,
     /// Read on every call: atomics, not locks (the per-call host time shows in
     /// launch-bound timings). Writers are serialised by `stream_switch`.
@@ -161,6 +162,21 @@ pub struct Handle {
     pointer_mode: AtomicI32,
     /// See [`work_limit_bytes`].
     work_limit: AtomicUsize,
+}
+
+impl Drop for Handle {
+    /// The work buffer and its fence event go first, while `device` still
+    /// holds the context. After a reset of the primary context
+    /// ([`DeviceState::context_was_reset`]) they went with it, and their stale
+    /// driver handles are left alone.
+    fn drop(&mut self) {
+        if self.device.context_was_reset() {
+            log::info!("destroying a handle whose context was reset: its work buffer went with the context");
+            return;
+        }
+        // SAFETY: dropped once, here, and not used after.
+        unsafe { ManuallyDrop::drop(&mut self.work) };
+    }
 }
 
 impl Handle {
@@ -195,7 +211,7 @@ impl Handle {
             stream: AtomicPtr::new(std::ptr::null_mut()),
             stream_switch: Mutex::new(()),
             pointer_mode: AtomicI32::new(PointerMode::Host as i32),
-            work: Mutex::new(work),
+            work: ManuallyDrop::new(Mutex::new(work)),
             work_limit: AtomicUsize::new(work_limit),
         })
     }
@@ -223,7 +239,11 @@ impl Handle {
             return;
         }
         let context = self.device.context();
-        if is_builtin_stream(current) && !stream_is_capturing(context, current) && !stream_is_capturing(context, stream)
+        // After a reset of the context the fence event is gone with it (and the handle's calls fail).
+        if is_builtin_stream(current)
+            && !stream_is_capturing(context, current)
+            && !stream_is_capturing(context, stream)
+            && !self.device.context_was_reset()
         {
             let mut work = self.work.lock();
             let key = StreamKey::of(current);
@@ -260,6 +280,13 @@ impl Handle {
             return Err(Error::AllocFailed(format!(
                 "work buffer: {bytes} bytes asked for, over the handle's limit of {limit}"
             )));
+        }
+        if self.device.context_was_reset() {
+            // Its buffer and fence event went with the context (DeviceState::kernel refuses the launch too).
+            return Err(Error::ExecutionFailed(
+                "the device was reset (cudaDeviceReset) after this handle was created; destroy it and create another"
+                    .into(),
+            ));
         }
         let stream = self.stream();
         let capturing = stream_is_capturing(self.device.context(), stream);

@@ -38,6 +38,17 @@ impl Drop for ContextGuard {
     }
 }
 
+/// The driver's unique id of `context` (cuCtxGetId). A reset of the primary
+/// context (cudaDeviceReset) renews it under the same CUcontext; None while
+/// the context is destroyed, or reset and not yet retained again.
+// An opaque driver handle, never dereferenced here; the driver checks it.
+#[allow(clippy::not_unsafe_ptr_arg_deref)]
+pub fn context_id(context: sys::CUcontext) -> Option<u64> {
+    let mut id = 0u64;
+    // SAFETY: an out-pointer; the driver validates the context.
+    unsafe { sys::cuCtxGetId(context, &mut id) }.result().ok().map(|()| id)
+}
+
 /// Waits for `stream` (null: the legacy default stream) of `context`.
 // Opaque driver handles, never dereferenced here; the driver checks them.
 #[allow(clippy::not_unsafe_ptr_arg_deref)]

@@ -29,6 +29,9 @@ pub struct DeviceState {
     /// context the program made (cuCtxCreate) is its own to destroy, after
     /// the handles on it.
     retained_primary: bool,
+    /// The primary context's id when the kernels were loaded (see
+    /// [`DeviceState::context_was_reset`]).
+    context_id: Option<u64>,
     modules: Vec<sys::CUmodule>,
     /// By entry-point name; FxHash: this lookup is on every call's path.
     kernels: HashMap<&'static str, Kernel, BuildHasherDefault<FxHasher>>,
@@ -52,11 +55,13 @@ impl DeviceState {
     pub fn open(ordinal: i32, context: Option<sys::CUcontext>, entry_points: &EntryPoints) -> Result<Arc<DeviceState>> {
         let mut open = OPEN_DEVICES.lock();
         open.retain(|weak| weak.strong_count() > 0);
+        // A state whose primary context was reset since serves no new handle:
+        // the next one loads the kernels again.
         let wanted = |s: &DeviceState| {
             s.ordinal == ordinal
                 && match context {
                     Some(c) => s.context == c,
-                    None => s.retained_primary,
+                    None => s.retained_primary && !s.context_was_reset(),
                 }
         };
         if let Some(state) = open.iter().filter_map(Weak::upgrade).find(|s| wanted(s)) {
@@ -82,6 +87,7 @@ impl DeviceState {
             device,
             context,
             retained_primary: own_context.is_none(),
+            context_id: super::context::context_id(context),
             modules: Vec::new(),
             kernels: HashMap::default(),
             loaded_images: Vec::new(),
@@ -134,12 +140,34 @@ impl DeviceState {
         self.context
     }
 
+    /// Whether the primary context was reset (cudaDeviceReset) since the
+    /// kernels were loaded. The reset took our modules, memory and events with
+    /// it, and the driver may crash on their stale handles: cuModuleUnload
+    /// did in 4 runs of 20 on an H200 (c-tests/test_reset.c), and so did
+    /// cuLaunchKernel. Calls then fail with EXECUTION_FAILED before any
+    /// launch ([`DeviceState::kernel`]), and nothing of it is released. A context of the program's own is not asked:
+    /// it must outlive the handles on it.
+    pub fn context_was_reset(&self) -> bool {
+        self.retained_primary
+            && self.context_id.is_some()
+            && super::context::context_id(self.context) != self.context_id
+    }
+
     pub fn model(&self) -> &DeviceModel {
         self.tuner.device()
     }
 
-    /// A kernel loaded at creation. Unknown names are a bug of ours.
+    /// A kernel loaded at creation, for a launch. Unknown names are a bug of
+    /// ours. After a reset of the context the kernel is gone, and launching
+    /// its stale handle crashed the driver (H200, within 16 rounds of
+    /// c-tests/test_reset.c): every launch asks first (cuCtxGetId).
     pub fn kernel(&self, name: &str) -> Result<&Kernel> {
+        if self.context_was_reset() {
+            return Err(Error::ExecutionFailed(format!(
+                "device {}: the device was reset (cudaDeviceReset) after this handle was created; destroy it and create another",
+                self.ordinal
+            )));
+        }
         self.kernels.get(name).ok_or_else(|| Error::Internal(format!("kernel {name} was not loaded")))
     }
 
@@ -150,7 +178,12 @@ impl DeviceState {
 
 impl Drop for DeviceState {
     fn drop(&mut self) {
-        if let Ok(_bound) = super::context::ContextGuard::bind(self.context) {
+        if self.context_was_reset() {
+            log::info!(
+                "device {}: its context was reset since the kernels were loaded; nothing to unload",
+                self.ordinal
+            );
+        } else if let Ok(_bound) = super::context::ContextGuard::bind(self.context) {
             for module in self.modules.drain(..) {
                 // SAFETY: loaded by us in this context, unloaded once.
                 let _ = unsafe { result::module::unload(module) };
