@@ -281,13 +281,8 @@ impl Handle {
                 "work buffer: {bytes} bytes asked for, over the handle's limit of {limit}"
             )));
         }
-        if self.device.context_was_reset() {
-            // Its buffer and fence event went with the context (DeviceState::kernel refuses the launch too).
-            return Err(Error::ExecutionFailed(
-                "the device was reset (cudaDeviceReset) after this handle was created; destroy it and create another"
-                    .into(),
-            ));
-        }
+        // After a reset of the context its buffer and fence event went with it (and Kernel::launch refuses too).
+        self.device.ensure_not_reset()?;
         let stream = self.stream();
         let capturing = stream_is_capturing(self.device.context(), stream);
         // Asked once per call, for the fence (not used while capturing).

@@ -41,12 +41,44 @@ impl Drop for ContextGuard {
 /// The driver's unique id of `context` (cuCtxGetId). A reset of the primary
 /// context (cudaDeviceReset) renews it under the same CUcontext; None while
 /// the context is destroyed, or reset and not yet retained again.
-// An opaque driver handle, never dereferenced here; the driver checks it.
-#[allow(clippy::not_unsafe_ptr_arg_deref)]
-pub fn context_id(context: sys::CUcontext) -> Option<u64> {
+fn context_id(context: sys::CUcontext) -> Option<u64> {
     let mut id = 0u64;
     // SAFETY: an out-pointer; the driver validates the context.
     unsafe { sys::cuCtxGetId(context, &mut id) }.result().ok().map(|()| id)
+}
+
+/// A primary context as it was when our kernels, memory and events were made
+/// in it. A reset (cudaDeviceReset) takes them all and renews the context's
+/// id under the same CUcontext; the driver may then crash on their stale
+/// handles: cuModuleUnload did in 4 runs of 20 on an H200, and so did
+/// cuLaunchKernel (c-tests/test_reset.c).
+#[derive(Clone, Copy)]
+pub struct ContextIncarnation {
+    context: sys::CUcontext,
+    id: u64,
+}
+
+impl ContextIncarnation {
+    /// `context` as it is now; None where the driver reports no id.
+    pub fn of(context: sys::CUcontext) -> Option<ContextIncarnation> {
+        context_id(context).map(|id| ContextIncarnation { context, id })
+    }
+
+    /// Whether the context was reset since (one cuCtxGetId: 16 ns on an H200).
+    pub fn was_reset(&self) -> bool {
+        context_id(self.context) != Some(self.id)
+    }
+
+    /// EXECUTION_FAILED once the context was reset: nothing made before may be used.
+    pub fn ensure_current(&self) -> Result<()> {
+        if self.was_reset() {
+            return Err(Error::ExecutionFailed(
+                "the device was reset (cudaDeviceReset) after this handle was created; destroy it and create another"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Waits for `stream` (null: the legacy default stream) of `context`.

@@ -5,6 +5,7 @@
 //! Created on the first `mublasCreate` for a device (and context) and kept
 //! while any handle uses it, so a second handle costs no module loading.
 
+use super::context::ContextIncarnation;
 use super::driver::{self, describe};
 use super::images::{ImageChoice, KernelImage, PtxForcing};
 use super::kernel::Kernel;
@@ -29,9 +30,9 @@ pub struct DeviceState {
     /// context the program made (cuCtxCreate) is its own to destroy, after
     /// the handles on it.
     retained_primary: bool,
-    /// The primary context's id when the kernels were loaded (see
-    /// [`DeviceState::context_was_reset`]).
-    context_id: Option<u64>,
+    /// The primary context when the kernels were loaded (None for a context
+    /// of the program's own, which must outlive the handles on it).
+    incarnation: Option<ContextIncarnation>,
     modules: Vec<sys::CUmodule>,
     /// By entry-point name; FxHash: this lookup is on every call's path.
     kernels: HashMap<&'static str, Kernel, BuildHasherDefault<FxHasher>>,
@@ -87,7 +88,7 @@ impl DeviceState {
             device,
             context,
             retained_primary: own_context.is_none(),
-            context_id: super::context::context_id(context),
+            incarnation: if own_context.is_none() { ContextIncarnation::of(context) } else { None },
             modules: Vec::new(),
             kernels: HashMap::default(),
             loaded_images: Vec::new(),
@@ -118,7 +119,7 @@ impl DeviceState {
             state.loaded_images.push((image.name, choice));
             let shared_optin = state.tuner.device().shared_bytes_per_block_optin;
             for name in names.iter() {
-                let kernel = Kernel::resolve(module, name, shared_optin).map_err(|e| {
+                let kernel = Kernel::resolve(module, name, shared_optin, state.incarnation).map_err(|e| {
                     Error::Internal(format!("kernel {name} missing from {}: {}", image.name, describe(&e)))
                 })?;
                 state.kernels.insert(name, kernel);
@@ -141,33 +142,23 @@ impl DeviceState {
     }
 
     /// Whether the primary context was reset (cudaDeviceReset) since the
-    /// kernels were loaded. The reset took our modules, memory and events with
-    /// it, and the driver may crash on their stale handles: cuModuleUnload
-    /// did in 4 runs of 20 on an H200 (c-tests/test_reset.c), and so did
-    /// cuLaunchKernel. Calls then fail with EXECUTION_FAILED before any
-    /// launch ([`DeviceState::kernel`]), and nothing of it is released. A context of the program's own is not asked:
-    /// it must outlive the handles on it.
+    /// kernels were loaded ([`ContextIncarnation`]): then nothing made in it
+    /// is released, and launches fail with EXECUTION_FAILED ([`Kernel::launch`]).
     pub fn context_was_reset(&self) -> bool {
-        self.retained_primary
-            && self.context_id.is_some()
-            && super::context::context_id(self.context) != self.context_id
+        self.incarnation.is_some_and(|incarnation| incarnation.was_reset())
+    }
+
+    /// EXECUTION_FAILED once the primary context was reset.
+    pub fn ensure_not_reset(&self) -> Result<()> {
+        self.incarnation.map_or(Ok(()), |incarnation| incarnation.ensure_current())
     }
 
     pub fn model(&self) -> &DeviceModel {
         self.tuner.device()
     }
 
-    /// A kernel loaded at creation, for a launch. Unknown names are a bug of
-    /// ours. After a reset of the context the kernel is gone, and launching
-    /// its stale handle crashed the driver (H200, within 16 rounds of
-    /// c-tests/test_reset.c): every launch asks first (cuCtxGetId).
+    /// A kernel loaded at creation. Unknown names are a bug of ours.
     pub fn kernel(&self, name: &str) -> Result<&Kernel> {
-        if self.context_was_reset() {
-            return Err(Error::ExecutionFailed(format!(
-                "device {}: the device was reset (cudaDeviceReset) after this handle was created; destroy it and create another",
-                self.ordinal
-            )));
-        }
         self.kernels.get(name).ok_or_else(|| Error::Internal(format!("kernel {name} was not loaded")))
     }
 

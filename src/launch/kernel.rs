@@ -1,6 +1,7 @@
 //! One loaded kernel: its driver handle, what the tuner needs to know of it,
 //! and its launch.
 
+use super::context::ContextIncarnation;
 use super::driver::execution_error;
 use crate::status::Result;
 use crate::tuner::{Geometry, KernelModel, LaunchShape};
@@ -12,6 +13,8 @@ pub struct Kernel {
     pub name: &'static str,
     pub(super) function: sys::CUfunction,
     pub model: KernelModel,
+    /// The primary context it was loaded in (None: a context of the program's own).
+    incarnation: Option<ContextIncarnation>,
 }
 
 // SAFETY: a CUfunction is an immutable driver handle, valid from any thread
@@ -55,6 +58,7 @@ impl Kernel {
         module: sys::CUmodule,
         name: &'static str,
         shared_bytes_per_block_optin: u32,
+        incarnation: Option<ContextIncarnation>,
     ) -> std::result::Result<Kernel, result::DriverError> {
         let cname = std::ffi::CString::new(name).expect("kernel names have no NUL");
         // SAFETY: `module` is loaded and current-context; the name is NUL-terminated.
@@ -80,7 +84,7 @@ impl Kernel {
                 )
             }?;
         }
-        Ok(Kernel { name, function, model })
+        Ok(Kernel { name, function, model, incarnation })
     }
 
     /// What the driver's own occupancy calculator says, for checking the model.
@@ -112,6 +116,10 @@ impl Kernel {
         args: &[KernelArg],
     ) -> Result<()> {
         assert!(args.len() <= MAX_ARGS, "kernel {} takes too many arguments", self.name);
+        // After a reset of the context the kernel is gone: launching its stale handle crashed the driver.
+        if let Some(incarnation) = &self.incarnation {
+            incarnation.ensure_current()?;
+        }
         let mut slots = [0u64; MAX_ARGS];
         let mut pointers = [std::ptr::null_mut::<c_void>(); MAX_ARGS];
         for (i, arg) in args.iter().enumerate() {
