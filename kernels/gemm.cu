@@ -1204,3 +1204,289 @@ extern "C" __global__ void __launch_bounds__(256) gemm_transpose_a_f32(i64 k, i6
         __syncthreads();
     }
 }
+
+// ---------------------------------------------------------------------------
+// Skinny multiplies (routines/gemm.rs, "Skinny"): D = alpha·P·Q + beta·D with
+// D of M × N, 2 ≤ N ≤ NB ≤ 16, P of M × K, Q of K × N. An SGEMM with few
+// columns of C is P = op(A), Q = op(B), D = C; one with few rows is its
+// transpose, P = op(B)^T, Q = op(A)^T, D = C^T. Reading P once is the whole
+// cost (a tile kernel would compute 64 to 256 columns for the few it
+// writes), so each block streams rows of P and keeps its N sums per row in
+// registers, with Q staged in shared memory a chunk of SKINNY_KC k at a time.
+// Two layouts of P:
+//   along k, P(i, l) = P[l + i·ldp] (`gemm_f32_skinny_k*`): blocks of 8 warps,
+//     each warp 4 rows of D, its lanes over k, two float4 per row and chunk;
+//     the sums are added across lanes at the end.
+//   along m, P(i, l) = P[i + l·ldp] (`gemm_f32_skinny_m*`): blocks of 32 × 8,
+//     each lane 4 rows of D (a float4 of a column of P), the 8 thread rows
+//     over k; their sums are added in thread-row order at the end.
+// Q(l, j) = Q[l·qsl + j·qsj] and D(i, j) = D[i·dsi + j·dsj] at any strides.
+// `_vec`: P 16-byte aligned with ldp % 4 == 0 (float4 loads); else four floats.
+// grid (row blocks, splits): split z takes k in [z·k_per_split, …), a multiple
+// of SKINNY_KC; with several, each block's sums go to `partials` ([z][i][j])
+// and the last block of a row block to arrive adds them in z order, so every
+// result is the same sum on every call. alpha == 0 (from the device) scales D
+// by beta and reads neither P nor Q; beta == 0 never reads D.
+#define SKINNY_THREADS 256
+#define SKINNY_KC 256
+#define SKINNY_K_ROWS 32
+#define SKINNY_M_ROWS 128
+// Columns of P in flight per thread along m: 8, or 4 at NB = 16 (its 64 sums).
+#define SKINNY_M_UNROLL(NB) ((NB) == 16 ? 4 : 8)
+// Along k at NB = 16 ptxas takes 148 registers (one block per SM, whose
+// loads then wait on its own FMA): capped at 128 for two blocks where that
+// spills nothing (sm_90; 24-64 bytes on sm_70 and sm_80).
+#if __CUDA_ARCH__ >= 900
+#define SKINNY_K_MIN_BLOCKS(NB) ((NB) == 16 ? 2 : 1)
+#else
+#define SKINNY_K_MIN_BLOCKS(NB) 1
+#endif
+
+#define SKINNY_PARAMS                                                                                               \
+    i64 M, int N, i64 K, i64 k_per_split, float alpha_value, const float *alpha_ptr, const float *__restrict__ P, \
+        i64 ldp, const float *__restrict__ Q, i64 qsl, i64 qsj, float beta_value, const float *beta_ptr, float *D, \
+        i64 dsi, i64 dsj, unsigned *counters, float *partials
+#define SKINNY_ARGS \
+    M, N, K, k_per_split, alpha_value, alpha_ptr, P, ldp, Q, qsl, qsj, beta_value, beta_ptr, D, dsi, dsj, counters, partials
+
+// Four consecutive floats of P from `p`, of which `avail` (any int) exist; the rest 0.
+template <bool VEC>
+__device__ __forceinline__ float4 skinny_load4(const float *p, i64 avail) {
+    if (avail >= 4) {
+        if (VEC) return load_once4(p);
+        return make_float4(load_once(p), load_once(p + 1), load_once(p + 2), load_once(p + 3));
+    }
+    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (avail > 0) v.x = load_once(p);
+    if (avail > 1) v.y = load_once(p + 1);
+    if (avail > 2) v.z = load_once(p + 2);
+    return v;
+}
+
+// Q's rows [c, c + len) into qs, zero past len and past N: qs[j][l] (K_MAJOR, the
+// layout the along-k kernels read as float4 over l) or qs[l][j]. Threads run
+// along whichever of Q's strides is 1, so that a warp's loads are contiguous.
+template <int NB, bool K_MAJOR>
+__device__ __forceinline__ void skinny_stage_q(float *qs, const float *Q, i64 qsl, i64 qsj, int N, i64 c, int len,
+                                               int tid) {
+    const bool l_fastest = qsl == 1;
+    for (int t = tid; t < NB * SKINNY_KC; t += SKINNY_THREADS) {
+        const int l = l_fastest ? t % SKINNY_KC : t / NB;
+        const int j = l_fastest ? t / SKINNY_KC : t % NB;
+        const float v = (j < N && l < len) ? Q[(c + l) * qsl + j * qsj] : 0.0f;
+        qs[K_MAJOR ? j * SKINNY_KC + l : l * NB + j] = v;
+    }
+}
+
+__device__ __forceinline__ float skinny_result(float alpha, float sum, float beta, const float *d) {
+    const float product = alpha * sum;
+    return beta == 0.0f ? product : fmaf(beta, *d, product);
+}
+
+// D = beta·D over the block's rows (alpha == 0), by the blocks of split 0.
+__device__ __forceinline__ void skinny_scale_only(i64 M, int N, i64 row0, int rows, float beta, float *D, i64 dsi,
+                                                  i64 dsj, int tid) {
+    if (blockIdx.y != 0) return;
+    for (int t = tid; t < rows * N; t += SKINNY_THREADS) {
+        const i64 i = row0 + t / N;
+        if (i >= M) continue;
+        float *d = D + i * dsi + (t % N) * dsj;
+        *d = beta == 0.0f ? 0.0f : beta * *d;
+    }
+}
+
+// The block's sums `out` ([rows][NB], in shared memory, all threads past a
+// barrier) into D, through the partials and the last block when split.
+template <int NB>
+__device__ __forceinline__ void skinny_finish(const float *out, int rows, i64 row0, i64 M, int N, float alpha,
+                                              float beta, float *D, i64 dsi, i64 dsj, unsigned *counters,
+                                              float *partials, int tid) {
+    const int count = rows * N;
+    if (gridDim.y == 1) {
+        for (int t = tid; t < count; t += SKINNY_THREADS) {
+            const i64 i = row0 + t / N;
+            if (i >= M) continue;
+            float *d = D + i * dsi + (t % N) * dsj;
+            *d = skinny_result(alpha, out[(t / N) * NB + t % N], beta, d);
+        }
+        return;
+    }
+    const i64 plane = M * N;
+    float *mine = partials + blockIdx.y * plane;
+    for (int t = tid; t < count; t += SKINNY_THREADS) {
+        const i64 i = row0 + t / N;
+        if (i < M) mine[i * N + t % N] = out[(t / N) * NB + t % N];
+    }
+    if (!arrive_last(counters + blockIdx.x, gridDim.y)) return;
+    for (int t = tid; t < count; t += SKINNY_THREADS) {
+        const i64 i = row0 + t / N;
+        if (i >= M) continue;
+        const float *p = partials + i * N + t % N;
+        float sum = 0.0f;
+        for (unsigned z = 0; z < gridDim.y; ++z) sum += p[z * plane];
+        float *d = D + i * dsi + (t % N) * dsj;
+        *d = skinny_result(alpha, sum, beta, d);
+    }
+    if (tid == 0) counters[blockIdx.x] = 0;
+}
+
+template <int NB, bool VEC>
+__device__ __forceinline__ void skinny_along_k(SKINNY_PARAMS) {
+    __shared__ __align__(16) float qs[NB * SKINNY_KC];
+    __shared__ float out[SKINNY_K_ROWS * NB];
+    const float alpha = load_scalar(alpha_value, alpha_ptr);
+    const float beta = load_scalar(beta_value, beta_ptr);
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const i64 block_row0 = static_cast<i64>(blockIdx.x) * SKINNY_K_ROWS;
+    if (alpha == 0.0f) {
+        skinny_scale_only(M, N, block_row0, SKINNY_K_ROWS, beta, D, dsi, dsj, tid);
+        return;
+    }
+    const i64 row0 = block_row0 + warp * 4;
+    const i64 k_begin = static_cast<i64>(blockIdx.y) * k_per_split;
+    const i64 k_end = min(K, k_begin + k_per_split);
+    float acc[4][NB];
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+#pragma unroll
+        for (int j = 0; j < NB; ++j) acc[r][j] = 0.0f;
+    }
+    for (i64 c = k_begin; c < k_end; c += SKINNY_KC) {
+        const int len = static_cast<int>(min(static_cast<i64>(SKINNY_KC), k_end - c));
+        // P's loads first: they do not wait for Q.
+        float4 p[4][2];
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+            const bool row_in = row0 + r < M;
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int o = h * 128 + 4 * lane;
+                p[r][h] = skinny_load4<VEC>(P + (row0 + r) * ldp + c + o, row_in ? len - o : 0);
+            }
+        }
+        __syncthreads();  // the previous chunk's Q is no longer read
+        skinny_stage_q<NB, true>(qs, Q, qsl, qsj, N, c, len, tid);
+        __syncthreads();
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+#pragma unroll
+            for (int j = 0; j < NB; ++j) {
+                const float4 q = *reinterpret_cast<const float4 *>(qs + j * SKINNY_KC + h * 128 + 4 * lane);
+#pragma unroll
+                for (int r = 0; r < 4; ++r) {
+                    acc[r][j] = fmaf(p[r][h].x, q.x, acc[r][j]);
+                    acc[r][j] = fmaf(p[r][h].y, q.y, acc[r][j]);
+                    acc[r][j] = fmaf(p[r][h].z, q.z, acc[r][j]);
+                    acc[r][j] = fmaf(p[r][h].w, q.w, acc[r][j]);
+                }
+            }
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+#pragma unroll
+        for (int j = 0; j < NB; ++j) {
+            float v = acc[r][j];
+#pragma unroll
+            for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
+            if (lane == 0) out[(warp * 4 + r) * NB + j] = v;
+        }
+    }
+    __syncthreads();
+    skinny_finish<NB>(out, SKINNY_K_ROWS, block_row0, M, N, alpha, beta, D, dsi, dsj, counters, partials, tid);
+}
+
+template <int NB, bool VEC>
+__device__ __forceinline__ void skinny_along_m(SKINNY_PARAMS) {
+    __shared__ __align__(16) float qs[SKINNY_KC * NB];
+    // The thread rows' sums of NB/4 columns at a time ([ty][row][4]), then the block's ([row][NB]).
+    __shared__ __align__(16) float rows_sums[8 * SKINNY_M_ROWS * 4];
+    __shared__ float out[SKINNY_M_ROWS * NB];
+    const float alpha = load_scalar(alpha_value, alpha_ptr);
+    const float beta = load_scalar(beta_value, beta_ptr);
+    const int lane = threadIdx.x, ty = threadIdx.y, tid = ty * 32 + lane;
+    const i64 block_row0 = static_cast<i64>(blockIdx.x) * SKINNY_M_ROWS;
+    if (alpha == 0.0f) {
+        skinny_scale_only(M, N, block_row0, SKINNY_M_ROWS, beta, D, dsi, dsj, tid);
+        return;
+    }
+    const i64 i0 = block_row0 + 4 * lane;
+    const i64 rows_left = M - i0;
+    const i64 k_begin = static_cast<i64>(blockIdx.y) * k_per_split;
+    const i64 k_end = min(K, k_begin + k_per_split);
+    float acc[4][NB];
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+#pragma unroll
+        for (int j = 0; j < NB; ++j) acc[e][j] = 0.0f;
+    }
+    for (i64 c = k_begin; c < k_end; c += SKINNY_KC) {
+        const int len = static_cast<int>(min(static_cast<i64>(SKINNY_KC), k_end - c));
+        __syncthreads();  // the previous chunk's Q is no longer read
+        skinny_stage_q<NB, false>(qs, Q, qsl, qsj, N, c, len, tid);
+        __syncthreads();
+        constexpr int U = SKINNY_M_UNROLL(NB);
+        for (int l = ty; l < len; l += 8 * U) {
+            float4 p[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const int ll = l + 8 * u;
+                p[u] = skinny_load4<VEC>(P + i0 + (c + ll) * ldp, ll < len ? rows_left : 0);
+            }
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                // l ≤ SKINNY_KC - 8U + 7, so ll < SKINNY_KC; past len, p[u] and qs's row are 0.
+                const int ll = l + 8 * u;
+#pragma unroll
+                for (int jq = 0; jq < NB / 4; ++jq) {
+                    const float4 q = *reinterpret_cast<const float4 *>(qs + ll * NB + 4 * jq);
+                    const float pe[4] = {p[u].x, p[u].y, p[u].z, p[u].w};
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) {
+                        acc[e][4 * jq] = fmaf(pe[e], q.x, acc[e][4 * jq]);
+                        acc[e][4 * jq + 1] = fmaf(pe[e], q.y, acc[e][4 * jq + 1]);
+                        acc[e][4 * jq + 2] = fmaf(pe[e], q.z, acc[e][4 * jq + 2]);
+                        acc[e][4 * jq + 3] = fmaf(pe[e], q.w, acc[e][4 * jq + 3]);
+                    }
+                }
+            }
+        }
+    }
+    // The 8 thread rows' sums, added in ty order, 4 columns at a time.
+#pragma unroll
+    for (int jq = 0; jq < NB / 4; ++jq) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            *reinterpret_cast<float4 *>(rows_sums + ((ty * SKINNY_M_ROWS) + 4 * lane + e) * 4) =
+                make_float4(acc[e][4 * jq], acc[e][4 * jq + 1], acc[e][4 * jq + 2], acc[e][4 * jq + 3]);
+        }
+        __syncthreads();
+        for (int o = tid; o < SKINNY_M_ROWS * 4; o += SKINNY_THREADS) {
+            float sum = 0.0f;
+#pragma unroll
+            for (int y = 0; y < 8; ++y) sum += rows_sums[y * SKINNY_M_ROWS * 4 + o];
+            out[(o / 4) * NB + 4 * jq + o % 4] = sum;
+        }
+        __syncthreads();
+    }
+    skinny_finish<NB>(out, SKINNY_M_ROWS, block_row0, M, N, alpha, beta, D, dsi, dsj, counters, partials, tid);
+}
+
+#define SKINNY_KERNELS(NB)                                                                                            \
+    extern "C" __global__ void __launch_bounds__(SKINNY_THREADS, SKINNY_K_MIN_BLOCKS(NB))                          \
+        gemm_f32_skinny_k##NB(SKINNY_PARAMS) {                                                                       \
+        skinny_along_k<NB, false>(SKINNY_ARGS);                                                                      \
+    }                                                                                                                \
+    extern "C" __global__ void __launch_bounds__(SKINNY_THREADS, SKINNY_K_MIN_BLOCKS(NB))                          \
+        gemm_f32_skinny_k##NB##_vec(SKINNY_PARAMS) {                                                                 \
+        skinny_along_k<NB, true>(SKINNY_ARGS);                                                                       \
+    }                                                                                                                \
+    extern "C" __global__ void __launch_bounds__(SKINNY_THREADS, 2) gemm_f32_skinny_m##NB(SKINNY_PARAMS) {              \
+        skinny_along_m<NB, false>(SKINNY_ARGS);                                                                      \
+    }                                                                                                                \
+    extern "C" __global__ void __launch_bounds__(SKINNY_THREADS, 2) gemm_f32_skinny_m##NB##_vec(SKINNY_PARAMS) {        \
+        skinny_along_m<NB, true>(SKINNY_ARGS);                                                                       \
+    }
+SKINNY_KERNELS(4)
+SKINNY_KERNELS(8)
+SKINNY_KERNELS(16)

@@ -289,6 +289,128 @@ fn gpu_sgemm_case_matrix() {
     say(&format!("gpu_sgemm_case_matrix: {cases} cases passed"));
 }
 
+/// n = 1 or m = 1 runs the SGEMV routine (routines/gemm.rs, "One column or
+/// row"): every pair, k from 1 to split lengths, padded leading dimensions
+/// (C's row lies ldc apart), unaligned operands, both pointer modes, alpha =
+/// 0 from the device (A and B then hold NaN), beta = 0 over NaN.
+#[test]
+fn gpu_sgemm_one_column_or_row() {
+    let _shapes = tuner_choices();
+    let Some(gpu) = gpu_or_skip("gpu_sgemm_one_column_or_row") else { return };
+    let mut random = random("gpu_sgemm_one_column_or_row");
+    let cublas = RealCublas::get().ok();
+    let mut cases = 0;
+    for (p, &(ta, tb)) in PAIRS.iter().enumerate() {
+        for (s, &(m, n, k)) in [
+            (1usize, 1usize, 1usize),
+            (1, 1, 4099),
+            (1, 300, 7),
+            (1, 4097, 1000),
+            (513, 1, 33),
+            (3000, 1, 20000),
+            (1, 70, 65536),
+        ]
+        .iter()
+        .enumerate()
+        {
+            for variant in 0..3 {
+                let mut case = Case::new(ta, tb, m, n, k);
+                case.pad = [0, 1, 5][(p + s + variant) % 3];
+                case.offset = (p + variant) % 2;
+                case.device_scalars = variant == 1;
+                match variant {
+                    1 if s % 2 == 0 => (case.alpha, case.beta) = (0.0, 0.75),
+                    2 => (case.beta, case.nan_c) = (0.0, true),
+                    _ => {}
+                }
+                let (_, decision) = run_case_deciding(
+                    &gpu,
+                    &mut random,
+                    &case,
+                    if variant == 0 { cublas } else { None },
+                    Some(TileChoice::Auto),
+                );
+                let decision = decision.unwrap();
+                // A host alpha of 0 only scales C.
+                let expect_gemv = case.alpha != 0.0 || case.device_scalars;
+                assert_eq!(decision.as_gemv.is_some(), expect_gemv, "{case:?}: {decision:?}");
+                assert!(decision.kernel.is_none(), "{case:?}: no tile kernel runs: {decision:?}");
+                cases += 1;
+            }
+        }
+    }
+    say(&format!("gpu_sgemm_one_column_or_row: {cases} cases passed"));
+}
+
+/// 2 to 16 columns or rows of C run the skinny kernels (routines/gemm.rs,
+/// "Skinny"): every pair, P along k and along m, float4 and unaligned
+/// operands (the `_vec` kernels and the others), N of 2 to 16 (each NB, and
+/// N below it), k over chunk edges, padded leading dimensions, both pointer
+/// modes, alpha = 0 from the device, beta = 0 over NaN, and every split
+/// forced in turn, against the float64 reference and cuBLAS.
+#[test]
+fn gpu_sgemm_few_columns_or_rows() {
+    let _shapes = forcing_shapes();
+    let Some(gpu) = gpu_or_skip("gpu_sgemm_few_columns_or_rows") else { return };
+    let mut random = random("gpu_sgemm_few_columns_or_rows");
+    let cublas = RealCublas::get().ok();
+    let device = &gpu.inner().device;
+    let shapes = [
+        (300usize, 2usize, 255usize),
+        (4097, 3, 257),
+        (17, 5, 1000),
+        (2, 33, 513),
+        (8, 700, 4100),
+        (129, 9, 77),
+        (16, 16, 600),
+        (1000, 16, 2000),
+        (6, 4099, 300),
+    ];
+    let (mut cases, mut forced) = (0, 0);
+    for (p, &(ta, tb)) in PAIRS.iter().enumerate() {
+        for (s, &(m, n, k)) in shapes.iter().enumerate() {
+            for variant in 0..4 {
+                let mut case = Case::new(ta, tb, m, n, k);
+                case.pad = [0, 1, 4][(p + s + variant) % 3];
+                case.offset = (s + variant) % 2;
+                case.device_scalars = variant == 1;
+                match variant {
+                    1 if s % 3 == 0 => (case.alpha, case.beta) = (0.0, 1.5),
+                    2 => (case.beta, case.nan_c) = (0.0, true),
+                    _ => {}
+                }
+                let split =
+                    (variant == 3).then(|| gemm::SKINNY_SPLITS[(p * shapes.len() + s) % gemm::SKINNY_SPLITS.len()]);
+                for spec in gemm::SKINNY_KERNELS.iter().flatten() {
+                    let shape = LaunchShape { tx: spec.space.tx_min, ty: spec.space.ty_min, split: split.unwrap_or(1) };
+                    device.tuner.forced().set(spec.name, split.map(|_| shape));
+                }
+                let (_, decision) = run_case_deciding(
+                    &gpu,
+                    &mut random,
+                    &case,
+                    if variant == 0 { cublas } else { None },
+                    Some(TileChoice::Auto),
+                );
+                for spec in gemm::SKINNY_KERNELS.iter().flatten() {
+                    device.tuner.forced().set(spec.name, None);
+                }
+                let decision = decision.unwrap();
+                let skinny = decision.skinny.unwrap_or_else(|| panic!("{case:?}: not skinny: {decision:?}"));
+                assert_eq!(skinny.n as usize, m.min(n), "{case:?}");
+                if let Some(split) = split {
+                    let rows = if skinny.along_k { gemm::skinny::ROWS_ALONG_K } else { gemm::skinny::ROWS_ALONG_M };
+                    let (_, splits) = gemm::skinny_split(&skinny.problem(), rows, split);
+                    assert_eq!(decision.plan.unwrap().geometry.grid.1, splits, "{case:?}: split {split}");
+                    forced += 1;
+                }
+                cases += 1;
+            }
+        }
+    }
+    say(&format!("gpu_sgemm_few_columns_or_rows: {cases} cases passed, {forced} with a forced split"));
+}
+
 #[test]
 fn gpu_sgemm_full_tiles_and_long_k() {
     let _shapes = tuner_choices();
@@ -738,6 +860,12 @@ fn gpu_sgemm_without_work_buffer_multiplies_directly_and_unsplit() {
         let (_, decision) =
             run_case_deciding(&gpu, &mut random, &Case::new(ta, tb, 64, 64, 16384), None, Some(TileChoice::Auto));
         assert_eq!(decision.unwrap().plan.unwrap().geometry.grid.2, 1, "({ta}, {tb}): split past the limit");
+        // The skinny kernels' split (grid.y) likewise.
+        let (_, decision) =
+            run_case_deciding(&gpu, &mut random, &Case::new(ta, tb, 64, 8, 16384), None, Some(TileChoice::Auto));
+        let decision = decision.unwrap();
+        assert!(decision.skinny.is_some());
+        assert_eq!(decision.plan.unwrap().geometry.grid.1, 1, "({ta}, {tb}): skinny split past the limit");
     }
     // Without the limit, the same calls copy A^T and split k again.
     gpu.inner().set_work_limit(usize::MAX);
@@ -752,6 +880,9 @@ fn gpu_sgemm_without_work_buffer_multiplies_directly_and_unsplit() {
     let (_, decision) =
         run_case_deciding(&gpu, &mut random, &Case::new(0, 0, 64, 64, 16384), None, Some(TileChoice::Auto));
     assert!(decision.unwrap().plan.unwrap().geometry.grid.2 > 1);
+    let (_, decision) =
+        run_case_deciding(&gpu, &mut random, &Case::new(1, 0, 64, 8, 16384), None, Some(TileChoice::Auto));
+    assert!(decision.unwrap().plan.unwrap().geometry.grid.1 > 1);
 }
 
 /// Every path's launches on a created stream, held back while each call is

@@ -1,12 +1,16 @@
 // Runs every SGEMM tile kernel of kernels/gemm.cu on the CPU (cuda_on_cpu.h)
 // against a float64 reference, over transposes, edges, alignments, scalars
 // and split-K with the host's reduction, the stream-K kernels over several
-// shares of k, and the A^T copy against A: the kernels' logic checked without a GPU. Build and run with scripts/cpu-emulation/gemm-check.sh.
+// shares of k, the A^T copy against A, and the skinny kernels over both
+// layouts, every NB, strides, splits and scalars: the kernels' logic checked without a GPU. Build and run with scripts/cpu-emulation/gemm-check.sh.
 #include "cuda_on_cpu.h"
 #include "../../kernels/gemm.cu"
+#include "fenced.h"
 
 #include <array>
+#include <cfloat>
 #include <cinttypes>
+#include <cstring>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -200,6 +204,102 @@ static int check_transpose(i64 k, i64 rows, i64 lda, i64 ldt, unsigned ty, bool 
     return failures;
 }
 
+// The skinny kernels (routines/gemm.rs, "Skinny"): D = alpha·P·Q + beta·D,
+// M × N, with P along k or along m, Q and D at the given strides (D's
+// "transposed" when dsi > 1), `splits` ranges of k with the arrival counters
+// and partial sums, each operand between inaccessible pages (P ending at one).
+typedef void (*SkinnyKernel)(i64, int, i64, i64, float, const float *, const float *, i64, const float *, i64, i64, float,
+                             const float *, float *, i64, i64, unsigned *, float *);
+struct SkinnyCase {
+    i64 M;
+    int N;
+    i64 K;
+    int splits;
+    bool along_k, q_k_contiguous, d_transposed;
+    i64 pad;
+    float alpha, beta;
+    bool scalars_from_memory, nan_d;
+};
+
+static int check_skinny(const char *name, SkinnyKernel fn, int nb, bool vec, const SkinnyCase &c) {
+    // _vec: the host's rule, ldp % 4 == 0 (and P aligned).
+    const i64 extent = c.along_k ? c.K : c.M;
+    const i64 ldp = vec ? (extent + 3) / 4 * 4 + 4 * c.pad : extent + c.pad;
+    const i64 p_len = ldp * ((c.along_k ? c.M : c.K) - 1) + (c.along_k ? c.K : c.M);
+    const i64 qld = (c.q_k_contiguous ? c.K : c.N) + c.pad;
+    const i64 qsl = c.q_k_contiguous ? 1 : qld, qsj = c.q_k_contiguous ? qld : 1;
+    const i64 q_len = (c.q_k_contiguous ? qld * (c.N - 1) + c.K : qld * (c.K - 1) + c.N);
+    const i64 ldd = (c.d_transposed ? c.N : c.M) + c.pad;
+    const i64 dsi = c.d_transposed ? ldd : 1, dsj = c.d_transposed ? 1 : ldd;
+    const i64 d_len = c.d_transposed ? ldd * (c.M - 1) + c.N : ldd * (c.N - 1) + c.M;
+    Fenced P(p_len, 0, !vec), Q(q_len, 1, false), D(d_len, 0, true);
+    std::vector<float> d0(d_len);
+    for (i64 i = 0; i < p_len; ++i) P.data[i] = c.alpha == 0.0f ? NAN : random_value();
+    for (i64 i = 0; i < q_len; ++i) Q.data[i] = c.alpha == 0.0f ? NAN : random_value();
+    for (i64 i = 0; i < d_len; ++i) D.data[i] = d0[i] = c.nan_d ? NAN : random_value();
+    if (vec && reinterpret_cast<unsigned long long>(P.data) % 16) return std::printf("FAIL %s: P unaligned for _vec\n", name), 1;
+    const i64 rows = c.along_k ? 32 : 128, blocks = (c.M + rows - 1) / rows;
+    const i64 chunks = (c.K + 255) / 256, per = (chunks + c.splits - 1) / c.splits * 256;
+    const unsigned splits = static_cast<unsigned>((c.K + per - 1) / per);
+    std::vector<unsigned> counters(blocks, 0);
+    std::vector<float> partials(static_cast<size_t>(splits) * c.M * c.N, NAN);
+    float scalars[2] = {c.alpha, c.beta};
+    const uint3 block = c.along_k ? uint3{256, 1, 1} : uint3{32, 8, 1};
+    emu::launch({static_cast<unsigned>(blocks), splits, 1}, block, [&] {
+        fn(c.M, c.N, c.K, per, c.alpha, c.scalars_from_memory ? scalars : nullptr, P.data, ldp, Q.data, qsl, qsj, c.beta,
+           c.scalars_from_memory ? scalars + 1 : nullptr, D.data, dsi, dsj, counters.data(), partials.data());
+    });
+    int bad = 0;
+    for (unsigned v : counters) bad += v != 0;
+    for (i64 t = 0; t < d_len; ++t) {
+        const i64 i = c.d_transposed ? t / ldd : t % ldd, j = c.d_transposed ? t % ldd : t / ldd;
+        const float got = D.data[t];
+        if (i >= c.M || j >= c.N) {
+            if (std::memcmp(&got, &d0[t], 4)) ++bad;
+            continue;
+        }
+        double want = 0, mag = 0;
+        if (c.alpha != 0.0f) {
+            for (i64 l = 0; l < c.K; ++l) {
+                const double p = c.along_k ? P.data[l + i * ldp] : P.data[i + l * ldp];
+                const double prod = p * Q.data[l * qsl + j * qsj];
+                want += prod;
+                mag += std::fabs(prod);
+            }
+            want *= c.alpha;
+            mag *= std::fabs(c.alpha);
+        }
+        if (c.beta != 0.0f) {
+            want += static_cast<double>(c.beta) * d0[t];
+            mag += std::fabs(static_cast<double>(c.beta) * d0[t]);
+        }
+        const double bound = 2.0 * (c.K + 2) * 0.5 * FLT_EPSILON * mag + FLT_MIN;
+        if (!(std::fabs(got - want) <= bound)) ++bad;
+    }
+    if (bad) {
+        std::printf("FAIL %s: M %lld N %d K %lld splits %u along_k %d q_k %d d_T %d pad %lld alpha %g beta %g: %d bad\n", name,
+                    static_cast<long long>(c.M), c.N, static_cast<long long>(c.K), splits, c.along_k, c.q_k_contiguous,
+                    c.d_transposed, static_cast<long long>(c.pad), c.alpha, c.beta, bad);
+    }
+    (void)nb;
+    return bad ? 1 : 0;
+}
+
+struct SkinnyInfo {
+    const char *name;
+    SkinnyKernel fn;
+    int nb;
+    bool along_k, vec;
+};
+static const SkinnyInfo SKINNY[] = {
+    {"gemm_f32_skinny_k4", gemm_f32_skinny_k4, 4, true, false},       {"gemm_f32_skinny_k4_vec", gemm_f32_skinny_k4_vec, 4, true, true},
+    {"gemm_f32_skinny_m4", gemm_f32_skinny_m4, 4, false, false},      {"gemm_f32_skinny_m4_vec", gemm_f32_skinny_m4_vec, 4, false, true},
+    {"gemm_f32_skinny_k8", gemm_f32_skinny_k8, 8, true, false},       {"gemm_f32_skinny_k8_vec", gemm_f32_skinny_k8_vec, 8, true, true},
+    {"gemm_f32_skinny_m8", gemm_f32_skinny_m8, 8, false, false},      {"gemm_f32_skinny_m8_vec", gemm_f32_skinny_m8_vec, 8, false, true},
+    {"gemm_f32_skinny_k16", gemm_f32_skinny_k16, 16, true, false},    {"gemm_f32_skinny_k16_vec", gemm_f32_skinny_k16_vec, 16, true, true},
+    {"gemm_f32_skinny_m16", gemm_f32_skinny_m16, 16, false, false},   {"gemm_f32_skinny_m16_vec", gemm_f32_skinny_m16_vec, 16, false, true},
+};
+
 int main(int argc, char **argv) {
     const char *only = argc > 1 ? argv[1] : "";
     const char *mode = std::getenv("EMU_COPY_MODE");
@@ -265,6 +365,26 @@ int main(int argc, char **argv) {
         }
         ++cases;
         failed += check_transpose(33, 70, 35, 72, 8, true) ? 1 : 0;
+    }
+    for (const auto &sk : SKINNY) {
+        if (!std::strstr(sk.name, only)) continue;
+        // N at, and below, NB; K over chunk edges (1, 255, 257, 600); row blocks
+        // whole and partial; splits 1, 2, 3 (the last range short); Q along k
+        // or along j; D as C or C^T; scalars from memory; alpha 0 (P, Q NaN,
+        // unread); beta 0 over NaN; beta 1.
+        const int n_low = sk.nb == 4 ? 2 : sk.nb / 2 + 1;
+        const std::vector<SkinnyCase> list = {
+            {37, sk.nb, 257, 1, sk.along_k, true, false, 0, 1.25f, -0.5f, false, false},
+            {130, n_low, 600, 3, sk.along_k, false, true, 1, 1.25f, 0.0f, true, true},
+            {1, sk.nb, 1, 1, sk.along_k, true, true, 0, -0.75f, 0.5f, false, false},
+            {33, n_low, 255, 2, sk.along_k, false, false, 2, 1.0f, 1.0f, false, false},
+            {129, sk.nb, 513, 2, sk.along_k, true, false, 1, 1.25f, 0.0f, false, true},
+            {40, n_low, 300, 2, sk.along_k, true, false, 0, 0.0f, 0.5f, true, false},
+        };
+        for (const auto &c : list) {
+            ++cases;
+            failed += check_skinny(sk.name, sk.fn, sk.nb, sk.vec, c);
+        }
     }
     std::printf("%d cases, %d failed, %ld copies never waited for (%s copies)\n", cases, failed, emu::unwaited_copies.load(),
                 emu::copy_mode == emu::CopyMode::Eager ? "eager" : "deferred");

@@ -36,6 +36,30 @@
 //!    ("Split tail") or, failing that, to share it ("Stream-K"), all by the
 //!    same model.
 //!
+//! # One column or row
+//!
+//! With n = 1 or m = 1, C = op(A)·op(B) is a matrix-vector product, which
+//! reads its matrix once and is bound by memory, where a tile kernel computes
+//! a whole tile (64 to 256 columns or rows) for the one it writes: the
+//! 64×64 tiles took 57–68 µs for 4096 × 1 × 4096 on an H200 against cuBLAS's
+//! 18–22. Such calls run the SGEMV routine ([`as_gemv`]), its own kernels,
+//! splits and tuning, unless a tile is forced.
+//!
+//! # Skinny
+//!
+//! With 2 to 16 columns of C (n) or else rows (m), the product still reads
+//! its large operand once and does 2 to 16 FMAs per element read, about what
+//! the memory keeps up with; the tile kernels computed 64 or more columns
+//! per tile instead (TN 4096 × 8 × 4096 on an H200: 67 µs of kernel against
+//! cuBLAS's 46). The skinny kernels (`gemm_f32_skinny_*` in kernels/gemm.cu)
+//! compute D = P·Q: D = C, P = op(A), Q = op(B) for few columns, and the
+//! transpose (D = C^T, P = op(B)^T, Q = op(A)^T) for few rows ([`as_skinny`]).
+//! Each streams P, along k (rows of P contiguous: TN, and few rows with B
+//! untransposed) or along m, holds its rows' sums of all N columns in
+//! registers and stages Q in shared memory; k is split over the grid's y,
+//! the tuner choosing the split, and the last block of a row block to arrive
+//! adds the partial sums in a fixed order, as SGEMV's splits do.
+//!
 //! k == 0 or alpha == 0 (host) use `gemm_scale_f32` (C = beta·C); a split
 //! launch is followed by `gemm_splitk_reduce_f32`, which sums the partial
 //! C tiles from the work buffer in a fixed order and applies alpha and beta.
@@ -287,8 +311,51 @@ pub fn stream_k_twin(spec: &KernelSpec) -> Option<&'static KernelSpec> {
     STREAM_K_KERNELS.iter().find(|twin| twin.name.strip_suffix("_sk") == Some(spec.name))
 }
 
+/// The skinny kernels (module docs, "Skinny"): `[NB 4, 8, 16][P along k, along k _vec, along m, along m _vec]`.
+pub static SKINNY_KERNELS: [[KernelSpec; 4]; 3] = {
+    const fn spec(name: &'static str, along_k: bool) -> KernelSpec {
+        if along_k {
+            KernelSpec { name, space: SKINNY_K_SPACE, geometry: skinny_geometry::<{ skinny::ROWS_ALONG_K }> }
+        } else {
+            KernelSpec { name, space: SKINNY_M_SPACE, geometry: skinny_geometry::<{ skinny::ROWS_ALONG_M }> }
+        }
+    }
+    let mut specs = [[spec("", true), spec("", true), spec("", false), spec("", false)]; 3];
+    let mut i = 0;
+    while i < 3 {
+        let mut j = 0;
+        while j < 4 {
+            specs[i][j] = spec(SKINNY_NAMES[i * 4 + j], j < 2);
+            j += 1;
+        }
+        i += 1;
+    }
+    specs
+};
+const SKINNY_NAMES: [&str; 12] = [
+    "gemm_f32_skinny_k4",
+    "gemm_f32_skinny_k4_vec",
+    "gemm_f32_skinny_m4",
+    "gemm_f32_skinny_m4_vec",
+    "gemm_f32_skinny_k8",
+    "gemm_f32_skinny_k8_vec",
+    "gemm_f32_skinny_m8",
+    "gemm_f32_skinny_m8_vec",
+    "gemm_f32_skinny_k16",
+    "gemm_f32_skinny_k16_vec",
+    "gemm_f32_skinny_m16",
+    "gemm_f32_skinny_m16_vec",
+];
+/// Fixed blocks (kernels/gemm.cu): 256 threads along k, 32 × 8 along m; the
+/// split of k is the tuner's choice.
+pub const SKINNY_SPLITS: &[u32] = &[1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64];
+const SKINNY_K_SPACE: LaunchSpace =
+    LaunchSpace { tx_step: 32, tx_min: 256, tx_max: 256, ty_min: 1, ty_max: 1, splits: SKINNY_SPLITS };
+const SKINNY_M_SPACE: LaunchSpace =
+    LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 32, ty_min: 8, ty_max: 8, splits: SKINNY_SPLITS };
+
 pub const KERNEL_NAMES: &[&str] = &{
-    let mut names = [""; TILES.len() * 8 + 3 + STREAM_K_NAMES.len()];
+    let mut names = [""; TILES.len() * 8 + 3 + STREAM_K_NAMES.len() + SKINNY_NAMES.len()];
     let mut i = 0;
     while i < TILES.len() * 8 {
         names[i] = TILE_KERNEL_NAMES[i / 8][i % 8];
@@ -301,6 +368,11 @@ pub const KERNEL_NAMES: &[&str] = &{
     while j < STREAM_K_NAMES.len() {
         names[i + 3 + j] = STREAM_K_NAMES[j];
         j += 1;
+    }
+    let mut s = 0;
+    while s < SKINNY_NAMES.len() {
+        names[i + 3 + j + s] = SKINNY_NAMES[s];
+        s += 1;
     }
     names
 };
@@ -420,6 +492,163 @@ pub fn path(m: i64, n: i64, k: i64, alpha: Scalar, beta: Scalar) -> GemmPath {
     } else {
         GemmPath::Multiply
     }
+}
+
+/// The matrix-vector product that an SGEMM with one column of C (n = 1) or
+/// one row (m = 1) is (module docs, "One column or row"): cuBLAS's GEMV
+/// arguments, which then run the SGEMV kernels, since a tile kernel would
+/// compute a whole tile for each column or row of C that it writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AsGemv {
+    /// GEMV's op: 0 (N) or 1 (T).
+    pub trans: i32,
+    pub m: i64,
+    pub n: i64,
+    pub a: u64,
+    pub lda: i64,
+    pub x: u64,
+    pub incx: i64,
+    pub y: u64,
+    pub incy: i64,
+}
+
+/// [`AsGemv`] for a valid call with n = 1 or m = 1, else None. With n = 1,
+/// C's column is op(A) times op(B)'s one column, which is B's column (tb N)
+/// or its row, ldb apart (tb T). With m = 1, C's row (ldc apart) is op(B)^T
+/// times op(A)'s one row, which is A's row, lda apart (ta N), or its column
+/// (ta T); op(B)^T is B^T (GEMV T on B, k × n) for tb N and B (GEMV N on B,
+/// n × k) for tb T. The GEMV argument checks then hold by SGEMM's: its matrix
+/// is A or B with the rows SGEMM checked its leading dimension against.
+#[allow(clippy::too_many_arguments)]
+pub fn as_gemv(
+    ta: Transpose,
+    tb: Transpose,
+    m: i64,
+    n: i64,
+    k: i64,
+    (a, lda): (u64, i64),
+    (b, ldb): (u64, i64),
+    (c, ldc): (u64, i64),
+) -> Option<AsGemv> {
+    use Transpose::{No, Yes};
+    if n == 1 {
+        let (x, incx) = if tb == No { (b, 1) } else { (b, ldb) };
+        let (trans, rows, cols) = if ta == No { (0, m, k) } else { (1, k, m) };
+        Some(AsGemv { trans, m: rows, n: cols, a, lda, x, incx, y: c, incy: 1 })
+    } else if m == 1 {
+        let (x, incx) = if ta == No { (a, lda) } else { (a, 1) };
+        let (trans, rows, cols) = if tb == Yes { (0, n, k) } else { (1, k, n) };
+        Some(AsGemv { trans, m: rows, n: cols, a: b, lda: ldb, x, incx, y: c, incy: ldc })
+    } else {
+        None
+    }
+}
+
+/// Limits of the skinny kernels (module docs, "Skinny"; kernels/gemm.cu).
+pub mod skinny {
+    /// The most columns of D (rows or columns of C) they take. Past it the
+    /// tile kernels run: two launches of 16 columns (each reading P) took 80 µs
+    /// for 4096 × 32 × 4096 (TN) on an H200, the 64×64 tile 71, cuBLAS 47.
+    pub const MAX_N: i64 = 16;
+    /// k per staged chunk of Q; a split's range of k is a multiple of it.
+    pub const CHUNK: u64 = 256;
+    /// Rows of D per block, P along k and along m.
+    pub const ROWS_ALONG_K: u64 = 32;
+    pub const ROWS_ALONG_M: u64 = 128;
+    /// Partial sums of a split take at most this much of the work buffer.
+    pub const PARTIAL_BYTES_MAX: u64 = super::MAX_PARTIAL_BYTES;
+}
+
+/// D = P·Q (+ C's scaling) for an SGEMM with at most [`skinny::MAX_N`]
+/// columns or rows of C (module docs, "Skinny"): the kernels' operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Skinny {
+    /// P(i, l) = P[l + i·ldp] (along k) or P[i + l·ldp].
+    pub along_k: bool,
+    /// D is M × N, P M × K, Q K × N.
+    pub m: i64,
+    pub n: i64,
+    pub k: i64,
+    pub p: u64,
+    pub ldp: i64,
+    /// Q(l, j) = Q[l·qsl + j·qsj].
+    pub q: u64,
+    pub qsl: i64,
+    pub qsj: i64,
+    /// D(i, j) = D[i·dsi + j·dsj].
+    pub d: u64,
+    pub dsi: i64,
+    pub dsj: i64,
+}
+
+impl Skinny {
+    /// The kernel: NB the least of 4, 8, 16 that holds N; `_vec` where P's
+    /// rows (along k) or columns (along m) start 16-byte aligned.
+    pub fn spec(&self) -> &'static KernelSpec {
+        let nb = if self.n <= 4 {
+            0
+        } else if self.n <= 8 {
+            1
+        } else {
+            2
+        };
+        let vec = self.p.is_multiple_of(16) && self.ldp % 4 == 0;
+        &SKINNY_KERNELS[nb][(!self.along_k) as usize * 2 + vec as usize]
+    }
+
+    pub fn problem(&self) -> Problem {
+        Problem { m: self.m as u64, n: self.n as u64, k: self.k as u64 }
+    }
+}
+
+/// [`Skinny`] for a valid call whose C has 2 to [`skinny::MAX_N`] columns
+/// (D = C, P = op(A), Q = op(B)) or else rows (D = C^T, P = op(B)^T, Q =
+/// op(A)^T), the fewer of the two; None otherwise.
+#[allow(clippy::too_many_arguments)]
+pub fn as_skinny(
+    ta: Transpose,
+    tb: Transpose,
+    m: i64,
+    n: i64,
+    k: i64,
+    (a, lda): (u64, i64),
+    (b, ldb): (u64, i64),
+    (c, ldc): (u64, i64),
+) -> Option<Skinny> {
+    use Transpose::{No, Yes};
+    if m.min(n) < 2 || m.min(n) > skinny::MAX_N {
+        return None;
+    }
+    Some(if n <= m {
+        // op(A)(i, l) = A[i + l·lda] (N) or A[l + i·lda] (T); op(B)(l, j) = B[l + j·ldb] or B[j + l·ldb].
+        let (qsl, qsj) = if tb == No { (1, ldb) } else { (ldb, 1) };
+        Skinny { along_k: ta == Yes, m, n, k, p: a, ldp: lda, q: b, qsl, qsj, d: c, dsi: 1, dsj: ldc }
+    } else {
+        // P(j, l) = op(B)(l, j), Q(l, i) = op(A)(i, l), D(j, i) = C[i + j·ldc].
+        let (qsl, qsj) = if ta == No { (lda, 1) } else { (1, lda) };
+        Skinny { along_k: tb == No, m: n, n: m, k, p: b, ldp: ldb, q: a, qsl, qsj, d: c, dsi: ldc, dsj: 1 }
+    })
+}
+
+/// (k per split, splits) for a requested split: whole chunks per split, no
+/// split empty, the partial sums within [`skinny::PARTIAL_BYTES_MAX`], and
+/// no split where the row blocks outnumber the arrival counters.
+pub fn skinny_split(problem: &Problem, rows_per_block: u64, requested: u32) -> (u64, u32) {
+    use skinny::*;
+    let chunks = problem.k.div_ceil(CHUNK).max(1);
+    let by_bytes = PARTIAL_BYTES_MAX / (problem.m * problem.n * 4).max(1);
+    let row_blocks = problem.m.div_ceil(rows_per_block);
+    let wanted = if row_blocks > crate::handle::SPLIT_COUNTER_SLOTS { 1 } else { requested as u64 };
+    let splits = wanted.min(chunks).min(by_bytes).max(1);
+    let per = chunks.div_ceil(splits) * CHUNK;
+    (per, problem.k.max(1).div_ceil(per) as u32)
+}
+
+/// Row blocks of ROWS rows in x, the split in y.
+pub fn skinny_geometry<const ROWS: u64>(problem: &Problem, shape: &LaunchShape) -> Geometry {
+    let (_, splits) = skinny_split(problem, ROWS, shape.split);
+    let blocks = problem.m.div_ceil(ROWS).clamp(1, i32::MAX as u64) as u32;
+    Geometry { grid: (blocks, splits, 1), dynamic_shared_bytes: 0 }
 }
 
 /// Whether an operand can be read as float4: the extent along the contiguous
@@ -868,6 +1097,10 @@ pub struct GemmDecision {
     pub split_tail: Option<SplitTail>,
     /// With stream-K (module docs), as it ran.
     pub stream_k: Option<StreamK>,
+    /// One column or row of C (module docs): the SGEMV call that computed it.
+    pub as_gemv: Option<AsGemv>,
+    /// A few columns or rows of C (module docs, "Skinny"): what the skinny kernel computed.
+    pub skinny: Option<Skinny>,
 }
 
 /// Stream-K (module docs): the plan's last `tiles` tiles shared by `blocks`
@@ -1351,6 +1584,8 @@ pub fn sgemm_with(
         transposed_a_panel_rows: None,
         split_tail: None,
         stream_k: None,
+        as_gemv: None,
+        skinny: None,
     };
     if path == GemmPath::QuickReturn {
         return Ok(decision);
@@ -1375,6 +1610,20 @@ pub fn sgemm_with(
                 &[I64(m), I64(n), beta_value, beta_address, Ptr(c), I64(ldc)],
             )?
         };
+        return Ok(decision);
+    }
+    if choice == TileChoice::Auto
+        && let Some(g) = as_gemv(ta, tb, m, n, k, (a, lda), (b, ldb), (c, ldc))
+    {
+        decision.as_gemv = Some(g);
+        return super::gemv::sgemv(handle, g.trans, g.m, g.n, alpha, g.a, g.lda, g.x, g.incx, beta, g.y, g.incy)
+            .map(|()| decision);
+    }
+    if choice == TileChoice::Auto
+        && let Some(skinny) = as_skinny(ta, tb, m, n, k, (a, lda), (b, ldb), (c, ldc))
+    {
+        let plan = launch_skinny(handle, &skinny, alpha, beta, None)?;
+        (decision.skinny, decision.kernel, decision.plan) = (Some(skinny), Some(skinny.spec()), Some(plan));
         return Ok(decision);
     }
 
@@ -1523,6 +1772,107 @@ enum Partials {
     FromHandle,
     /// This address in a work area the caller holds, with room for them.
     At(u64),
+}
+
+/// For the tools: what an automatic call with one, or 2 to
+/// [`skinny::MAX_N`], columns or rows of C runs instead of a tile kernel
+/// ("gemv" or "skinny"), its kernel, plan and tuner problem; None for the others.
+#[allow(clippy::too_many_arguments)]
+pub fn small_side_plan(
+    handle: &Handle,
+    ta: Transpose,
+    tb: Transpose,
+    m: i64,
+    n: i64,
+    k: i64,
+    a: (u64, i64),
+    b: (u64, i64),
+    c: (u64, i64),
+) -> Result<Option<(&'static str, &'static KernelSpec, LaunchPlan, Problem)>> {
+    use super::gemv;
+    if let Some(g) = as_gemv(ta, tb, m, n, k, a, b, c) {
+        let op = if g.trans == 0 { gemv::Op::N } else { gemv::Op::T };
+        let (spec, plan) = gemv::plan(handle, op, g.m, g.n, g.a, g.lda, gemv::x_reads(g.x, g.incx))?;
+        return Ok(Some(("gemv", spec, plan, gemv::problem(g.m, g.n))));
+    }
+    let Some(skinny) = as_skinny(ta, tb, m, n, k, a, b, c) else { return Ok(None) };
+    let spec = skinny.spec();
+    let kernel = handle.device.kernel(spec.name)?;
+    Ok(Some(("skinny", spec, handle.device.tuner.plan(spec, &kernel.model, &skinny.problem()), skinny.problem())))
+}
+
+/// Runs a [`Skinny`] multiply: the tuner's split (or `split`, for tests),
+/// its partial sums in the work buffer, unsplit without one. Returns the plan.
+#[doc(hidden)]
+pub fn launch_skinny(
+    handle: &Handle,
+    skinny: &Skinny,
+    alpha: Scalar,
+    beta: Scalar,
+    split: Option<u32>,
+) -> Result<LaunchPlan> {
+    let device = &handle.device;
+    let spec = skinny.spec();
+    let kernel = device.kernel(spec.name)?;
+    let problem = skinny.problem();
+    let mut plan = device.tuner.plan(spec, &kernel.model, &problem);
+    if let Some(split) = split {
+        plan.shape.split = split;
+        plan.geometry = (spec.geometry)(&problem, &plan.shape);
+    }
+    let rows_per_block = if skinny.along_k { skinny::ROWS_ALONG_K } else { skinny::ROWS_ALONG_M };
+    let (mut per_split, splits) = skinny_split(&problem, rows_per_block, plan.shape.split);
+    // Held until the launch is queued (as SGEMV's): the counters and partial sums are this launch's.
+    let work = if splits <= 1 {
+        None
+    } else {
+        match handle.work_area(splits as u64 * problem.m * problem.n * 4) {
+            Ok(work) => Some(work),
+            Err(Error::AllocFailed(why)) => {
+                log::info!("SGEMM: skinny multiply not split ({why})");
+                plan.shape.split = 1;
+                plan.geometry = (spec.geometry)(&problem, &plan.shape);
+                per_split = problem.k.max(1).div_ceil(skinny::CHUNK) * skinny::CHUNK;
+                None
+            }
+            Err(e) => return Err(e),
+        }
+    };
+    let (counters, partials) = work.as_ref().map_or((0, 0), |work| (work.counters(), work.scratch()));
+    let (alpha_value, alpha_address) = alpha.kernel_args();
+    let (beta_value, beta_address) = beta.kernel_args();
+    let _bound = ContextGuard::bind(device.context())?;
+    // SAFETY: the argument list matches SKINNY_PARAMS in kernels/gemm.cu; P, Q
+    // and D span what their strides and sizes say (SGEMM's operands, checked
+    // as cuBLAS checks them); the work area holds splits · M · N floats.
+    unsafe {
+        kernel.launch(
+            handle.stream(),
+            &plan.geometry,
+            &plan.shape,
+            &[
+                I64(skinny.m),
+                I32(skinny.n as i32),
+                I64(skinny.k),
+                I64(per_split as i64),
+                alpha_value,
+                alpha_address,
+                Ptr(skinny.p),
+                I64(skinny.ldp),
+                Ptr(skinny.q),
+                I64(skinny.qsl),
+                I64(skinny.qsj),
+                beta_value,
+                beta_address,
+                Ptr(skinny.d),
+                I64(skinny.dsi),
+                I64(skinny.dsj),
+                Ptr(counters),
+                Ptr(partials),
+            ],
+        )?;
+    }
+    Ok(plan)
 }
 
 /// `main` over the first columns or rows of C (all of C without a split
@@ -1792,6 +2142,170 @@ mod tests {
     use super::*;
     use crate::tuner::{ForcedShapes, KernelModel, RecipeBook, Tuner};
 
+    /// as_gemv's GEMV, evaluated on the host over the same storage, gives
+    /// every element of C that the SGEMM defines (and leaves the rest), for
+    /// every pair, m = 1 and n = 1, padded leading dimensions.
+    #[test]
+    fn one_column_or_row_is_the_gemv_it_maps_to() {
+        // Operand "addresses" are tags: which array, in floats from its start.
+        const A: u64 = 1 << 40;
+        const B: u64 = 2 << 40;
+        const C: u64 = 3 << 40;
+        let value = |i: usize| ((i * 7919) % 101) as f64 - 50.0;
+        for (ta, tb) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+            let (ta, tb) = (Transpose::from_code(ta).unwrap(), Transpose::from_code(tb).unwrap());
+            for (m, n, k, pad) in [(1i64, 5i64, 3i64, 0i64), (1, 4, 6, 2), (6, 1, 4, 0), (5, 1, 7, 3), (1, 1, 4, 1)] {
+                let rows_a = if ta == Transpose::No { m } else { k };
+                let rows_b = if tb == Transpose::No { k } else { n };
+                let (lda, ldb, ldc) = (rows_a + pad, rows_b + pad, m + pad);
+                let a: Vec<f64> = (0..(lda * if ta == Transpose::No { k } else { m }) as usize).map(value).collect();
+                let b: Vec<f64> =
+                    (0..(ldb * if tb == Transpose::No { n } else { k }) as usize).map(|i| value(i + 3)).collect();
+                let op_a = |i: i64, l: i64| {
+                    if ta == Transpose::No { a[(i + l * lda) as usize] } else { a[(l + i * lda) as usize] }
+                };
+                let op_b = |l: i64, j: i64| {
+                    if tb == Transpose::No { b[(l + j * ldb) as usize] } else { b[(j + l * ldb) as usize] }
+                };
+                let mut expected = vec![f64::NAN; (ldc * n) as usize];
+                for j in 0..n {
+                    for i in 0..m {
+                        expected[(i + j * ldc) as usize] = (0..k).map(|l| op_a(i, l) * op_b(l, j)).sum();
+                    }
+                }
+                let g = as_gemv(ta, tb, m, n, k, (A, lda), (B, ldb), (C, ldc)).expect("m or n is 1");
+                let array = |tag: u64| -> (&[f64], usize) {
+                    match tag >> 40 {
+                        1 => (&a, (tag - A) as usize),
+                        2 => (&b, (tag - B) as usize),
+                        other => panic!("GEMV reads operand {other}"),
+                    }
+                };
+                assert_eq!(g.y, C, "GEMV writes C");
+                let (matrix, _) = array(g.a);
+                let (x, x0) = array(g.x);
+                assert!(g.lda >= g.m.max(1) && g.incx > 0 && g.incy > 0);
+                let (out_len, in_len) = if g.trans == 0 { (g.m, g.n) } else { (g.n, g.m) };
+                let mut got = vec![f64::NAN; (ldc * n) as usize];
+                for o in 0..out_len {
+                    got[(o * g.incy) as usize] = (0..in_len)
+                        .map(|l| {
+                            let (row, col) = if g.trans == 0 { (o, l) } else { (l, o) };
+                            matrix[(row + col * g.lda) as usize] * x[x0 + (l * g.incx) as usize]
+                        })
+                        .sum();
+                }
+                for (e, v) in expected.iter().zip(&got) {
+                    assert!(
+                        e == v || (e.is_nan() && v.is_nan()),
+                        "{ta:?}{tb:?} {m}x{n}x{k}: {expected:?} against {got:?}"
+                    );
+                }
+            }
+        }
+        assert_eq!(as_gemv(Transpose::No, Transpose::No, 2, 2, 2, (A, 2), (B, 2), (C, 2)), None);
+    }
+
+    /// as_skinny's D = P·Q, evaluated on the host through its strides over the
+    /// same storage, is the SGEMM's C, for every pair, few columns and few
+    /// rows, padded leading dimensions; and the limits of the path.
+    #[test]
+    fn skinny_operands_are_the_product_they_map_to() {
+        const A: u64 = 1 << 40;
+        const B: u64 = 2 << 40;
+        const C: u64 = 3 << 40;
+        let value = |i: usize| ((i * 7919) % 97) as f64 - 48.0;
+        for (ta, tb) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+            let (ta, tb) = (Transpose::from_code(ta).unwrap(), Transpose::from_code(tb).unwrap());
+            for (m, n, k, pad) in
+                [(9i64, 3i64, 5i64, 0i64), (2, 7, 4, 3), (16, 16, 3, 1), (40, 16, 2, 2), (5, 33, 6, 0)]
+            {
+                let rows_a = if ta == Transpose::No { m } else { k };
+                let rows_b = if tb == Transpose::No { k } else { n };
+                let (lda, ldb, ldc) = (rows_a + pad, rows_b + pad, m + pad);
+                let a: Vec<f64> = (0..(lda * if ta == Transpose::No { k } else { m }) as usize).map(value).collect();
+                let b: Vec<f64> =
+                    (0..(ldb * if tb == Transpose::No { n } else { k }) as usize).map(|i| value(i + 5)).collect();
+                let op_a = |i: i64, l: i64| {
+                    if ta == Transpose::No { a[(i + l * lda) as usize] } else { a[(l + i * lda) as usize] }
+                };
+                let op_b = |l: i64, j: i64| {
+                    if tb == Transpose::No { b[(l + j * ldb) as usize] } else { b[(j + l * ldb) as usize] }
+                };
+                let mut expected = vec![f64::NAN; (ldc * n) as usize];
+                for j in 0..n {
+                    for i in 0..m {
+                        expected[(i + j * ldc) as usize] = (0..k).map(|l| op_a(i, l) * op_b(l, j)).sum();
+                    }
+                }
+                let s = as_skinny(ta, tb, m, n, k, (A, lda), (B, ldb), (C, ldc)).expect("2 to 16 columns or rows");
+                assert!(s.n == m.min(n) && s.k == k && s.d == C);
+                let array = |tag: u64| -> &[f64] {
+                    if tag == A {
+                        &a
+                    } else if tag == B {
+                        &b
+                    } else {
+                        panic!("reads {tag:x}")
+                    }
+                };
+                let (p, q) = (array(s.p), array(s.q));
+                let mut got = vec![f64::NAN; (ldc * n) as usize];
+                for i in 0..s.m {
+                    for j in 0..s.n {
+                        got[(i * s.dsi + j * s.dsj) as usize] = (0..s.k)
+                            .map(|l| {
+                                let pi = if s.along_k { l + i * s.ldp } else { i + l * s.ldp };
+                                p[pi as usize] * q[(l * s.qsl + j * s.qsj) as usize]
+                            })
+                            .sum();
+                    }
+                }
+                for (e, v) in expected.iter().zip(&got) {
+                    assert!(
+                        e == v || (e.is_nan() && v.is_nan()),
+                        "{ta:?}{tb:?} {m}x{n}x{k}: {expected:?} against {got:?}"
+                    );
+                }
+                // The kernel: NB holds N, `_vec` only for an aligned P with ldp % 4 == 0.
+                let name = s.spec().name;
+                let nb: i64 = name
+                    .trim_start_matches("gemm_f32_skinny_")
+                    .trim_start_matches(['k', 'm'])
+                    .trim_end_matches("_vec")
+                    .parse()
+                    .unwrap();
+                assert!(nb >= s.n && (nb == 4 || nb / 2 < s.n), "{name} for N = {}", s.n);
+                assert_eq!(name.contains("skinny_k"), s.along_k);
+                assert_eq!(name.ends_with("_vec"), s.ldp % 4 == 0, "{name}: ldp {}", s.ldp);
+            }
+        }
+        let none = |m, n| as_skinny(Transpose::No, Transpose::No, m, n, 8, (A, m.max(8)), (B, 8), (C, m));
+        assert_eq!(none(1, 5), None, "one row: SGEMV");
+        assert_eq!(none(17, 17), None);
+        assert!(none(17, 16).is_some() && none(16, 1000).is_some());
+    }
+
+    #[test]
+    fn skinny_splits_cover_k_in_whole_chunks() {
+        use skinny::CHUNK;
+        for (m, n, k, requested) in [
+            (4096u64, 8u64, 4096u64, 4u32),
+            (4096, 8, 4096, 64),
+            (100, 3, 100, 8),
+            (64, 16, 1 << 20, 64),
+            (1 << 22, 16, 1 << 12, 64),
+        ] {
+            let problem = Problem { m, n, k };
+            let (per, splits) = skinny_split(&problem, 32, requested);
+            assert!(per % CHUNK == 0 && per * splits as u64 >= k && per * (splits as u64 - 1) < k, "{problem:?}");
+            assert!(splits <= requested && (splits == 1 || splits as u64 * m * n * 4 <= skinny::PARTIAL_BYTES_MAX));
+        }
+        // More row blocks than arrival counters: unsplit.
+        let rows = (crate::handle::SPLIT_COUNTER_SLOTS + 1) * 32;
+        assert_eq!(skinny_split(&Problem { m: rows, n: 2, k: 4096 }, 32, 8).1, 1);
+    }
+
     fn args(
         transa: i32,
         transb: i32,
@@ -1893,7 +2407,15 @@ mod tests {
                 }
             }
         }
-        assert_eq!(KERNEL_NAMES.len(), TILES.len() * 8 + 3 + STREAM_K_KERNELS.len());
+        assert_eq!(KERNEL_NAMES.len(), TILES.len() * 8 + 3 + STREAM_K_KERNELS.len() + 12);
+        for (nb, row) in SKINNY_KERNELS.iter().enumerate() {
+            for (i, spec) in row.iter().enumerate() {
+                let name = format!("gemm_f32_skinny_{}{}{}", ['k', 'm'][i / 2], 4 << nb, ["", "_vec"][i % 2]);
+                assert_eq!(spec.name, name);
+                assert!(KERNEL_NAMES.contains(&spec.name));
+                assert_eq!(spec.space.tx_min * spec.space.ty_min, 256);
+            }
+        }
         assert!([&SCALE, &SPLITK_REDUCE, &TRANSPOSE_A].iter().all(|spec| KERNEL_NAMES.contains(&spec.name)));
         // Stream-K twins: the 256×128 NN, NT and TN _vec kernels, suffixed _sk.
         for (ta, tb) in

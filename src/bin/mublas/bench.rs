@@ -146,6 +146,22 @@ fn workloads<'a>(
             for &(m, n, k) in shapes {
                 all.push(Box::new(move |r| Workload::sgemm(h, handle, 0, 0, m, n, k, r)));
             }
+            // Few columns or rows of C, as fp32 nn.Linear calls SGEMM for a small
+            // batch (forward TN, m = out, n = batch, k = in; input gradient NN).
+            let small_sides: &[(i32, i32, usize, usize, usize)] = if quick {
+                &[(1, 0, 4096, 8, 4096)]
+            } else {
+                &[
+                    (1, 0, 4096, 1, 4096),
+                    (1, 0, 4096, 8, 4096),
+                    (1, 0, 4096, 16, 4096),
+                    (0, 0, 4096, 8, 4096),
+                    (0, 1, 8, 4096, 4096),
+                ]
+            };
+            for &(ta, tb, m, n, k) in small_sides {
+                all.push(Box::new(move |r| Workload::sgemm(h, handle, ta, tb, m, n, k, r)));
+            }
             Ok(all)
         }
         other => Err(format!("unknown routine {other:?}")),

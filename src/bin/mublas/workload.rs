@@ -437,14 +437,27 @@ impl Workload {
             choice,
         )
         .map_err(|e| e.to_string())?;
-        let (spec, plan) = (call.kernel, call.plan);
-        let problem = gemm::tuner_problem(h, spec, m as u64, n as u64, k as u64).map_err(|e| e.to_string())?;
+        let (mut spec, mut plan) = (call.kernel, call.plan);
+        let mut problem = gemm::tuner_problem(h, spec, m as u64, n as u64, k as u64).map_err(|e| e.to_string())?;
         let ops = ["N", "T"];
         let mut label = if m == n && n == k {
             format!("{}{} {m}", ops[transa.min(1) as usize], ops[transb.min(1) as usize])
         } else {
             format!("{}{} {m}x{n}x{k}", ops[transa.min(1) as usize], ops[transb.min(1) as usize])
         };
+        // One, or a few, columns or rows of C: the SGEMV or skinny kernels run instead (gemm.rs).
+        let small_side = if choice == TileChoice::Auto {
+            let operands = ((r.at(0, 0), lda as i64), (r.at(0, b_offset), ldb as i64), (r.at(0, c_offset), m as i64));
+            let (a_op, b_op, c_op) = operands;
+            gemm::small_side_plan(h, ta, tb, m as i64, n as i64, k as i64, a_op, b_op, c_op)
+                .map_err(|e| e.to_string())?
+        } else {
+            None
+        };
+        if let Some((route, route_spec, route_plan, route_problem)) = small_side {
+            (spec, plan, problem) = (route_spec, route_plan, route_problem);
+            label += &format!(" {route}");
+        }
         if let Some(rows) = call.transposed_a_panel_rows {
             // The kernel is the NN or NT one, run on A^T copied in panels of `rows`.
             label += &if rows >= m as u64 { " A^T".to_string() } else { format!(" A^T/{rows}") };
