@@ -591,10 +591,20 @@ impl Workload {
         let Some(call) = &self.cublas else { return Ok((self.time_mublas(timer, warmups, reps)?, None)) };
         let ch = CublasSession::new(c)?;
         let (mut ours, mut theirs) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
+        // Each library goes first in every other pair, so that neither always
+        // follows the other's call (whatever state that leaves behind).
         for i in 0..warmups + reps {
-            let mublas_us = timer.time_us(|| checked(self.routine, (self.mublas)(2 * i))).map_err(|e| e.to_string())?;
-            let cublas_us =
-                timer.time_us(|| checked(self.routine, call(c, ch.0, 2 * i + 1))).map_err(|e| e.to_string())?;
+            let time_mublas =
+                || timer.time_us(|| checked(self.routine, (self.mublas)(2 * i))).map_err(|e| e.to_string());
+            let time_cublas =
+                || timer.time_us(|| checked(self.routine, call(c, ch.0, 2 * i + 1))).map_err(|e| e.to_string());
+            let (mublas_us, cublas_us) = if i % 2 == 0 {
+                let mublas_us = time_mublas()?;
+                (mublas_us, time_cublas()?)
+            } else {
+                let cublas_us = time_cublas()?;
+                (time_mublas()?, cublas_us)
+            };
             if i >= warmups {
                 ours.push(mublas_us);
                 theirs.push(cublas_us);
