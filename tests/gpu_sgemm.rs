@@ -52,6 +52,18 @@ impl Case {
     fn ldc(&self) -> usize {
         self.m.max(1) + self.pad
     }
+    /// Variant 1: scalars from the device, alpha 0 among them where
+    /// `alpha_zero`; 2: beta 0 over NaN; others as made. `pad` rows, and an
+    /// offset that alternates with `turn` + variant.
+    fn varied(mut self, variant: usize, pad: usize, turn: usize, alpha_zero: bool) -> Case {
+        (self.pad, self.offset, self.device_scalars) = (pad, (turn + variant) % 2, variant == 1);
+        match variant {
+            1 if alpha_zero => (self.alpha, self.beta) = (0.0, 0.75),
+            2 => (self.beta, self.nan_c) = (0.0, true),
+            _ => {}
+        }
+        self
+    }
 }
 
 /// Floats a column-major matrix of `rows × cols` with `ld` spans.
@@ -314,15 +326,7 @@ fn gpu_sgemm_one_column_or_row() {
         .enumerate()
         {
             for variant in 0..3 {
-                let mut case = Case::new(ta, tb, m, n, k);
-                case.pad = [0, 1, 5][(p + s + variant) % 3];
-                case.offset = (p + variant) % 2;
-                case.device_scalars = variant == 1;
-                match variant {
-                    1 if s % 2 == 0 => (case.alpha, case.beta) = (0.0, 0.75),
-                    2 => (case.beta, case.nan_c) = (0.0, true),
-                    _ => {}
-                }
+                let case = Case::new(ta, tb, m, n, k).varied(variant, [0, 1, 5][(p + s + variant) % 3], p, s % 2 == 0);
                 let (_, decision) = run_case_deciding(
                     &gpu,
                     &mut random,
@@ -370,15 +374,7 @@ fn gpu_sgemm_few_columns_or_rows() {
     for (p, &(ta, tb)) in PAIRS.iter().enumerate() {
         for (s, &(m, n, k)) in shapes.iter().enumerate() {
             for variant in 0..4 {
-                let mut case = Case::new(ta, tb, m, n, k);
-                case.pad = [0, 1, 4][(p + s + variant) % 3];
-                case.offset = (s + variant) % 2;
-                case.device_scalars = variant == 1;
-                match variant {
-                    1 if s % 3 == 0 => (case.alpha, case.beta) = (0.0, 1.5),
-                    2 => (case.beta, case.nan_c) = (0.0, true),
-                    _ => {}
-                }
+                let case = Case::new(ta, tb, m, n, k).varied(variant, [0, 1, 4][(p + s + variant) % 3], s, s % 3 == 0);
                 let split =
                     (variant == 3).then(|| gemm::SKINNY_SPLITS[(p * shapes.len() + s) % gemm::SKINNY_SPLITS.len()]);
                 for spec in gemm::SKINNY_KERNELS.iter().flatten() {

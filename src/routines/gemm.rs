@@ -2142,6 +2142,49 @@ mod tests {
     use super::*;
     use crate::tuner::{ForcedShapes, KernelModel, RecipeBook, Tuner};
 
+    /// An SGEMM's operands on the host (small integers, exact in f64, with
+    /// `pad` extra rows in each leading dimension) and its C over C's whole
+    /// storage, NaN outside the m × n it defines.
+    struct HostGemm {
+        lda: i64,
+        ldb: i64,
+        ldc: i64,
+        a: Vec<f64>,
+        b: Vec<f64>,
+        expected: Vec<f64>,
+    }
+
+    impl HostGemm {
+        fn new(ta: Transpose, tb: Transpose, m: i64, n: i64, k: i64, pad: i64) -> HostGemm {
+            let value = |i: usize| ((i * 7919) % 101) as f64 - 50.0;
+            let (rows_a, cols_a) = if ta == Transpose::No { (m, k) } else { (k, m) };
+            let (rows_b, cols_b) = if tb == Transpose::No { (k, n) } else { (n, k) };
+            let (lda, ldb, ldc) = (rows_a + pad, rows_b + pad, m + pad);
+            let a: Vec<f64> = (0..(lda * cols_a) as usize).map(value).collect();
+            let b: Vec<f64> = (0..(ldb * cols_b) as usize).map(|i| value(i + 3)).collect();
+            let op_a = |i: i64, l: i64| {
+                if ta == Transpose::No { a[(i + l * lda) as usize] } else { a[(l + i * lda) as usize] }
+            };
+            let op_b = |l: i64, j: i64| {
+                if tb == Transpose::No { b[(l + j * ldb) as usize] } else { b[(j + l * ldb) as usize] }
+            };
+            let mut expected = vec![f64::NAN; (ldc * n) as usize];
+            for j in 0..n {
+                for i in 0..m {
+                    expected[(i + j * ldc) as usize] = (0..k).map(|l| op_a(i, l) * op_b(l, j)).sum();
+                }
+            }
+            HostGemm { lda, ldb, ldc, a, b, expected }
+        }
+    }
+
+    /// Equal element by element, NaN matching NaN (storage outside C).
+    fn assert_same(expected: &[f64], got: &[f64], what: &str) {
+        for (e, v) in expected.iter().zip(got) {
+            assert!(e == v || (e.is_nan() && v.is_nan()), "{what}: {expected:?} against {got:?}");
+        }
+    }
+
     /// as_gemv's GEMV, evaluated on the host over the same storage, gives
     /// every element of C that the SGEMM defines (and leaves the rest), for
     /// every pair, m = 1 and n = 1, padded leading dimensions.
@@ -2151,28 +2194,10 @@ mod tests {
         const A: u64 = 1 << 40;
         const B: u64 = 2 << 40;
         const C: u64 = 3 << 40;
-        let value = |i: usize| ((i * 7919) % 101) as f64 - 50.0;
         for (ta, tb) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
             let (ta, tb) = (Transpose::from_code(ta).unwrap(), Transpose::from_code(tb).unwrap());
             for (m, n, k, pad) in [(1i64, 5i64, 3i64, 0i64), (1, 4, 6, 2), (6, 1, 4, 0), (5, 1, 7, 3), (1, 1, 4, 1)] {
-                let rows_a = if ta == Transpose::No { m } else { k };
-                let rows_b = if tb == Transpose::No { k } else { n };
-                let (lda, ldb, ldc) = (rows_a + pad, rows_b + pad, m + pad);
-                let a: Vec<f64> = (0..(lda * if ta == Transpose::No { k } else { m }) as usize).map(value).collect();
-                let b: Vec<f64> =
-                    (0..(ldb * if tb == Transpose::No { n } else { k }) as usize).map(|i| value(i + 3)).collect();
-                let op_a = |i: i64, l: i64| {
-                    if ta == Transpose::No { a[(i + l * lda) as usize] } else { a[(l + i * lda) as usize] }
-                };
-                let op_b = |l: i64, j: i64| {
-                    if tb == Transpose::No { b[(l + j * ldb) as usize] } else { b[(j + l * ldb) as usize] }
-                };
-                let mut expected = vec![f64::NAN; (ldc * n) as usize];
-                for j in 0..n {
-                    for i in 0..m {
-                        expected[(i + j * ldc) as usize] = (0..k).map(|l| op_a(i, l) * op_b(l, j)).sum();
-                    }
-                }
+                let HostGemm { lda, ldb, ldc, a, b, expected } = HostGemm::new(ta, tb, m, n, k, pad);
                 let g = as_gemv(ta, tb, m, n, k, (A, lda), (B, ldb), (C, ldc)).expect("m or n is 1");
                 let array = |tag: u64| -> (&[f64], usize) {
                     match tag >> 40 {
@@ -2195,12 +2220,7 @@ mod tests {
                         })
                         .sum();
                 }
-                for (e, v) in expected.iter().zip(&got) {
-                    assert!(
-                        e == v || (e.is_nan() && v.is_nan()),
-                        "{ta:?}{tb:?} {m}x{n}x{k}: {expected:?} against {got:?}"
-                    );
-                }
+                assert_same(&expected, &got, &format!("{ta:?}{tb:?} {m}x{n}x{k}"));
             }
         }
         assert_eq!(as_gemv(Transpose::No, Transpose::No, 2, 2, 2, (A, 2), (B, 2), (C, 2)), None);
@@ -2214,30 +2234,12 @@ mod tests {
         const A: u64 = 1 << 40;
         const B: u64 = 2 << 40;
         const C: u64 = 3 << 40;
-        let value = |i: usize| ((i * 7919) % 97) as f64 - 48.0;
         for (ta, tb) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
             let (ta, tb) = (Transpose::from_code(ta).unwrap(), Transpose::from_code(tb).unwrap());
             for (m, n, k, pad) in
                 [(9i64, 3i64, 5i64, 0i64), (2, 7, 4, 3), (16, 16, 3, 1), (40, 16, 2, 2), (5, 33, 6, 0)]
             {
-                let rows_a = if ta == Transpose::No { m } else { k };
-                let rows_b = if tb == Transpose::No { k } else { n };
-                let (lda, ldb, ldc) = (rows_a + pad, rows_b + pad, m + pad);
-                let a: Vec<f64> = (0..(lda * if ta == Transpose::No { k } else { m }) as usize).map(value).collect();
-                let b: Vec<f64> =
-                    (0..(ldb * if tb == Transpose::No { n } else { k }) as usize).map(|i| value(i + 5)).collect();
-                let op_a = |i: i64, l: i64| {
-                    if ta == Transpose::No { a[(i + l * lda) as usize] } else { a[(l + i * lda) as usize] }
-                };
-                let op_b = |l: i64, j: i64| {
-                    if tb == Transpose::No { b[(l + j * ldb) as usize] } else { b[(j + l * ldb) as usize] }
-                };
-                let mut expected = vec![f64::NAN; (ldc * n) as usize];
-                for j in 0..n {
-                    for i in 0..m {
-                        expected[(i + j * ldc) as usize] = (0..k).map(|l| op_a(i, l) * op_b(l, j)).sum();
-                    }
-                }
+                let HostGemm { lda, ldb, ldc, a, b, expected } = HostGemm::new(ta, tb, m, n, k, pad);
                 let s = as_skinny(ta, tb, m, n, k, (A, lda), (B, ldb), (C, ldc)).expect("2 to 16 columns or rows");
                 assert!(s.n == m.min(n) && s.k == k && s.d == C);
                 let array = |tag: u64| -> &[f64] {
@@ -2261,12 +2263,7 @@ mod tests {
                             .sum();
                     }
                 }
-                for (e, v) in expected.iter().zip(&got) {
-                    assert!(
-                        e == v || (e.is_nan() && v.is_nan()),
-                        "{ta:?}{tb:?} {m}x{n}x{k}: {expected:?} against {got:?}"
-                    );
-                }
+                assert_same(&expected, &got, &format!("{ta:?}{tb:?} {m}x{n}x{k}"));
                 // The kernel: NB holds N, `_vec` only for an aligned P with ldp % 4 == 0.
                 let name = s.spec().name;
                 let nb: i64 = name
