@@ -1296,38 +1296,35 @@ __device__ __forceinline__ void skinny_scale_only(i64 M, int N, i64 row0, int ro
 }
 
 // The block's sums `out` ([rows][NB], in shared memory, all threads past a
-// barrier) into D, through the partials and the last block when split.
+// barrier) into D; when split, through the partials, by the last block.
 template <int NB>
 __device__ __forceinline__ void skinny_finish(const float *out, int rows, i64 row0, i64 M, int N, float alpha,
                                               float beta, float *D, i64 dsi, i64 dsj, unsigned *counters,
                                               float *partials, int tid) {
     const int count = rows * N;
-    if (gridDim.y == 1) {
+    const unsigned splits = gridDim.y;
+    const i64 plane = M * N;
+    if (splits > 1) {
+        float *mine = partials + blockIdx.y * plane;
         for (int t = tid; t < count; t += SKINNY_THREADS) {
             const i64 i = row0 + t / N;
-            if (i >= M) continue;
-            float *d = D + i * dsi + (t % N) * dsj;
-            *d = skinny_result(alpha, out[(t / N) * NB + t % N], beta, d);
+            if (i < M) mine[i * N + t % N] = out[(t / N) * NB + t % N];
         }
-        return;
+        if (!arrive_last(counters + blockIdx.x, splits)) return;
     }
-    const i64 plane = M * N;
-    float *mine = partials + blockIdx.y * plane;
-    for (int t = tid; t < count; t += SKINNY_THREADS) {
-        const i64 i = row0 + t / N;
-        if (i < M) mine[i * N + t % N] = out[(t / N) * NB + t % N];
-    }
-    if (!arrive_last(counters + blockIdx.x, gridDim.y)) return;
     for (int t = tid; t < count; t += SKINNY_THREADS) {
         const i64 i = row0 + t / N;
         if (i >= M) continue;
-        const float *p = partials + i * N + t % N;
-        float sum = 0.0f;
-        for (unsigned z = 0; z < gridDim.y; ++z) sum += p[z * plane];
+        float sum = out[(t / N) * NB + t % N];
+        if (splits > 1) {
+            const float *p = partials + i * N + t % N;
+            sum = 0.0f;
+            for (unsigned z = 0; z < splits; ++z) sum += p[z * plane];
+        }
         float *d = D + i * dsi + (t % N) * dsj;
         *d = skinny_result(alpha, sum, beta, d);
     }
-    if (tid == 0) counters[blockIdx.x] = 0;
+    if (splits > 1 && tid == 0) counters[blockIdx.x] = 0;
 }
 
 template <int NB, bool VEC>

@@ -395,8 +395,7 @@ fn gpu_sgemm_few_columns_or_rows() {
                 let skinny = decision.skinny.unwrap_or_else(|| panic!("{case:?}: not skinny: {decision:?}"));
                 assert_eq!(skinny.n as usize, m.min(n), "{case:?}");
                 if let Some(split) = split {
-                    let rows = if skinny.along_k { gemm::skinny::ROWS_ALONG_K } else { gemm::skinny::ROWS_ALONG_M };
-                    let (_, splits) = gemm::skinny_split(&skinny.problem(), rows, split);
+                    let (_, splits) = gemm::skinny_split(&skinny.problem(), skinny.rows_per_block(), split);
                     assert_eq!(decision.plan.unwrap().geometry.grid.1, splits, "{case:?}: split {split}");
                     forced += 1;
                 }

@@ -221,7 +221,7 @@ struct SkinnyCase {
     bool scalars_from_memory, nan_d;
 };
 
-static int check_skinny(const char *name, SkinnyKernel fn, int nb, bool vec, const SkinnyCase &c) {
+static int check_skinny(const char *name, SkinnyKernel fn, bool vec, const SkinnyCase &c) {
     // _vec: the host's rule, ldp % 4 == 0 (and P aligned).
     const i64 extent = c.along_k ? c.K : c.M;
     const i64 ldp = vec ? (extent + 3) / 4 * 4 + 4 * c.pad : extent + c.pad;
@@ -281,7 +281,6 @@ static int check_skinny(const char *name, SkinnyKernel fn, int nb, bool vec, con
                     static_cast<long long>(c.M), c.N, static_cast<long long>(c.K), splits, c.along_k, c.q_k_contiguous,
                     c.d_transposed, static_cast<long long>(c.pad), c.alpha, c.beta, bad);
     }
-    (void)nb;
     return bad ? 1 : 0;
 }
 
@@ -383,7 +382,7 @@ int main(int argc, char **argv) {
         };
         for (const auto &c : list) {
             ++cases;
-            failed += check_skinny(sk.name, sk.fn, sk.nb, sk.vec, c);
+            failed += check_skinny(sk.name, sk.fn, sk.vec, c);
         }
     }
     std::printf("%d cases, %d failed, %ld copies never waited for (%s copies)\n", cases, failed, emu::unwaited_copies.load(),

@@ -555,8 +555,6 @@ pub mod skinny {
     /// Rows of D per block, P along k and along m.
     pub const ROWS_ALONG_K: u64 = 32;
     pub const ROWS_ALONG_M: u64 = 128;
-    /// Partial sums of a split take at most this much of the work buffer.
-    pub const PARTIAL_BYTES_MAX: u64 = super::MAX_PARTIAL_BYTES;
 }
 
 /// D = P·Q (+ C's scaling) for an SGEMM with at most [`skinny::MAX_N`]
@@ -599,6 +597,17 @@ impl Skinny {
     pub fn problem(&self) -> Problem {
         Problem { m: self.m as u64, n: self.n as u64, k: self.k as u64 }
     }
+
+    /// Rows of D per block of its kernel (the geometry's row blocks).
+    pub fn rows_per_block(&self) -> u64 {
+        if self.along_k { skinny::ROWS_ALONG_K } else { skinny::ROWS_ALONG_M }
+    }
+
+    /// Its loaded kernel and the tuner's plan (the split) for it.
+    fn plan<'h>(&self, handle: &'h Handle) -> Result<(&'h crate::launch::Kernel, LaunchPlan)> {
+        let kernel = handle.device.kernel(self.spec().name)?;
+        Ok((kernel, handle.device.tuner.plan(self.spec(), &kernel.model, &self.problem())))
+    }
 }
 
 /// [`Skinny`] for a valid call whose C has 2 to [`skinny::MAX_N`] columns
@@ -631,12 +640,12 @@ pub fn as_skinny(
 }
 
 /// (k per split, splits) for a requested split: whole chunks per split, no
-/// split empty, the partial sums within [`skinny::PARTIAL_BYTES_MAX`], and
+/// split empty, the partial sums within [`MAX_PARTIAL_BYTES`], and
 /// no split where the row blocks outnumber the arrival counters.
 pub fn skinny_split(problem: &Problem, rows_per_block: u64, requested: u32) -> (u64, u32) {
     use skinny::*;
     let chunks = problem.k.div_ceil(CHUNK).max(1);
-    let by_bytes = PARTIAL_BYTES_MAX / (problem.m * problem.n * 4).max(1);
+    let by_bytes = MAX_PARTIAL_BYTES / (problem.m * problem.n * 4).max(1);
     let row_blocks = problem.m.div_ceil(rows_per_block);
     let wanted = if row_blocks > crate::handle::SPLIT_COUNTER_SLOTS { 1 } else { requested as u64 };
     let splits = wanted.min(chunks).min(by_bytes).max(1);
@@ -1622,7 +1631,7 @@ pub fn sgemm_with(
     if choice == TileChoice::Auto
         && let Some(skinny) = as_skinny(ta, tb, m, n, k, (a, lda), (b, ldb), (c, ldc))
     {
-        let plan = launch_skinny(handle, &skinny, alpha, beta, None)?;
+        let plan = launch_skinny(handle, &skinny, alpha, beta)?;
         (decision.skinny, decision.kernel, decision.plan) = (Some(skinny), Some(skinny.spec()), Some(plan));
         return Ok(decision);
     }
@@ -1796,32 +1805,17 @@ pub fn small_side_plan(
         return Ok(Some(("gemv", spec, plan, gemv::problem(g.m, g.n))));
     }
     let Some(skinny) = as_skinny(ta, tb, m, n, k, a, b, c) else { return Ok(None) };
-    let spec = skinny.spec();
-    let kernel = handle.device.kernel(spec.name)?;
-    Ok(Some(("skinny", spec, handle.device.tuner.plan(spec, &kernel.model, &skinny.problem()), skinny.problem())))
+    let (_, plan) = skinny.plan(handle)?;
+    Ok(Some(("skinny", skinny.spec(), plan, skinny.problem())))
 }
 
-/// Runs a [`Skinny`] multiply: the tuner's split (or `split`, for tests),
-/// its partial sums in the work buffer, unsplit without one. Returns the plan.
-#[doc(hidden)]
-pub fn launch_skinny(
-    handle: &Handle,
-    skinny: &Skinny,
-    alpha: Scalar,
-    beta: Scalar,
-    split: Option<u32>,
-) -> Result<LaunchPlan> {
+/// Runs a [`Skinny`] multiply: the tuner's split, its partial sums in the
+/// work buffer, unsplit without one. Returns the plan.
+fn launch_skinny(handle: &Handle, skinny: &Skinny, alpha: Scalar, beta: Scalar) -> Result<LaunchPlan> {
     let device = &handle.device;
-    let spec = skinny.spec();
-    let kernel = device.kernel(spec.name)?;
+    let (kernel, mut plan) = skinny.plan(handle)?;
     let problem = skinny.problem();
-    let mut plan = device.tuner.plan(spec, &kernel.model, &problem);
-    if let Some(split) = split {
-        plan.shape.split = split;
-        plan.geometry = (spec.geometry)(&problem, &plan.shape);
-    }
-    let rows_per_block = if skinny.along_k { skinny::ROWS_ALONG_K } else { skinny::ROWS_ALONG_M };
-    let (mut per_split, splits) = skinny_split(&problem, rows_per_block, plan.shape.split);
+    let (mut per_split, splits) = skinny_split(&problem, skinny.rows_per_block(), plan.shape.split);
     // Held until the launch is queued (as SGEMV's): the counters and partial sums are this launch's.
     let work = if splits <= 1 {
         None
@@ -1831,8 +1825,8 @@ pub fn launch_skinny(
             Err(Error::AllocFailed(why)) => {
                 log::info!("SGEMM: skinny multiply not split ({why})");
                 plan.shape.split = 1;
-                plan.geometry = (spec.geometry)(&problem, &plan.shape);
-                per_split = problem.k.max(1).div_ceil(skinny::CHUNK) * skinny::CHUNK;
+                plan.geometry = (skinny.spec().geometry)(&problem, &plan.shape);
+                (per_split, _) = skinny_split(&problem, skinny.rows_per_block(), 1);
                 None
             }
             Err(e) => return Err(e),
@@ -2296,7 +2290,7 @@ mod tests {
             let problem = Problem { m, n, k };
             let (per, splits) = skinny_split(&problem, 32, requested);
             assert!(per % CHUNK == 0 && per * splits as u64 >= k && per * (splits as u64 - 1) < k, "{problem:?}");
-            assert!(splits <= requested && (splits == 1 || splits as u64 * m * n * 4 <= skinny::PARTIAL_BYTES_MAX));
+            assert!(splits <= requested && (splits == 1 || splits as u64 * m * n * 4 <= MAX_PARTIAL_BYTES));
         }
         // More row blocks than arrival counters: unsplit.
         let rows = (crate::handle::SPLIT_COUNTER_SLOTS + 1) * 32;

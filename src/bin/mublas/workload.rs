@@ -447,9 +447,8 @@ impl Workload {
         };
         // One, or a few, columns or rows of C: the SGEMV or skinny kernels run instead (gemm.rs).
         let small_side = if choice == TileChoice::Auto {
-            let operands = ((r.at(0, 0), lda as i64), (r.at(0, b_offset), ldb as i64), (r.at(0, c_offset), m as i64));
-            let (a_op, b_op, c_op) = operands;
-            gemm::small_side_plan(h, ta, tb, m as i64, n as i64, k as i64, a_op, b_op, c_op)
+            let (a_op, b_op) = ((r.at(0, 0), lda as i64), (r.at(0, b_offset), ldb as i64));
+            gemm::small_side_plan(h, ta, tb, m as i64, n as i64, k as i64, a_op, b_op, (r.at(0, c_offset), m as i64))
                 .map_err(|e| e.to_string())?
         } else {
             None
