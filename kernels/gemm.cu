@@ -1327,6 +1327,19 @@ __device__ __forceinline__ void skinny_finish(const float *out, int rows, i64 ro
     if (splits > 1 && tid == 0) counters[blockIdx.x] = 0;
 }
 
+// out[i][j0 + c] = the 8 partial sums of row i, column c (of W), added in
+// order: sums[y·plane + i·row + c] for y = 0…7, rows i < `rows`.
+template <int NB, int W>
+__device__ __forceinline__ void skinny_add_eight(const float *sums, int plane, int row, int rows, int j0, float *out,
+                                                 int tid) {
+    for (int o = tid; o < rows * W; o += SKINNY_THREADS) {
+        float sum = 0.0f;
+#pragma unroll
+        for (int y = 0; y < 8; ++y) sum += sums[y * plane + (o / W) * row + o % W];
+        out[(o / W) * NB + j0 + o % W] = sum;
+    }
+}
+
 template <int NB, bool VEC>
 __device__ __forceinline__ void skinny_along_k(SKINNY_PARAMS) {
     __shared__ __align__(16) float qs[NB * SKINNY_KC];
@@ -1458,12 +1471,7 @@ __device__ __forceinline__ void skinny_along_m(SKINNY_PARAMS) {
                 make_float4(acc[e][4 * jq], acc[e][4 * jq + 1], acc[e][4 * jq + 2], acc[e][4 * jq + 3]);
         }
         __syncthreads();
-        for (int o = tid; o < SKINNY_M_ROWS * 4; o += SKINNY_THREADS) {
-            float sum = 0.0f;
-#pragma unroll
-            for (int y = 0; y < 8; ++y) sum += rows_sums[y * SKINNY_M_ROWS * 4 + o];
-            out[(o / 4) * NB + 4 * jq + o % 4] = sum;
-        }
+        skinny_add_eight<NB, 4>(rows_sums, SKINNY_M_ROWS * 4, 4, SKINNY_M_ROWS, 4 * jq, out, tid);
         __syncthreads();
     }
     skinny_finish<NB>(out, SKINNY_M_ROWS, block_row0, M, N, alpha, beta, D, dsi, dsj, counters, partials, tid);
@@ -1487,3 +1495,213 @@ __device__ __forceinline__ void skinny_along_m(SKINNY_PARAMS) {
 SKINNY_KERNELS(4)
 SKINNY_KERNELS(8)
 SKINNY_KERNELS(16)
+
+// Wide skinny kernels, 17 ≤ N ≤ 32 (`gemm_f32_skinny_{k,m}32[_vec]`): the
+// same D = alpha·P·Q + beta·D, arguments, splits and finish as above. With
+// 32 columns, sums of 4 rows per thread (128 registers) do not fit, and any
+// thread that holds all 32 columns of fewer rows reads Q's values from
+// shared memory for too few FMA each: a 128-bit shared load costs a
+// wavefront per quarter warp even when broadcast, so 2 rows × 32 columns
+// (34 LDS.128 per 4 k, 256 FFMA) ran at half the FFMA rate, 60 µs for TN
+// 4096 × 32 × 4096 on an H200. Here a warp computes a 64 × 32 tile as the
+// tile kernels do, each lane 8 rows × 8 columns, 8 + 2 × 4 wavefronts for 64
+// FFMA per k: lane (tm, tn) = (lane % 8, lane / 8) holds rows tm + 8i and
+// columns 4tn + {0..3} + {0, 16}. Both P and Q go through shared memory,
+// SKINNY_WIDE_STAGES deep by cp.async (sm_80+); the block's 8 warps take
+// KC/8 k each of every stage of SKINNY_WIDE_KC, and their sums are added in
+// warp order at the end. The host's skinny::WIDE_SHARED_BYTES is
+// SKINNY_WIDE_SHARED_BYTES.
+#define SKINNY_WIDE_NB 32
+#define SKINNY_WIDE_ROWS 64
+#define SKINNY_WIDE_KC 64
+#define SKINNY_WIDE_STAGES 3
+// Shared stage: P as [row][k] (along k; rows padded by 4 floats, so that a
+// warp's 8 rows tm + 8i at one k hit 8 banks) or [k][row] (along m), then Q as
+// [k][j] (rows padded to 36 floats: the copies of 8 k × 4 j hit 32 banks).
+#define SKINNY_WIDE_P_ROW (SKINNY_WIDE_KC + 4)
+#define SKINNY_WIDE_P_FLOATS (SKINNY_WIDE_ROWS * SKINNY_WIDE_P_ROW)
+#define SKINNY_WIDE_Q_ROW (SKINNY_WIDE_NB + 4)
+#define SKINNY_WIDE_STAGE_FLOATS (SKINNY_WIDE_P_FLOATS + SKINNY_WIDE_KC * SKINNY_WIDE_Q_ROW)
+#define SKINNY_WIDE_SHARED_BYTES (SKINNY_WIDE_STAGES * SKINNY_WIDE_STAGE_FLOATS * 4)
+// The end's warp sums, 16 columns at a time ([warp][row][16], rows padded to
+// 20 floats), and the block's sums ([row][NB]) reuse the stages.
+#define SKINNY_WIDE_SUM_ROW 20
+static_assert(8 * SKINNY_WIDE_ROWS * SKINNY_WIDE_SUM_ROW + SKINNY_WIDE_ROWS * SKINNY_WIDE_NB <=
+                  SKINNY_WIDE_STAGES * SKINNY_WIDE_STAGE_FLOATS,
+              "the end's sums fit in the stages");
+static_assert(SKINNY_WIDE_KC % 32 == 0 && 8 % (SKINNY_WIDE_KC / 8) == 0,
+              "whole float4 of k per warp; Q's 8 k × 4 j blocks tile a stage, warp + 8i");
+
+// Four floats consecutive in memory, `avail` (any int) of which exist, into
+// four consecutive floats of shared memory; the rest zero.
+template <bool VEC>
+__device__ __forceinline__ void skinny_copy4(float *shared, const float *global, i64 avail) {
+    if (VEC && avail >= 4) {
+        copy_async<16>(shared, global, true);
+        return;
+    }
+#pragma unroll
+    for (int e = 0; e < 4; ++e) copy_async<4>(shared + e, global + e, e < avail);
+}
+
+// This thread's copies of P's rows [row0, row0 + 64) and of Q, over the k of
+// one stage, into shared memory (zero past M, the stage's len and N):
+//  - P, 64 rows × KC k: P_COPIES groups of four floats along P's unit
+//    stride, P_STEP rows (along k) or k (along m) apart;
+//  - Q, KC k × 32 columns: Q_COPIES floats, lanes along Q's unit stride
+//    (8 k × 4 columns when that is k, else a row of 32 columns).
+// Addresses are set once and moved on by a stage's k, not recomputed.
+template <bool ALONG_K, bool VEC>
+struct SkinnyWideCopies {
+    static constexpr int KC = SKINNY_WIDE_KC, ROWS = SKINNY_WIDE_ROWS;
+    static constexpr int P_COPIES = ROWS * KC / 4 / SKINNY_THREADS;
+    static constexpr int P_LINE = ALONG_K ? KC / 4 : ROWS / 4;  // groups of four per row (along k) or k (along m)
+    static constexpr int P_STEP = SKINNY_THREADS / P_LINE;
+    static constexpr int Q_COPIES = KC * SKINNY_WIDE_NB / SKINNY_THREADS;
+    static constexpr int Q_K_BLOCKS = KC / 8;  // 8 k × 4 j blocks along k
+    const float *p, *q;
+    i64 p_step, q_step;        // floats between this thread's copies of P, of Q
+    i64 p_advance, q_advance;  // floats per stage of k
+    int p_shared, q_shared, q_shared_step;
+    int p_k, q_k, q_j;  // the k (P, Q) and column (Q) of the first copies in the stage
+    i64 p_rows_left;    // along k: rows of M from the first copy's row; along m: from its first row
+
+    __device__ __forceinline__ void init(const float *P, i64 ldp, i64 M, i64 row0, const float *Q, i64 qsl, i64 qsj,
+                                         i64 k_begin, bool k_fastest, int tid) {
+        const int lane = tid & 31, warp = tid >> 5;
+        if (ALONG_K) {
+            const int r = tid / P_LINE;
+            p_k = 4 * (tid % P_LINE);
+            p = P + (row0 + r) * ldp + k_begin + p_k;
+            p_step = P_STEP * ldp;
+            p_advance = KC;
+            p_shared = r * SKINNY_WIDE_P_ROW + p_k;
+            p_rows_left = M - row0 - r;
+        } else {
+            const int r = 4 * (tid % P_LINE);
+            p_k = tid / P_LINE;
+            p = P + row0 + r + (k_begin + p_k) * ldp;
+            p_step = P_STEP * ldp;
+            p_advance = KC * ldp;
+            p_shared = p_k * ROWS + r;
+            p_rows_left = M - row0 - r;
+        }
+        const int b = warp;  // the first 8 × 4 block (k fastest); blocks warp + 8i follow
+        q_k = k_fastest ? 8 * (b % Q_K_BLOCKS) + lane % 8 : warp;
+        q_j = k_fastest ? 4 * (b / Q_K_BLOCKS) + lane / 8 : lane;
+        q = Q + (k_begin + q_k) * qsl + q_j * qsj;
+        // Block warp + 8i: k fastest, 8i / Q_K_BLOCKS more blocks of 4 columns
+        // (Q_K_BLOCKS divides 8); else 8 more k.
+        q_step = k_fastest ? (32 / Q_K_BLOCKS) * qsj : 8 * qsl;
+        q_advance = KC * qsl;
+        q_shared = q_k * SKINNY_WIDE_Q_ROW + q_j;
+        q_shared_step = k_fastest ? 32 / Q_K_BLOCKS : 8 * SKINNY_WIDE_Q_ROW;
+    }
+
+    // The stage's copies (len of its k exist), then on to the next stage's k.
+    __device__ __forceinline__ void fill(float *stage, int len, int N, bool k_fastest) {
+#pragma unroll
+        for (int i = 0; i < P_COPIES; ++i) {
+            const i64 avail = ALONG_K ? (i * P_STEP < p_rows_left ? len - p_k : 0)
+                                      : (p_k + i * P_STEP < len ? p_rows_left : 0);
+            skinny_copy4<VEC>(stage + p_shared + i * P_STEP * (ALONG_K ? SKINNY_WIDE_P_ROW : ROWS), p + i * p_step,
+                              avail);
+        }
+        float *const qs = stage + SKINNY_WIDE_P_FLOATS + q_shared;
+#pragma unroll
+        for (int i = 0; i < Q_COPIES; ++i) {
+            const bool in = k_fastest ? q_k < len && q_j + i * (32 / Q_K_BLOCKS) < N : q_k + 8 * i < len && q_j < N;
+            copy_async<4>(qs + i * q_shared_step, q + i * q_step, in);
+        }
+        p += p_advance;
+        q += q_advance;
+    }
+};
+
+template <bool ALONG_K, bool VEC>
+__device__ __forceinline__ void skinny_wide(SKINNY_PARAMS) {
+    constexpr int NB = SKINNY_WIDE_NB, ROWS = SKINNY_WIDE_ROWS, KC = SKINNY_WIDE_KC, STAGES = SKINNY_WIDE_STAGES;
+    constexpr int KW = KC / 8;  // k per warp and stage
+    DYNAMIC_SHARED_FLOATS(shared);
+    const float alpha = load_scalar(alpha_value, alpha_ptr);
+    const float beta = load_scalar(beta_value, beta_ptr);
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const i64 row0 = static_cast<i64>(blockIdx.x) * ROWS;
+    if (alpha == 0.0f) {
+        skinny_scale_only(M, N, row0, ROWS, beta, D, dsi, dsj, tid);
+        return;
+    }
+    const i64 k_begin = static_cast<i64>(blockIdx.y) * k_per_split;
+    const i64 k_end = min(K, k_begin + k_per_split);
+    const int tiles = static_cast<int>((k_end - k_begin + KC - 1) / KC);
+    const bool q_k_fastest = qsl == 1;
+    SkinnyWideCopies<ALONG_K, VEC> copies;
+    copies.init(P, ldp, M, row0, Q, qsl, qsj, k_begin, q_k_fastest, tid);
+    // Tile t's stage; every tile but the last has KC k.
+    const auto fill = [&](int t) {
+        const int len = t + 1 < tiles ? KC : static_cast<int>(k_end - k_begin - static_cast<i64>(t) * KC);
+        copies.fill(shared + (t % STAGES) * SKINNY_WIDE_STAGE_FLOATS, len, N, q_k_fastest);
+    };
+    // Lane (tm, tn) = (lane % 8, lane / 8): rows tm + 8i, columns 4tn + c % 4 + 16(c / 4).
+    const int tm = lane % 8, tn = lane / 8;
+    float acc[8][8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+#pragma unroll
+        for (int c = 0; c < 8; ++c) acc[i][c] = 0.0f;
+    }
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < tiles) fill(s);
+        copy_async_commit();
+    }
+    for (int t = 0; t < tiles; ++t) {
+        copy_async_wait<STAGES - 2>();
+        __syncthreads();  // tile t is in for every thread; tile t - 1's stage is no longer read
+        if (t + STAGES - 1 < tiles) fill(t + STAGES - 1);
+        copy_async_commit();
+        const float *ps = shared + (t % STAGES) * SKINNY_WIDE_STAGE_FLOATS;
+        const float *qs = ps + SKINNY_WIDE_P_FLOATS + KW * warp * SKINNY_WIDE_Q_ROW;
+#pragma unroll
+        for (int kk = 0; kk < KW; ++kk) {
+            const int k = KW * warp + kk;  // in the stage
+            // LDS.32 (1 wavefront each): a float4 of each row over 4 k, 32 more registers, spills.
+            float p[8];
+#pragma unroll
+            for (int i = 0; i < 8; ++i) {
+                p[i] = ALONG_K ? ps[(tm + 8 * i) * SKINNY_WIDE_P_ROW + k] : ps[k * ROWS + tm + 8 * i];
+            }
+            const float4 q0 = *reinterpret_cast<const float4 *>(qs + kk * SKINNY_WIDE_Q_ROW + 4 * tn);
+            const float4 q1 = *reinterpret_cast<const float4 *>(qs + kk * SKINNY_WIDE_Q_ROW + 4 * tn + 16);
+            const float q[8] = {q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w};
+#pragma unroll
+            for (int i = 0; i < 8; ++i) {
+#pragma unroll
+                for (int c = 0; c < 8; ++c) acc[i][c] = fmaf(p[i], q[c], acc[i][c]);
+            }
+        }
+    }
+    copy_async_wait<0>();  // only empty groups remain; the stages become the sums
+    __syncthreads();
+    float *const sums = shared;
+    float *const out = shared + 8 * ROWS * SKINNY_WIDE_SUM_ROW;
+#pragma unroll
+    for (int h = 0; h < NB / 16; ++h) {
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+            *reinterpret_cast<float4 *>(sums + (warp * ROWS + tm + 8 * i) * SKINNY_WIDE_SUM_ROW + 4 * tn) =
+                make_float4(acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2], acc[i][4 * h + 3]);
+        }
+        __syncthreads();
+        skinny_add_eight<NB, 16>(sums, ROWS * SKINNY_WIDE_SUM_ROW, SKINNY_WIDE_SUM_ROW, ROWS, 16 * h, out, tid);
+        __syncthreads();
+    }
+    skinny_finish<NB>(out, ROWS, row0, M, N, alpha, beta, D, dsi, dsj, counters, partials, tid);
+}
+
+#define SKINNY_WIDE_KERNEL(NAME, ALONG_K, VEC) \
+    extern "C" __global__ void __launch_bounds__(SKINNY_THREADS, 2) NAME(SKINNY_PARAMS) { skinny_wide<ALONG_K, VEC>(SKINNY_ARGS); }
+SKINNY_WIDE_KERNEL(gemm_f32_skinny_k32, true, false)
+SKINNY_WIDE_KERNEL(gemm_f32_skinny_k32_vec, true, true)
+SKINNY_WIDE_KERNEL(gemm_f32_skinny_m32, false, false)
+SKINNY_WIDE_KERNEL(gemm_f32_skinny_m32_vec, false, true)

@@ -3,14 +3,15 @@ rows"), mublas against cuBLAS, shaped as fp32 nn.Linear calls it at a small
 batch (forward TN: m = out, n = batch, k = in). Event-timed calls alternating
 (median of REPS) and kernel time by graph replay, inputs rotated past the L2.
 Run from the repository root on the GPU machine once dist/ is unpacked:
-    python3 scripts/sgemm-small-side.py [ta,tb,m,n,k ...]"""
+    python3 scripts/sgemm-small-side.py [ta,tb,m,n,k ...]
+MUBLAS_LIB names another build of the library (default dist/lib/libmublas.so)."""
 import ctypes, os, sys
 import numpy as np
 import cupy as cp
 sys.path.insert(0, "scripts")
 from graph_timing import cublas_on_stream, graph_times, median
 
-mu = ctypes.CDLL(os.path.abspath("dist/lib/libmublas.so"))
+mu = ctypes.CDLL(os.path.abspath(os.environ.get("MUBLAS_LIB", "dist/lib/libmublas.so")))
 cublas, ch, stream = cublas_on_stream()
 mh = ctypes.c_void_p()
 assert mu.mublasCreate(ctypes.byref(mh)) == 0

@@ -346,9 +346,9 @@ fn gpu_sgemm_one_column_or_row() {
     say(&format!("gpu_sgemm_one_column_or_row: {cases} cases passed"));
 }
 
-/// 2 to 16 columns or rows of C run the skinny kernels (routines/gemm.rs,
+/// 2 to 32 columns or rows of C run the skinny kernels (routines/gemm.rs,
 /// "Skinny"): every pair, P along k and along m, float4 and unaligned
-/// operands (the `_vec` kernels and the others), N of 2 to 16 (each NB, and
+/// operands (the `_vec` kernels and the others), N of 2 to 32 (each NB, and
 /// N below it), k over chunk edges, padded leading dimensions, both pointer
 /// modes, alpha = 0 from the device, beta = 0 over NaN, and every split
 /// forced in turn, against the float64 reference and cuBLAS.
@@ -369,6 +369,11 @@ fn gpu_sgemm_few_columns_or_rows() {
         (16, 16, 600),
         (1000, 16, 2000),
         (6, 4099, 300),
+        // 17 to 32: the wide kernels.
+        (4097, 32, 1025),
+        (70, 17, 3000),
+        (24, 2001, 259),
+        (32, 32, 100),
     ];
     let (mut cases, mut forced) = (0, 0);
     for (p, &(ta, tb)) in PAIRS.iter().enumerate() {

@@ -221,7 +221,26 @@ struct SkinnyCase {
     bool scalars_from_memory, nan_d;
 };
 
-static int check_skinny(const char *name, SkinnyKernel fn, bool vec, const SkinnyCase &c) {
+struct SkinnyInfo {
+    const char *name;
+    SkinnyKernel fn;
+    int nb;
+    bool along_k, vec;
+};
+static const SkinnyInfo SKINNY[] = {
+    {"gemm_f32_skinny_k4", gemm_f32_skinny_k4, 4, true, false},       {"gemm_f32_skinny_k4_vec", gemm_f32_skinny_k4_vec, 4, true, true},
+    {"gemm_f32_skinny_m4", gemm_f32_skinny_m4, 4, false, false},      {"gemm_f32_skinny_m4_vec", gemm_f32_skinny_m4_vec, 4, false, true},
+    {"gemm_f32_skinny_k8", gemm_f32_skinny_k8, 8, true, false},       {"gemm_f32_skinny_k8_vec", gemm_f32_skinny_k8_vec, 8, true, true},
+    {"gemm_f32_skinny_m8", gemm_f32_skinny_m8, 8, false, false},      {"gemm_f32_skinny_m8_vec", gemm_f32_skinny_m8_vec, 8, false, true},
+    {"gemm_f32_skinny_k16", gemm_f32_skinny_k16, 16, true, false},    {"gemm_f32_skinny_k16_vec", gemm_f32_skinny_k16_vec, 16, true, true},
+    {"gemm_f32_skinny_m16", gemm_f32_skinny_m16, 16, false, false},   {"gemm_f32_skinny_m16_vec", gemm_f32_skinny_m16_vec, 16, false, true},
+    {"gemm_f32_skinny_k32", gemm_f32_skinny_k32, 32, true, false},    {"gemm_f32_skinny_k32_vec", gemm_f32_skinny_k32_vec, 32, true, true},
+    {"gemm_f32_skinny_m32", gemm_f32_skinny_m32, 32, false, false},   {"gemm_f32_skinny_m32_vec", gemm_f32_skinny_m32_vec, 32, false, true},
+};
+
+static int check_skinny(const SkinnyInfo &sk, const SkinnyCase &c) {
+    const char *name = sk.name;
+    const bool vec = sk.vec;
     // _vec: the host's rule, ldp % 4 == 0 (and P aligned).
     const i64 extent = c.along_k ? c.K : c.M;
     const i64 ldp = vec ? (extent + 3) / 4 * 4 + 4 * c.pad : extent + c.pad;
@@ -238,15 +257,17 @@ static int check_skinny(const char *name, SkinnyKernel fn, bool vec, const Skinn
     for (i64 i = 0; i < q_len; ++i) Q.data[i] = c.alpha == 0.0f ? NAN : random_value();
     for (i64 i = 0; i < d_len; ++i) D.data[i] = d0[i] = c.nan_d ? NAN : random_value();
     if (vec && reinterpret_cast<unsigned long long>(P.data) % 16) return std::printf("FAIL %s: P unaligned for _vec\n", name), 1;
-    const i64 rows = c.along_k ? 32 : 128, blocks = (c.M + rows - 1) / rows;
+    // Rows per block and the block (kernels/gemm.cu): 256 threads, 32 × 8 along m below NB 32.
+    const bool block_2d = !c.along_k && sk.nb < 32;
+    const i64 rows = sk.nb == 32 ? 64 : c.along_k ? 32 : 128, blocks = (c.M + rows - 1) / rows;
     const i64 chunks = (c.K + 255) / 256, per = (chunks + c.splits - 1) / c.splits * 256;
     const unsigned splits = static_cast<unsigned>((c.K + per - 1) / per);
     std::vector<unsigned> counters(blocks, 0);
     std::vector<float> partials(static_cast<size_t>(splits) * c.M * c.N, NAN);
     float scalars[2] = {c.alpha, c.beta};
-    const uint3 block = c.along_k ? uint3{256, 1, 1} : uint3{32, 8, 1};
+    const uint3 block = block_2d ? uint3{32, 8, 1} : uint3{256, 1, 1};
     emu::launch({static_cast<unsigned>(blocks), splits, 1}, block, [&] {
-        fn(c.M, c.N, c.K, per, c.alpha, c.scalars_from_memory ? scalars : nullptr, P.data, ldp, Q.data, qsl, qsj, c.beta,
+        sk.fn(c.M, c.N, c.K, per, c.alpha, c.scalars_from_memory ? scalars : nullptr, P.data, ldp, Q.data, qsl, qsj, c.beta,
            c.scalars_from_memory ? scalars + 1 : nullptr, D.data, dsi, dsj, counters.data(), partials.data());
     });
     int bad = 0;
@@ -284,20 +305,6 @@ static int check_skinny(const char *name, SkinnyKernel fn, bool vec, const Skinn
     return bad ? 1 : 0;
 }
 
-struct SkinnyInfo {
-    const char *name;
-    SkinnyKernel fn;
-    int nb;
-    bool along_k, vec;
-};
-static const SkinnyInfo SKINNY[] = {
-    {"gemm_f32_skinny_k4", gemm_f32_skinny_k4, 4, true, false},       {"gemm_f32_skinny_k4_vec", gemm_f32_skinny_k4_vec, 4, true, true},
-    {"gemm_f32_skinny_m4", gemm_f32_skinny_m4, 4, false, false},      {"gemm_f32_skinny_m4_vec", gemm_f32_skinny_m4_vec, 4, false, true},
-    {"gemm_f32_skinny_k8", gemm_f32_skinny_k8, 8, true, false},       {"gemm_f32_skinny_k8_vec", gemm_f32_skinny_k8_vec, 8, true, true},
-    {"gemm_f32_skinny_m8", gemm_f32_skinny_m8, 8, false, false},      {"gemm_f32_skinny_m8_vec", gemm_f32_skinny_m8_vec, 8, false, true},
-    {"gemm_f32_skinny_k16", gemm_f32_skinny_k16, 16, true, false},    {"gemm_f32_skinny_k16_vec", gemm_f32_skinny_k16_vec, 16, true, true},
-    {"gemm_f32_skinny_m16", gemm_f32_skinny_m16, 16, false, false},   {"gemm_f32_skinny_m16_vec", gemm_f32_skinny_m16_vec, 16, false, true},
-};
 
 int main(int argc, char **argv) {
     const char *only = argc > 1 ? argv[1] : "";
@@ -382,7 +389,7 @@ int main(int argc, char **argv) {
         };
         for (const auto &c : list) {
             ++cases;
-            failed += check_skinny(sk.name, sk.fn, sk.vec, c);
+            failed += check_skinny(sk, c);
         }
     }
     std::printf("%d cases, %d failed, %ld copies never waited for (%s copies)\n", cases, failed, emu::unwaited_copies.load(),

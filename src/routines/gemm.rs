@@ -47,18 +47,21 @@
 //!
 //! # Skinny
 //!
-//! With 2 to 16 columns of C (n) or else rows (m), the product still reads
-//! its large operand once and does 2 to 16 FMAs per element read, about what
+//! With 2 to 32 columns of C (n) or else rows (m), the product still reads
+//! its large operand once and does 2 to 32 FMAs per element read, about what
 //! the memory keeps up with; the tile kernels computed 64 or more columns
 //! per tile instead (TN 4096 × 8 × 4096 on an H200: 67 µs of kernel against
 //! cuBLAS's 46). The skinny kernels (`gemm_f32_skinny_*` in kernels/gemm.cu)
 //! compute D = P·Q: D = C, P = op(A), Q = op(B) for few columns, and the
 //! transpose (D = C^T, P = op(B)^T, Q = op(A)^T) for few rows ([`as_skinny`]).
-//! Each streams P, along k (rows of P contiguous: TN, and few rows with B
-//! untransposed) or along m, holds its rows' sums of all N columns in
-//! registers and stages Q in shared memory; k is split over the grid's y,
-//! the tuner choosing the split, and the last block of a row block to arrive
-//! adds the partial sums in a fixed order, as SGEMV's splits do.
+//! Up to 16 columns, each streams P, along k (rows of P contiguous: TN, and
+//! few rows with B untransposed) or along m, holds its rows' sums of all N
+//! columns in registers and stages Q in shared memory; from 17 to 32, the
+//! wide kernels stage both through shared memory and compute 64 × 32 per
+//! warp, 8 × 8 per lane, as a tile does (on devices that give a block their
+//! 78 KiB; else the tiles run). k is split over the grid's y
+//! ([`skinny_plan`]), and the last block of a row block to arrive adds the
+//! partial sums in a fixed order, as SGEMV's splits do.
 //!
 //! k == 0 or alpha == 0 (host) use `gemm_scale_f32` (C = beta·C); a split
 //! launch is followed by `gemm_splitk_reduce_f32`, which sums the partial
@@ -120,6 +123,7 @@ use crate::handle::Handle;
 use crate::launch::KernelArg::{F32, I32, I64, Ptr};
 use crate::launch::context::ContextGuard;
 use crate::status::{Error, Result};
+use crate::tuner::optimizer;
 use crate::tuner::{
     DeviceModel, Geometry, KernelModel, KernelSpec, LaunchPlan, LaunchShape, LaunchSpace, Occupancy, Problem, Tuner,
 };
@@ -311,28 +315,34 @@ pub fn stream_k_twin(spec: &KernelSpec) -> Option<&'static KernelSpec> {
     STREAM_K_KERNELS.iter().find(|twin| twin.name.strip_suffix("_sk") == Some(spec.name))
 }
 
-/// The skinny kernels (module docs, "Skinny"): `[NB 4, 8, 16][P along k, along k _vec, along m, along m _vec]`.
-pub static SKINNY_KERNELS: [[KernelSpec; 4]; 3] = {
-    const fn spec(name: &'static str, along_k: bool) -> KernelSpec {
-        if along_k {
-            KernelSpec { name, space: SKINNY_K_SPACE, geometry: skinny_geometry::<{ skinny::ROWS_ALONG_K }> }
+/// The skinny kernels (module docs, "Skinny"): `[NB 4, 8, 16, 32][P along k, along k _vec, along m, along m _vec]`.
+pub static SKINNY_KERNELS: [[KernelSpec; 4]; 4] = {
+    const fn spec(name: &'static str, nb: usize, along_k: bool) -> KernelSpec {
+        if nb == 3 {
+            KernelSpec {
+                name,
+                space: SKINNY_K_SPACE,
+                geometry: skinny_geometry::<{ skinny::ROWS_WIDE }, { skinny::WIDE_SHARED_BYTES }>,
+            }
+        } else if along_k {
+            KernelSpec { name, space: SKINNY_K_SPACE, geometry: skinny_geometry::<{ skinny::ROWS_ALONG_K }, 0> }
         } else {
-            KernelSpec { name, space: SKINNY_M_SPACE, geometry: skinny_geometry::<{ skinny::ROWS_ALONG_M }> }
+            KernelSpec { name, space: SKINNY_M_SPACE, geometry: skinny_geometry::<{ skinny::ROWS_ALONG_M }, 0> }
         }
     }
-    let mut specs = [[spec("", true), spec("", true), spec("", false), spec("", false)]; 3];
+    let mut specs = [[spec("", 0, true); 4]; 4];
     let mut i = 0;
-    while i < 3 {
+    while i < 4 {
         let mut j = 0;
         while j < 4 {
-            specs[i][j] = spec(SKINNY_NAMES[i * 4 + j], j < 2);
+            specs[i][j] = spec(SKINNY_NAMES[i * 4 + j], i, j < 2);
             j += 1;
         }
         i += 1;
     }
     specs
 };
-const SKINNY_NAMES: [&str; 12] = [
+const SKINNY_NAMES: [&str; 16] = [
     "gemm_f32_skinny_k4",
     "gemm_f32_skinny_k4_vec",
     "gemm_f32_skinny_m4",
@@ -345,9 +355,13 @@ const SKINNY_NAMES: [&str; 12] = [
     "gemm_f32_skinny_k16_vec",
     "gemm_f32_skinny_m16",
     "gemm_f32_skinny_m16_vec",
+    "gemm_f32_skinny_k32",
+    "gemm_f32_skinny_k32_vec",
+    "gemm_f32_skinny_m32",
+    "gemm_f32_skinny_m32_vec",
 ];
-/// Fixed blocks (kernels/gemm.cu): 256 threads along k, 32 × 8 along m; the
-/// split of k is the tuner's choice.
+/// Fixed blocks (kernels/gemm.cu): 256 threads along k and for NB = 32, 32 ×
+/// 8 along m; the split of k is the tuner's choice.
 pub const SKINNY_SPLITS: &[u32] = &[1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64];
 const SKINNY_K_SPACE: LaunchSpace =
     LaunchSpace { tx_step: 32, tx_min: 256, tx_max: 256, ty_min: 1, ty_max: 1, splits: SKINNY_SPLITS };
@@ -546,15 +560,22 @@ pub fn as_gemv(
 
 /// Limits of the skinny kernels (module docs, "Skinny"; kernels/gemm.cu).
 pub mod skinny {
-    /// The most columns of D (rows or columns of C) they take. Past it the
-    /// tile kernels run: two launches of 16 columns (each reading P) took 80 µs
-    /// for 4096 × 32 × 4096 (TN) on an H200, the 64×64 tile 71, cuBLAS 47.
-    pub const MAX_N: i64 = 16;
+    /// The most columns of D (rows or columns of C) they take; past it the
+    /// tile kernels run.
+    pub const MAX_N: i64 = 32;
+    /// Past this many columns, the wide kernels (NB = 32, P through shared memory).
+    pub const MAX_N_NARROW: i64 = 16;
     /// k per staged chunk of Q; a split's range of k is a multiple of it.
     pub const CHUNK: u64 = 256;
     /// Rows of D per block, P along k and along m.
     pub const ROWS_ALONG_K: u64 = 32;
     pub const ROWS_ALONG_M: u64 = 128;
+    /// Rows of D per block of the wide kernels, and their dynamic shared
+    /// memory (SKINNY_WIDE_SHARED_BYTES): 3 stages of P (64 rows × 68 floats)
+    /// and Q (64 k × 36 floats). Devices that allow a block less run the
+    /// tiles past [`MAX_N_NARROW`].
+    pub const ROWS_WIDE: u64 = 64;
+    pub const WIDE_SHARED_BYTES: u32 = 3 * (64 * 68 + 64 * 36) * 4;
 }
 
 /// D = P·Q (+ C's scaling) for an SGEMM with at most [`skinny::MAX_N`]
@@ -580,15 +601,15 @@ pub struct Skinny {
 }
 
 impl Skinny {
-    /// The kernel: NB the least of 4, 8, 16 that holds N; `_vec` where P's
+    /// The kernel: NB the least of 4, 8, 16, 32 that holds N; `_vec` where P's
     /// rows (along k) or columns (along m) start 16-byte aligned.
     pub fn spec(&self) -> &'static KernelSpec {
-        let nb = if self.n <= 4 {
-            0
-        } else if self.n <= 8 {
-            1
-        } else {
+        let nb = if self.n > skinny::MAX_N_NARROW {
+            3
+        } else if self.n > 8 {
             2
+        } else {
+            (self.n > 4) as usize
         };
         let vec = self.p.is_multiple_of(16) && self.ldp % 4 == 0;
         &SKINNY_KERNELS[nb][(!self.along_k) as usize * 2 + vec as usize]
@@ -600,13 +621,28 @@ impl Skinny {
 
     /// Rows of D per block of its kernel (the geometry's row blocks).
     pub fn rows_per_block(&self) -> u64 {
-        if self.along_k { skinny::ROWS_ALONG_K } else { skinny::ROWS_ALONG_M }
+        if self.n > skinny::MAX_N_NARROW {
+            skinny::ROWS_WIDE
+        } else if self.along_k {
+            skinny::ROWS_ALONG_K
+        } else {
+            skinny::ROWS_ALONG_M
+        }
     }
 
-    /// Its loaded kernel and the tuner's plan (the split) for it.
+    /// Whether the device lets a block of its kernel have the shared memory
+    /// it asks for (the wide kernels' stages: more than some GPUs allow).
+    fn fits(&self, handle: &Handle) -> Result<bool> {
+        let kernel = handle.device.kernel(self.spec().name)?;
+        let geometry = (self.spec().geometry)(&self.problem(), &LaunchShape { tx: 256, ty: 1, split: 1 });
+        let limit = handle.device.tuner.device().shared_bytes_per_block_optin;
+        Ok(kernel.model.static_shared_bytes + geometry.dynamic_shared_bytes <= limit)
+    }
+
+    /// Its loaded kernel and the plan (the split) for it ([`skinny_plan`]).
     fn plan<'h>(&self, handle: &'h Handle) -> Result<(&'h crate::launch::Kernel, LaunchPlan)> {
         let kernel = handle.device.kernel(self.spec().name)?;
-        Ok((kernel, handle.device.tuner.plan(self.spec(), &kernel.model, &self.problem())))
+        Ok((kernel, skinny_plan(&handle.device.tuner, self.spec(), &kernel.model, &self.problem())))
     }
 }
 
@@ -653,11 +689,49 @@ pub fn skinny_split(problem: &Problem, rows_per_block: u64, requested: u32) -> (
     (per, problem.k.max(1).div_ceil(per) as u32)
 }
 
+/// A skinny kernel's plan: of its splits whose grid fits in one wave (past
+/// one, a split only adds partial sums), those that engage the most SMs,
+/// then the fullest wave (the paper's Grid-Occupancy), then the smaller
+/// split; the optimizer's plan when no split fits one wave. Cached by the
+/// tuner ([`Tuner::plan_with`]), a forced shape winning. The optimizer's own
+/// extension takes the smallest split that engages every SM, however uneven:
+/// for TN 4096 × 32 × 4096 (64 row blocks) split 3, 192 blocks, two on 60 SMs
+/// and one on 72, 56.8 µs on an H200 against 46.6 at split 4 (256 blocks of
+/// the 264 the device holds at once).
+pub fn skinny_plan(tuner: &Tuner, spec: &KernelSpec, kernel: &KernelModel, problem: &Problem) -> LaunchPlan {
+    tuner.plan_with(spec, kernel, problem, || {
+        let device = tuner.device();
+        let rank = |plan: &LaunchPlan| (optimizer::sm_coverage(device, plan), plan.occupancy.grid);
+        let mut best: Option<LaunchPlan> = None;
+        for (shape, geometry, occupancy) in optimizer::candidates(device, kernel, spec, problem) {
+            let candidate = LaunchPlan { shape, geometry, occupancy };
+            if !occupancy.is_runnable() || geometry.blocks() > occupancy.blocks_per_wave(device) {
+                continue;
+            }
+            let better = best.is_none_or(|best| {
+                let ((coverage, grid), (best_coverage, best_grid)) = (rank(&candidate), rank(&best));
+                let tie = |a: f64, b: f64| (a - b).abs() < 1e-12;
+                if !tie(coverage, best_coverage) {
+                    coverage > best_coverage
+                } else if !tie(grid, best_grid) {
+                    grid > best_grid
+                } else {
+                    shape.split < best.shape.split
+                }
+            });
+            if better {
+                best = Some(candidate);
+            }
+        }
+        best.unwrap_or_else(|| tuner.plan_uncached(spec, kernel, problem))
+    })
+}
+
 /// Row blocks of ROWS rows in x, the split in y.
-pub fn skinny_geometry<const ROWS: u64>(problem: &Problem, shape: &LaunchShape) -> Geometry {
+pub fn skinny_geometry<const ROWS: u64, const SHARED: u32>(problem: &Problem, shape: &LaunchShape) -> Geometry {
     let (_, splits) = skinny_split(problem, ROWS, shape.split);
     let blocks = problem.m.div_ceil(ROWS).clamp(1, i32::MAX as u64) as u32;
-    Geometry { grid: (blocks, splits, 1), dynamic_shared_bytes: 0 }
+    Geometry { grid: (blocks, splits, 1), dynamic_shared_bytes: SHARED }
 }
 
 /// Whether an operand can be read as float4: the extent along the contiguous
@@ -1630,6 +1704,7 @@ pub fn sgemm_with(
     }
     if choice == TileChoice::Auto
         && let Some(skinny) = as_skinny(ta, tb, m, n, k, (a, lda), (b, ldb), (c, ldc))
+        && skinny.fits(handle)?
     {
         let plan = launch_skinny(handle, &skinny, alpha, beta)?;
         (decision.skinny, decision.kernel, decision.plan) = (Some(skinny), Some(skinny.spec()), Some(plan));
@@ -1805,6 +1880,9 @@ pub fn small_side_plan(
         return Ok(Some(("gemv", spec, plan, gemv::problem(g.m, g.n))));
     }
     let Some(skinny) = as_skinny(ta, tb, m, n, k, a, b, c) else { return Ok(None) };
+    if !skinny.fits(handle)? {
+        return Ok(None);
+    }
     let (_, plan) = skinny.plan(handle)?;
     Ok(Some(("skinny", skinny.spec(), plan, skinny.problem())))
 }
@@ -2230,11 +2308,17 @@ mod tests {
         const C: u64 = 3 << 40;
         for (ta, tb) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
             let (ta, tb) = (Transpose::from_code(ta).unwrap(), Transpose::from_code(tb).unwrap());
-            for (m, n, k, pad) in
-                [(9i64, 3i64, 5i64, 0i64), (2, 7, 4, 3), (16, 16, 3, 1), (40, 16, 2, 2), (5, 33, 6, 0)]
-            {
+            for (m, n, k, pad) in [
+                (9i64, 3i64, 5i64, 0i64),
+                (2, 7, 4, 3),
+                (16, 16, 3, 1),
+                (40, 16, 2, 2),
+                (5, 33, 6, 0),
+                (40, 17, 3, 1),
+                (32, 50, 4, 2),
+            ] {
                 let HostGemm { lda, ldb, ldc, a, b, expected } = HostGemm::new(ta, tb, m, n, k, pad);
-                let s = as_skinny(ta, tb, m, n, k, (A, lda), (B, ldb), (C, ldc)).expect("2 to 16 columns or rows");
+                let s = as_skinny(ta, tb, m, n, k, (A, lda), (B, ldb), (C, ldc)).expect("2 to 32 columns or rows");
                 assert!(s.n == m.min(n) && s.k == k && s.d == C);
                 let array = |tag: u64| -> &[f64] {
                     if tag == A {
@@ -2273,8 +2357,8 @@ mod tests {
         }
         let none = |m, n| as_skinny(Transpose::No, Transpose::No, m, n, 8, (A, m.max(8)), (B, 8), (C, m));
         assert_eq!(none(1, 5), None, "one row: SGEMV");
-        assert_eq!(none(17, 17), None);
-        assert!(none(17, 16).is_some() && none(16, 1000).is_some());
+        assert_eq!(none(33, 33), None);
+        assert!(none(33, 32).is_some() && none(32, 1000).is_some() && none(17, 17).is_some());
     }
 
     #[test]
@@ -2398,7 +2482,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(KERNEL_NAMES.len(), TILES.len() * 8 + 3 + STREAM_K_KERNELS.len() + 12);
+        assert_eq!(KERNEL_NAMES.len(), TILES.len() * 8 + 3 + STREAM_K_KERNELS.len() + 16);
         for (nb, row) in SKINNY_KERNELS.iter().enumerate() {
             for (i, spec) in row.iter().enumerate() {
                 let name = format!("gemm_f32_skinny_{}{}{}", ['k', 'm'][i / 2], 4 << nb, ["", "_vec"][i % 2]);
