@@ -2361,6 +2361,38 @@ mod tests {
         assert!(none(33, 32).is_some() && none(32, 1000).is_some() && none(17, 17).is_some());
     }
 
+    /// skinny_plan on an H100's model: the fullest one-wave grid among those
+    /// engaging the most SMs, the smaller split on a tie, the optimizer's plan
+    /// when no split fits one wave.
+    #[test]
+    fn skinny_plans_fill_one_wave() {
+        let tuner = Tuner::new(
+            DeviceModel::h100_sxm(),
+            crate::tuner::RecipeBook::built_in(),
+            crate::tuner::ForcedShapes::new(),
+        );
+        // (ta, tb, m, n, k, registers, split): 64 wide row blocks × 4 = 256 of
+        // the 264 blocks two per SM hold (3 engages every SM, unevenly); 32
+        // blocks along m × 8; 344 blocks along k exceed a wave at any split.
+        for (ta, tb, m, n, k, registers, split) in [
+            (1, 0, 4096i64, 32i64, 4096i64, 122, 4),
+            (0, 1, 32, 4096, 4096, 122, 4),
+            (0, 0, 4096, 8, 4096, 121, 8),
+            (1, 0, 4096, 8, 4096, 128, 2),
+            (1, 0, 1024, 8, 1024, 128, 4),
+            (1, 0, 11008, 8, 4096, 128, 1),
+        ] {
+            let (ta, tb) = (Transpose::from_code(ta).unwrap(), Transpose::from_code(tb).unwrap());
+            let (lda, ldb) = (if ta == Transpose::No { m } else { k }, if tb == Transpose::No { k } else { n });
+            let s = as_skinny(ta, tb, m, n, k, (0, lda), (0, ldb), (0, m)).unwrap();
+            let kernel =
+                KernelModel { registers_per_thread: registers, static_shared_bytes: 16, max_threads_per_block: 256 };
+            let plan = skinny_plan(&tuner, s.spec(), &kernel, &s.problem());
+            assert_eq!(plan.shape.split, split, "{ta:?}{tb:?} {m}x{n}x{k}: {plan:?}");
+            assert_eq!(plan.geometry.grid.1, split, "{ta:?}{tb:?} {m}x{n}x{k}");
+        }
+    }
+
     #[test]
     fn skinny_splits_cover_k_in_whole_chunks() {
         use skinny::CHUNK;
