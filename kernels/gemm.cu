@@ -1558,44 +1558,33 @@ struct SkinnyWideCopies {
     static constexpr int P_LINE = ALONG_K ? KC / 4 : ROWS / 4;  // groups of four per row (along k) or k (along m)
     static constexpr int P_STEP = SKINNY_THREADS / P_LINE;
     static constexpr int Q_COPIES = KC * SKINNY_WIDE_NB / SKINNY_THREADS;
-    static constexpr int Q_K_BLOCKS = KC / 8;  // 8 k × 4 j blocks along k
+    static constexpr int Q_K_BLOCKS = KC / 8;        // 8 k × 4 j blocks along k
+    static constexpr int Q_J_STEP = 32 / Q_K_BLOCKS;  // columns between copies, k fastest (block warp + 8i)
     const float *p, *q;
     i64 p_step, q_step;        // floats between this thread's copies of P, of Q
     i64 p_advance, q_advance;  // floats per stage of k
     int p_shared, q_shared, q_shared_step;
     int p_k, q_k, q_j;  // the k (P, Q) and column (Q) of the first copies in the stage
-    i64 p_rows_left;    // along k: rows of M from the first copy's row; along m: from its first row
+    i64 p_rows_left;    // rows of M from the first copy's (first) row
 
     __device__ __forceinline__ void init(const float *P, i64 ldp, i64 M, i64 row0, const float *Q, i64 qsl, i64 qsj,
                                          i64 k_begin, bool k_fastest, int tid) {
         const int lane = tid & 31, warp = tid >> 5;
-        if (ALONG_K) {
-            const int r = tid / P_LINE;
-            p_k = 4 * (tid % P_LINE);
-            p = P + (row0 + r) * ldp + k_begin + p_k;
-            p_step = P_STEP * ldp;
-            p_advance = KC;
-            p_shared = r * SKINNY_WIDE_P_ROW + p_k;
-            p_rows_left = M - row0 - r;
-        } else {
-            const int r = 4 * (tid % P_LINE);
-            p_k = tid / P_LINE;
-            p = P + row0 + r + (k_begin + p_k) * ldp;
-            p_step = P_STEP * ldp;
-            p_advance = KC * ldp;
-            p_shared = p_k * ROWS + r;
-            p_rows_left = M - row0 - r;
-        }
-        const int b = warp;  // the first 8 × 4 block (k fastest); blocks warp + 8i follow
-        q_k = k_fastest ? 8 * (b % Q_K_BLOCKS) + lane % 8 : warp;
-        q_j = k_fastest ? 4 * (b / Q_K_BLOCKS) + lane / 8 : lane;
+        const int r = ALONG_K ? tid / P_LINE : 4 * (tid % P_LINE);
+        p_k = ALONG_K ? 4 * (tid % P_LINE) : tid / P_LINE;
+        p = P + (ALONG_K ? (row0 + r) * ldp + k_begin + p_k : row0 + r + (k_begin + p_k) * ldp);
+        p_step = P_STEP * ldp;
+        p_advance = ALONG_K ? KC : KC * ldp;
+        p_shared = ALONG_K ? r * SKINNY_WIDE_P_ROW + p_k : p_k * ROWS + r;
+        p_rows_left = M - row0 - r;
+        // k fastest: the warp's first 8 × 4 block (Q_K_BLOCKS divides 8); else a row of 32 columns, 8 k apart.
+        q_k = k_fastest ? 8 * (warp % Q_K_BLOCKS) + lane % 8 : warp;
+        q_j = k_fastest ? 4 * (warp / Q_K_BLOCKS) + lane / 8 : lane;
         q = Q + (k_begin + q_k) * qsl + q_j * qsj;
-        // Block warp + 8i: k fastest, 8i / Q_K_BLOCKS more blocks of 4 columns
-        // (Q_K_BLOCKS divides 8); else 8 more k.
-        q_step = k_fastest ? (32 / Q_K_BLOCKS) * qsj : 8 * qsl;
+        q_step = k_fastest ? Q_J_STEP * qsj : 8 * qsl;
         q_advance = KC * qsl;
         q_shared = q_k * SKINNY_WIDE_Q_ROW + q_j;
-        q_shared_step = k_fastest ? 32 / Q_K_BLOCKS : 8 * SKINNY_WIDE_Q_ROW;
+        q_shared_step = k_fastest ? Q_J_STEP : 8 * SKINNY_WIDE_Q_ROW;
     }
 
     // The stage's copies (len of its k exist), then on to the next stage's k.
@@ -1610,7 +1599,7 @@ struct SkinnyWideCopies {
         float *const qs = stage + SKINNY_WIDE_P_FLOATS + q_shared;
 #pragma unroll
         for (int i = 0; i < Q_COPIES; ++i) {
-            const bool in = k_fastest ? q_k < len && q_j + i * (32 / Q_K_BLOCKS) < N : q_k + 8 * i < len && q_j < N;
+            const bool in = k_fastest ? q_k < len && q_j + i * Q_J_STEP < N : q_k + 8 * i < len && q_j < N;
             copy_async<4>(qs + i * q_shared_step, q + i * q_step, in);
         }
         p += p_advance;

@@ -630,19 +630,13 @@ impl Skinny {
         }
     }
 
-    /// Whether the device lets a block of its kernel have the shared memory
-    /// it asks for (the wide kernels' stages: more than some GPUs allow).
-    fn fits(&self, handle: &Handle) -> Result<bool> {
+    /// Its loaded kernel and the plan (the split) for it ([`skinny_plan`]);
+    /// None where no block of it can run (the wide kernels' shared memory is
+    /// more than some GPUs give a block: the tiles run instead).
+    fn plan<'h>(&self, handle: &'h Handle) -> Result<Option<(&'h crate::launch::Kernel, LaunchPlan)>> {
         let kernel = handle.device.kernel(self.spec().name)?;
-        let geometry = (self.spec().geometry)(&self.problem(), &LaunchShape { tx: 256, ty: 1, split: 1 });
-        let limit = handle.device.tuner.device().shared_bytes_per_block_optin;
-        Ok(kernel.model.static_shared_bytes + geometry.dynamic_shared_bytes <= limit)
-    }
-
-    /// Its loaded kernel and the plan (the split) for it ([`skinny_plan`]).
-    fn plan<'h>(&self, handle: &'h Handle) -> Result<(&'h crate::launch::Kernel, LaunchPlan)> {
-        let kernel = handle.device.kernel(self.spec().name)?;
-        Ok((kernel, skinny_plan(&handle.device.tuner, self.spec(), &kernel.model, &self.problem())))
+        let plan = skinny_plan(&handle.device.tuner, self.spec(), &kernel.model, &self.problem());
+        Ok(plan.occupancy.is_runnable().then_some((kernel, plan)))
     }
 }
 
@@ -1704,9 +1698,9 @@ pub fn sgemm_with(
     }
     if choice == TileChoice::Auto
         && let Some(skinny) = as_skinny(ta, tb, m, n, k, (a, lda), (b, ldb), (c, ldc))
-        && skinny.fits(handle)?
+        && let Some((kernel, plan)) = skinny.plan(handle)?
     {
-        let plan = launch_skinny(handle, &skinny, alpha, beta)?;
+        let plan = launch_skinny(handle, &skinny, kernel, plan, alpha, beta)?;
         (decision.skinny, decision.kernel, decision.plan) = (Some(skinny), Some(skinny.spec()), Some(plan));
         return Ok(decision);
     }
@@ -1880,18 +1874,22 @@ pub fn small_side_plan(
         return Ok(Some(("gemv", spec, plan, gemv::problem(g.m, g.n))));
     }
     let Some(skinny) = as_skinny(ta, tb, m, n, k, a, b, c) else { return Ok(None) };
-    if !skinny.fits(handle)? {
-        return Ok(None);
-    }
-    let (_, plan) = skinny.plan(handle)?;
+    let Some((_, plan)) = skinny.plan(handle)? else { return Ok(None) };
     Ok(Some(("skinny", skinny.spec(), plan, skinny.problem())))
 }
 
-/// Runs a [`Skinny`] multiply: the tuner's split, its partial sums in the
-/// work buffer, unsplit without one. Returns the plan.
-fn launch_skinny(handle: &Handle, skinny: &Skinny, alpha: Scalar, beta: Scalar) -> Result<LaunchPlan> {
+/// Runs a [`Skinny`] multiply with its kernel and plan ([`Skinny::plan`]):
+/// the plan's split, its partial sums in the work buffer, unsplit without
+/// one. Returns the plan that ran.
+fn launch_skinny(
+    handle: &Handle,
+    skinny: &Skinny,
+    kernel: &crate::launch::Kernel,
+    mut plan: LaunchPlan,
+    alpha: Scalar,
+    beta: Scalar,
+) -> Result<LaunchPlan> {
     let device = &handle.device;
-    let (kernel, mut plan) = skinny.plan(handle)?;
     let problem = skinny.problem();
     let (mut per_split, splits) = skinny_split(&problem, skinny.rows_per_block(), plan.shape.split);
     // Held until the launch is queued (as SGEMV's): the counters and partial sums are this launch's.
