@@ -18,6 +18,7 @@
 // Asynchronous-copy kernels (gemm_tile_async), every thread 16×8 outputs:
 //  - 256x128:      256 threads (8 warps as 4 along m × 2 along n), 1 block per SM.
 //  - 128x128_t128: 128 threads (4 warps as 2 × 2), 2 blocks per SM.
+//  - 128x64:       64 threads (2 warps along m), 4 blocks per SM.
 // A warp computes 64×64; lane (ty, tx), ty = 0..3 along m, tx = 0..7 along n,
 // owns rows ty*4 + {0..3} + 16·{0..3} and columns tx*4 + {0..3} + 32·{0, 1}:
 // a k step is 6 LDS.128 (4 of A, 2 of B) feeding 128 FFMA, a third fewer
@@ -488,6 +489,47 @@ struct DirectCopy {
     static constexpr bool HIGH_K_COLUMNS_XOR_8 = false;
 };
 
+// Along d without float4, a k row of D columns takes D threads' copies; a
+// block of fewer (the 128x64 tile's 64 threads, A's 128 rows) makes each
+// thread do the copies of two threads, t and t + THREADS, of a block twice
+// its size.
+template <int D, int THREADS, int BK>
+struct PairedCopy {
+    using Copier = TileCopier<D, 2 * THREADS, false, false, BK>;
+    static constexpr int HALF = Copier::Map::LOADS;
+    static constexpr int LOADS = 2 * HALF;
+    Copier low, high;
+    float (*stages)[BK][D + GEMM_PAD];
+
+    __device__ __forceinline__ void init(const float *base, i64 ld, i64 d_total, i64 d0, i64 k0, int t, float *stage_area, float *) {
+        low.init(base, ld, d_total, d0, k0, t);
+        high.init(base, ld, d_total, d0, k0, t + THREADS);
+        stages = reinterpret_cast<float (*)[BK][D + GEMM_PAD]>(stage_area);
+    }
+    template <bool GUARD_K>
+    __device__ __forceinline__ void copy(int stage, int k_skip, bool live = true, int first = 0, int count = LOADS) const {
+        low.template copy<GUARD_K>(stages[stage], k_skip, live, first, count);
+        high.template copy<GUARD_K>(stages[stage], k_skip, live, first - HALF, count);
+    }
+    __device__ __forceinline__ void advance() {
+        low.advance();
+        high.advance();
+    }
+    __device__ __forceinline__ void transpose(int) const {}
+    static constexpr bool HIGH_K_COLUMNS_XOR_8 = false;
+};
+
+// An operand copied straight into its stages: PairedCopy where a k row along
+// d has more columns than the block has threads, else DirectCopy.
+template <int D, int THREADS, bool ALONG_K, bool VEC, int BK, bool PAIRED = !ALONG_K && !VEC && (D > THREADS)>
+struct DirectFill {
+    using type = DirectCopy<D, THREADS, ALONG_K, VEC, BK>;
+};
+template <int D, int THREADS, bool ALONG_K, bool VEC, int BK>
+struct DirectFill<D, THREADS, ALONG_K, VEC, BK, true> {
+    using type = PairedCopy<D, THREADS, BK>;
+};
+
 // XOR_HIGH_K: for one of its four k, a warp's transposed stores cover 8
 // columns in k rows j, 4 + j, 8 + j and 12 + j; with rows of D + 4 floats
 // (≡ 4 banks) rows j and 8 + j hit the same banks. With XOR_HIGH_K, rows
@@ -538,7 +580,7 @@ struct StagedTranspose {
 
 template <bool STAGED, int D, int THREADS, bool ALONG_K, bool VEC, int BK, bool XOR_HIGH_K>
 struct OperandFill {
-    using type = DirectCopy<D, THREADS, ALONG_K, VEC, BK>;
+    using type = typename DirectFill<D, THREADS, ALONG_K, VEC, BK>::type;
 };
 template <int D, int THREADS, bool ALONG_K, bool VEC, int BK, bool XOR_HIGH_K>
 struct OperandFill<true, D, THREADS, ALONG_K, VEC, BK, XOR_HIGH_K> {
@@ -585,7 +627,7 @@ __device__ __forceinline__ void accumulate_async(i64 m, i64 n, const float *__re
     static_assert(STAGES >= 2, "at least one tile in flight");
     constexpr int WARPS_M = BM / 64;
     constexpr int THREADS = WARPS_M * (BN / 64) * 32;
-    using FillA = DirectCopy<BM, THREADS, TRANS_A, VEC, BK>;
+    using FillA = typename DirectFill<BM, THREADS, TRANS_A, VEC, BK>::type;
     using FillB = typename OperandFill<VEC && TRANS_A && !TRANS_B, BN, THREADS, !TRANS_B, VEC, BK, STAGING::xor_high_k>::type;
     // Layout: A's stages, B's stages, B's staging area (TN _vec only; the
     // host reserves it for every kernel of the tile).
@@ -1127,6 +1169,26 @@ GEMM_ASYNC_KERNEL(256x128, 256, 128, 16, 2, 1, 0, AtBarrier, t, t, true, true, _
 GEMM_ASYNC_TRANSPOSES(256x128, 256, 128, 16, 2, 1, , false)
 GEMM_ASYNC_TRANSPOSES(128x128_t128, 128, 128, 16, 2, 2, , false)
 GEMM_ASYNC_TRANSPOSES(128x128_t128, 128, 128, 16, 2, 2, _vec, true)
+
+// 128x64: 64 threads (2 warps along m), four blocks (8 warps) per SM, k tiles
+// of 8 in four stages: for multiplies with 33 to 64 columns of C, or few
+// 64-column tiles, which the 64×64 tiles ran at 4×8 outputs per thread
+// (half the FFMA per shared load of 16×8) and the 128-column tiles half
+// empty. Kernel time with the split-K reduction, split as the
+// tuner does (H200, scripts/gemm-small-ab.py, graph replay; µs), against the
+// 64×64 tile of 128 threads and cuBLAS: 4096×64×4096 NN 55.1 against 64.0
+// (cuBLAS 53.9), NT 54.1 / 60.4 (55.8), TN 62.6 / 73.4 (62.0), TT 57.3 /
+// 65.8; 11008×64×4096 NN 135 / 179 (130), NT 128 / 166 (132), TN 146 / 201
+// (137), TT 139 / 187 (139). Copy schedules as measured there and at one
+// full round of 4096×1024×4096 (NN 700 µs against 256×128's 671, NT 673 /
+// 651, TN 805 / 693, TT 704 / 716): NN and TN issue their copies in the
+// first step, NT and TT over three; k tiles of 16 in two stages ran 10–60 %
+// slower with two blocks per SM or fewer (split 8 and below).
+GEMM_ASYNC_KERNEL(128x64, 128, 64, 8, 4, 4, 1, AtBarrier, n, n, false, false, _vec, true)
+GEMM_ASYNC_KERNEL(128x64, 128, 64, 8, 4, 4, 3, AtBarrier, n, t, false, true, _vec, true)
+GEMM_ASYNC_KERNEL(128x64, 128, 64, 8, 4, 4, 1, AtBarrier, t, n, true, false, _vec, true)
+GEMM_ASYNC_KERNEL(128x64, 128, 64, 8, 4, 4, 3, AtBarrier, t, t, true, true, _vec, true)
+GEMM_ASYNC_TRANSPOSES(128x64, 128, 64, 8, 4, 4, , false)
 
 // C = beta * C over m × n (k == 0 or alpha == 0). beta == 0 writes zeros
 // without reading C; beta == 1 writes nothing. Grid: x over rows in blocks of

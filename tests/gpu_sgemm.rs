@@ -122,6 +122,11 @@ fn run_case(
     run_case_deciding(gpu, random, case, cublas, choice).0
 }
 
+/// [`run_case`] on the routine's own choices, returning what it did.
+fn run_case_choosing(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCublas>) -> gemm::GemmDecision {
+    run_case_deciding(gpu, random, case, cublas, Some(TileChoice::Auto)).1.expect("a choice reports its decision")
+}
+
 /// [`run_case`], also returning what the routine did (with a `choice` only).
 fn run_case_deciding(
     gpu: &Gpu,
@@ -327,14 +332,7 @@ fn gpu_sgemm_one_column_or_row() {
         {
             for variant in 0..3 {
                 let case = Case::new(ta, tb, m, n, k).varied(variant, [0, 1, 5][(p + s + variant) % 3], p, s % 2 == 0);
-                let (_, decision) = run_case_deciding(
-                    &gpu,
-                    &mut random,
-                    &case,
-                    if variant == 0 { cublas } else { None },
-                    Some(TileChoice::Auto),
-                );
-                let decision = decision.unwrap();
+                let decision = run_case_choosing(&gpu, &mut random, &case, if variant == 0 { cublas } else { None });
                 // A host alpha of 0 only scales C.
                 let expect_gemv = case.alpha != 0.0 || case.device_scalars;
                 assert_eq!(decision.as_gemv.is_some(), expect_gemv, "{case:?}: {decision:?}");
@@ -409,6 +407,42 @@ fn gpu_sgemm_few_columns_or_rows() {
         }
     }
     say(&format!("gpu_sgemm_few_columns_or_rows: {cases} cases passed, {forced} with a forced split"));
+}
+
+/// 33 to 64 columns of C, and TN with a long k per block: the tuner's own
+/// choices (the 128×64 tile, split; TN off the 64×64 tile), over both
+/// alignments, padded leading dimensions, device scalars, alpha = 0 and
+/// beta = 0 over NaN, against the float64 reference and cuBLAS.
+#[test]
+fn gpu_sgemm_medium_columns_on_the_tuners_tiles() {
+    let _shapes = tuner_choices();
+    let Some(gpu) = gpu_or_skip("gpu_sgemm_medium_columns_on_the_tuners_tiles") else { return };
+    let mut random = random("gpu_sgemm_medium_columns_on_the_tuners_tiles");
+    let cublas = RealCublas::get().ok();
+    let model = gpu.inner().device.model();
+    let like_h100 = model.compute_capability >= (8, 0) && model.sm_count == 132;
+    let shapes =
+        [(4096usize, 33usize, 4096usize), (2003, 64, 1500), (1100, 47, 4100), (4096, 192, 1024), (64, 1000, 3000)];
+    let mut cases = 0;
+    for (p, &(ta, tb)) in PAIRS.iter().enumerate() {
+        for (s, &(m, n, k)) in shapes.iter().enumerate() {
+            // The two largest once each: their float64 references take most of the time.
+            let variants = if m * n * k > 250_000_000 { 1 } else { 3 };
+            for variant in 0..variants {
+                let case = Case::new(ta, tb, m, n, k).varied(variant, [0, 1, 4][(p + s + variant) % 3], s, s % 2 == 0);
+                let decision = run_case_choosing(&gpu, &mut random, &case, if variant == 0 { cublas } else { None });
+                let kernel = decision.kernel.map(|spec| spec.name).unwrap_or("");
+                if like_h100 && (m, n, k) == (4096, 33, 4096) && case.alpha != 0.0 {
+                    assert!(kernel.starts_with("gemm_f32_128x64_"), "{case:?}: {kernel}");
+                }
+                if like_h100 && (ta, tb, m, n, k) == (1, 0, 4096, 192, 1024) && case.alpha != 0.0 {
+                    assert!(kernel.starts_with("gemm_f32_256x128_"), "{case:?}: {kernel}");
+                }
+                cases += 1;
+            }
+        }
+    }
+    say(&format!("gpu_sgemm_medium_columns_on_the_tuners_tiles: {cases} cases passed"));
 }
 
 #[test]

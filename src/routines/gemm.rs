@@ -2,13 +2,14 @@
 //!
 //! # Which kernel
 //!
-//! Tile kernels come in five tiles ([`TILES`]) per transpose pair, each in a
-//! 16-byte load version (`_vec`) and a generic one: 256×128 (256 threads) and
-//! 128×128 (128 threads), each thread 16×8 outputs with cp.async pipelines
-//! (sm_80 and later); 128×128 (256 threads) and 64×64 (64 threads), each
-//! thread 8×8 outputs staged through registers (any GPU); and 64×64 of 128
-//! threads, each 4×8 outputs, k tiles of 8 in four cp.async stages, which
-//! takes the 64-thread 64×64 tile's place from sm_80 on
+//! Tile kernels come in six tiles ([`TILES`]) per transpose pair, each in a
+//! 16-byte load version (`_vec`) and a generic one: 256×128 (256 threads),
+//! 128×128 (128 threads) and 128×64 (64 threads, for 33 to 64 columns of C
+//! and other few-tile products), each thread 16×8 outputs with cp.async
+//! pipelines (sm_80 and later); 128×128 (256 threads) and 64×64 (64
+//! threads), each thread 8×8 outputs staged through registers (any GPU); and
+//! 64×64 of 128 threads, each 4×8 outputs, k tiles of 8 in four cp.async
+//! stages, which takes the 64-thread 64×64 tile's place from sm_80 on
 //! ([`Tile::superseded_from`]): with few k tiles per block (split-K over a
 //! small C) the older one waited on its loads. Every tile kernel
 //! is its own [`KernelSpec`] with a fixed block (`tx_min == tx_max`) and the
@@ -169,10 +170,31 @@ pub struct Tile {
     /// 1.06 here would move one untimed decision of `decisions_table`, a
     /// split tail for TN (20000, 256, 256), so it waits for a measurement).
     pub efficiency: [f64; 4],
+    /// The same throughput where each block covers a long k
+    /// ([`Tile::efficiency_at`]); equal to `efficiency` for the tiles whose
+    /// speed does not depend on it.
+    pub long_k_efficiency: [f64; 4],
     /// Dynamic shared memory per block (the asynchronous-copy tiles' stages,
     /// see [`async_shared_bytes`]).
     pub dynamic_shared_bytes: u32,
 }
+
+impl Tile {
+    /// The FFMA throughput ([`Tile::efficiency`]) of blocks that each cover
+    /// `k_per_block`: `efficiency` at [`SHORT_K`] or less, tending to
+    /// `long_k_efficiency` as SHORT_K / k_per_block falls. Measured for the
+    /// 64×64 tile of 128 threads against 256×128 on an H200 (one round of
+    /// blocks, unsplit, k of 64 to 4096): its lead over the long-k speed
+    /// halved with each doubling of k (TN: 0.85, 0.77, 0.72, 0.69 and 0.67
+    /// of 256×128's speed at k = 64, 128, 256, 512 and 4096).
+    pub fn efficiency_at(&self, pair: usize, k_per_block: f64) -> f64 {
+        let (short, long) = (self.efficiency[pair.min(3)], self.long_k_efficiency[pair.min(3)]);
+        long + (short - long) * (SHORT_K / k_per_block.max(1.0)).min(1.0)
+    }
+}
+
+/// The k per block up to which [`Tile::efficiency`] holds as it is.
+pub const SHORT_K: f64 = 64.0;
 
 /// The asynchronous-copy kernels' shared memory for a rows × cols tile
 /// (kernels/gemm.cu): 32 k of A (rows + 4 floats each) and B (cols + 4), in
@@ -182,18 +204,26 @@ pub const fn async_shared_bytes(rows: u32, cols: u32) -> u32 {
     2 * 16 * ((rows + 4) + (cols + 4) + cols) * 4
 }
 
-/// The tiles, largest first (the 64×64 successor last, to keep the others'
+/// The tiles, largest first, then later additions (to keep the others'
 /// indices), with their kernels in [`TILE_KERNELS`] at the same index. The
-/// 64×64 successor takes its predecessor's efficiencies and, at six blocks per
-/// SM, its rounds, so the model splits and ranks it as it did the older kernel.
+/// 64×64 successor takes its predecessor's efficiencies where blocks cover
+/// little k (split-K over a small C, what it was made for) and, at six blocks
+/// per SM, its rounds; at long k its own (measured on an H200 against the
+/// 128×128 tile of 256 threads, one round of blocks: NN 0.86, NT 0.89, TN
+/// 0.74, TT 0.85; only TN's is used, as the others moved decisions that
+/// measured slower, the model's partial rounds being the likelier fault).
+/// 128×64: its speed over 256×128's in one round of 4096 × 1024 × 4096 on an
+/// H200 (NN 0.959, NT 0.967, TN 0.861; TT 1.017, held at 1.0 to keep the
+/// large squares' TT plans that the H100 measured) times 256×128's values.
 #[rustfmt::skip]
-pub const TILES: [Tile; 5] = [
-    //     name                  rows       cols       threads       min cc                          superseded from            efficiency NN, NT, TN, TT      dynamic shared memory
-    Tile { name: "256x128",      rows: 256, cols: 128, threads: 256, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.09, 1.035, 1.05, 1.05], dynamic_shared_bytes: async_shared_bytes(256, 128) },
-    Tile { name: "128x128_t128", rows: 128, cols: 128, threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.04, 1.03, 0.90, 1.03],  dynamic_shared_bytes: async_shared_bytes(128, 128) },
-    Tile { name: "128x128",      rows: 128, cols: 128, threads: 256, min_compute_capability: (7, 0), superseded_from: None,         efficiency: [1.0, 1.0, 1.0, 1.0],     dynamic_shared_bytes: 0 },
-    Tile { name: "64x64",        rows: 64,  cols: 64,  threads: 64,  min_compute_capability: (7, 0), superseded_from: Some((8, 0)), efficiency: [0.98, 0.98, 0.92, 0.94], dynamic_shared_bytes: 0 },
-    Tile { name: "64x64_t128",   rows: 64,  cols: 64,  threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [0.98, 0.98, 0.92, 0.94], dynamic_shared_bytes: 0 },
+pub const TILES: [Tile; 6] = [
+    //     name                  rows       cols       threads       min cc                          superseded from            efficiency NN, NT, TN, TT                long k                                       dynamic shared memory
+    Tile { name: "256x128",      rows: 256, cols: 128, threads: 256, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.09, 1.035, 1.05, 1.05], long_k_efficiency: [1.09, 1.035, 1.05, 1.05], dynamic_shared_bytes: async_shared_bytes(256, 128) },
+    Tile { name: "128x128_t128", rows: 128, cols: 128, threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.04, 1.03, 0.90, 1.03],  long_k_efficiency: [1.04, 1.03, 0.90, 1.03],  dynamic_shared_bytes: async_shared_bytes(128, 128) },
+    Tile { name: "128x128",      rows: 128, cols: 128, threads: 256, min_compute_capability: (7, 0), superseded_from: None,         efficiency: [1.0, 1.0, 1.0, 1.0],     long_k_efficiency: [1.0, 1.0, 1.0, 1.0],      dynamic_shared_bytes: 0 },
+    Tile { name: "64x64",        rows: 64,  cols: 64,  threads: 64,  min_compute_capability: (7, 0), superseded_from: Some((8, 0)), efficiency: [0.98, 0.98, 0.92, 0.94], long_k_efficiency: [0.98, 0.98, 0.92, 0.94], dynamic_shared_bytes: 0 },
+    Tile { name: "64x64_t128",   rows: 64,  cols: 64,  threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [0.98, 0.98, 0.92, 0.94], long_k_efficiency: [0.98, 0.98, 0.74, 0.94], dynamic_shared_bytes: 0 },
+    Tile { name: "128x64",       rows: 128, cols: 64,  threads: 64,  min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.045, 1.0, 0.90, 1.0],   long_k_efficiency: [1.045, 1.0, 0.90, 1.0],   dynamic_shared_bytes: async_shared_bytes(128, 64) },
 ];
 
 /// Split-K factors the tuner may choose (the optimizer's extra dimension).
@@ -242,7 +272,7 @@ macro_rules! tile_kernel_names {
     };
 }
 const TILE_KERNEL_NAMES: [[&str; 8]; TILES.len()] =
-    tile_kernel_names!("256x128", "128x128_t128", "128x128", "64x64", "64x64_t128");
+    tile_kernel_names!("256x128", "128x128_t128", "128x128", "64x64", "64x64_t128", "128x64");
 
 macro_rules! tile_kernels {
     ($tile:expr, $rows:literal, $cols:literal, $threads:literal) => {{
@@ -274,6 +304,7 @@ pub static TILE_KERNELS: [[KernelSpec; 8]; TILES.len()] = [
     tile_kernels!(2, 128, 128, 256),
     tile_kernels!(3, 64, 64, 64),
     tile_kernels!(4, 64, 64, 128),
+    tile_kernels!(5, 128, 64, 64),
 ];
 
 const ELEMENTWISE_SPACE: LaunchSpace =
@@ -761,7 +792,8 @@ pub fn tile_suits(device: &DeviceModel, tile: &Tile) -> bool {
 /// The estimated µs of a tile's plan (module docs, step 3). Blocks run in
 /// rounds of `a × SMs` (a: active blocks per SM); a round takes as long as
 /// its busiest SM, which holds `c` blocks: `c × work / (efficiency × (c /
-/// a)^FILL_EXPONENT)` plus a fixed [`time_model::ROUND_US`]; the last round's
+/// a)^FILL_EXPONENT)` (the efficiency at the blocks' k, [`Tile::efficiency_at`])
+/// plus a fixed [`time_model::ROUND_US`]; the last round's
 /// `c` is its blocks over the SMs. A split adds the reduction and the partial sums.
 pub fn estimated_time(
     device: &DeviceModel,
@@ -801,7 +833,7 @@ fn block_round_us(tile: &Tile, pair: usize, active: u64, k: f64, c: u64) -> f64 
     use time_model::*;
     let work = (tile.rows * tile.cols) as f64 / (128.0 * 128.0) * k * US_PER_K_OF_128X128;
     let throughput = (c as f64 / active as f64).powf(FILL_EXPONENT);
-    c as f64 * work / (tile.efficiency[pair.min(3)] * throughput) + ROUND_US
+    c as f64 * work / (tile.efficiency_at(pair, k) * throughput) + ROUND_US
 }
 
 /// Stream-K's limits and constants (module docs, "Stream-K").
@@ -949,13 +981,13 @@ pub mod transposed_a {
     pub const PANEL_ROW_GRANULE: u64 = 256;
     /// Rows of a panel: the copy's grid covers at most 65535 × 32.
     pub const PANEL_ROWS_MAX: u64 = 65535 * 32 / PANEL_ROW_GRANULE * PANEL_ROW_GRANULE;
-    /// µs of TN over NN and of TT over NT, on the H100 at n = 2048–8192 for
-    /// the same tile (`mublas bench sgemm-transposed`, "direct/that"): TN
-    /// 1.020–1.033 since its staged B is transposed early, into the swizzled
-    /// layout (`kernels/gemm.cu`, EarlySwizzled; (4096, 4096, 256) 1.021,
-    /// (512, 8192, 1024) 1.022; before, 1.027–1.046 over four runs), TT
-    /// 1.073–1.122 ((4096, 4096, 256) 1.04–1.07, (512, 8192, 1024) 1.07–1.08).
-    pub const SPEEDUP: [f64; 2] = [1.03, 1.075];
+    /// µs of TT over NT on the H100 at n = 2048–8192 for the same tile
+    /// (`mublas bench sgemm-transposed`, "direct/that"): 1.073–1.122
+    /// ((4096, 4096, 256) 1.04–1.07, (512, 8192, 1024) 1.07–1.08). TN over NN
+    /// measured 1.020–1.033 there since its staged B is transposed early
+    /// ((4096, 4096, 256) 1.021, (512, 8192, 1024) 1.022), which the
+    /// 256×128 tile's efficiencies carry (1.09 / 1.05).
+    pub const TT_OVER_NT: f64 = 1.075;
     /// A copy's fixed µs: its launch in the stream between two multiplies and
     /// the ramp of a short grid. The small copies of the same runs took
     /// 6.6–9.9 µs for 4 MiB of A read and written ((512, 8192, 1024)) and
@@ -1002,9 +1034,12 @@ pub fn panels(m: u64, panel_rows: u64) -> impl Iterator<Item = (u64, u64)> {
 /// direct plan's [`estimated_time`] against the panels' copies and
 /// multiplies. `panel_plan(rows)` gives the tile and unsplit plan of the NN
 /// or NT kernel for a panel (the work buffer holds the panel, not partial
-/// sums). The NN and NT plans are timed by the original pair's model,
-/// divided by the measured [`transposed_a::SPEEDUP`]. Only where that was
-/// measured: GPUs that run the asynchronous-copy tiles (sm_80 on).
+/// sums). The NN plans are timed as NN, by each tile's own NN efficiency
+/// (the 64×64 tile of 128 threads runs TN far slower than NN at long k, see
+/// [`Tile::efficiency_at`]); the NT plans by TT's model divided by the
+/// measured [`transposed_a::TT_OVER_NT`], since the tiles' TT efficiencies were
+/// not measured against NT. Only where that was measured: GPUs that run the
+/// asynchronous-copy tiles (sm_80 on).
 #[allow(clippy::too_many_arguments)]
 pub fn transposed_a_pays(
     device: &DeviceModel,
@@ -1028,7 +1063,12 @@ pub fn transposed_a_pays(
             Some((r, t)) if r == rows => t,
             _ => {
                 let (tile, plan) = panel_plan(rows);
-                let t = estimated_time(device, &TILES[tile], pair, &plan, rows, n, k) / SPEEDUP[pair - 2] + LAUNCH_US;
+                let multiply = if pair == 2 {
+                    estimated_time(device, &TILES[tile], 0, &plan, rows, n, k)
+                } else {
+                    estimated_time(device, &TILES[tile], pair, &plan, rows, n, k) / TT_OVER_NT
+                };
+                let t = multiply + LAUNCH_US;
                 last = Some((rows, t));
                 t
             }
@@ -2595,6 +2635,7 @@ mod tests {
             "64x64_t128" => {
                 KernelModel { registers_per_thread: 80, static_shared_bytes: 17_408, max_threads_per_block: 128 }
             }
+            "128x64" => KernelModel { registers_per_thread: 255, static_shared_bytes: 0, max_threads_per_block: 64 },
             _ => KernelModel { registers_per_thread: 168, static_shared_bytes: 8_704, max_threads_per_block: 64 },
         }
     }
@@ -2628,6 +2669,50 @@ mod tests {
             let plan = tuner.plan(&TILE_KERNELS[tile][0], &model(tile), &Problem { m: 4096, n: 4096, k: 0 });
             assert_eq!((plan.occupancy.active_blocks_per_sm, plan.geometry.blocks()), (active, blocks), "{name}");
         }
+    }
+
+    #[test]
+    fn efficiency_tends_to_the_long_k_value() {
+        let small = &TILES[tile_named("64x64_t128")];
+        assert_eq!(small.efficiency_at(2, 32.0), 0.92);
+        assert_eq!(small.efficiency_at(2, SHORT_K), 0.92);
+        assert!((small.efficiency_at(2, 2.0 * SHORT_K) - (0.74 + 0.18 / 2.0)).abs() < 1e-12);
+        assert!((small.efficiency_at(2, 4096.0) - 0.74).abs() < 0.01);
+        // The other pairs and tiles keep one value.
+        assert_eq!(small.efficiency_at(0, 4096.0), 0.98);
+        assert_eq!(TILES[tile_named("256x128")].efficiency_at(2, 4096.0), 1.05);
+    }
+
+    #[test]
+    fn thirty_three_to_sixty_four_columns_take_the_128x64_tile() {
+        // Measured on an H200 (kernels/gemm.cu, the 128x64 lines): 1.13-1.38x the 64×64 tile's speed here.
+        for pair in 0..4 {
+            for ((m, n, k), split, blocks) in
+                [((4096u64, 33u64, 4096u64), 16, 512), ((11008, 64, 4096), 6, 516), ((11008, 33, 1024), 6, 516)]
+            {
+                let want = (tile_named("128x64"), split, blocks);
+                assert_eq!(decide_pair(pair, m, n, k), want, "pair {pair}, ({m}, {n}, {k})");
+            }
+        }
+        // TN 4096 × 64 × 4096 (fp32 nn.Linear at batch 64): 62.6 µs against 73.4 on 64×64.
+        assert_eq!(decide_pair(2, 4096, 64, 4096).0, tile_named("128x64"));
+        // Not where the larger tiles fill the device: squares, 128 columns.
+        for pair in 0..4 {
+            for n in [1024u64, 2048, 4096] {
+                assert_ne!(decide_pair(pair, n, n, n).0, tile_named("128x64"), "pair {pair}, n = {n}");
+            }
+            assert_ne!(decide_pair(pair, 4096, 128, 4096).0, tile_named("128x64"), "pair {pair}, n = 128");
+        }
+    }
+
+    #[test]
+    fn tn_with_long_k_per_block_leaves_the_64x64_tile() {
+        // TN 4096 × 192 × 4096: 64×64 split 4 (k 1024 a block) ran 202 µs on an H200, 256×128 split 4 184.
+        assert_eq!(decide_pair(2, 4096, 192, 4096), (tile_named("256x128"), 4, 128));
+        assert_ne!(decide_pair(2, 4096, 384, 4096).0, tile_named("64x64_t128"));
+        // Short k per block keeps it: 512² split 8 (k 64), 127 × 129 × 1023.
+        assert_eq!(decide_pair(2, 512, 512, 512).0, tile_named("64x64_t128"));
+        assert_eq!(decide_pair(2, 127, 129, 1023).0, tile_named("64x64_t128"));
     }
 
     #[test]

@@ -147,7 +147,8 @@ fn workloads<'a>(
                 all.push(Box::new(move |r| Workload::sgemm(h, handle, 0, 0, m, n, k, r)));
             }
             // Few columns or rows of C, as fp32 nn.Linear calls SGEMM for a small
-            // batch (forward TN, m = out, n = batch, k = in; input gradient NN).
+            // batch (forward TN, m = out, n = batch, k = in; input gradient NN),
+            // up to the 128×64 tile's batches (64) and past them (192).
             let small_sides: &[(i32, i32, usize, usize, usize)] = if quick {
                 &[(1, 0, 4096, 8, 4096)]
             } else {
@@ -160,6 +161,10 @@ fn workloads<'a>(
                     (0, 0, 4096, 32, 4096),
                     (0, 1, 8, 4096, 4096),
                     (0, 1, 32, 4096, 4096),
+                    (1, 0, 4096, 64, 4096),
+                    (1, 0, 11008, 64, 4096),
+                    (1, 0, 4096, 192, 4096),
+                    (0, 0, 4096, 64, 4096),
                 ]
             };
             for &(ta, tb, m, n, k) in small_sides {
@@ -527,7 +532,7 @@ fn direct_kernel(
 /// against cuBLAS), directly on the rule's tile, with A^T copied first (forced,
 /// the rule's panels), and NN or NT, the same multiply without the copy. The
 /// copy's cost is A^T's time over NN's or NT's; the direct kernels' loss,
-/// their time over NN's or NT's (`transposed_a::SPEEDUP`).
+/// their time over NN's or NT's (TT: `transposed_a::TT_OVER_NT`).
 fn sgemm_transposed(table: &TableRun, random: &mut Random) -> Result<(), String> {
     let TableRun { h, handle, timer, quick, reps, .. } = *table;
     use mublas::routines::gemm::{self, TileChoice, Transpose};
