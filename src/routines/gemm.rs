@@ -171,9 +171,8 @@ pub struct Tile {
     /// split tail for TN (20000, 256, 256), so it waits for a measurement).
     pub efficiency: [f64; 4],
     /// The same throughput where each block covers a long k
-    /// ([`Tile::efficiency_at`]); equal to `efficiency` for the tiles whose
-    /// speed does not depend on it.
-    pub long_k_efficiency: [f64; 4],
+    /// ([`Tile::efficiency_at`]); None where `efficiency` holds at any k.
+    pub long_k_efficiency: Option<[f64; 4]>,
     /// Dynamic shared memory per block (the asynchronous-copy tiles' stages,
     /// see [`async_shared_bytes`]).
     pub dynamic_shared_bytes: u32,
@@ -188,7 +187,8 @@ impl Tile {
     /// halved with each doubling of k (TN: 0.85, 0.77, 0.72, 0.69 and 0.67
     /// of 256×128's speed at k = 64, 128, 256, 512 and 4096).
     pub fn efficiency_at(&self, pair: usize, k_per_block: f64) -> f64 {
-        let (short, long) = (self.efficiency[pair.min(3)], self.long_k_efficiency[pair.min(3)]);
+        let short = self.efficiency[pair.min(3)];
+        let Some(long) = self.long_k_efficiency.map(|long| long[pair.min(3)]) else { return short };
         long + (short - long) * (SHORT_K / k_per_block.max(1.0)).min(1.0)
     }
 }
@@ -217,13 +217,13 @@ pub const fn async_shared_bytes(rows: u32, cols: u32) -> u32 {
 /// large squares' TT plans that the H100 measured) times 256×128's values.
 #[rustfmt::skip]
 pub const TILES: [Tile; 6] = [
-    //     name                  rows       cols       threads       min cc                          superseded from            efficiency NN, NT, TN, TT                long k                                       dynamic shared memory
-    Tile { name: "256x128",      rows: 256, cols: 128, threads: 256, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.09, 1.035, 1.05, 1.05], long_k_efficiency: [1.09, 1.035, 1.05, 1.05], dynamic_shared_bytes: async_shared_bytes(256, 128) },
-    Tile { name: "128x128_t128", rows: 128, cols: 128, threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.04, 1.03, 0.90, 1.03],  long_k_efficiency: [1.04, 1.03, 0.90, 1.03],  dynamic_shared_bytes: async_shared_bytes(128, 128) },
-    Tile { name: "128x128",      rows: 128, cols: 128, threads: 256, min_compute_capability: (7, 0), superseded_from: None,         efficiency: [1.0, 1.0, 1.0, 1.0],     long_k_efficiency: [1.0, 1.0, 1.0, 1.0],      dynamic_shared_bytes: 0 },
-    Tile { name: "64x64",        rows: 64,  cols: 64,  threads: 64,  min_compute_capability: (7, 0), superseded_from: Some((8, 0)), efficiency: [0.98, 0.98, 0.92, 0.94], long_k_efficiency: [0.98, 0.98, 0.92, 0.94], dynamic_shared_bytes: 0 },
-    Tile { name: "64x64_t128",   rows: 64,  cols: 64,  threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [0.98, 0.98, 0.92, 0.94], long_k_efficiency: [0.98, 0.98, 0.74, 0.94], dynamic_shared_bytes: 0 },
-    Tile { name: "128x64",       rows: 128, cols: 64,  threads: 64,  min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.045, 1.0, 0.90, 1.0],   long_k_efficiency: [1.045, 1.0, 0.90, 1.0],   dynamic_shared_bytes: async_shared_bytes(128, 64) },
+    //     name                  rows       cols       threads       min cc                          superseded from            efficiency NN, NT, TN, TT      long k                                           dynamic shared memory
+    Tile { name: "256x128",      rows: 256, cols: 128, threads: 256, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.09, 1.035, 1.05, 1.05], long_k_efficiency: None,                           dynamic_shared_bytes: async_shared_bytes(256, 128) },
+    Tile { name: "128x128_t128", rows: 128, cols: 128, threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.04, 1.03, 0.90, 1.03],  long_k_efficiency: None,                           dynamic_shared_bytes: async_shared_bytes(128, 128) },
+    Tile { name: "128x128",      rows: 128, cols: 128, threads: 256, min_compute_capability: (7, 0), superseded_from: None,         efficiency: [1.0, 1.0, 1.0, 1.0],     long_k_efficiency: None,                           dynamic_shared_bytes: 0 },
+    Tile { name: "64x64",        rows: 64,  cols: 64,  threads: 64,  min_compute_capability: (7, 0), superseded_from: Some((8, 0)), efficiency: [0.98, 0.98, 0.92, 0.94], long_k_efficiency: None,                           dynamic_shared_bytes: 0 },
+    Tile { name: "64x64_t128",   rows: 64,  cols: 64,  threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [0.98, 0.98, 0.92, 0.94], long_k_efficiency: Some([0.98, 0.98, 0.74, 0.94]), dynamic_shared_bytes: 0 },
+    Tile { name: "128x64",       rows: 128, cols: 64,  threads: 64,  min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.045, 1.0, 0.90, 1.0],   long_k_efficiency: None,                           dynamic_shared_bytes: async_shared_bytes(128, 64) },
 ];
 
 /// Split-K factors the tuner may choose (the optimizer's extra dimension).
