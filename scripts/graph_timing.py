@@ -1,8 +1,9 @@
 """Kernel time without launch cost, for the scripts that time kernels from a
 CUBIN (gemv-ab.py, gemv-sawtooth.py, gemm-small-ab.py): a few warm-up calls,
 then `calls` calls captured in one CUDA graph and the graph replayed between
-two events; and cuBLAS on a stream of its own, to time beside them. Runs on
-the GPU machine (CuPy, libcublas.so.13)."""
+two events; cuBLAS on a stream of its own, to time beside them; and the
+operand rotation and SGEMM call the SGEMM scripts share. Runs on the GPU
+machine (CuPy, libcublas.so.13)."""
 import ctypes
 
 import cupy as cp
@@ -37,6 +38,25 @@ def graph_times(stream, launch, calls=20, replays=15, operands=4):
             stop.record(stream)
     stream.synchronize()
     return sorted(cp.cuda.get_elapsed_time(a, b) * 1000 / calls for a, b in events)
+
+
+# Operand sets are rotated over this many bytes at least, past the L2.
+L2_BYTES = 200 << 20
+
+
+def operand_sets(bytes_per_set):
+    """How many operand sets of `bytes_per_set` to rotate (2 to 16) so that
+    each call reads its operands from DRAM."""
+    return max(2, min(16, L2_BYTES // bytes_per_set + 1))
+
+
+def sgemm(lib, fn, handle, ta, tb, m, n, k, A, lda, B, ldb, C, alpha=1.0, beta=0.0):
+    """One SGEMM through a library's C ABI (fn: "mublasSgemm" or
+    "cublasSgemm_v2") on CuPy arrays, host scalars, ldc = m."""
+    a, b = ctypes.c_float(alpha), ctypes.c_float(beta)
+    status = getattr(lib, fn)(handle, ta, tb, m, n, k, ctypes.byref(a), ctypes.c_void_p(A.data.ptr), lda,
+                              ctypes.c_void_p(B.data.ptr), ldb, ctypes.byref(b), ctypes.c_void_p(C.data.ptr), m)
+    assert status == 0, (fn, status)
 
 
 def median(times):

@@ -15,9 +15,7 @@ import sys
 import cupy as cp
 
 sys.path.insert(0, "scripts")
-from graph_timing import cublas_on_stream, graph_times, median
-
-L2_BYTES = 200 << 20
+from graph_timing import cublas_on_stream, graph_times, median, operand_sets, sgemm
 
 
 def main():
@@ -29,12 +27,6 @@ def main():
         assert lib.mublasCreate(ctypes.byref(handle)) == 0
         assert lib.mublasSetStream(handle, ctypes.c_void_p(stream.ptr)) == 0
         handles.append(handle)
-    alpha, beta = ctypes.c_float(1.0), ctypes.c_float(0.0)
-
-    def call(lib, fn, handle, ta, tb, m, n, k, A, lda, B, ldb, C):
-        status = getattr(lib, fn)(handle, ta, tb, m, n, k, ctypes.byref(alpha), ctypes.c_void_p(A.data.ptr), lda,
-                                  ctypes.c_void_p(B.data.ptr), ldb, ctypes.byref(beta), ctypes.c_void_p(C.data.ptr), m)
-        assert status == 0, (fn, status)
 
     for line in open(sys.argv[3]):
         if not line.strip():
@@ -42,14 +34,14 @@ def main():
         ta, tb, m, n, k = map(int, line.strip().split(","))
         ar, ac = (m, k) if ta == 0 else (k, m)
         br, bc = (k, n) if tb == 0 else (n, k)
-        sets = max(2, min(16, L2_BYTES // ((ar * ac + br * bc + m * n) * 4) + 1))
+        sets = operand_sets((ar * ac + br * bc + m * n) * 4)
         with stream:
             As = [cp.random.standard_normal(ar * ac, dtype=cp.float32) for _ in range(sets)]
             Bs = [cp.random.standard_normal(br * bc, dtype=cp.float32) for _ in range(sets)]
             Cs = [[cp.empty(m * n, dtype=cp.float32) for _ in range(sets)] for _ in range(3)]
-        runs = [lambda i, j=j: call(libs[j], "mublasSgemm", handles[j], ta, tb, m, n, k, As[i], ar, Bs[i], br, Cs[j][i])
+        runs = [lambda i, j=j: sgemm(libs[j], "mublasSgemm", handles[j], ta, tb, m, n, k, As[i], ar, Bs[i], br, Cs[j][i])
                 for j in range(2)]
-        runs.append(lambda i: call(cublas, "cublasSgemm_v2", cublas_handle, ta, tb, m, n, k, As[i], ar, Bs[i], br, Cs[2][i]))
+        runs.append(lambda i: sgemm(cublas, "cublasSgemm_v2", cublas_handle, ta, tb, m, n, k, As[i], ar, Bs[i], br, Cs[2][i]))
         for run in runs:
             run(0)
         stream.synchronize()

@@ -9,35 +9,27 @@ import ctypes, os, sys
 import numpy as np
 import cupy as cp
 sys.path.insert(0, "scripts")
-from graph_timing import cublas_on_stream, graph_times, median
+from graph_timing import cublas_on_stream, graph_times, median, operand_sets, sgemm
 
 mu = ctypes.CDLL(os.path.abspath(os.environ.get("MUBLAS_LIB", "dist/lib/libmublas.so")))
 cublas, ch, stream = cublas_on_stream()
 mh = ctypes.c_void_p()
 assert mu.mublasCreate(ctypes.byref(mh)) == 0
 assert mu.mublasSetStream(mh, ctypes.c_void_p(stream.ptr)) == 0
-alpha = ctypes.c_float(1.0)
-beta = ctypes.c_float(0.0)
 REPS = int(os.environ.get("REPS", "40"))
-L2_BYTES = 200 << 20
-
-def call(lib, fn, h, ta, tb, m, n, k, A, lda, B, ldb, C, ldc):
-    st = getattr(lib, fn)(h, ta, tb, m, n, k, ctypes.byref(alpha), ctypes.c_void_p(A.data.ptr), lda,
-                          ctypes.c_void_p(B.data.ptr), ldb, ctypes.byref(beta), ctypes.c_void_p(C.data.ptr), ldc)
-    assert st == 0, (fn, st)
 
 def run(ta, tb, m, n, k):
     ar, ac = (m, k) if ta == 0 else (k, m)
     br, bc = (k, n) if tb == 0 else (n, k)
     per = (ar * ac + br * bc + m * n) * 4
-    sets = max(2, min(16, L2_BYTES // per + 1))
+    sets = operand_sets(per)
     with stream:
         As = [cp.random.standard_normal((ac, ar), dtype=cp.float32) for _ in range(sets)]  # column-major as (cols, rows) row-major
         Bs = [cp.random.standard_normal((bc, br), dtype=cp.float32) for _ in range(sets)]
         Cm = [cp.empty((n, m), dtype=cp.float32) for _ in range(sets)]
         Cc = [cp.empty((n, m), dtype=cp.float32) for _ in range(sets)]
-    def mub(i): call(mu, "mublasSgemm", mh, ta, tb, m, n, k, As[i], ar, Bs[i], br, Cm[i], m)
-    def cub(i): call(cublas, "cublasSgemm_v2", ch, ta, tb, m, n, k, As[i], ar, Bs[i], br, Cc[i], m)
+    def mub(i): sgemm(mu, "mublasSgemm", mh, ta, tb, m, n, k, As[i], ar, Bs[i], br, Cm[i])
+    def cub(i): sgemm(cublas, "cublasSgemm_v2", ch, ta, tb, m, n, k, As[i], ar, Bs[i], br, Cc[i])
     # correctness against cuBLAS
     mub(0); cub(0); stream.synchronize()
     err = float(cp.max(cp.abs(Cm[0] - Cc[0]))) / max(1e-30, float(cp.max(cp.abs(Cc[0]))))
