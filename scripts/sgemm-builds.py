@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""Two builds of the library against each other and cuBLAS, SGEMM kernel
-time by graph replay (scripts/graph_timing.py: inputs rotated past the L2,
-no launch cost), for checking a change of the tuner's decisions over many
-shapes at once (docs/performance.md, "33 to 256 columns"). Each shape: one
-call of each checked against cuBLAS (max error over max |C|), then two
-alternating rounds of the three, the faster of each kept. Run on the GPU
-machine from the repository root:
-    python3 scripts/sgemm-builds.py OLD/libmublas.so NEW/libmublas.so SHAPES
-SHAPES: a file of lines "ta,tb,m,n,k" (0 = N, 1 = T)."""
+"""Builds of the library against each other and cuBLAS, SGEMM kernel time by
+graph replay (scripts/graph_timing.py: inputs rotated past the L2, no launch
+cost), for checking a change of the tuner's decisions over many shapes at
+once (docs/performance.md, "33 to 256 columns" and "Splits past two
+rounds"). Each shape: one call of each checked against cuBLAS (max error
+over max |C|), then two rounds of them all, in one order and then the
+other, the faster of each kept; calls per replay fall with the shape's size
+so that large ones stay short. Run on the GPU machine from the repository
+root:
+    python3 scripts/sgemm-builds.py OLD/libmublas.so NEW/libmublas.so [MORE/libmublas.so ...] SHAPES
+SHAPES: a file of lines "ta,tb,m,n,k" (0 = N, 1 = T; "#" starts a comment
+line), e.g. scripts/sgemm-shapes.txt. Prints per shape each
+build's µs, cuBLAS's, and cuBLAS time / each build's time."""
 import ctypes
 import os
 import sys
@@ -17,9 +21,16 @@ import cupy as cp
 sys.path.insert(0, "scripts")
 from graph_timing import cublas_on_stream, graph_times, median, operand_sets, sgemm
 
+# µs of SGEMM work a graph replay aims at: calls per replay = this / the shape's estimated µs (2 to 10).
+REPLAY_US = 3000.0
+# FP32 rate for that estimate, FLOP per µs.
+ESTIMATE_FLOP_PER_US = 40e6
+
 
 def main():
-    libs = [ctypes.CDLL(os.path.abspath(path)) for path in sys.argv[1:3]]
+    if len(sys.argv) < 4:
+        sys.exit(__doc__)
+    libs = [ctypes.CDLL(os.path.abspath(path)) for path in sys.argv[1:-1]]
     cublas, cublas_handle, stream = cublas_on_stream()
     handles = []
     for lib in libs:
@@ -28,8 +39,8 @@ def main():
         assert lib.mublasSetStream(handle, ctypes.c_void_p(stream.ptr)) == 0
         handles.append(handle)
 
-    for line in open(sys.argv[3]):
-        if not line.strip():
+    for line in open(sys.argv[-1]):
+        if not line.strip() or line.startswith("#"):
             continue
         ta, tb, m, n, k = map(int, line.strip().split(","))
         ar, ac = (m, k) if ta == 0 else (k, m)
@@ -38,22 +49,23 @@ def main():
         with stream:
             As = [cp.random.standard_normal(ar * ac, dtype=cp.float32) for _ in range(sets)]
             Bs = [cp.random.standard_normal(br * bc, dtype=cp.float32) for _ in range(sets)]
-            Cs = [[cp.empty(m * n, dtype=cp.float32) for _ in range(sets)] for _ in range(3)]
+            Cs = [[cp.empty(m * n, dtype=cp.float32) for _ in range(sets)] for _ in range(len(libs) + 1)]
         runs = [lambda i, j=j: sgemm(libs[j], "mublasSgemm", handles[j], ta, tb, m, n, k, As[i], ar, Bs[i], br, Cs[j][i])
-                for j in range(2)]
-        runs.append(lambda i: sgemm(cublas, "cublasSgemm_v2", cublas_handle, ta, tb, m, n, k, As[i], ar, Bs[i], br, Cs[2][i]))
+                for j in range(len(libs))]
+        runs.append(lambda i: sgemm(cublas, "cublasSgemm_v2", cublas_handle, ta, tb, m, n, k, As[i], ar, Bs[i], br, Cs[-1][i]))
         for run in runs:
             run(0)
         stream.synchronize()
-        scale = float(cp.max(cp.abs(Cs[2][0])))
-        error = max(float(cp.max(cp.abs(Cs[j][0] - Cs[2][0]))) for j in range(2)) / scale
-        times = [[], [], []]
-        for order in ((0, 1, 2), (2, 1, 0)):
+        scale = float(cp.max(cp.abs(Cs[-1][0])))
+        error = max(float(cp.max(cp.abs(Cs[j][0] - Cs[-1][0]))) for j in range(len(libs))) / scale
+        calls = max(2, min(10, int(REPLAY_US * ESTIMATE_FLOP_PER_US / (2.0 * m * n * k))))
+        times = [[] for _ in runs]
+        for order in (range(len(runs)), reversed(range(len(runs)))):
             for j in order:
-                times[j].append(median(graph_times(stream, runs[j], calls=10, replays=9, operands=sets)))
-        old, new, theirs = (min(t) for t in times)
-        print(f"{'NT'[ta]}{'NT'[tb]} {m:>6}x{n:<6}x{k:<6} old {old:8.1f} new {new:8.1f} cuBLAS {theirs:8.1f}  "
-              f"new/old speed {old / new:5.2f}  vs cuBLAS old {theirs / old:5.2f} new {theirs / new:5.2f}  err {error:.0e}",
+                times[j].append(median(graph_times(stream, runs[j], calls=calls, replays=9, operands=sets)))
+        *ours, theirs = (min(t) for t in times)
+        print(f"{'NT'[ta]}{'NT'[tb]} {m:>6}x{n:<6}x{k:<6} " + " ".join(f"{us:8.1f}" for us in ours)
+              + f" cuBLAS {theirs:8.1f} | " + " ".join(f"{theirs / us:5.2f}" for us in ours) + f"  err {error:.0e}",
               flush=True)
         del As, Bs, Cs
         cp.get_default_memory_pool().free_all_blocks()

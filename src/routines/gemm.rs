@@ -21,17 +21,18 @@
 //!    which [`tile_geometry`] reads as "no split").
 //! 2. If that grid is short of one wave of the device (active blocks per SM
 //!    × SMs, by more than [`FULL_COVERAGE`]), splitting k is worth
-//!    considering: every split is planned (the tuner's block, the split's
-//!    geometry and occupancy) and the one of the least [`estimated_time`]
-//!    kept ([`tile_plan`]). [`tile_geometry`] caps the split at
-//!    `k / MIN_K_PER_SPLIT` and at `MAX_PARTIAL_BYTES` of partial sums.
+//!    considering: the splits are planned in turn (the tuner's block, the
+//!    split's geometry and occupancy) up to the first that takes
+//!    [`SPLIT_ROUNDS_MAX`] rounds of blocks, and the one of the least
+//!    [`estimated_time`] kept ([`tile_plan`]). [`tile_geometry`] caps the
+//!    split at `k / MIN_K_PER_SPLIT` and at `MAX_PARTIAL_BYTES` of partial sums.
 //! 3. Between the tiles meant for the device ([`tile_suits`]),
 //!    the least [`estimated_time`] ([`choose_tile`]): a model of rounds of
 //!    blocks on the busiest SM, with each tile's measured efficiency per
 //!    transpose pair, the throughput of the warps an SM holds in the last
-//!    round, and the reduction's cost for a split. Its constants
-//!    ([`time_model`]) come from the H100; elsewhere only their ranking of the
-//!    candidates matters.
+//!    round (counted per warp scheduler), and the reduction's cost for a
+//!    split. Its constants ([`time_model`]) come from the H100 and H200;
+//!    elsewhere only their ranking of the candidates matters.
 //! 4. Then, for TN and TT, whether to copy A^T first ("Transposed A"), and
 //!    for the multiply that runs, whether to split off its last round
 //!    ("Split tail") or, failing that, to share it ("Stream-K"), all by the
@@ -169,6 +170,9 @@ pub struct Tile {
     /// transposed early into the swizzled layout (1.035–1.038; since, 1.028:
     /// 1.06 here would move one untimed decision of `decisions_table`, a
     /// split tail for TN (20000, 256, 256), so it waits for a measurement).
+    /// The two 128×128 tiles' NT, TN and TT (and the 128-thread one's NN):
+    /// one round against 256×128 at 4096 × 192 × 4096 split 4 on an H200
+    /// (docs/performance.md, "Splits past two rounds").
     pub efficiency: [f64; 4],
     /// The same throughput where each block covers a long k
     /// ([`Tile::efficiency_at`]); None where `efficiency` holds at any k.
@@ -219,15 +223,22 @@ pub const fn async_shared_bytes(rows: u32, cols: u32) -> u32 {
 pub const TILES: [Tile; 6] = [
     //     name                  rows       cols       threads       min cc                          superseded from            efficiency NN, NT, TN, TT      long k                                           dynamic shared memory
     Tile { name: "256x128",      rows: 256, cols: 128, threads: 256, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.09, 1.035, 1.05, 1.05], long_k_efficiency: None,                           dynamic_shared_bytes: async_shared_bytes(256, 128) },
-    Tile { name: "128x128_t128", rows: 128, cols: 128, threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.04, 1.03, 0.90, 1.03],  long_k_efficiency: None,                           dynamic_shared_bytes: async_shared_bytes(128, 128) },
-    Tile { name: "128x128",      rows: 128, cols: 128, threads: 256, min_compute_capability: (7, 0), superseded_from: None,         efficiency: [1.0, 1.0, 1.0, 1.0],     long_k_efficiency: None,                           dynamic_shared_bytes: 0 },
+    Tile { name: "128x128_t128", rows: 128, cols: 128, threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.01, 0.96, 0.97, 1.03],  long_k_efficiency: None,                           dynamic_shared_bytes: async_shared_bytes(128, 128) },
+    Tile { name: "128x128",      rows: 128, cols: 128, threads: 256, min_compute_capability: (7, 0), superseded_from: None,         efficiency: [1.0, 0.93, 0.97, 0.96],   long_k_efficiency: None,                           dynamic_shared_bytes: 0 },
     Tile { name: "64x64",        rows: 64,  cols: 64,  threads: 64,  min_compute_capability: (7, 0), superseded_from: Some((8, 0)), efficiency: [0.98, 0.98, 0.92, 0.94], long_k_efficiency: None,                           dynamic_shared_bytes: 0 },
-    Tile { name: "64x64_t128",   rows: 64,  cols: 64,  threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [0.98, 0.98, 0.92, 0.94], long_k_efficiency: Some([0.98, 0.98, 0.74, 0.94]), dynamic_shared_bytes: 0 },
+    Tile { name: "64x64_t128",   rows: 64,  cols: 64,  threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [0.98, 0.98, 0.92, 0.94], long_k_efficiency: Some([0.86, 0.89, 0.74, 0.85]), dynamic_shared_bytes: 0 },
     Tile { name: "128x64",       rows: 128, cols: 64,  threads: 64,  min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.045, 1.0, 0.90, 1.0],   long_k_efficiency: None,                           dynamic_shared_bytes: async_shared_bytes(128, 64) },
 ];
 
 /// Split-K factors the tuner may choose (the optimizer's extra dimension).
-pub const SPLITS: &[u32] = &[1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64];
+/// 5 fills a wave where 4 leaves a quarter of it idle: 96 tiles of 128×64
+/// (4096 × 192) make 480 blocks of 528 on 132 SMs (cuBLAS splits 48 tiles of
+/// 256×64 five ways there).
+pub const SPLITS: &[u32] = &[1, 2, 3, 4, 5, 6, 8, 12, 16, 24, 32, 48, 64];
+/// [`tile_plan`] tries larger splits until one takes this many rounds of
+/// blocks: a split that adds a round can still fill the last one better
+/// (384 blocks of 256×128, 2.9 rounds, against 192, 1.5).
+pub const SPLIT_ROUNDS_MAX: u64 = 4;
 /// Each split gets at least this much of k (4 k tiles of the register-staged
 /// kernels, 2 of the cp.async ones).
 pub const MIN_K_PER_SPLIT: u64 = 32;
@@ -254,6 +265,9 @@ pub mod time_model {
     /// at ~0.75 (n = 1024, split 2), 64×64 blocks at 1, 2 and 4 of 6 at about
     /// 0.3, 0.5 and 0.9 (n = 512).
     pub const FILL_EXPONENT: f64 = 0.5;
+    /// Warp schedulers per SM: an SM's warps are dealt to its sub-partitions
+    /// in turn, and a round lasts as long as the sub-partition with the most.
+    pub const SUB_PARTITIONS: u64 = 4;
 }
 
 const fn tile_space(threads: u32) -> LaunchSpace {
@@ -828,12 +842,20 @@ pub fn estimated_time(
 }
 
 /// [`estimated_time`]'s round: µs for an SM that holds `c` of the `active`
-/// blocks it could, each covering `k` of a `tile`.
+/// blocks it could, each covering `k` of a `tile`. With blocks of fewer warps
+/// than [`time_model::SUB_PARTITIONS`], `c` blocks take as long as the most
+/// that load the busiest sub-partition no more: three 128×64 blocks (two
+/// warps each) put two warps on two of the four, as four blocks do, and ran
+/// as long as four (H200, TN 4096 × 192 × 4096: split 4, 384 blocks, three
+/// on most SMs, 210 µs; split 2, two on most, 228 µs for twice the k each).
 fn block_round_us(tile: &Tile, pair: usize, active: u64, k: f64, c: u64) -> f64 {
     use time_model::*;
+    let warps = (tile.threads as u64).div_ceil(32);
+    let busiest = (c * warps).div_ceil(SUB_PARTITIONS) * SUB_PARTITIONS;
+    let c = (busiest as f64 / warps as f64).clamp(c as f64, active.max(c) as f64);
     let work = (tile.rows * tile.cols) as f64 / (128.0 * 128.0) * k * US_PER_K_OF_128X128;
-    let throughput = (c as f64 / active as f64).powf(FILL_EXPONENT);
-    c as f64 * work / (tile.efficiency_at(pair, k) * throughput) + ROUND_US
+    let throughput = (c / active as f64).powf(FILL_EXPONENT);
+    c * work / (tile.efficiency_at(pair, k) * throughput) + ROUND_US
 }
 
 /// Stream-K's limits and constants (module docs, "Stream-K").
@@ -944,8 +966,8 @@ pub fn tile_plan(
             if time < best_time {
                 (best, best_time) = (plan, time);
             }
-            if geometry.blocks() >= 2 * per_round {
-                break; // two rounds or more: larger splits only add partial sums
+            if geometry.blocks() >= SPLIT_ROUNDS_MAX * per_round {
+                break; // larger splits only add rounds and partial sums
             }
         }
         best
@@ -2678,8 +2700,8 @@ mod tests {
         assert_eq!(small.efficiency_at(2, SHORT_K), 0.92);
         assert!((small.efficiency_at(2, 2.0 * SHORT_K) - (0.74 + 0.18 / 2.0)).abs() < 1e-12);
         assert!((small.efficiency_at(2, 4096.0) - 0.74).abs() < 0.01);
-        // The other pairs and tiles keep one value.
-        assert_eq!(small.efficiency_at(0, 4096.0), 0.98);
+        // NN, NT and TT tend to their own long-k values; the other tiles keep one value.
+        assert!((small.efficiency_at(0, 4096.0) - 0.86).abs() < 0.01);
         assert_eq!(TILES[tile_named("256x128")].efficiency_at(2, 4096.0), 1.05);
     }
 
@@ -2706,9 +2728,42 @@ mod tests {
     }
 
     #[test]
+    fn splits_are_tried_past_two_rounds() {
+        // 96 tiles of 256×128 split 4: 384 blocks, 2.9 rounds of 132, where the search used to stop at
+        // split 3 (2.2 rounds) and leave these to the 64×64 tile. H200 kernel time, µs (cuBLAS):
+        // NN 4096 × 768 × 4096 673.8 -> 535.4 (560.3), TN 717.6 -> 549.5 (545.9).
+        for pair in 0..4 {
+            assert_eq!(decide_pair(pair, 4096, 768, 4096), (tile_named("256x128"), 4, 384), "pair {pair}");
+        }
+        // 48 tiles split 8 (NN 4096 × 384 × 4096: 349.8 -> 279.9 µs, cuBLAS 287.4).
+        assert_eq!(decide_pair(0, 4096, 384, 4096), (tile_named("256x128"), 8, 384));
+    }
+
+    #[test]
+    fn blocks_of_two_warps_fill_sub_partitions_in_pairs() {
+        // Three 128×64 blocks load two of an SM's four warp schedulers with two warps each, as four do.
+        let tile = &TILES[tile_named("128x64")];
+        let round = |c: u64| block_round_us(tile, 0, 4, 1024.0, c);
+        assert_eq!(round(3), round(4));
+        assert_eq!(round(1), round(2));
+        assert!(round(2) < round(3));
+        // Blocks of four warps or more: each block adds its own share, as before.
+        let tile = &TILES[tile_named("128x128_t128")];
+        let plain = |c: u64| {
+            let work = 1024.0 * time_model::US_PER_K_OF_128X128;
+            c as f64 * work / (tile.efficiency[0] * (c as f64 / 2.0).powf(time_model::FILL_EXPONENT))
+                + time_model::ROUND_US
+        };
+        for c in 1..=2 {
+            assert!((block_round_us(tile, 0, 2, 1024.0, c) - plain(c)).abs() < 1e-9);
+        }
+    }
+
+    #[test]
     fn tn_with_long_k_per_block_leaves_the_64x64_tile() {
-        // TN 4096 × 192 × 4096: 64×64 split 4 (k 1024 a block) ran 202 µs on an H200, 256×128 split 4 184.
-        assert_eq!(decide_pair(2, 4096, 192, 4096), (tile_named("256x128"), 4, 128));
+        // TN 4096 × 192 × 4096: 64×64 split 4 (k 1024 a block) ran 202 µs on an H200, 256×128 split 4 184,
+        // 128×64 split 5 (480 blocks of 528, a wave) 168.
+        assert_eq!(decide_pair(2, 4096, 192, 4096), (tile_named("128x64"), 5, 480));
         assert_ne!(decide_pair(2, 4096, 384, 4096).0, tile_named("64x64_t128"));
         // Short k per block keeps it: 512² split 8 (k 64), 127 × 129 × 1023.
         assert_eq!(decide_pair(2, 512, 512, 512).0, tile_named("64x64_t128"));
@@ -2931,9 +2986,13 @@ mod tests {
         // 2048 the copy took 17–19 µs, and TN direct measured 1 % faster than
         // with it); both for the wide C of
         // gpu_sgemm_tn_and_tt_with_a_transposed_first.
-        for (m, n, k) in
-            [(3000u64, 3000u64, 3000u64), (4096, 4096, 4096), (6144, 6144, 6144), (8192, 8192, 8192), (768, 8192, 1024)]
-        {
+        for (m, n, k) in [
+            (3000u64, 3000u64, 3000u64),
+            (4096, 4096, 4096),
+            (6144, 6144, 6144),
+            (8192, 8192, 8192),
+            (1024, 8192, 1024),
+        ] {
             for pair in [2, 3] {
                 assert!(decide_transposed_a(pair, m, n, k).is_some(), "pair {pair}, ({m}, {n}, {k})");
             }

@@ -148,7 +148,7 @@ fn workloads<'a>(
             }
             // Few columns or rows of C, as fp32 nn.Linear calls SGEMM for a small
             // batch (forward TN, m = out, n = batch, k = in; input gradient NN),
-            // up to the 128×64 tile's batches (64) and past them (192).
+            // up to the 128×64 tile's batches (64) and past them (192 to 768).
             let small_sides: &[(i32, i32, usize, usize, usize)] = if quick {
                 &[(1, 0, 4096, 8, 4096)]
             } else {
@@ -165,6 +165,9 @@ fn workloads<'a>(
                     (1, 0, 11008, 64, 4096),
                     (1, 0, 4096, 192, 4096),
                     (0, 0, 4096, 64, 4096),
+                    // Batches of 384 and 768: a few rounds of 256×128 blocks split along k.
+                    (1, 0, 4096, 384, 4096),
+                    (0, 0, 4096, 768, 4096),
                 ]
             };
             for &(ta, tb, m, n, k) in small_sides {
