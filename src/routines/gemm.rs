@@ -214,8 +214,9 @@ pub const fn async_shared_bytes(rows: u32, cols: u32) -> u32 {
 /// little k (split-K over a small C, what it was made for) and, at six blocks
 /// per SM, its rounds; at long k its own (measured on an H200 against the
 /// 128×128 tile of 256 threads, one round of blocks: NN 0.86, NT 0.89, TN
-/// 0.74, TT 0.85; only TN's is used, as the others moved decisions that
-/// measured slower, the model's partial rounds being the likelier fault).
+/// 0.74, TT 0.85; all four used since the model counts blocks per warp
+/// scheduler and tries splits past two rounds: docs/performance.md, "Splits
+/// past two rounds").
 /// 128×64: its speed over 256×128's in one round of 4096 × 1024 × 4096 on an
 /// H200 (NN 0.959, NT 0.967, TN 0.861; TT 1.017, held at 1.0 to keep the
 /// large squares' TT plans that the H100 measured) times 256×128's values.
