@@ -19,6 +19,7 @@
 //  - 256x128:      256 threads (8 warps as 4 along m × 2 along n), 1 block per SM.
 //  - 128x128_t128: 128 threads (4 warps as 2 × 2), 2 blocks per SM.
 //  - 128x64:       64 threads (2 warps along m), 4 blocks per SM.
+//  - 256x64:       128 threads (4 warps along m), 2 blocks per SM.
 // A warp computes 64×64; lane (ty, tx), ty = 0..3 along m, tx = 0..7 along n,
 // owns rows ty*4 + {0..3} + 16·{0..3} and columns tx*4 + {0..3} + 32·{0, 1}:
 // a k step is 6 LDS.128 (4 of A, 2 of B) feeding 128 FFMA, a third fewer
@@ -1189,6 +1190,30 @@ GEMM_ASYNC_KERNEL(128x64, 128, 64, 8, 4, 4, 3, AtBarrier, n, t, false, true, _ve
 GEMM_ASYNC_KERNEL(128x64, 128, 64, 8, 4, 4, 1, AtBarrier, t, n, true, false, _vec, true)
 GEMM_ASYNC_KERNEL(128x64, 128, 64, 8, 4, 4, 3, AtBarrier, t, t, true, true, _vec, true)
 GEMM_ASYNC_TRANSPOSES(128x64, 128, 64, 8, 4, 4, , false)
+
+// 256x64: 128 threads (4 warps along m), two blocks (8 warps) per SM, k tiles
+// of 8 in four stages with 128x64's copy schedules: the tile cuBLAS runs for
+// 65 to 256 columns of C at long k (split 5 at 4096×192×4096). Against the
+// 128x64 tile, the same 16×8 outputs a thread with a quarter fewer copies
+// per thread and k tile (B's 64 columns shared by 256 rows), and one block's
+// four warps fill the four warp schedulers: one block per SM took 0.98–1.05×
+// the time of two (H200, scripts/gemm-small-ab.py, 4096×512×2048 split 1
+// against split 2 with its reduction).
+// Kernel time (H200, graph replay, µs, the split-K reduction included):
+// 3000×192×14336 split 7 NN 352 (128x64 split 6: 419; cuBLAS 353), NT 352
+// (404; 358), TN 380 (450; 356), TT 361 (421; 360); 4096×192×4096 split 5
+// NN 148 (155; 151), TN 161 (166; 152). One round of 4096×1024×4096 against
+// 256x128's: NN 686 / 672, NT 686 / 651, TN 755 / 693, TT 715 / 717. Tried
+// and slower at every shape: k tiles of 16 in two stages, or of 8 in four,
+// with the copies issued at the barrier (2–16 %), and 256x128's schedules
+// (TN and TT 13–20 %; NN and NT level). Planned only for one round of
+// blocks (routines/gemm.rs, Tile::one_round): over several it lost to
+// 128x64 (NN 14336×256×14336 split 4: 2410 against 2181 µs).
+GEMM_ASYNC_KERNEL(256x64, 256, 64, 8, 4, 2, 1, AtBarrier, n, n, false, false, _vec, true)
+GEMM_ASYNC_KERNEL(256x64, 256, 64, 8, 4, 2, 3, AtBarrier, n, t, false, true, _vec, true)
+GEMM_ASYNC_KERNEL(256x64, 256, 64, 8, 4, 2, 1, AtBarrier, t, n, true, false, _vec, true)
+GEMM_ASYNC_KERNEL(256x64, 256, 64, 8, 4, 2, 3, AtBarrier, t, t, true, true, _vec, true)
+GEMM_ASYNC_TRANSPOSES(256x64, 256, 64, 8, 4, 2, , false)
 
 // C = beta * C over m × n (k == 0 or alpha == 0). beta == 0 writes zeros
 // without reading C; beta == 1 writes nothing. Grid: x over rows in blocks of

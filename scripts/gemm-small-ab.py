@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Kernel time of split-K SGEMM on a small C straight from a CUBIN, against
-cuBLAS's, without the library: for comparing the 64×64 tile kernels (or
-variants of them in a copy of kernels/gemm.cu, compiled by
-`scripts/nvrtc-ptx.py FILE.cu sm_90 > FILE.cubin`). Each multiply is the tile
+"""Kernel time of (split-K) SGEMM straight from a CUBIN, against cuBLAS's,
+without the library: for comparing tile kernels (or variants of them in a
+copy of kernels/gemm.cu, compiled by `scripts/nvrtc-ptx.py FILE.cu sm_90 >
+FILE.cubin`) at one shape and split. The tile (rows × cols), the block and
+the shared memory come from the kernel's name (`tile_of`). Each multiply is the tile
 kernel on (tiles, 1, SPLIT) blocks into partial sums, then
 gemm_splitk_reduce_f32, as the library runs it (SPLIT 1: straight into C);
 alpha = 1, beta = 0. Twenty multiplies captured in a CUDA graph and replayed
@@ -11,7 +12,8 @@ kernels' own time, without launch cost. Each result is checked against a
 float64 product.
 
 usage: gemm-small-ab.py FILE.cubin MxNxK:KERNEL@SPLIT[,KERNEL@SPLIT...] ...
-  KERNEL names the NN kernel (gemm_f32_64x64_nn or gemm_f32_64x64_t128_nn);
+  KERNEL names the NN kernel (gemm_f32_64x64_nn, gemm_f32_128x64_nn, or a
+  variant's name: the tile's dimensions followed by a letter, 256x64b);
   PAIR=tn (nt, tt) in the environment runs that pair's kernel instead, and
   _vec is appended where the operands allow float4 (extents along the
   vectors multiples of 4).
@@ -19,11 +21,27 @@ usage: gemm-small-ab.py FILE.cubin MxNxK:KERNEL@SPLIT[,KERNEL@SPLIT...] ...
 """
 import ctypes
 import os
+import re
 import sys
 
 import cupy as cp
 import numpy as np
 from graph_timing import cublas_on_stream, graph_times, median
+
+
+def tile_of(name):
+    """(rows, cols, threads, dynamic shared bytes) of a tile kernel, from its
+    name: the register-staged 64×64 (64 threads) and 128×128 (256) tiles and
+    the 4×8 64×64 tile of 128 threads use static shared memory; every other
+    tile is of the cp.async family, a warp per 64×64, with the stages
+    routines/gemm.rs reserves (async_shared_bytes)."""
+    rows, cols, t128 = re.search(r"_(\d+)x(\d+)[a-z]?(_t128)?_", name).groups()
+    rows, cols = int(rows), int(cols)
+    if (rows, cols) == (64, 64):
+        return rows, cols, 128 if t128 else 64, 0
+    if (rows, cols) == (128, 128) and not t128:
+        return rows, cols, 256, 0
+    return rows, cols, (rows // 64) * (cols // 64) * 32, 2 * 16 * ((rows + 4) + (cols + 4) + cols) * 4
 
 
 def main():
@@ -57,8 +75,10 @@ def main():
             name, split = variant.split("@")
             name, split = name.replace("_nn", "_" + pair) + ("_vec" if vec else ""), int(split)
             f = module.get_function(name)
-            threads = 128 if "_t128" in name else 64
-            tiles = -(-m // 64) * -(-n // 64)
+            rows, cols, threads, shared = tile_of(name)
+            if shared:
+                f.max_dynamic_shared_size_bytes = shared
+            tiles = -(-m // rows) * -(-n // cols)
             stride = ldp * n
 
             def launch(i):
@@ -66,12 +86,13 @@ def main():
                 head = (np.int64(m), np.int64(n), np.int64(k), np.float32(1), np.uint64(0), A, np.int64(lda), B, np.int64(ldb),
                         np.float32(0), np.uint64(0))
                 if split > 1:
-                    f((tiles, 1, split), (threads,), head + (partials, np.int64(ldp), np.int64(stride), np.int32(1)))
+                    f((tiles, 1, split), (threads,), head + (partials, np.int64(ldp), np.int64(stride), np.int32(1)),
+                      shared_mem=shared)
                     reduce_kernel((-(-m // 128), min(n, 65535)), (128,),
                                   (np.int64(m), np.int64(n), np.int32(split), partials, np.int64(ldp), np.int64(stride), np.float32(1),
                                    np.uint64(0), np.float32(0), np.uint64(0), C, np.int64(m)))
                 else:
-                    f((tiles, 1, 1), (threads,), head + (C, np.int64(m), np.int64(0), np.int32(1)))
+                    f((tiles, 1, 1), (threads,), head + (C, np.int64(m), np.int64(0), np.int32(1)), shared_mem=shared)
             return f"{name} split {split}", launch
 
         for label, launch in [("cuBLAS", with_cublas)] + [tile_kernel(v) for v in variants.split(",")]:

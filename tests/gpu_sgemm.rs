@@ -410,7 +410,7 @@ fn gpu_sgemm_few_columns_or_rows() {
 }
 
 /// 33 to 64 columns of C, and TN with a long k per block: the tuner's own
-/// choices (the 128×64 tile, split; TN off the 64×64 tile), over both
+/// choices (the 128×64 and 256×64 tiles, split; TN off the 64×64 tile), over both
 /// alignments, padded leading dimensions, device scalars, alpha = 0 and
 /// beta = 0 over NaN, against the float64 reference and cuBLAS.
 #[test]
@@ -432,12 +432,15 @@ fn gpu_sgemm_medium_columns_on_the_tuners_tiles() {
                 let case = Case::new(ta, tb, m, n, k).varied(variant, [0, 1, 4][(p + s + variant) % 3], s, s % 2 == 0);
                 let decision = run_case_choosing(&gpu, &mut random, &case, if variant == 0 { cublas } else { None });
                 let kernel = decision.kernel.map(|spec| spec.name).unwrap_or("");
+                // A 64-column tile: 256×64 for NN and TN (op(B) along k), 128×64 for NT and TT.
                 if like_h100 && (m, n, k) == (4096, 33, 4096) && case.alpha != 0.0 {
-                    assert!(kernel.starts_with("gemm_f32_128x64_"), "{case:?}: {kernel}");
+                    let tile = if tb == 0 { "gemm_f32_256x64_" } else { "gemm_f32_128x64_" };
+                    assert!(kernel.starts_with(tile), "{case:?}: {kernel}");
                 }
-                // TN 4096 × 192: 96 tiles of 128×64 split 5, a wave of 480 blocks (routines/gemm.rs, SPLITS).
+                // TN 4096 × 192: 48 tiles of 256×64 split 5, 240 blocks of a wave of 264, as cuBLAS runs it
+                // (routines/gemm.rs, SPLITS).
                 if like_h100 && (ta, tb, m, n, k) == (1, 0, 4096, 192, 1024) && case.alpha != 0.0 {
-                    assert!(kernel.starts_with("gemm_f32_128x64_"), "{case:?}: {kernel}");
+                    assert!(kernel.starts_with("gemm_f32_256x64_"), "{case:?}: {kernel}");
                     assert_eq!(decision.plan.map(|plan| plan.geometry.grid.2), Some(5), "{case:?}");
                 }
                 cases += 1;

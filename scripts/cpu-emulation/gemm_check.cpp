@@ -45,6 +45,7 @@ static const KernelInfo KERNELS[] = {
     TILE_ROW(gemm_f32_128x128_t128, 128, 128, 128),
     TILE_ROW(gemm_f32_64x64_t128, 64, 64, 128),
     TILE_ROW(gemm_f32_128x64, 128, 64, 64),
+    TILE_ROW(gemm_f32_256x64, 256, 64, 128),
 };
 
 // The stream-K twins (gemm_stream_k) of three 256x128 _vec kernels, with the plain kernel.

@@ -2,10 +2,11 @@
 //!
 //! # Which kernel
 //!
-//! Tile kernels come in six tiles ([`TILES`]) per transpose pair, each in a
+//! Tile kernels come in seven tiles ([`TILES`]) per transpose pair, each in a
 //! 16-byte load version (`_vec`) and a generic one: 256×128 (256 threads),
-//! 128×128 (128 threads) and 128×64 (64 threads, for 33 to 64 columns of C
-//! and other few-tile products), each thread 16×8 outputs with cp.async
+//! 128×128 (128 threads), 128×64 (64 threads, for 33 to 64 columns of C
+//! and other few-tile products) and 256×64 (128 threads, for plans of one
+//! round, [`Tile::one_round`]), each thread 16×8 outputs with cp.async
 //! pipelines (sm_80 and later); 128×128 (256 threads) and 64×64 (64
 //! threads), each thread 8×8 outputs staged through registers (any GPU); and
 //! 64×64 of 128 threads, each 4×8 outputs, k tiles of 8 in four cp.async
@@ -177,6 +178,11 @@ pub struct Tile {
     /// The same throughput where each block covers a long k
     /// ([`Tile::efficiency_at`]); None where `efficiency` holds at any k.
     pub long_k_efficiency: Option<[f64; 4]>,
+    /// Planned only where its blocks fit in one round ([`tile_plan`],
+    /// [`choose_tile`]): 256×64, faster than 128×64 in one round (4096 × 192 ×
+    /// 4096 split 5, NN 148 against 155 µs on an H200) and slower over
+    /// several (NN 14336 × 256 × 14336 split 4, 3.4 rounds: 2410 against 2181).
+    pub one_round: bool,
     /// Dynamic shared memory per block (the asynchronous-copy tiles' stages,
     /// see [`async_shared_bytes`]).
     pub dynamic_shared_bytes: u32,
@@ -220,22 +226,27 @@ pub const fn async_shared_bytes(rows: u32, cols: u32) -> u32 {
 /// 128×64: its speed over 256×128's in one round of 4096 × 1024 × 4096 on an
 /// H200 (NN 0.959, NT 0.967, TN 0.861; TT 1.017, held at 1.0 to keep the
 /// large squares' TT plans that the H100 measured) times 256×128's values.
+/// 256×64 the same way (NN 0.980, NT 0.948, TN 0.918; TT 1.002, held at
+/// 0.985, 128×64's TT speed in that round, for the same reason).
 #[rustfmt::skip]
-pub const TILES: [Tile; 6] = [
-    //     name                  rows       cols       threads       min cc                          superseded from            efficiency NN, NT, TN, TT      long k                                           dynamic shared memory
-    Tile { name: "256x128",      rows: 256, cols: 128, threads: 256, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.09, 1.035, 1.05, 1.05], long_k_efficiency: None,                           dynamic_shared_bytes: async_shared_bytes(256, 128) },
-    Tile { name: "128x128_t128", rows: 128, cols: 128, threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.01, 0.96, 0.97, 1.03],  long_k_efficiency: None,                           dynamic_shared_bytes: async_shared_bytes(128, 128) },
-    Tile { name: "128x128",      rows: 128, cols: 128, threads: 256, min_compute_capability: (7, 0), superseded_from: None,         efficiency: [1.0, 0.93, 0.97, 0.96],   long_k_efficiency: None,                           dynamic_shared_bytes: 0 },
-    Tile { name: "64x64",        rows: 64,  cols: 64,  threads: 64,  min_compute_capability: (7, 0), superseded_from: Some((8, 0)), efficiency: [0.98, 0.98, 0.92, 0.94], long_k_efficiency: None,                           dynamic_shared_bytes: 0 },
-    Tile { name: "64x64_t128",   rows: 64,  cols: 64,  threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [0.98, 0.98, 0.92, 0.94], long_k_efficiency: Some([0.86, 0.89, 0.74, 0.85]), dynamic_shared_bytes: 0 },
-    Tile { name: "128x64",       rows: 128, cols: 64,  threads: 64,  min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.045, 1.0, 0.90, 1.0],   long_k_efficiency: None,                           dynamic_shared_bytes: async_shared_bytes(128, 64) },
+pub const TILES: [Tile; 7] = [
+    //     name                  rows       cols       threads       min cc                          superseded from            efficiency NN, NT, TN, TT      long k                                           one round  dynamic shared memory
+    Tile { name: "256x128",      rows: 256, cols: 128, threads: 256, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.09, 1.035, 1.05, 1.05], long_k_efficiency: None,                           one_round: false, dynamic_shared_bytes: async_shared_bytes(256, 128) },
+    Tile { name: "128x128_t128", rows: 128, cols: 128, threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.01, 0.96, 0.97, 1.03],  long_k_efficiency: None,                           one_round: false, dynamic_shared_bytes: async_shared_bytes(128, 128) },
+    Tile { name: "128x128",      rows: 128, cols: 128, threads: 256, min_compute_capability: (7, 0), superseded_from: None,         efficiency: [1.0, 0.93, 0.97, 0.96],   long_k_efficiency: None,                           one_round: false, dynamic_shared_bytes: 0 },
+    Tile { name: "64x64",        rows: 64,  cols: 64,  threads: 64,  min_compute_capability: (7, 0), superseded_from: Some((8, 0)), efficiency: [0.98, 0.98, 0.92, 0.94], long_k_efficiency: None,                           one_round: false, dynamic_shared_bytes: 0 },
+    Tile { name: "64x64_t128",   rows: 64,  cols: 64,  threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [0.98, 0.98, 0.92, 0.94], long_k_efficiency: Some([0.86, 0.89, 0.74, 0.85]), one_round: false, dynamic_shared_bytes: 0 },
+    Tile { name: "128x64",       rows: 128, cols: 64,  threads: 64,  min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.045, 1.0, 0.90, 1.0],   long_k_efficiency: None,                           one_round: false, dynamic_shared_bytes: async_shared_bytes(128, 64) },
+    Tile { name: "256x64",       rows: 256, cols: 64,  threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.067, 0.98, 0.96, 0.985], long_k_efficiency: None,                          one_round: true,  dynamic_shared_bytes: async_shared_bytes(256, 64) },
 ];
 
 /// Split-K factors the tuner may choose (the optimizer's extra dimension).
 /// 5 fills a wave where 4 leaves a quarter of it idle: 96 tiles of 128×64
 /// (4096 × 192) make 480 blocks of 528 on 132 SMs (cuBLAS splits 48 tiles of
-/// 256×64 five ways there).
-pub const SPLITS: &[u32] = &[1, 2, 3, 4, 5, 6, 8, 12, 16, 24, 32, 48, 64];
+/// 256×64 five ways there). 7 likewise: 36 tiles of 256×64 (3000 × 192)
+/// make 252 blocks of 264, where 6 made 216 (14336 k: 352 against 409 µs,
+/// NN on an H200).
+pub const SPLITS: &[u32] = &[1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32, 48, 64];
 /// [`tile_plan`] tries larger splits until one takes this many rounds of
 /// blocks: a split that adds a round can still fill the last one better
 /// (384 blocks of 256×128, 2.9 rounds, against 192, 1.5).
@@ -287,7 +298,7 @@ macro_rules! tile_kernel_names {
     };
 }
 const TILE_KERNEL_NAMES: [[&str; 8]; TILES.len()] =
-    tile_kernel_names!("256x128", "128x128_t128", "128x128", "64x64", "64x64_t128", "128x64");
+    tile_kernel_names!("256x128", "128x128_t128", "128x128", "64x64", "64x64_t128", "128x64", "256x64");
 
 macro_rules! tile_kernels {
     ($tile:expr, $rows:literal, $cols:literal, $threads:literal) => {{
@@ -320,6 +331,7 @@ pub static TILE_KERNELS: [[KernelSpec; 8]; TILES.len()] = [
     tile_kernels!(3, 64, 64, 64),
     tile_kernels!(4, 64, 64, 128),
     tile_kernels!(5, 128, 64, 64),
+    tile_kernels!(6, 256, 64, 128),
 ];
 
 const ELEMENTWISE_SPACE: LaunchSpace =
@@ -948,6 +960,9 @@ pub fn tile_plan(
             return unsplit;
         }
         let per_round = unsplit.occupancy.blocks_per_wave(device);
+        if tile.one_round && unsplit.geometry.blocks() > per_round {
+            return unsplit; // more than a round unsplit: choose_tile passes the tile by
+        }
         let mut best = unsplit;
         let mut best_time = estimated_time(device, tile, pair, &unsplit, m, n, k);
         for &split in SPLITS.iter().filter(|&&split| split > 1) {
@@ -963,6 +978,9 @@ pub fn tile_plan(
                 &geometry,
             );
             let plan = LaunchPlan { shape, geometry, occupancy };
+            if tile.one_round && geometry.blocks() > per_round {
+                break;
+            }
             let time = estimated_time(device, tile, pair, &plan, m, n, k);
             if time < best_time {
                 (best, best_time) = (plan, time);
@@ -977,13 +995,17 @@ pub fn tile_plan(
 
 /// Picks the tile: `plans[i]` is the plan of `TILES[i]` (split or not) for
 /// the transpose pair `pair`. Among the tiles meant for the device (all of
-/// them if none is), the least [`estimated_time`] wins; ties go to the earlier tile.
+/// them if none is), and for a [`Tile::one_round`] tile only a plan of one
+/// round, the least [`estimated_time`] wins; ties go to the earlier tile.
 pub fn choose_tile(device: &DeviceModel, pair: usize, plans: &[LaunchPlan], m: u64, n: u64, k: u64) -> usize {
     let any_suits = TILES.iter().take(plans.len()).any(|tile| tile_suits(device, tile));
     let mut best = None;
     let mut best_time = f64::INFINITY;
     for (i, plan) in plans.iter().enumerate() {
         if any_suits && !tile_suits(device, &TILES[i]) {
+            continue;
+        }
+        if TILES[i].one_round && plan.geometry.blocks() > plan.occupancy.blocks_per_wave(device) {
             continue;
         }
         let time = estimated_time(device, &TILES[i], pair, plan, m, n, k);
@@ -2659,6 +2681,7 @@ mod tests {
                 KernelModel { registers_per_thread: 80, static_shared_bytes: 17_408, max_threads_per_block: 128 }
             }
             "128x64" => KernelModel { registers_per_thread: 255, static_shared_bytes: 0, max_threads_per_block: 64 },
+            "256x64" => KernelModel { registers_per_thread: 255, static_shared_bytes: 0, max_threads_per_block: 128 },
             _ => KernelModel { registers_per_thread: 168, static_shared_bytes: 8_704, max_threads_per_block: 64 },
         }
     }
@@ -2707,24 +2730,55 @@ mod tests {
     }
 
     #[test]
-    fn thirty_three_to_sixty_four_columns_take_the_128x64_tile() {
-        // Measured on an H200 (kernels/gemm.cu, the 128x64 lines): 1.13-1.38x the 64×64 tile's speed here.
+    fn thirty_three_to_sixty_four_columns_take_a_64_column_tile() {
+        // Measured on an H200 (kernels/gemm.cu, the 128x64 and 256x64 lines): 128×64 1.13-1.38x the 64×64
+        // tile's speed here; 256×64, in one round, NN's and TN's fastest (its NT and TT efficiencies trail
+        // 128×64's).
         for pair in 0..4 {
             for ((m, n, k), split, blocks) in
                 [((4096u64, 33u64, 4096u64), 16, 512), ((11008, 64, 4096), 6, 516), ((11008, 33, 1024), 6, 516)]
             {
-                let want = (tile_named("128x64"), split, blocks);
+                let want = match pair {
+                    0 | 2 => (tile_named("256x64"), split, blocks / 2),
+                    _ => (tile_named("128x64"), split, blocks),
+                };
                 assert_eq!(decide_pair(pair, m, n, k), want, "pair {pair}, ({m}, {n}, {k})");
             }
         }
         // TN 4096 × 64 × 4096 (fp32 nn.Linear at batch 64): 62.6 µs against 73.4 on 64×64.
-        assert_eq!(decide_pair(2, 4096, 64, 4096).0, tile_named("128x64"));
+        assert_eq!(decide_pair(2, 4096, 64, 4096).0, tile_named("256x64"));
         // Not where the larger tiles fill the device: squares, 128 columns.
         for pair in 0..4 {
             for n in [1024u64, 2048, 4096] {
-                assert_ne!(decide_pair(pair, n, n, n).0, tile_named("128x64"), "pair {pair}, n = {n}");
+                let tile = TILES[decide_pair(pair, n, n, n).0];
+                assert!(tile.cols > 64, "pair {pair}, n = {n}: {}", tile.name);
             }
-            assert_ne!(decide_pair(pair, 4096, 128, 4096).0, tile_named("128x64"), "pair {pair}, n = 128");
+            let tile = TILES[decide_pair(pair, 4096, 128, 4096).0];
+            assert!(tile.cols > 64, "pair {pair}, n = 128: {}", tile.name);
+        }
+    }
+
+    #[test]
+    fn the_256x64_tile_runs_one_round_at_most() {
+        // 36 tiles split 7: 252 blocks of 264 (H200, NN 3000 × 192 × 14336: 352 µs against 419 on 128×64
+        // split 6; cuBLAS 353).
+        assert_eq!(decide_pair(0, 3000, 192, 14336), (tile_named("256x64"), 7, 252));
+        // Over several rounds it ran slower than 128×64 (NN 14336 × 256 × 14336 split 4, 3.4 rounds: 2410
+        // against 2181 µs): planned there, it is passed by.
+        assert_eq!(decide_pair(0, 14336, 256, 14336), (tile_named("128x64"), 4, 1792));
+        let tuner = tuner();
+        let per_round = tuner.plan(&TILE_KERNELS[6][0], &model(6), &Problem { m: 4096, n: 4096, k: 0 });
+        let per_round = per_round.occupancy.blocks_per_wave(tuner.device());
+        assert_eq!(per_round, 264);
+        for pair in 0..4 {
+            for m in [512u64, 3000, 4096, 14336] {
+                for n in [48u64, 96, 192, 320, 448, 1024] {
+                    for k in [512u64, 4096, 14336] {
+                        let (tile, _, blocks) = decide_pair(pair, m, n, k);
+                        assert!(tile != tile_named("256x64") || blocks <= per_round, "pair {pair} ({m}, {n}, {k})");
+                    }
+                }
+            }
         }
     }
 
@@ -2763,8 +2817,8 @@ mod tests {
     #[test]
     fn tn_with_long_k_per_block_leaves_the_64x64_tile() {
         // TN 4096 × 192 × 4096: 64×64 split 4 (k 1024 a block) ran 202 µs on an H200, 256×128 split 4 184,
-        // 128×64 split 5 (480 blocks of 528, a wave) 168.
-        assert_eq!(decide_pair(2, 4096, 192, 4096), (tile_named("128x64"), 5, 480));
+        // 128×64 split 5 (480 blocks of 528, a wave) 168, 256×64 split 5 (240 of 264) 161 (cuBLAS's plan).
+        assert_eq!(decide_pair(2, 4096, 192, 4096), (tile_named("256x64"), 5, 240));
         assert_ne!(decide_pair(2, 4096, 384, 4096).0, tile_named("64x64_t128"));
         // Short k per block keeps it: 512² split 8 (k 64), 127 × 129 × 1023.
         assert_eq!(decide_pair(2, 512, 512, 512).0, tile_named("64x64_t128"));
