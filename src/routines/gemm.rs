@@ -341,9 +341,18 @@ const ELEMENTWISE_SPACE: LaunchSpace =
 pub static SCALE: KernelSpec =
     KernelSpec { name: SCALE_NAME, space: ELEMENTWISE_SPACE, geometry: elementwise_geometry };
 const SCALE_NAME: &str = "gemm_scale_f32";
+/// The split-K reduction's block, fixed at 256 threads: over 32 to 512 the
+/// optimizer, sizing by occupancy alone, went as low as one warp (8192 × 48:
+/// 12288 blocks of 32), and this pass, which streams the partial sums once,
+/// took up to 5 µs longer (H200, `scripts/sgemm-builds.py`: at 256, 82 of 434
+/// SGEMM shapes 1–26 % faster, NN 8192 × 48 × 512 26.7 -> 21.2 µs; 4 up to
+/// 2.2 % slower; 128 and 512 a little behind 256).
+const REDUCE_SPACE: LaunchSpace =
+    LaunchSpace { tx_step: 32, tx_min: 256, tx_max: 256, ty_min: 1, ty_max: 1, splits: &[1] };
+
 /// C = alpha·Σ partials + beta·C: problem (m, n, 0).
 pub static SPLITK_REDUCE: KernelSpec =
-    KernelSpec { name: SPLITK_REDUCE_NAME, space: ELEMENTWISE_SPACE, geometry: elementwise_geometry };
+    KernelSpec { name: SPLITK_REDUCE_NAME, space: REDUCE_SPACE, geometry: elementwise_geometry };
 const SPLITK_REDUCE_NAME: &str = "gemm_splitk_reduce_f32";
 /// A^T copied into the work buffer (module docs, "Transposed A"): problem (rows, 0, k).
 pub static TRANSPOSE_A: KernelSpec =
@@ -2626,6 +2635,17 @@ mod tests {
             transpose_geometry(&Problem { m: 1, n: 0, k: 1 << 22 }, &LaunchShape { tx: 32, ty: 8, split: 1 }).grid,
             (1, 65535, 1)
         );
+    }
+
+    #[test]
+    fn the_split_reduction_runs_blocks_of_256_threads() {
+        let tuner = tuner();
+        let model = KernelModel { registers_per_thread: 16, static_shared_bytes: 0, max_threads_per_block: 1024 };
+        for (m, n) in [(8192u64, 48u64), (11008, 192), (127, 129), (4096, 4096)] {
+            let plan = tuner.plan(&SPLITK_REDUCE, &model, &Problem { m, n, k: 0 });
+            assert_eq!(plan.shape.tx, 256, "({m}, {n})");
+            assert_eq!(plan.geometry.grid.0 as u64, m.div_ceil(256), "({m}, {n})");
+        }
     }
 
     #[test]
