@@ -5,7 +5,8 @@ copy of kernels/gemm.cu, compiled by `scripts/nvrtc-ptx.py FILE.cu sm_90 >
 FILE.cubin`) at one shape and split. The tile (rows × cols), the block and
 the shared memory come from the kernel's name (`tile_of`). Each multiply is the tile
 kernel on (tiles, 1, SPLIT) blocks into partial sums, then
-gemm_splitk_reduce_f32, as the library runs it (SPLIT 1: straight into C);
+gemm_splitk_reduce_f32 in blocks of 256 threads, as the library runs it
+(REDUCE_SPACE; SPLIT 1: straight into C);
 alpha = 1, beta = 0. Twenty multiplies captured in a CUDA graph and replayed
 between two events, median of 15 replays, four operand sets rotated: the
 kernels' own time, without launch cost. Each result is checked against a
@@ -88,7 +89,7 @@ def main():
                 if split > 1:
                     f((tiles, 1, split), (threads,), head + (partials, np.int64(ldp), np.int64(stride), np.int32(1)),
                       shared_mem=shared)
-                    reduce_kernel((-(-m // 128), min(n, 65535)), (128,),
+                    reduce_kernel((-(-m // 256), min(n, 65535)), (256,),
                                   (np.int64(m), np.int64(n), np.int32(split), partials, np.int64(ldp), np.int64(stride), np.float32(1),
                                    np.uint64(0), np.float32(0), np.uint64(0), C, np.int64(m)))
                 else:
