@@ -27,7 +27,7 @@ import sys
 
 import cupy as cp
 import numpy as np
-from graph_timing import cublas_on_stream, graph_times, median
+from graph_timing import async_shared_bytes, cublas_on_stream, graph_times, median
 
 
 def tile_of(name):
@@ -35,14 +35,14 @@ def tile_of(name):
     name: the register-staged 64×64 (64 threads) and 128×128 (256) tiles and
     the 4×8 64×64 tile of 128 threads use static shared memory; every other
     tile is of the cp.async family, a warp per 64×64, with the stages
-    routines/gemm.rs reserves (async_shared_bytes)."""
+    routines/gemm.rs reserves."""
     rows, cols, t128 = re.search(r"_(\d+)x(\d+)[a-z]?(_t128)?_", name).groups()
     rows, cols = int(rows), int(cols)
     if (rows, cols) == (64, 64):
         return rows, cols, 128 if t128 else 64, 0
     if (rows, cols) == (128, 128) and not t128:
         return rows, cols, 256, 0
-    return rows, cols, (rows // 64) * (cols // 64) * 32, 2 * 16 * ((rows + 4) + (cols + 4) + cols) * 4
+    return rows, cols, (rows // 64) * (cols // 64) * 32, async_shared_bytes(rows, cols)
 
 
 def main():

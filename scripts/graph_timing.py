@@ -2,8 +2,8 @@
 CUBIN (gemv-ab.py, gemv-sawtooth.py, gemm-small-ab.py): a few warm-up calls,
 then `calls` calls captured in one CUDA graph and the graph replayed between
 two events; cuBLAS on a stream of its own, to time beside them; and the
-operand rotation and SGEMM call the SGEMM scripts share. Runs on the GPU
-machine (CuPy, libcublas.so.13)."""
+operand rotation, SGEMM call and tile shared memory the SGEMM scripts share.
+Runs on the GPU machine (CuPy, libcublas.so.13)."""
 import ctypes
 
 import cupy as cp
@@ -57,6 +57,12 @@ def sgemm(lib, fn, handle, ta, tb, m, n, k, A, lda, B, ldb, C, alpha=1.0, beta=0
     status = getattr(lib, fn)(handle, ta, tb, m, n, k, ctypes.byref(a), ctypes.c_void_p(A.data.ptr), lda,
                               ctypes.c_void_p(B.data.ptr), ldb, ctypes.byref(b), ctypes.c_void_p(C.data.ptr), m)
     assert status == 0, (fn, status)
+
+
+def async_shared_bytes(rows, cols):
+    """The dynamic shared memory routines/gemm.rs reserves for a cp.async
+    tile kernel of rows × cols (async_shared_bytes there)."""
+    return 2 * 16 * ((rows + 4) + (cols + 4) + cols) * 4
 
 
 def median(times):

@@ -25,11 +25,12 @@ import sys
 
 import cupy as cp
 import numpy as np
+from graph_timing import async_shared_bytes
 
-# async_shared_bytes (routines/gemm.rs) of a rows × cols tile; SHARED_BYTES
-# overrides it (for variants with more stages).
+# async_shared_bytes of a rows × cols tile; SHARED_BYTES overrides it (for
+# variants with more stages).
 def shared_bytes(rows, cols):
-    return int(os.environ.get("SHARED_BYTES", 32 * (rows + 4 + cols + 4 + cols) * 4))
+    return int(os.environ.get("SHARED_BYTES", async_shared_bytes(rows, cols)))
 ITERATIONS = 40
 SMS = 132
 

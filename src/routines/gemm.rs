@@ -201,6 +201,12 @@ impl Tile {
         let Some(long) = self.long_k_efficiency.map(|long| long[pair.min(3)]) else { return short };
         long + (short - long) * (SHORT_K / k_per_block.max(1.0)).min(1.0)
     }
+
+    /// Whether a plan of `blocks`, `per_round` of them a round, may run on
+    /// this tile ([`Tile::one_round`]).
+    pub fn admits(&self, blocks: u64, per_round: u64) -> bool {
+        !self.one_round || blocks <= per_round
+    }
 }
 
 /// The k per block up to which [`Tile::efficiency`] holds as it is.
@@ -969,9 +975,6 @@ pub fn tile_plan(
             return unsplit;
         }
         let per_round = unsplit.occupancy.blocks_per_wave(device);
-        if tile.one_round && unsplit.geometry.blocks() > per_round {
-            return unsplit; // more than a round unsplit: choose_tile passes the tile by
-        }
         let mut best = unsplit;
         let mut best_time = estimated_time(device, tile, pair, &unsplit, m, n, k);
         for &split in SPLITS.iter().filter(|&&split| split > 1) {
@@ -987,8 +990,8 @@ pub fn tile_plan(
                 &geometry,
             );
             let plan = LaunchPlan { shape, geometry, occupancy };
-            if tile.one_round && geometry.blocks() > per_round {
-                break;
+            if !tile.admits(geometry.blocks(), per_round) {
+                break; // so would the larger splits; past a round unsplit, choose_tile passes the tile by
             }
             let time = estimated_time(device, tile, pair, &plan, m, n, k);
             if time < best_time {
@@ -1014,7 +1017,7 @@ pub fn choose_tile(device: &DeviceModel, pair: usize, plans: &[LaunchPlan], m: u
         if any_suits && !tile_suits(device, &TILES[i]) {
             continue;
         }
-        if TILES[i].one_round && plan.geometry.blocks() > plan.occupancy.blocks_per_wave(device) {
+        if !TILES[i].admits(plan.geometry.blocks(), plan.occupancy.blocks_per_wave(device)) {
             continue;
         }
         let time = estimated_time(device, &TILES[i], pair, plan, m, n, k);
