@@ -1232,25 +1232,75 @@ extern "C" __global__ void gemm_scale_f32(i64 m, i64 n, float beta_value, const 
 // Split-K finish: C = alpha * Σ_z partial[z] + beta * C, the splits summed in
 // order z = 0, 1, … so the result does not depend on timing. alpha == 0 ignores
 // the partial sums (A and B are then as good as unread); beta == 0 never reads C.
-extern "C" __global__ void gemm_splitk_reduce_f32(i64 m, i64 n, int splits, const float *partial, i64 ldp,
-                                                  i64 split_stride, float alpha_value, const float *alpha_ptr,
-                                                  float beta_value, const float *beta_ptr, float *C, i64 ldc) {
+// ROWS rows a thread: 1, or 4 read as float4 (the partial sums' ldp and
+// split_stride are multiples of 4 and the buffer is 256-byte aligned; C as
+// float4 where aligned), for fewer, wider loads where C has enough rows and
+// columns to keep every SM busy at four (routines/gemm.rs, `reduce_spec`).
+template <int ROWS>
+__device__ __forceinline__ void splitk_reduce(i64 m, i64 n, int splits, const float *partial, i64 ldp, i64 split_stride,
+                                              float alpha_value, const float *alpha_ptr, float beta_value,
+                                              const float *beta_ptr, float *C, i64 ldc) {
     const float alpha = load_scalar(alpha_value, alpha_ptr);
     const float beta = load_scalar(beta_value, beta_ptr);
     if (alpha == 0.0f && beta == 1.0f) return;
-    const i64 row = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const i64 row = (static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x) * ROWS;
     if (row >= m) return;
     for (i64 col = blockIdx.y; col < n; col += gridDim.y) {
-        float sum = 0.0f;
-        if (alpha != 0.0f) {
-            const float *p = partial + col * ldp + row;
-            for (int z = 0; z < splits; ++z) sum += p[z * split_stride];
-        }
-        float out = alpha * sum;
+        const float *p = partial + col * ldp + row;
         float *c = C + col * ldc + row;
-        if (beta != 0.0f) out = fmaf(beta, *c, out);
-        *c = out;
+        if constexpr (ROWS == 4) {
+            // Rows past m in the last group were never written: only whole groups go as float4.
+            if (row + 3 < m) {
+                float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                if (alpha != 0.0f) {
+#pragma unroll 4
+                    for (int z = 0; z < splits; ++z) {
+                        const float4 v = *reinterpret_cast<const float4 *>(p + z * split_stride);
+                        sum.x += v.x;
+                        sum.y += v.y;
+                        sum.z += v.z;
+                        sum.w += v.w;
+                    }
+                }
+                float out[4] = {alpha * sum.x, alpha * sum.y, alpha * sum.z, alpha * sum.w};
+                if ((reinterpret_cast<unsigned long long>(c) & 15) == 0) {
+                    if (beta != 0.0f) {
+                        const float4 old = *reinterpret_cast<const float4 *>(c);
+                        out[0] = fmaf(beta, old.x, out[0]);
+                        out[1] = fmaf(beta, old.y, out[1]);
+                        out[2] = fmaf(beta, old.z, out[2]);
+                        out[3] = fmaf(beta, old.w, out[3]);
+                    }
+                    *reinterpret_cast<float4 *>(c) = make_float4(out[0], out[1], out[2], out[3]);
+                } else {
+#pragma unroll
+                    for (int r = 0; r < 4; ++r) c[r] = beta != 0.0f ? fmaf(beta, c[r], out[r]) : out[r];
+                }
+                continue;
+            }
+        }
+        for (int r = 0; r < ROWS && row + r < m; ++r) {
+            float sum = 0.0f;
+            if (alpha != 0.0f) {
+                for (int z = 0; z < splits; ++z) sum += p[z * split_stride + r];
+            }
+            float out = alpha * sum;
+            if (beta != 0.0f) out = fmaf(beta, c[r], out);
+            c[r] = out;
+        }
     }
+}
+
+extern "C" __global__ void gemm_splitk_reduce_f32(i64 m, i64 n, int splits, const float *partial, i64 ldp,
+                                                  i64 split_stride, float alpha_value, const float *alpha_ptr,
+                                                  float beta_value, const float *beta_ptr, float *C, i64 ldc) {
+    splitk_reduce<1>(m, n, splits, partial, ldp, split_stride, alpha_value, alpha_ptr, beta_value, beta_ptr, C, ldc);
+}
+
+extern "C" __global__ void gemm_splitk_reduce4_f32(i64 m, i64 n, int splits, const float *partial, i64 ldp,
+                                                   i64 split_stride, float alpha_value, const float *alpha_ptr,
+                                                   float beta_value, const float *beta_ptr, float *C, i64 ldc) {
+    splitk_reduce<4>(m, n, splits, partial, ldp, split_stride, alpha_value, alpha_ptr, beta_value, beta_ptr, C, ldc);
 }
 
 // TN and TT with a large product (routines/gemm.rs, "Transposed A"): rows

@@ -12,12 +12,13 @@ between two events, median of 15 replays, four operand sets rotated: the
 kernels' own time, without launch cost. Each result is checked against a
 float64 product.
 
-usage: gemm-small-ab.py FILE.cubin MxNxK:KERNEL@SPLIT[,KERNEL@SPLIT...] ...
+usage: gemm-small-ab.py FILE.cubin MxNxK:KERNEL@SPLIT[/REDUCE][,KERNEL@SPLIT...] ...
   KERNEL names the NN kernel (gemm_f32_64x64_nn, gemm_f32_128x64_nn, or a
   variant's name: the tile's dimensions followed by a letter, 256x64b);
   PAIR=tn (nt, tt) in the environment runs that pair's kernel instead, and
   _vec is appended where the operands allow float4 (extents along the
-  vectors multiples of 4).
+  vectors multiples of 4). /REDUCE names another reduction kernel of the
+  same arguments (one with "reduce4" in its name takes four rows a thread).
   e.g. gemm-small-ab.py gemm.cubin 127x129x1023:gemm_f32_64x64_nn@16,gemm_f32_64x64_t128_nn@16
 """
 import ctypes
@@ -74,6 +75,9 @@ def main():
 
         def tile_kernel(variant):
             name, split = variant.split("@")
+            split, _, reduce_name = split.partition("/")
+            reduce = module.get_function(reduce_name) if reduce_name else reduce_kernel
+            rows_per_thread = 4 if "reduce4" in reduce_name else 1
             name, split = name.replace("_nn", "_" + pair) + ("_vec" if vec else ""), int(split)
             f = module.get_function(name)
             rows, cols, threads, shared = tile_of(name)
@@ -89,12 +93,12 @@ def main():
                 if split > 1:
                     f((tiles, 1, split), (threads,), head + (partials, np.int64(ldp), np.int64(stride), np.int32(1)),
                       shared_mem=shared)
-                    reduce_kernel((-(-m // 256), min(n, 65535)), (256,),
+                    reduce((-(-m // (256 * rows_per_thread)), min(n, 65535)), (256,),
                                   (np.int64(m), np.int64(n), np.int32(split), partials, np.int64(ldp), np.int64(stride), np.float32(1),
                                    np.uint64(0), np.float32(0), np.uint64(0), C, np.int64(m)))
                 else:
                     f((tiles, 1, 1), (threads,), head + (C, np.int64(m), np.int64(0), np.int32(1)), shared_mem=shared)
-            return f"{name} split {split}", launch
+            return f"{name} split {split}" + (f" {reduce_name}" if reduce_name else ""), launch
 
         for label, launch in [("cuBLAS", with_cublas)] + [tile_kernel(v) for v in variants.split(",")]:
             times = graph_times(stream, launch, 20)

@@ -139,8 +139,11 @@ static int run_case(const KernelInfo &kinfo, const Case &c) {
         emu::launch({static_cast<unsigned>(tiles), 1, static_cast<unsigned>(c.split)}, kinfo.threads, [&] {
             kinfo.fn(c.m, c.n, c.k, 1.0f, nullptr, A, lda, B, ldb, 0.0f, nullptr, W, ldp, stride, 1);
         });
-        emu::launch({static_cast<unsigned>((c.m + 127) / 128), static_cast<unsigned>(std::min<i64>(c.n, 65535)), 1}, 128, [&] {
-            gemm_splitk_reduce_f32(c.m, c.n, c.split, W, ldp, stride, c.alpha, alpha_ptr, c.beta, beta_ptr, C, ldc);
+        // Both reductions, taken in turn: one row a thread, or four (float4 over whole groups).
+        const int rows = (c.m + c.n + c.split) % 2 ? 4 : 1;
+        const auto reduce = rows == 4 ? gemm_splitk_reduce4_f32 : gemm_splitk_reduce_f32;
+        emu::launch({static_cast<unsigned>((c.m + 128 * rows - 1) / (128 * rows)), static_cast<unsigned>(std::min<i64>(c.n, 65535)), 1}, 128, [&] {
+            reduce(c.m, c.n, c.split, W, ldp, stride, c.alpha, alpha_ptr, c.beta, beta_ptr, C, ldc);
         });
     }
 

@@ -67,8 +67,10 @@
 //! partial sums in a fixed order, as SGEMV's splits do.
 //!
 //! k == 0 or alpha == 0 (host) use `gemm_scale_f32` (C = beta·C); a split
-//! launch is followed by `gemm_splitk_reduce_f32`, which sums the partial
-//! C tiles from the work buffer in a fixed order and applies alpha and beta.
+//! launch is followed by `gemm_splitk_reduce_f32` (or `gemm_splitk_reduce4_f32`,
+//! four rows a thread in float4, where C is large enough: [`reduce_spec`]),
+//! which sums the partial C tiles from the work buffer in a fixed order and
+//! applies alpha and beta.
 //!
 //! # Transposed A
 //!
@@ -183,6 +185,10 @@ pub struct Tile {
     /// 4096 split 5, NN 148 against 155 µs on an H200) and slower over
     /// several (NN 14336 × 256 × 14336 split 4, 3.4 rounds: 2410 against 2181).
     pub one_round: bool,
+    /// An SM holding c of the a blocks it could runs them at (c / a)^this of
+    /// its full speed ([`estimated_time`]): [`time_model::FILL_EXPONENT`], or
+    /// [`time_model::FILL_EXPONENT_128X128_T128`].
+    pub fill_exponent: f64,
     /// Dynamic shared memory per block (the asynchronous-copy tiles' stages,
     /// see [`async_shared_bytes`]).
     pub dynamic_shared_bytes: u32,
@@ -236,14 +242,14 @@ pub const fn async_shared_bytes(rows: u32, cols: u32) -> u32 {
 /// 0.985, 128×64's TT speed in that round, for the same reason).
 #[rustfmt::skip]
 pub const TILES: [Tile; 7] = [
-    //     name                  rows       cols       threads       min cc                          superseded from            efficiency NN, NT, TN, TT      long k                                           one round  dynamic shared memory
-    Tile { name: "256x128",      rows: 256, cols: 128, threads: 256, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.09, 1.035, 1.05, 1.05], long_k_efficiency: None,                           one_round: false, dynamic_shared_bytes: async_shared_bytes(256, 128) },
-    Tile { name: "128x128_t128", rows: 128, cols: 128, threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.01, 0.96, 0.97, 1.03],  long_k_efficiency: None,                           one_round: false, dynamic_shared_bytes: async_shared_bytes(128, 128) },
-    Tile { name: "128x128",      rows: 128, cols: 128, threads: 256, min_compute_capability: (7, 0), superseded_from: None,         efficiency: [1.0, 0.93, 0.97, 0.96],   long_k_efficiency: None,                           one_round: false, dynamic_shared_bytes: 0 },
-    Tile { name: "64x64",        rows: 64,  cols: 64,  threads: 64,  min_compute_capability: (7, 0), superseded_from: Some((8, 0)), efficiency: [0.98, 0.98, 0.92, 0.94], long_k_efficiency: None,                           one_round: false, dynamic_shared_bytes: 0 },
-    Tile { name: "64x64_t128",   rows: 64,  cols: 64,  threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [0.98, 0.98, 0.92, 0.94], long_k_efficiency: Some([0.86, 0.89, 0.74, 0.85]), one_round: false, dynamic_shared_bytes: 0 },
-    Tile { name: "128x64",       rows: 128, cols: 64,  threads: 64,  min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.045, 1.0, 0.90, 1.0],   long_k_efficiency: None,                           one_round: false, dynamic_shared_bytes: async_shared_bytes(128, 64) },
-    Tile { name: "256x64",       rows: 256, cols: 64,  threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.067, 0.98, 0.96, 0.985], long_k_efficiency: None,                          one_round: true,  dynamic_shared_bytes: async_shared_bytes(256, 64) },
+    //     name                  rows       cols       threads       min cc                          superseded from            efficiency NN, NT, TN, TT      long k                                           one round  fill                                                               dynamic shared memory
+    Tile { name: "256x128",      rows: 256, cols: 128, threads: 256, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.09, 1.035, 1.05, 1.05], long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT, dynamic_shared_bytes: async_shared_bytes(256, 128) },
+    Tile { name: "128x128_t128", rows: 128, cols: 128, threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.01, 0.96, 0.97, 1.03],  long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT_128X128_T128, dynamic_shared_bytes: async_shared_bytes(128, 128) },
+    Tile { name: "128x128",      rows: 128, cols: 128, threads: 256, min_compute_capability: (7, 0), superseded_from: None,         efficiency: [1.0, 0.93, 0.97, 0.96],   long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT, dynamic_shared_bytes: 0 },
+    Tile { name: "64x64",        rows: 64,  cols: 64,  threads: 64,  min_compute_capability: (7, 0), superseded_from: Some((8, 0)), efficiency: [0.98, 0.98, 0.92, 0.94], long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT, dynamic_shared_bytes: 0 },
+    Tile { name: "64x64_t128",   rows: 64,  cols: 64,  threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [0.98, 0.98, 0.92, 0.94], long_k_efficiency: Some([0.86, 0.89, 0.74, 0.85]), one_round: false, fill_exponent: time_model::FILL_EXPONENT, dynamic_shared_bytes: 0 },
+    Tile { name: "128x64",       rows: 128, cols: 64,  threads: 64,  min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.045, 1.0, 0.90, 1.0],   long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT, dynamic_shared_bytes: async_shared_bytes(128, 64) },
+    Tile { name: "256x64",       rows: 256, cols: 64,  threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.067, 0.98, 0.96, 0.985], long_k_efficiency: None,                          one_round: true,  fill_exponent: time_model::FILL_EXPONENT, dynamic_shared_bytes: async_shared_bytes(256, 64) },
 ];
 
 /// Split-K factors the tuner may choose (the optimizer's extra dimension).
@@ -283,6 +289,17 @@ pub mod time_model {
     /// at ~0.75 (n = 1024, split 2), 64×64 blocks at 1, 2 and 4 of 6 at about
     /// 0.3, 0.5 and 0.9 (n = 512).
     pub const FILL_EXPONENT: f64 = 0.5;
+    /// The 128×128 tile of 128 threads: one block of the two an SM holds ran
+    /// at 0.56–0.60 of their speed (H200, kernel time by graph replay,
+    /// `scripts/gemm-small-ab.py`, 16384 × 128 against 16384 × 256, k = 256
+    /// and 1024, all four pairs: NN 44.9 µs for 128 blocks, 52.0 for 256),
+    /// where the 256×64 tile's lone block, as many threads and outputs, ran
+    /// at 0.83–0.89 (29.9 against 49.4 µs). Of a grid of 4032 shapes, this
+    /// moved 102 plans off lone 128×128_t128 blocks (to 128×128, 128×64 and
+    /// 64×64_t128); in the library (`scripts/sgemm-builds.py`, H200) 40 of
+    /// them ran 1–31 % faster (TN 4096 × 448 × 256 48.4 -> 33.7 µs, cuBLAS
+    /// 30.1) and none slower by more than 0.3 %.
+    pub const FILL_EXPONENT_128X128_T128: f64 = 0.8;
     /// Warp schedulers per SM: an SM's warps are dealt to its sub-partitions
     /// in turn, and a round lasts as long as the sub-partition with the most.
     pub const SUB_PARTITIONS: u64 = 4;
@@ -360,6 +377,23 @@ const REDUCE_SPACE: LaunchSpace =
 pub static SPLITK_REDUCE: KernelSpec =
     KernelSpec { name: SPLITK_REDUCE_NAME, space: REDUCE_SPACE, geometry: elementwise_geometry };
 const SPLITK_REDUCE_NAME: &str = "gemm_splitk_reduce_f32";
+/// The same, four rows a thread with float4 loads of the partial sums: problem (m, n, 0).
+pub static SPLITK_REDUCE4: KernelSpec =
+    KernelSpec { name: SPLITK_REDUCE4_NAME, space: REDUCE_SPACE, geometry: four_rows_geometry };
+const SPLITK_REDUCE4_NAME: &str = "gemm_splitk_reduce4_f32";
+/// The split-K reduction for an m × n C: four rows a thread where those
+/// threads still fill half the device's resident threads (135168 on 132
+/// SMs), one row a thread otherwise. Kernel time by graph replay on an H200
+/// (`scripts/sgemm-builds.py`, 302 shapes, every split plan among them):
+/// with this rule 53 ran faster by 1–7 % (NN 11008 × 192 × 512 split 2 60.0
+/// -> 55.9 µs, NN 3000 × 448 × 512 split 3 43.2 -> 40.8) and one 1.7 %
+/// slower; four rows for every C of 32768 threads or more also slowed 79,
+/// by up to 50 % (TT 127 × 1024 × 1024 split 16, 14.2 -> 21.3): too few
+/// threads to keep the loads in flight, each summing many splits.
+pub fn reduce_spec(device: &DeviceModel, m: u64, n: u64) -> &'static KernelSpec {
+    let half_resident = device.sm_count as u64 * device.max_threads_per_sm as u64 / 2;
+    if m.div_ceil(4) * n >= half_resident { &SPLITK_REDUCE4 } else { &SPLITK_REDUCE }
+}
 /// A^T copied into the work buffer (module docs, "Transposed A"): problem (rows, 0, k).
 pub static TRANSPOSE_A: KernelSpec =
     KernelSpec { name: TRANSPOSE_A_NAME, space: TRANSPOSE_SPACE, geometry: transpose_geometry };
@@ -442,7 +476,7 @@ const SKINNY_M_SPACE: LaunchSpace =
     LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 32, ty_min: 8, ty_max: 8, splits: SKINNY_SPLITS };
 
 pub const KERNEL_NAMES: &[&str] = &{
-    let mut names = [""; TILES.len() * 8 + 3 + STREAM_K_NAMES.len() + SKINNY_NAMES.len()];
+    let mut names = [""; TILES.len() * 8 + 4 + STREAM_K_NAMES.len() + SKINNY_NAMES.len()];
     let mut i = 0;
     while i < TILES.len() * 8 {
         names[i] = TILE_KERNEL_NAMES[i / 8][i % 8];
@@ -451,14 +485,15 @@ pub const KERNEL_NAMES: &[&str] = &{
     names[i] = SCALE_NAME;
     names[i + 1] = SPLITK_REDUCE_NAME;
     names[i + 2] = TRANSPOSE_A_NAME;
+    names[i + 3] = SPLITK_REDUCE4_NAME;
     let mut j = 0;
     while j < STREAM_K_NAMES.len() {
-        names[i + 3 + j] = STREAM_K_NAMES[j];
+        names[i + 4 + j] = STREAM_K_NAMES[j];
         j += 1;
     }
     let mut s = 0;
     while s < SKINNY_NAMES.len() {
-        names[i + 3 + j + s] = SKINNY_NAMES[s];
+        names[i + 4 + j + s] = SKINNY_NAMES[s];
         s += 1;
     }
     names
@@ -506,6 +541,11 @@ pub fn tile_geometry<const ROWS: u64, const COLS: u64, const SHARED: u32>(
 fn elementwise_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
     let x = problem.m.div_ceil(shape.tx as u64).max(1);
     Geometry { grid: (x.min(i32::MAX as u64) as u32, problem.n.clamp(1, 65535) as u32, 1), dynamic_shared_bytes: 0 }
+}
+
+/// The four-row reduction: a thread per four rows in blocks of tx, up to 65535 column strides.
+fn four_rows_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
+    elementwise_geometry(&Problem { m: problem.m.div_ceil(4), ..*problem }, shape)
 }
 
 /// The copy of A^T: tiles of 64 rows of op(A) (x) × 32 k (y; the kernel strides past 65535).
@@ -834,7 +874,7 @@ pub fn tile_suits(device: &DeviceModel, tile: &Tile) -> bool {
 /// The estimated µs of a tile's plan (module docs, step 3). Blocks run in
 /// rounds of `a × SMs` (a: active blocks per SM); a round takes as long as
 /// its busiest SM, which holds `c` blocks: `c × work / (efficiency × (c /
-/// a)^FILL_EXPONENT)` (the efficiency at the blocks' k, [`Tile::efficiency_at`])
+/// a)^fill_exponent)` (the efficiency at the blocks' k, [`Tile::efficiency_at`])
 /// plus a fixed [`time_model::ROUND_US`]; the last round's
 /// `c` is its blocks over the SMs. A split adds the reduction and the partial sums.
 pub fn estimated_time(
@@ -882,7 +922,7 @@ fn block_round_us(tile: &Tile, pair: usize, active: u64, k: f64, c: u64) -> f64 
     let busiest = (c * warps).div_ceil(SUB_PARTITIONS) * SUB_PARTITIONS;
     let c = (busiest as f64 / warps as f64).clamp(c as f64, active.max(c) as f64);
     let work = (tile.rows * tile.cols) as f64 / (128.0 * 128.0) * k * US_PER_K_OF_128X128;
-    let throughput = (c / active as f64).powf(FILL_EXPONENT);
+    let throughput = (c / active as f64).powf(tile.fill_exponent);
     c * work / (tile.efficiency_at(pair, k) * throughput) + ROUND_US
 }
 
@@ -2109,8 +2149,9 @@ fn launch_multiply(
         }
     };
     let [alpha_value, alpha_address, beta_value, beta_address] = scalars;
-    let reduce = device.kernel(SPLITK_REDUCE.name)?;
-    let reduce_plan = device.tuner.plan(&SPLITK_REDUCE, &reduce.model, &Problem { m, n, k: 0 });
+    let reduce_spec = reduce_spec(device.model(), m, n);
+    let reduce = device.kernel(reduce_spec.name)?;
+    let reduce_plan = device.tuner.plan(reduce_spec, &reduce.model, &Problem { m, n, k: 0 });
     let (m, n, k) = (m as i64, n as i64, k as i64);
     // SAFETY: as in launch_unsplit; the work buffer holds splits × split_stride
     // floats, 256-byte aligned, with ldp and split_stride multiples of 4 (float4 stores).
@@ -2609,7 +2650,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(KERNEL_NAMES.len(), TILES.len() * 8 + 3 + STREAM_K_KERNELS.len() + 16);
+        assert_eq!(KERNEL_NAMES.len(), TILES.len() * 8 + 4 + STREAM_K_KERNELS.len() + 16);
         for (nb, row) in SKINNY_KERNELS.iter().enumerate() {
             for (i, spec) in row.iter().enumerate() {
                 let name = format!("gemm_f32_skinny_{}{}{}", ['k', 'm'][i / 2], 4 << nb, ["", "_vec"][i % 2]);
@@ -2618,7 +2659,11 @@ mod tests {
                 assert_eq!(spec.space.tx_min * spec.space.ty_min, 256);
             }
         }
-        assert!([&SCALE, &SPLITK_REDUCE, &TRANSPOSE_A].iter().all(|spec| KERNEL_NAMES.contains(&spec.name)));
+        assert!(
+            [&SCALE, &SPLITK_REDUCE, &SPLITK_REDUCE4, &TRANSPOSE_A]
+                .iter()
+                .all(|spec| KERNEL_NAMES.contains(&spec.name))
+        );
         // Stream-K twins: the 256×128 NN, NT and TN _vec kernels, suffixed _sk.
         for (ta, tb) in
             [(Transpose::No, Transpose::No), (Transpose::No, Transpose::Yes), (Transpose::Yes, Transpose::No)]
@@ -2649,6 +2694,32 @@ mod tests {
             assert_eq!(plan.shape.tx, 256, "({m}, {n})");
             assert_eq!(plan.geometry.grid.0 as u64, m.div_ceil(256), "({m}, {n})");
         }
+    }
+
+    #[test]
+    fn the_reduction_takes_four_rows_a_thread_where_c_is_large_enough() {
+        let tuner = tuner();
+        let model = KernelModel { registers_per_thread: 24, static_shared_bytes: 0, max_threads_per_block: 1024 };
+        // Four rows a thread from half the H100's resident threads: 132 × 2048 / 2 = 135168 threads.
+        for (m, n, four) in [
+            (512u64, 48u64, false),
+            (127, 1024, false),
+            (11008, 48, false),
+            (16384, 33, true),
+            (3000, 192, true),
+            (11008, 192, true),
+        ] {
+            let spec = reduce_spec(tuner.device(), m, n);
+            assert_eq!(spec.name == SPLITK_REDUCE4.name, four, "({m}, {n})");
+            let plan = tuner.plan(spec, &model, &Problem { m, n, k: 0 });
+            let rows_per_thread = if four { 4 } else { 1 };
+            assert_eq!(plan.shape.tx, 256, "({m}, {n})");
+            assert_eq!(plan.geometry.grid.0 as u64, m.div_ceil(256 * rows_per_thread), "({m}, {n})");
+            assert_eq!(plan.geometry.grid.1 as u64, n, "({m}, {n})");
+        }
+        // A partial last group of four rows: the grid still covers it.
+        let shape = LaunchShape { tx: 256, ty: 1, split: 1 };
+        assert_eq!(four_rows_geometry(&Problem { m: 1025, n: 40, k: 0 }, &shape).grid, (2, 40, 1));
     }
 
     #[test]
@@ -2829,12 +2900,32 @@ mod tests {
         let tile = &TILES[tile_named("128x128_t128")];
         let plain = |c: u64| {
             let work = 1024.0 * time_model::US_PER_K_OF_128X128;
-            c as f64 * work / (tile.efficiency[0] * (c as f64 / 2.0).powf(time_model::FILL_EXPONENT))
-                + time_model::ROUND_US
+            c as f64 * work / (tile.efficiency[0] * (c as f64 / 2.0).powf(tile.fill_exponent)) + time_model::ROUND_US
         };
         for c in 1..=2 {
             assert!((block_round_us(tile, 0, 2, 1024.0, c) - plain(c)).abs() < 1e-9);
         }
+    }
+
+    #[test]
+    fn lone_blocks_of_the_128x128_t128_tile_are_not_planned() {
+        // One block an SM ran at 0.56-0.60 of two's speed (H200): TN 4096 × 448 × 256 took 48.4 µs on 128
+        // lone 128×128_t128 blocks, 33.7 on 128×128 (cuBLAS 30.1); TT 14336 × 96 × 256 44.9 against 32.1 on
+        // 64×64_t128.
+        let t128 = tile_named("128x128_t128");
+        for (m, n, k) in [(4096, 448, 256), (16384, 128, 256), (1000, 2048, 256), (14336, 96, 256)] {
+            for pair in [2, 3] {
+                let (tile, split, blocks) = decide_pair(pair, m, n, k);
+                assert_ne!(
+                    tile, t128,
+                    "pair {pair} {m} × {n} × {k}: {} split {split}, {blocks} blocks",
+                    TILES[tile].name
+                );
+            }
+        }
+        assert_eq!(decide_pair(2, 4096, 448, 256).0, tile_named("128x128"));
+        // Two blocks on nearly every SM keep it: 127 × 448 × 8192 split 64, 256 blocks of 264.
+        assert_eq!(decide_pair(2, 127, 448, 8192), (t128, 64, 256));
     }
 
     #[test]
