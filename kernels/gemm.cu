@@ -312,6 +312,20 @@ __device__ __forceinline__ TileOrigin tile_origin(i64 m, unsigned tile) {
     return o;
 }
 
+// c[0..3] = v + beta * c[0..3] in one float4 store (c 16-byte aligned);
+// beta == 0 never reads C.
+__device__ __forceinline__ void store_c4(float *c, const float (&v)[4], float beta) {
+    float4 out = make_float4(v[0], v[1], v[2], v[3]);
+    if (beta != 0.0f) {
+        const float4 old = *reinterpret_cast<const float4 *>(c);
+        out.x = fmaf(beta, old.x, out.x);
+        out.y = fmaf(beta, old.y, out.y);
+        out.z = fmaf(beta, old.z, out.z);
+        out.w = fmaf(beta, old.w, out.w);
+    }
+    *reinterpret_cast<float4 *>(c) = out;
+}
+
 // Epilogue: C = alpha * acc + beta * C for a thread's ROWS×8 outputs (rows
 // am + (i & 3) + 16 * (i >> 2), columns bn + (j & 3) + 32 * (j >> 2) of the
 // block's tile at (m0, n0)); float4 where C allows it.
@@ -330,15 +344,7 @@ __device__ __forceinline__ void store_c(const float (&acc)[ROWS][8], float alpha
 #pragma unroll
             for (int r = 0; r < 4; ++r) v[r] = alpha * acc[h * 4 + r][j];
             if (c_vec && row + 3 < m) {
-                float4 *c4 = reinterpret_cast<float4 *>(c_col + row);
-                if (beta != 0.0f) {
-                    const float4 old = *c4;
-                    v[0] = fmaf(beta, old.x, v[0]);
-                    v[1] = fmaf(beta, old.y, v[1]);
-                    v[2] = fmaf(beta, old.z, v[2]);
-                    v[3] = fmaf(beta, old.w, v[3]);
-                }
-                *c4 = make_float4(v[0], v[1], v[2], v[3]);
+                store_c4(c_col + row, v, beta);
             } else {
 #pragma unroll
                 for (int r = 0; r < 4; ++r) {
@@ -1262,16 +1268,9 @@ __device__ __forceinline__ void splitk_reduce(i64 m, i64 n, int splits, const fl
                         sum.w += v.w;
                     }
                 }
-                float out[4] = {alpha * sum.x, alpha * sum.y, alpha * sum.z, alpha * sum.w};
+                const float out[4] = {alpha * sum.x, alpha * sum.y, alpha * sum.z, alpha * sum.w};
                 if ((reinterpret_cast<unsigned long long>(c) & 15) == 0) {
-                    if (beta != 0.0f) {
-                        const float4 old = *reinterpret_cast<const float4 *>(c);
-                        out[0] = fmaf(beta, old.x, out[0]);
-                        out[1] = fmaf(beta, old.y, out[1]);
-                        out[2] = fmaf(beta, old.z, out[2]);
-                        out[3] = fmaf(beta, old.w, out[3]);
-                    }
-                    *reinterpret_cast<float4 *>(c) = make_float4(out[0], out[1], out[2], out[3]);
+                    store_c4(c, out, beta);
                 } else {
 #pragma unroll
                     for (int r = 0; r < 4; ++r) c[r] = beta != 0.0f ? fmaf(beta, c[r], out[r]) : out[r];
