@@ -1033,14 +1033,15 @@ fn gpu_sgemm_split_reduction_four_rows_a_thread() {
     let tile = TILES.iter().position(|tile| tile.name == "128x64").unwrap();
     let mut checked = 0;
     // C whose four-row threads just fill half the device's resident threads (routines/gemm.rs,
-    // reduce_spec), of 2048 rows and of 2051 (a last group of three): the four-row reduction, over C
+    // reduce_spec; splits 2, 3 and 5), of 2048 rows and of 2051 (a last group of three): the four-row reduction, over C
     // aligned and not (offset 1: scalar stores), padded, device scalars, beta = 0 over NaN, alpha = 0.
     let model = device.model();
     let half_resident = (model.sm_count * model.max_threads_per_sm / 2) as usize;
     for m in [2048usize, 2051] {
         let n = half_resident.div_ceil(m.div_ceil(4)) + m % 2;
-        assert_eq!(gemm::reduce_spec(model, m as u64, n as u64).name, gemm::SPLITK_REDUCE4.name, "({m}, {n})");
-        assert_eq!(gemm::reduce_spec(model, m as u64, n as u64 / 2).name, gemm::SPLITK_REDUCE.name, "({m}, {n} / 2)");
+        let rule = |n: usize| gemm::reduce_spec(model, m as u64, n as u64, gemm::REDUCE4_MAX_SPLITS).name;
+        assert_eq!(rule(n), gemm::SPLITK_REDUCE4.name, "({m}, {n})");
+        assert_eq!(rule(n / 2), gemm::SPLITK_REDUCE.name, "({m}, {n} / 2)");
         for (turn, &(ta, tb)) in PAIRS.iter().enumerate() {
             for variant in 0..3 {
                 let split = [2u32, 3, 5][variant];

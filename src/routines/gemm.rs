@@ -381,18 +381,25 @@ const SPLITK_REDUCE_NAME: &str = "gemm_splitk_reduce_f32";
 pub static SPLITK_REDUCE4: KernelSpec =
     KernelSpec { name: SPLITK_REDUCE4_NAME, space: REDUCE_SPACE, geometry: four_rows_geometry };
 const SPLITK_REDUCE4_NAME: &str = "gemm_splitk_reduce4_f32";
-/// The split-K reduction for an m × n C: four rows a thread where those
-/// threads still fill half the device's resident threads (135168 on 132
-/// SMs), one row a thread otherwise. Kernel time by graph replay on an H200
-/// (`scripts/sgemm-builds.py`, 302 shapes, every split plan among them):
-/// with this rule 53 ran faster by 1–7 % (NN 11008 × 192 × 512 split 2 60.0
-/// -> 55.9 µs, NN 3000 × 448 × 512 split 3 43.2 -> 40.8) and one 1.7 %
-/// slower; four rows for every C of 32768 threads or more also slowed 79,
-/// by up to 50 % (TT 127 × 1024 × 1024 split 16, 14.2 -> 21.3): too few
-/// threads to keep the loads in flight, each summing many splits.
-pub fn reduce_spec(device: &DeviceModel, m: u64, n: u64) -> &'static KernelSpec {
+/// Splits up to which the four-row reduction is taken ([`reduce_spec`]).
+pub const REDUCE4_MAX_SPLITS: u32 = 7;
+
+/// The split-K reduction of `splits` partial m × n C: four rows a thread
+/// where those threads still fill half the device's resident threads
+/// (135168 on 132 SMs) and the splits are at most [`REDUCE4_MAX_SPLITS`], one
+/// row a thread otherwise. On an H200, kernel time by graph replay: alone
+/// (`scripts/reduce-cost.py`), four rows took 37–44 %
+/// off split 2 of large C (11008 × 192 14.1 -> 8.8 µs, 16384 × 512 49.9 ->
+/// 28.1), 2–11 % off split 4, and added 5–18 % from split 8 (8192 × 128
+/// 10.9 -> 12.8), where one row a thread has loads enough in flight; in the
+/// library (`scripts/sgemm-builds.py`, 302 shapes) the size rule alone ran
+/// 53 faster by 1–7 % (NN 11008 × 192 × 512 split 2 60.0 -> 55.9 µs, NN 3000
+/// × 448 × 512 split 3 43.2 -> 40.8) and one 1.7 % slower, where four rows
+/// for every C of 32768 threads or more slowed 79, by up to 50 % (TT 127 ×
+/// 1024 × 1024 split 16, 14.2 -> 21.3).
+pub fn reduce_spec(device: &DeviceModel, m: u64, n: u64, splits: u32) -> &'static KernelSpec {
     let half_resident = device.sm_count as u64 * device.max_threads_per_sm as u64 / 2;
-    if m.div_ceil(4) * n >= half_resident { &SPLITK_REDUCE4 } else { &SPLITK_REDUCE }
+    if splits <= REDUCE4_MAX_SPLITS && m.div_ceil(4) * n >= half_resident { &SPLITK_REDUCE4 } else { &SPLITK_REDUCE }
 }
 /// A^T copied into the work buffer (module docs, "Transposed A"): problem (rows, 0, k).
 pub static TRANSPOSE_A: KernelSpec =
@@ -2149,7 +2156,7 @@ fn launch_multiply(
         }
     };
     let [alpha_value, alpha_address, beta_value, beta_address] = scalars;
-    let reduce_spec = reduce_spec(device.model(), m, n);
+    let reduce_spec = reduce_spec(device.model(), m, n, splits);
     let reduce = device.kernel(reduce_spec.name)?;
     let reduce_plan = device.tuner.plan(reduce_spec, &reduce.model, &Problem { m, n, k: 0 });
     let (m, n, k) = (m as i64, n as i64, k as i64);
@@ -2709,8 +2716,10 @@ mod tests {
             (3000, 192, true),
             (11008, 192, true),
         ] {
-            let spec = reduce_spec(tuner.device(), m, n);
+            let spec = reduce_spec(tuner.device(), m, n, REDUCE4_MAX_SPLITS);
             assert_eq!(spec.name == SPLITK_REDUCE4.name, four, "({m}, {n})");
+            // Past seven splits one row a thread keeps loads enough in flight.
+            assert_eq!(reduce_spec(tuner.device(), m, n, REDUCE4_MAX_SPLITS + 1).name, SPLITK_REDUCE.name);
             let plan = tuner.plan(spec, &model, &Problem { m, n, k: 0 });
             let rows_per_thread = if four { 4 } else { 1 };
             assert_eq!(plan.shape.tx, 256, "({m}, {n})");
