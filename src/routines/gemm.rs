@@ -388,19 +388,21 @@ pub const REDUCE4_MAX_SPLITS: u32 = 7;
 /// where those threads still fill half the device's resident threads
 /// (135168 on 132 SMs) and the splits are at most [`REDUCE4_MAX_SPLITS`], one
 /// row a thread otherwise. On an H200, kernel time by graph replay: alone
-/// (`scripts/reduce-cost.py`), four rows took 37–44 %
-/// off split 2 of large C (11008 × 192 14.1 -> 8.8 µs, 16384 × 512 49.9 ->
-/// 28.1), 2–11 % off split 4, and added 5–18 % from split 8 (8192 × 128
-/// 10.9 -> 12.8), where one row a thread has loads enough in flight; in the
-/// library (`scripts/sgemm-builds.py`, 302 shapes) the size rule alone ran
-/// 53 faster by 1–7 % (NN 11008 × 192 × 512 split 2 60.0 -> 55.9 µs, NN 3000
-/// × 448 × 512 split 3 43.2 -> 40.8) and one 1.7 % slower, where four rows
-/// for every C of 32768 threads or more slowed 79, by up to 50 % (TT 127 ×
-/// 1024 × 1024 split 16, 14.2 -> 21.3).
+/// (`scripts/reduce-cost.py`), four rows took 37–44 % off split 2 of large C
+/// (11008 × 192 14.1 -> 8.8 µs, 16384 × 512 49.9 -> 28.1), 2–11 % off split
+/// 4, and added 5–18 % from split 8 (8192 × 128 10.9 -> 12.8), where one row
+/// a thread has loads enough in flight. In the library
+/// (`scripts/sgemm-builds.py`, 302 shapes) the size rule alone ran 53 faster
+/// by 1–7 % (NN 11008 × 192 × 512 split 2 60.0 -> 55.9 µs, NN 3000 × 448 ×
+/// 512 split 3 43.2 -> 40.8) and one 1.7 % slower, where four rows for every
+/// C of 32768 threads or more slowed 79, by up to 50 % (TT 127 × 1024 × 1024
+/// split 16, 14.2 -> 21.3); the cap at seven splits then ran 19 of the 67
+/// shapes it moved 1–2.7 % faster, 3 slower by at most 2.5 %.
 pub fn reduce_spec(device: &DeviceModel, m: u64, n: u64, splits: u32) -> &'static KernelSpec {
     let half_resident = device.sm_count as u64 * device.max_threads_per_sm as u64 / 2;
     if splits <= REDUCE4_MAX_SPLITS && m.div_ceil(4) * n >= half_resident { &SPLITK_REDUCE4 } else { &SPLITK_REDUCE }
 }
+
 /// A^T copied into the work buffer (module docs, "Transposed A"): problem (rows, 0, k).
 pub static TRANSPOSE_A: KernelSpec =
     KernelSpec { name: TRANSPOSE_A_NAME, space: TRANSPOSE_SPACE, geometry: transpose_geometry };
