@@ -28,7 +28,7 @@ import sys
 
 import cupy as cp
 import numpy as np
-from graph_timing import async_shared_bytes, cublas_on_stream, graph_times, median
+from graph_timing import async_shared_bytes, cublas_on_stream, graph_times, median, partial_ld, splitk_reduce
 
 
 def tile_of(name):
@@ -64,7 +64,7 @@ def main():
         op_a = A0.reshape(m, k) if ta else A0.reshape(k, m).T
         op_b = B0.reshape(k, n) if tb else B0.reshape(n, k).T
         reference = (op_a.astype(cp.float64) @ op_b.astype(cp.float64)).T.reshape(-1)
-        ldp = (m + 3) // 4 * 4  # routines/gemm.rs partial_ld
+        ldp = partial_ld(m)
         partials = cp.zeros(ldp * n * 64, dtype=cp.float32)
         cp.cuda.Device().synchronize()  # the data come from the default stream, which `stream` does not wait for
 
@@ -93,9 +93,7 @@ def main():
                 if split > 1:
                     f((tiles, 1, split), (threads,), head + (partials, np.int64(ldp), np.int64(stride), np.int32(1)),
                       shared_mem=shared)
-                    reduce((-(-m // (256 * rows_per_thread)), min(n, 65535)), (256,),
-                                  (np.int64(m), np.int64(n), np.int32(split), partials, np.int64(ldp), np.int64(stride), np.float32(1),
-                                   np.uint64(0), np.float32(0), np.uint64(0), C, np.int64(m)))
+                    splitk_reduce(reduce, rows_per_thread, m, n, split, partials, C, m)
                 else:
                     f((tiles, 1, 1), (threads,), head + (C, np.int64(m), np.int64(0), np.int32(1)), shared_mem=shared)
             return f"{name} split {split}" + (f" {reduce_name}" if reduce_name else ""), launch

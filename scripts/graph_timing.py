@@ -2,11 +2,13 @@
 CUBIN (gemv-ab.py, gemv-sawtooth.py, gemm-small-ab.py): a few warm-up calls,
 then `calls` calls captured in one CUDA graph and the graph replayed between
 two events; cuBLAS on a stream of its own, to time beside them; and the
-operand rotation, SGEMM call and tile shared memory the SGEMM scripts share.
+operand rotation, SGEMM call, tile shared memory and split-K reduction the
+SGEMM scripts share.
 Runs on the GPU machine (CuPy, libcublas.so.13)."""
 import ctypes
 
 import cupy as cp
+import numpy as np
 
 
 def cublas_on_stream():
@@ -63,6 +65,23 @@ def async_shared_bytes(rows, cols):
     """The dynamic shared memory routines/gemm.rs reserves for a cp.async
     tile kernel of rows × cols (async_shared_bytes there)."""
     return 2 * 16 * ((rows + 4) + (cols + 4) + cols) * 4
+
+
+def partial_ld(m):
+    """A partial C's column stride in the work buffer (partial_ld in
+    routines/gemm.rs): m rounded up to 4."""
+    return (m + 3) // 4 * 4
+
+
+def splitk_reduce(kernel, rows_per_thread, m, n, split, partials, C, ldc):
+    """Launches a split-K reduction (gemm_splitk_reduce_f32, or with
+    rows_per_thread 4 gemm_splitk_reduce4_f32) on the current stream as
+    routines/gemm.rs does: blocks of 256 threads, alpha 1, beta 0, `split`
+    partial C of partial_ld(m) × n each."""
+    ldp = partial_ld(m)
+    kernel((-(-m // (256 * rows_per_thread)), min(n, 65535)), (256,),
+           (np.int64(m), np.int64(n), np.int32(split), partials, np.int64(ldp), np.int64(ldp * n), np.float32(1),
+            np.uint64(0), np.float32(0), np.uint64(0), C, np.int64(ldc)))
 
 
 def median(times):

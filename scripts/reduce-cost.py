@@ -7,17 +7,18 @@ GPU machine from the repository root, on a CUBIN of kernels/gemm.cu
 (`scripts/nvrtc-ptx.py kernels/gemm.cu sm_90 > gemm.cubin`):
     python3 scripts/reduce-cost.py gemm.cubin"""
 import sys
+
 import cupy as cp
-import numpy as np
+
 sys.path.insert(0, "scripts")
-from graph_timing import graph_times, median
+from graph_timing import graph_times, median, partial_ld, splitk_reduce
 
 module = cp.RawModule(path=sys.argv[1])
 kernels = {1: module.get_function("gemm_splitk_reduce_f32"), 4: module.get_function("gemm_splitk_reduce4_f32")}
 stream = cp.cuda.Stream(non_blocking=True)
 for m, n in [(512, 48), (1024, 128), (2048, 256), (3000, 448), (8192, 128), (11008, 192), (4096, 1024), (16384, 512)]:
     for split in (2, 4, 8, 16, 64):
-        ldp = (m + 3) // 4 * 4
+        ldp = partial_ld(m)
         if ldp * n * split * 4 > 256 << 20:
             continue
         sets = 2
@@ -27,9 +28,7 @@ for m, n in [(512, 48), (1024, 128), (2048, 256), (3000, 448), (8192, 128), (110
         row = []
         for rows, f in kernels.items():
             def launch(i, f=f, rows=rows):
-                f((-(-m // (256 * rows)), min(n, 65535)), (256,),
-                  (np.int64(m), np.int64(n), np.int32(split), parts[i], np.int64(ldp), np.int64(ldp * n), np.float32(1),
-                   np.uint64(0), np.float32(0), np.uint64(0), Cs[i], np.int64(m)))
+                splitk_reduce(f, rows, m, n, split, parts[i], Cs[i], m)
             row.append(median(graph_times(stream, launch, calls=20, replays=9, operands=sets)))
         mb = (ldp * n * split + m * n) * 4 / 1e6
         print(f"{m:6d} x {n:5d} split {split:3d}  {mb:8.1f} MB  rows1 {row[0]:8.2f} us  rows4 {row[1]:8.2f} us", flush=True)
