@@ -189,6 +189,11 @@ pub struct Tile {
     /// its full speed ([`estimated_time`]): [`time_model::FILL_EXPONENT`], or
     /// [`time_model::FILL_EXPONENT_128X128_T128`].
     pub fill_exponent: f64,
+    /// The share of a grid's last round, after full ones, whose blocks land
+    /// a full SM's worth on the SMs that free first instead of spreading
+    /// over all SMs ([`estimated_time`]): [`time_model::TAIL_PACKING_128X64`]
+    /// for 128×64, 0 for the tiles where it was not seen.
+    pub tail_packing: f64,
     /// Dynamic shared memory per block (the asynchronous-copy tiles' stages,
     /// see [`async_shared_bytes`]).
     pub dynamic_shared_bytes: u32,
@@ -242,14 +247,14 @@ pub const fn async_shared_bytes(rows: u32, cols: u32) -> u32 {
 /// 0.985, 128×64's TT speed in that round, for the same reason).
 #[rustfmt::skip]
 pub const TILES: [Tile; 7] = [
-    //     name                  rows       cols       threads       min cc                          superseded from            efficiency NN, NT, TN, TT      long k                                           one round  fill                                                               dynamic shared memory
-    Tile { name: "256x128",      rows: 256, cols: 128, threads: 256, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.09, 1.035, 1.05, 1.05], long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT, dynamic_shared_bytes: async_shared_bytes(256, 128) },
-    Tile { name: "128x128_t128", rows: 128, cols: 128, threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.01, 0.96, 0.97, 1.03],  long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT_128X128_T128, dynamic_shared_bytes: async_shared_bytes(128, 128) },
-    Tile { name: "128x128",      rows: 128, cols: 128, threads: 256, min_compute_capability: (7, 0), superseded_from: None,         efficiency: [1.0, 0.93, 0.97, 0.96],   long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT, dynamic_shared_bytes: 0 },
-    Tile { name: "64x64",        rows: 64,  cols: 64,  threads: 64,  min_compute_capability: (7, 0), superseded_from: Some((8, 0)), efficiency: [0.98, 0.98, 0.92, 0.94], long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT, dynamic_shared_bytes: 0 },
-    Tile { name: "64x64_t128",   rows: 64,  cols: 64,  threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [0.98, 0.98, 0.92, 0.94], long_k_efficiency: Some([0.86, 0.89, 0.74, 0.85]), one_round: false, fill_exponent: time_model::FILL_EXPONENT, dynamic_shared_bytes: 0 },
-    Tile { name: "128x64",       rows: 128, cols: 64,  threads: 64,  min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.045, 1.0, 0.90, 1.0],   long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT, dynamic_shared_bytes: async_shared_bytes(128, 64) },
-    Tile { name: "256x64",       rows: 256, cols: 64,  threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.067, 0.98, 0.96, 0.985], long_k_efficiency: None,                          one_round: true,  fill_exponent: time_model::FILL_EXPONENT, dynamic_shared_bytes: async_shared_bytes(256, 64) },
+    //     name                  rows       cols       threads       min cc                          superseded from            efficiency NN, NT, TN, TT      long k                                           one round  fill                                                               tail packing                                   dynamic shared memory
+    Tile { name: "256x128",      rows: 256, cols: 128, threads: 256, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.09, 1.035, 1.05, 1.05], long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT, tail_packing: 0.0, dynamic_shared_bytes: async_shared_bytes(256, 128) },
+    Tile { name: "128x128_t128", rows: 128, cols: 128, threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.01, 0.96, 0.97, 1.03],  long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT_128X128_T128, tail_packing: 0.0, dynamic_shared_bytes: async_shared_bytes(128, 128) },
+    Tile { name: "128x128",      rows: 128, cols: 128, threads: 256, min_compute_capability: (7, 0), superseded_from: None,         efficiency: [1.0, 0.93, 0.97, 0.96],   long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT, tail_packing: 0.0, dynamic_shared_bytes: 0 },
+    Tile { name: "64x64",        rows: 64,  cols: 64,  threads: 64,  min_compute_capability: (7, 0), superseded_from: Some((8, 0)), efficiency: [0.98, 0.98, 0.92, 0.94], long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT, tail_packing: 0.0, dynamic_shared_bytes: 0 },
+    Tile { name: "64x64_t128",   rows: 64,  cols: 64,  threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [0.98, 0.98, 0.92, 0.94], long_k_efficiency: Some([0.86, 0.89, 0.74, 0.85]), one_round: false, fill_exponent: time_model::FILL_EXPONENT, tail_packing: 0.0, dynamic_shared_bytes: 0 },
+    Tile { name: "128x64",       rows: 128, cols: 64,  threads: 64,  min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.045, 1.0, 0.90, 1.0],   long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT, tail_packing: time_model::TAIL_PACKING_128X64, dynamic_shared_bytes: async_shared_bytes(128, 64) },
+    Tile { name: "256x64",       rows: 256, cols: 64,  threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.067, 0.98, 0.96, 0.985], long_k_efficiency: None,                          one_round: true,  fill_exponent: time_model::FILL_EXPONENT, tail_packing: 0.0, dynamic_shared_bytes: async_shared_bytes(256, 64) },
 ];
 
 /// Split-K factors the tuner may choose (the optimizer's extra dimension).
@@ -300,6 +305,19 @@ pub mod time_model {
     /// them ran 1–31 % faster (TN 4096 × 448 × 256 48.4 -> 33.7 µs, cuBLAS
     /// 30.1) and none slower by more than 0.3 %.
     pub const FILL_EXPONENT_128X128_T128: f64 = 0.8;
+    /// The 128×64 tile (two warps a block, four blocks an SM): a grid of
+    /// more than one round took about as long as if its last round were
+    /// full. NN 2048 × 192 × 8192 on an H200 (kernel time by graph replay):
+    /// split 5, 240 blocks in one round, 157.9 µs; split 16, 528 + 240 blocks,
+    /// 190.9, where 240 blocks spread two an SM would take about 146; split
+    /// 32, 2 × 528 + 480, 160.2. Blocks that finish together free a whole
+    /// SM, and the next four land there. Fitted with the other constants
+    /// to 11068 plans of 200 shapes (`scripts/sgemm-model-fit.py`): 0.91;
+    /// alone in the model, anything from 0.75 to 1 moved the same 3 of
+    /// those 200 decisions, each to a plan that ran 12–16 % faster (NN
+    /// 14336 × 384 × 1024 358.6 -> 301.4 µs on 64×64_t128; TN 14336 × 448 ×
+    /// 512 210.3 -> 182.5 on 256×128; TT 3000 × 2048 × 256 99.0 -> 87.2).
+    pub const TAIL_PACKING_128X64: f64 = 0.9;
     /// Warp schedulers per SM: an SM's warps are dealt to its sub-partitions
     /// in turn, and a round lasts as long as the sub-partition with the most.
     pub const SUB_PARTITIONS: u64 = 4;
@@ -885,7 +903,8 @@ pub fn tile_suits(device: &DeviceModel, tile: &Tile) -> bool {
 /// its busiest SM, which holds `c` blocks: `c × work / (efficiency × (c /
 /// a)^fill_exponent)` (the efficiency at the blocks' k, [`Tile::efficiency_at`])
 /// plus a fixed [`time_model::ROUND_US`]; the last round's
-/// `c` is its blocks over the SMs. A split adds the reduction and the partial sums.
+/// `c` is its blocks over the SMs, or, for the share [`Tile::tail_packing`]
+/// of a grid of several rounds, `a`. A split adds the reduction and the partial sums.
 pub fn estimated_time(
     device: &DeviceModel,
     tile: &Tile,
@@ -907,10 +926,13 @@ pub fn estimated_time(
     let k_per_block = (k.div_ceil(8).div_ceil(split) * 8) as f64;
     let round = |c: u64| block_round_us(tile, pair, active, k_per_block, c);
     let per_round = active * sms;
-    let mut time = (blocks / per_round) as f64 * round(active);
+    let whole_rounds = blocks / per_round;
+    let mut time = whole_rounds as f64 * round(active);
     let rest = blocks % per_round;
     if rest > 0 {
-        time += round(rest.div_ceil(sms).min(active));
+        // After full rounds, a share of the last round's blocks land on the SMs that free first, a full SM's worth each.
+        let packed = if whole_rounds > 0 { tile.tail_packing } else { 0.0 };
+        time += (1.0 - packed) * round(rest.div_ceil(sms).min(active)) + packed * round(active);
     }
     if split > 1 {
         time += REDUCE_US + 8.0 * m as f64 * n as f64 * split as f64 / PARTIAL_BYTES_PER_US;
@@ -2864,13 +2886,43 @@ mod tests {
     }
 
     #[test]
+    fn a_128x64_grid_of_several_rounds_pays_for_its_last_round_nearly_in_full() {
+        // Kernel time on an H200 (scripts/sgemm-plan-times.py), 128×64 unsplit over more than one round against
+        // the plan taken since TAIL_PACKING_128X64: NN 14336 × 384 × 1024 358.6 µs against 301.4 on 64×64_t128,
+        // TN 14336 × 448 × 512 210.3 against 182.5 on 256×128, TT 3000 × 2048 × 256 99.0 against 87.2 on
+        // 64×64_t128.
+        let small = tile_named("128x64");
+        for (pair, m, n, k) in [(0, 14336, 384, 1024), (2, 14336, 448, 512), (3, 3000, 2048, 256)] {
+            let (tile, split, blocks) = decide_pair(pair, m, n, k);
+            assert_ne!(tile, small, "pair {pair} ({m}, {n}, {k}): split {split}, {blocks} blocks");
+        }
+        assert_eq!(decide_pair(2, 14336, 448, 512).0, tile_named("256x128"));
+        // Without the packing, the model took 128×64 at each.
+        let tuner = tuner();
+        let device = tuner.device().clone();
+        let spread = Tile { tail_packing: 0.0, ..TILES[small] };
+        for (pair, m, n, k) in [(0u64, 14336u64, 384u64, 1024u64), (2, 14336, 448, 512), (3, 3000, 2048, 256)] {
+            let pair = pair as usize;
+            let (tile, _, _) = decide_pair(pair, m, n, k);
+            let chosen = tile_plan(&tuner, &TILE_KERNELS[tile][pair * 2], &model(tile), &TILES[tile], pair, m, n, k);
+            let unsplit = tuner.plan(&TILE_KERNELS[small][pair * 2], &model(small), &Problem { m, n, k: 0 });
+            assert!(
+                estimated_time(&device, &spread, pair, &unsplit, m, n, k)
+                    < estimated_time(&device, &TILES[tile], pair, &chosen, m, n, k),
+                "pair {pair} ({m}, {n}, {k})"
+            );
+        }
+    }
+
+    #[test]
     fn the_256x64_tile_runs_one_round_at_most() {
         // 36 tiles split 7: 252 blocks of 264 (H200, NN 3000 × 192 × 14336: 352 µs against 419 on 128×64
         // split 6; cuBLAS 353).
         assert_eq!(decide_pair(0, 3000, 192, 14336), (tile_named("256x64"), 7, 252));
         // Over several rounds it ran slower than 128×64 (NN 14336 × 256 × 14336 split 4, 3.4 rounds: 2410
-        // against 2181 µs): planned there, it is passed by.
-        assert_eq!(decide_pair(0, 14336, 256, 14336), (tile_named("128x64"), 4, 1792));
+        // against 2181 µs): planned there, it is passed by. Since 128×64's packed last round
+        // (TAIL_PACKING_128X64), one round of 256×128 runs instead (H200: 2072 against 2457 µs, cuBLAS 2322).
+        assert_eq!(decide_pair(0, 14336, 256, 14336), (tile_named("256x128"), 1, 112));
         let tuner = tuner();
         let per_round = tuner.plan(&TILE_KERNELS[6][0], &model(6), &Problem { m: 4096, n: 4096, k: 0 });
         let per_round = per_round.occupancy.blocks_per_wave(tuner.device());
