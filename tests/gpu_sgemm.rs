@@ -122,6 +122,25 @@ fn run_case(
     run_case_deciding(gpu, random, case, cublas, choice).0
 }
 
+/// `case` on `tile` with `split` forced on the tile's two kernels of the
+/// case's pair (float4 and generic), after checking that the plan takes it;
+/// the forcing is lifted afterwards.
+fn run_case_split(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCublas>, tile: usize, split: u32) {
+    let device = &gpu.inner().device;
+    let (ta, tb) = (gemm::Transpose::from_code(case.ta).unwrap(), gemm::Transpose::from_code(case.tb).unwrap());
+    let specs = [false, true].map(|vec| (vec, &TILE_KERNELS[tile][gemm::kernel_index(ta, tb, vec)]));
+    for (vec, spec) in specs {
+        device.tuner.forced().set(spec.name, Some(LaunchShape { tx: TILES[tile].threads, ty: 1, split }));
+        let (m, n, k) = (case.m as u64, case.n as u64, case.k as u64);
+        let (_, plan) = gemm::plan_multiply(gpu.inner(), ta, tb, m, n, k, vec, TileChoice::Tile(tile)).unwrap();
+        assert_eq!(plan.geometry.grid.2, split, "{}: split {split} should apply", spec.name);
+    }
+    run_case(gpu, random, case, cublas, Some(TileChoice::Tile(tile)));
+    for (_, spec) in specs {
+        device.tuner.forced().set(spec.name, None);
+    }
+}
+
 /// [`run_case`] on the routine's own choices, returning what it did.
 fn run_case_choosing(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCublas>) -> gemm::GemmDecision {
     run_case_deciding(gpu, random, case, cublas, Some(TileChoice::Auto)).1.expect("a choice reports its decision")
@@ -971,9 +990,8 @@ fn gpu_sgemm_every_tile_kernel_and_split() {
     let _shapes = forcing_shapes();
     let Some(gpu) = gpu_or_skip("gpu_sgemm_every_tile_kernel_and_split") else { return };
     let mut random = random("gpu_sgemm_every_tile_kernel_and_split");
-    let device = &gpu.inner().device;
     let mut checked = 0;
-    for (tile, spec_row) in TILE_KERNELS.iter().enumerate() {
+    for tile in 0..TILE_KERNELS.len() {
         for &(ta, tb) in &PAIRS {
             for offset in [0usize, 1] {
                 // Three of gemm::SPLITS per pair and offset, in turn, so that each tile runs every split at least once
@@ -988,27 +1006,7 @@ fn gpu_sgemm_every_tile_kernel_and_split() {
                     if j == 2 {
                         (case.beta, case.nan_c) = (0.0, true);
                     }
-                    let vec = offset == 0;
-                    let spec = &spec_row[gemm::kernel_index(
-                        gemm::Transpose::from_code(ta).unwrap(),
-                        gemm::Transpose::from_code(tb).unwrap(),
-                        vec,
-                    )];
-                    device.tuner.forced().set(spec.name, Some(LaunchShape { tx: TILES[tile].threads, ty: 1, split }));
-                    let (_, plan) = gemm::plan_multiply(
-                        gpu.inner(),
-                        gemm::Transpose::from_code(ta).unwrap(),
-                        gemm::Transpose::from_code(tb).unwrap(),
-                        100,
-                        72,
-                        2052,
-                        vec,
-                        TileChoice::Tile(tile),
-                    )
-                    .unwrap();
-                    assert_eq!(plan.geometry.grid.2, split, "{}: split {split} should apply", spec.name);
-                    run_case(&gpu, &mut random, &case, None, Some(TileChoice::Tile(tile)));
-                    device.tuner.forced().set(spec.name, None);
+                    run_case_split(&gpu, &mut random, &case, None, tile, split);
                     checked += 1;
                 }
                 // Several blocks each way with partial ones at both far edges, padded leading dimensions.
@@ -1046,19 +1044,7 @@ fn gpu_sgemm_split_reduction_four_rows_a_thread() {
             for variant in 0..3 {
                 let split = [2u32, 3, 5][variant];
                 let case = Case::new(ta, tb, m, n, 160).varied(variant, variant, turn, turn % 2 == 1);
-                let (ta, tb) = (gemm::Transpose::from_code(ta).unwrap(), gemm::Transpose::from_code(tb).unwrap());
-                for vec in [false, true] {
-                    let spec = &TILE_KERNELS[tile][gemm::kernel_index(ta, tb, vec)];
-                    device.tuner.forced().set(spec.name, Some(LaunchShape { tx: TILES[tile].threads, ty: 1, split }));
-                    let (_, plan) =
-                        gemm::plan_multiply(gpu.inner(), ta, tb, m as u64, n as u64, 160, vec, TileChoice::Tile(tile))
-                            .unwrap();
-                    assert_eq!(plan.geometry.grid.2, split, "{}: split {split} should apply", spec.name);
-                }
-                run_case(&gpu, &mut random, &case, cublas, Some(TileChoice::Tile(tile)));
-                for vec in [false, true] {
-                    device.tuner.forced().set(TILE_KERNELS[tile][gemm::kernel_index(ta, tb, vec)].name, None);
-                }
+                run_case_split(&gpu, &mut random, &case, cublas, tile, split);
                 checked += 1;
             }
         }
