@@ -21,35 +21,26 @@ usage: gemm-small-ab.py FILE.cubin MxNxK:KERNEL@SPLIT[/REDUCE][,KERNEL@SPLIT...]
   same arguments (one with "reduce4" in its name takes four rows a thread).
   e.g. gemm-small-ab.py gemm.cubin 127x129x1023:gemm_f32_64x64_nn@16,gemm_f32_64x64_t128_nn@16
 """
-import ctypes
 import os
 import re
 import sys
 
 import cupy as cp
 import numpy as np
-from graph_timing import async_shared_bytes, cublas_on_stream, graph_times, median, partial_ld, splitk_reduce
+from graph_timing import cublas_on_stream, graph_times, median, partial_ld, sgemm, splitk_reduce, tile_launch
 
 
 def tile_of(name):
     """(rows, cols, threads, dynamic shared bytes) of a tile kernel, from its
-    name: the register-staged 64×64 (64 threads) and 128×128 (256) tiles and
-    the 4×8 64×64 tile of 128 threads use static shared memory; every other
-    tile is of the cp.async family, a warp per 64×64, with the stages
-    routines/gemm.rs reserves."""
+    name (graph_timing.tile_launch)."""
     rows, cols, t128 = re.search(r"_(\d+)x(\d+)[a-z]?(_t128)?_", name).groups()
     rows, cols = int(rows), int(cols)
-    if (rows, cols) == (64, 64):
-        return rows, cols, 128 if t128 else 64, 0
-    if (rows, cols) == (128, 128) and not t128:
-        return rows, cols, 256, 0
-    return rows, cols, (rows // 64) * (cols // 64) * 32, async_shared_bytes(rows, cols)
+    return (rows, cols) + tile_launch(rows, cols, bool(t128))
 
 
 def main():
     module = cp.RawModule(path=sys.argv[1])
     cublas, handle, stream = cublas_on_stream()
-    one, zero = ctypes.c_float(1.0), ctypes.c_float(0.0)
     reduce_kernel = module.get_function("gemm_splitk_reduce_f32")
     pair = os.environ.get("PAIR", "nn")
     ta, tb = pair[0] == "t", pair[1] == "t"
@@ -70,8 +61,7 @@ def main():
 
         def with_cublas(i):
             A, B, C = operands[i]
-            assert cublas.cublasSgemm_v2(handle, int(ta), int(tb), m, n, k, ctypes.byref(one), ctypes.c_void_p(A.data.ptr), lda,
-                                         ctypes.c_void_p(B.data.ptr), ldb, ctypes.byref(zero), ctypes.c_void_p(C.data.ptr), m) == 0
+            sgemm(cublas, "cublasSgemm_v2", handle, int(ta), int(tb), m, n, k, A, lda, B, ldb, C)
 
         def tile_kernel(variant):
             name, split = variant.split("@")

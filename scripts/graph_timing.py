@@ -67,6 +67,19 @@ def async_shared_bytes(rows, cols):
     return 2 * 16 * ((rows + 4) + (cols + 4) + cols) * 4
 
 
+def tile_launch(rows, cols, t128=False):
+    """(threads, dynamic shared bytes) of a rows × cols tile kernel: the
+    register-staged 64×64 (64 threads) and 128×128 (256) tiles and the 4×8
+    64×64 tile of 128 threads (`t128`) use static shared memory; every other
+    tile is of the cp.async family, a warp per 64×64, with the stages
+    routines/gemm.rs reserves."""
+    if (rows, cols) == (64, 64):
+        return (128 if t128 else 64), 0
+    if (rows, cols) == (128, 128) and not t128:
+        return 256, 0
+    return (rows // 64) * (cols // 64) * 32, async_shared_bytes(rows, cols)
+
+
 def partial_ld(m):
     """A partial C's column stride in the work buffer (partial_ld in
     routines/gemm.rs): m rounded up to 4."""

@@ -12,7 +12,6 @@ repository root:
 CANDIDATES: lines "pair m n k tile split" (pair 0 NN, 1 NT, 2 TN, 3 TT; tile
 as routines/gemm.rs names it), grouped by shape. Prints the same lines with
 the median µs appended, and a line "pair m n k cublas - µs" per shape."""
-import ctypes
 import sys
 from collections import OrderedDict
 
@@ -20,8 +19,7 @@ import cupy as cp
 import numpy as np
 
 sys.path.insert(0, "scripts")
-from graph_timing import (async_shared_bytes, cublas_on_stream, graph_times, median, operand_sets, partial_ld,
-                          splitk_reduce)
+from graph_timing import cublas_on_stream, graph_times, median, operand_sets, partial_ld, sgemm, splitk_reduce, tile_launch
 
 PAIRS = ["nn", "nt", "tn", "tt"]
 # µs of work a replay aims at, and the FP32 rate its call count is estimated by (FLOP per µs).
@@ -32,18 +30,6 @@ ESTIMATE_FLOP_PER_US = 40e6
 REDUCE4_MAX_SPLITS = 7
 
 
-def tile_launch(name):
-    """(rows, cols, threads, dynamic shared bytes) of a tile as routines/gemm.rs names it."""
-    rows, cols = map(int, name.split("_")[0].split("x"))
-    if name == "64x64_t128":
-        return rows, cols, 128, 0
-    if name == "128x128":
-        return rows, cols, 256, 0
-    if name == "64x64":
-        return rows, cols, 64, 0
-    return rows, cols, (rows // 64) * (cols // 64) * 32, async_shared_bytes(rows, cols)
-
-
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -52,7 +38,6 @@ def main():
     half_resident = cp.cuda.Device().attributes["MultiProcessorCount"] * 2048 // 2
     reduce1 = module.get_function("gemm_splitk_reduce_f32")
     reduce4 = module.get_function("gemm_splitk_reduce4_f32")
-    one, zero = ctypes.c_float(1.0), ctypes.c_float(0.0)
 
     shapes = OrderedDict()
     for line in open(sys.argv[2]):
@@ -76,9 +61,7 @@ def main():
 
         def with_cublas(i, C=None):
             A, B, own = operands[i]
-            C = own if C is None else C
-            assert cublas.cublasSgemm_v2(handle, int(ta), int(tb), m, n, k, ctypes.byref(one), ctypes.c_void_p(A.data.ptr), lda,
-                                         ctypes.c_void_p(B.data.ptr), ldb, ctypes.byref(zero), ctypes.c_void_p(C.data.ptr), m) == 0
+            sgemm(cublas, "cublasSgemm_v2", handle, int(ta), int(tb), m, n, k, A, lda, B, ldb, own if C is None else C)
 
         with stream:
             with_cublas(0, reference)
@@ -88,7 +71,8 @@ def main():
 
         for tile, split in plans:
             f = module.get_function(f"gemm_f32_{tile}_{PAIRS[pair]}" + ("_vec" if vec else ""))
-            rows, cols, threads, shared = tile_launch(tile)
+            rows, cols = map(int, tile.split("_")[0].split("x"))
+            threads, shared = tile_launch(rows, cols, tile.endswith("_t128"))
             if shared:
                 f.max_dynamic_shared_size_bytes = shared
             tiles = -(-m // rows) * -(-n // cols)
