@@ -109,46 +109,6 @@ def candidates(pair, m, n, k):
     return out
 
 
-def efficiency_at(params, name, pair, k_per_block):
-    short = params["efficiency"][name][pair]
-    long_k = TILES[name][6]
-    if long_k is None:
-        return short
-    # The long-k value scaled as the short one is, so that a refit keeps their ratio.
-    long = long_k[pair] * short / TILES[name][5][pair]
-    return long + (short - long) * min(1.0, SHORT_K / max(1.0, k_per_block))
-
-
-def block_round_us(params, name, pair, k_per_block, c):
-    rows, cols, threads, active = TILES[name][:4]
-    warps = -(-threads // 32)
-    busiest = -(-(c * warps) // SUB_PARTITIONS) * SUB_PARTITIONS
-    c = min(max(busiest / warps, c), max(active, c))
-    work = rows * cols / (128.0 * 128.0) * k_per_block * params["us_per_k"]
-    throughput = (c / active) ** params["fill"][name]
-    return c * work / (efficiency_at(params, name, pair, k_per_block) * throughput) + params["round_us"][name]
-
-
-def estimated_time(params, name, pair, m, n, k, split):
-    active = TILES[name][3]
-    blocks = tiles_of(name, m, n) * split
-    k_per_block = -(-(-(-k // 8)) // split) * 8
-    per_round = active * SMS
-    time = (blocks // per_round) * block_round_us(params, name, pair, k_per_block, active)
-    rest = blocks % per_round
-    if rest:
-        spread = min(-(-rest // SMS), active)
-        # After full rounds, a share `pack` of the tail's blocks land on SMs as
-        # they free, a full SM's worth each, instead of spread over all SMs.
-        packed = params["pack"][name] if blocks > per_round else 0.0
-        time += (1.0 - packed) * block_round_us(params, name, pair, k_per_block, spread)
-        time += packed * block_round_us(params, name, pair, k_per_block, active)
-    time += params["launch_us"][name]
-    if split > 1:
-        time += params["reduce_us"] + 8.0 * m * n * split / params["partial_bytes_per_us"]
-    return time
-
-
 def sample(count, seed):
     rng = random.Random(seed)
     ms = [127, 256, 512, 1000, 1024, 2048, 3000, 4096, 8192, 11008, 14336, 16384]
@@ -182,12 +142,15 @@ def read_times(path):
 
 def report(label, params, plans, cublas, shapes):
     """Log error of the model, and the regret of its choice over `shapes`."""
+    rows, model = plan_model(plans, shapes)
+    estimates = defaultdict(dict)
+    for (shape, plan, _), estimate in zip(rows, model(params)):
+        estimates[shape][plan] = float(estimate)
     errors, regrets, against_cublas = [], [], []
     for shape in shapes:
-        measured = plans[shape]
-        model = {plan: estimated_time(params, plan[0], *shape, plan[1]) for plan in measured}
-        errors += [math.log(model[plan] / measured[plan]) for plan in measured]
-        chosen = min(model, key=model.get)
+        measured, estimated = plans[shape], estimates[shape]
+        errors += [math.log(estimated[plan] / measured[plan]) for plan in measured]
+        chosen = min(estimated, key=estimated.get)
         best = min(measured.values())
         regrets.append(measured[chosen] / best)
         if shape in cublas:
@@ -220,17 +183,16 @@ def params_of(v):
     return params
 
 
-def fit(start, plans, shapes):
-    """Least squares of log(model / measured) over every plan of `shapes`:
-    estimated_time vectorized over the plans (the same terms as above)."""
+def plan_model(plans, shapes):
+    """(plans of `shapes` as (shape, plan, µs) rows, and model(params): the
+    estimated µs of each row by routines/gemm.rs's `estimated_time` for the
+    H100/H200, over all rows at once)."""
     import numpy as np
-    from scipy.optimize import least_squares
     rows = [(shape, plan, t) for shape in shapes for plan, t in plans[shape].items()]
     tile = np.array([NAMES.index(plan[0]) for _, plan, _ in rows])
     pair = np.array([shape[0] for shape, _, _ in rows])
     m, n, k = (np.array([float(shape[i]) for shape, _, _ in rows]) for i in (1, 2, 3))
     split = np.array([float(plan[1]) for _, plan, _ in rows])
-    log_t = np.log([t for _, _, t in rows])
     size = np.array([TILES[name][0] * TILES[name][1] / (128.0 * 128.0) for name in NAMES])[tile]
     active = np.array([float(TILES[name][3]) for name in NAMES])[tile]
     warps = np.array([float(-(-TILES[name][2] // 32)) for name in NAMES])[tile]
@@ -246,13 +208,13 @@ def fit(start, plans, shapes):
         return np.minimum(np.maximum(busiest / warps, c), np.maximum(active, c))
 
     c_full, c_last = effective(active), effective(np.maximum(c_rest, 1))
+    # The long-k efficiency scaled as the short one is, so that a refit keeps their ratio.
     long_ratio = np.array([[1.0] * 4 if TILES[name][6] is None else [l / s for l, s in zip(TILES[name][6], TILES[name][5])]
                            for name in NAMES])[tile, pair]
     short_weight = np.minimum(1.0, SHORT_K / np.maximum(1.0, kpb))
     bytes_ = 8.0 * m * n * split * (split > 1)
 
-    def model(v):
-        params = params_of(v)
+    def model(params):
         eff_short = np.array([params["efficiency"][name] for name in NAMES])[tile, pair]
         eff = eff_short * long_ratio + (eff_short - eff_short * long_ratio) * short_weight
         round_us = np.array([params["round_us"][name] for name in NAMES])[tile]
@@ -268,9 +230,16 @@ def fit(start, plans, shapes):
         time = whole * round_of(c_full) + (rest > 0) * tail + launch
         return time + (split > 1) * params["reduce_us"] + bytes_ / params["partial_bytes_per_us"]
 
+    return rows, model
+
+
+def fit(start, plans, shapes):
+    """Least squares of log(model / measured) over every plan of `shapes`."""
+    import numpy as np
+    from scipy.optimize import least_squares
+    rows, model = plan_model(plans, shapes)
+    log_t = np.log([t for _, _, t in rows])
     x0 = np.array(vector_of(start))
-    check = model(x0)
-    assert abs(check[0] - estimated_time(start, rows[0][1][0], *rows[0][0], rows[0][1][1])) < 1e-9 * check[0]
     lower = np.full_like(x0, -np.inf)
     upper = np.full_like(x0, np.inf)
     for i in range(len(NAMES)):
@@ -293,7 +262,8 @@ def fit(start, plans, shapes):
     # The plans near each shape's fastest decide the choice: they weigh most.
     best = {shape: math.log(min(plans[shape].values())) for shape in shapes}
     weight = np.array([1.0 if math.log(t) - best[shape] < NEAR else FAR_WEIGHT for shape, _, t in rows])
-    result = least_squares(lambda v: weight * (np.log(model(v)) - log_t), x0, bounds=(lower, upper), x_scale="jac")
+    result = least_squares(lambda v: weight * (np.log(model(params_of(v))) - log_t), x0, bounds=(lower, upper),
+                           x_scale="jac")
     return params_of(result.x)
 
 
