@@ -2,9 +2,11 @@
 """SGEMM's time model (`estimated_time` in src/routines/gemm.rs) against the
 measured time of every plan it chooses between. Runs here, without a GPU:
 
-    python3 scripts/sgemm-model-fit.py sample N SEED > SHAPES
+    python3 scripts/sgemm-model-fit.py sample N SEED [wide] > SHAPES
         N random shapes "pair m n k" of the decision grid (m 127 to 16384,
-        n 33 to 2048, k 256 to 14336, all four pairs) under ~1.5 ms each.
+        n 33 to 2048, k 256 to 14336, all four pairs) under ~1.5 ms each;
+        `wide` adds the sizes between (m 1536, 2000, 6144; n 160, 224, 320,
+        640, 768, 1536; k 768, 3000).
     python3 scripts/sgemm-model-fit.py candidates SHAPES > CANDIDATES
         every plan `tile_plan` and `choose_tile` weigh for each shape: each
         tile meant for sm_80 on, unsplit, and split while the unsplit grid
@@ -109,11 +111,15 @@ def candidates(pair, m, n, k):
     return out
 
 
-def sample(count, seed):
+def sample(count, seed, wide=False):
     rng = random.Random(seed)
     ms = [127, 256, 512, 1000, 1024, 2048, 3000, 4096, 8192, 11008, 14336, 16384]
     ns = [33, 48, 64, 96, 128, 192, 256, 384, 448, 512, 1024, 2048]
     ks = [256, 512, 1024, 2048, 4096, 8192, 14336]
+    if wide:
+        ms += [1536, 2000, 6144]
+        ns += [160, 224, 320, 640, 768, 1536]
+        ks += [768, 3000]
     chosen = set()
     while len(chosen) < count:
         shape = (rng.randrange(4), rng.choice(ms), rng.choice(ns), rng.choice(ks))
@@ -278,8 +284,8 @@ def show(params):
 
 def main():
     command = sys.argv[1] if len(sys.argv) > 1 else ""
-    if command == "sample" and len(sys.argv) == 4:
-        sample(int(sys.argv[2]), int(sys.argv[3]))
+    if command == "sample" and len(sys.argv) in (4, 5) and sys.argv[4:] in ([], ["wide"]):
+        sample(int(sys.argv[2]), int(sys.argv[3]), wide=sys.argv[4:] == ["wide"])
     elif command == "candidates" and len(sys.argv) == 3:
         for line in open(sys.argv[2]):
             if line.strip() and not line.startswith("#"):
