@@ -4,19 +4,20 @@ host time per call (calls queued back to back, no synchronisation: ctypes
 overhead included, the same for both), event-timed per call with a
 synchronisation after each (the benchmark's method: the host's cost before
 the kernel starts counts) and event-timed back to back (the kernels alone).
-Square NN, same operands every call.
+Square, same operands every call; NN unless TA,TB say otherwise (0 = N, 1 = T).
 
-usage: sgemm-host-cost.py path/to/libmublas.so
+usage: sgemm-host-cost.py path/to/libmublas.so [TA,TB]
 """
 import ctypes, sys, time, cupy as cp
 mu = ctypes.CDLL(sys.argv[1]); cb = ctypes.CDLL("libcublas.so.13")
 hm = ctypes.c_void_p(); hc = ctypes.c_void_p()
 assert mu.mublasCreate(ctypes.byref(hm)) == 0 and cb.cublasCreate_v2(ctypes.byref(hc)) == 0
 one = ctypes.c_float(1.0); zero = ctypes.c_float(0.0)
+ta, tb = map(int, (sys.argv[2] if len(sys.argv) > 2 else "0,0").split(","))
 for n in (64, 2048, 4096):
     A = cp.random.rand(n * n, dtype=cp.float32); B = cp.random.rand(n * n, dtype=cp.float32); C = cp.zeros(n * n, dtype=cp.float32)
     for name, f, h in (("mublas", mu.mublasSgemm, hm), ("cublas", cb.cublasSgemm_v2, hc), ("mublas", mu.mublasSgemm, hm), ("cublas", cb.cublasSgemm_v2, hc)):
-        args = (h, 0, 0, n, n, n, ctypes.byref(one), ctypes.c_void_p(A.data.ptr), n, ctypes.c_void_p(B.data.ptr), n, ctypes.byref(zero), ctypes.c_void_p(C.data.ptr), n)
+        args = (h, ta, tb, n, n, n, ctypes.byref(one), ctypes.c_void_p(A.data.ptr), n, ctypes.c_void_p(B.data.ptr), n, ctypes.byref(zero), ctypes.c_void_p(C.data.ptr), n)
         for _ in range(5): f(*args)
         cp.cuda.Device().synchronize()
         calls = 200 if n <= 2048 else 50
@@ -34,4 +35,4 @@ for n in (64, 2048, 4096):
         for a, b in ev: a.record(); f(*args); b.record()
         ev[-1][1].synchronize()
         bb = sorted(cp.cuda.get_elapsed_time(a, b) * 1000 for a, b in ev)
-        print(f"n={n:5d} {name}: host {host:6.2f} us/call   synced median {ts[15]:9.2f} us   back-to-back median {bb[15]:9.2f} us")
+        print(f"{'NT'[ta]}{'NT'[tb]} n={n:5d} {name}: host {host:6.2f} us/call   synced median {ts[15]:9.2f} us   back-to-back median {bb[15]:9.2f} us")
