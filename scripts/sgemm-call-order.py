@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Whether the order of calls moves an SGEMM's time, mublas against cuBLAS
+(GPU machine; CuPy, ctypes). The benchmark times each call with a CUDA event
+pair and a synchronisation, mublas's and cuBLAS's calls alternating, inputs
+rotated past the L2. This script times the same calls (8 operand sets of
+random data in [-1, 1), rotated) in two ways:
+  - a run of one library's calls for 3 s, then the other's (twice each),
+    with the SM clock and the board power sampled by nvidia-smi every 50 ms;
+  - alternating call by call, each library first in every other pair:
+    4000 pairs, then five runs of 3 + 30 pairs (the benchmark's count).
+
+usage: sgemm-call-order.py path/to/libmublas.so [TA,TB] [N]
+  TA,TB: 0 = N, 1 = T (default 1,0: TN); N: the square's size (default 2048).
+"""
+import ctypes
+import subprocess
+import sys
+import threading
+import time
+
+import cupy as cp
+
+mu = ctypes.CDLL(sys.argv[1])
+cb = ctypes.CDLL("libcublas.so.13")
+ta, tb = map(int, (sys.argv[2] if len(sys.argv) > 2 else "1,0").split(","))
+n = int(sys.argv[3]) if len(sys.argv) > 3 else 2048
+hm, hc = ctypes.c_void_p(), ctypes.c_void_p()
+assert mu.mublasCreate(ctypes.byref(hm)) == 0 and cb.cublasCreate_v2(ctypes.byref(hc)) == 0
+one, zero = ctypes.c_float(1.0), ctypes.c_float(0.0)
+sets = [(cp.random.rand(n * n, dtype=cp.float32) * 2 - 1, cp.random.rand(n * n, dtype=cp.float32) * 2 - 1,
+         cp.zeros(n * n, dtype=cp.float32)) for _ in range(8)]
+libraries = (("mublas", mu.mublasSgemm, hm), ("cublas", cb.cublasSgemm_v2, hc))
+
+
+def timed_call(f, h, operands):
+    """µs of one call between two events, synchronised."""
+    A, B, C = operands
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    start.record()
+    f(h, ta, tb, n, n, n, ctypes.byref(one), ctypes.c_void_p(A.data.ptr), n, ctypes.c_void_p(B.data.ptr), n,
+      ctypes.byref(zero), ctypes.c_void_p(C.data.ptr), n)
+    stop.record()
+    stop.synchronize()
+    return cp.cuda.get_elapsed_time(start, stop) * 1000
+
+
+def median(values):
+    return sorted(values)[len(values) // 2]
+
+
+def sampled(run):
+    """run() under nvidia-smi sampling: (SM MHz, W) medians of the samples after the first two."""
+    samples, done = [], threading.Event()
+
+    def sample():
+        while not done.is_set():
+            out = subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm,power.draw", "--format=csv,noheader,nounits"],
+                                 capture_output=True, text=True).stdout.strip()
+            if out:
+                samples.append(tuple(float(x) for x in out.split(",")))
+            time.sleep(0.05)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    run()
+    done.set()
+    sampler.join()
+    kept = samples[2:] or samples
+    return median([s[0] for s in kept]), median([s[1] for s in kept])
+
+
+pair = f"{'NT'[ta]}{'NT'[tb]} {n}"
+for _ in range(2):
+    for name, f, h in libraries:
+        times = []
+
+        def run():
+            end, i = time.time() + 3, 0
+            while time.time() < end:
+                times.append(timed_call(f, h, sets[i % 8]))
+                i += 1
+
+        clock, power = sampled(run)
+        print(f"{pair} {name} alone: {len(times)} calls, median {median(times):.1f} us; "
+              f"SM clock {clock:.0f} MHz, power {power:.0f} W", flush=True)
+
+for pairs, warmups, rounds in ((4000, 0, 1), (33, 3, 5)):
+    for _ in range(rounds):
+        times = {"mublas": [], "cublas": []}
+        for i in range(pairs):
+            order = libraries if i % 2 == 0 else libraries[::-1]
+            for j, (name, f, h) in enumerate(order):
+                t = timed_call(f, h, sets[(2 * i + j) % 8])
+                if i >= warmups:
+                    times[name].append(t)
+        mublas_us, cublas_us = median(times["mublas"]), median(times["cublas"])
+        print(f"{pair} alternating, {pairs - warmups} pairs: mublas {mublas_us:.1f} us, cuBLAS {cublas_us:.1f} us, "
+              f"cuBLAS/mublas {cublas_us / mublas_us:.3f}", flush=True)
