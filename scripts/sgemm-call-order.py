@@ -5,7 +5,9 @@ pair and a synchronisation, mublas's and cuBLAS's calls alternating, inputs
 rotated past the L2. This script times the same calls (8 operand sets of
 random data in [-1, 1), rotated) in two ways:
   - a run of one library's calls for 3 s, then the other's (twice each),
-    with the SM clock and the board power sampled by nvidia-smi every 50 ms;
+    with the SM clock, the board power and whether the driver held the
+    clocks down for power (software power cap, or hardware slowdown)
+    sampled by nvidia-smi every 50 ms;
   - alternating call by call, each library first in every other pair:
     4000 pairs, then five runs of 3 + 30 pairs (the benchmark's count).
 
@@ -48,16 +50,23 @@ def median(values):
     return sorted(values)[len(values) // 2]
 
 
+QUERY = "clocks.sm,power.draw,clocks_event_reasons.sw_power_cap,clocks_event_reasons.hw_slowdown"
+
+
 def sampled(run):
-    """run() under nvidia-smi sampling: (SM MHz, W) medians of the samples after the first two."""
+    """run() under nvidia-smi sampling: the SM MHz and W medians of the
+    samples after the first two, and the share of them with the clocks held
+    down for power."""
     samples, done = [], threading.Event()
 
     def sample():
         while not done.is_set():
-            out = subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm,power.draw", "--format=csv,noheader,nounits"],
+            out = subprocess.run(["nvidia-smi", f"--query-gpu={QUERY}", "--format=csv,noheader,nounits"],
                                  capture_output=True, text=True).stdout.strip()
-            if out:
-                samples.append(tuple(float(x) for x in out.split(",")))
+            fields = [x.strip() for x in out.split(",")]
+            if len(fields) == 4:
+                held = fields[2] == "Active" or fields[3] == "Active"
+                samples.append((float(fields[0]), float(fields[1]), held))
             time.sleep(0.05)
 
     sampler = threading.Thread(target=sample)
@@ -66,7 +75,7 @@ def sampled(run):
     done.set()
     sampler.join()
     kept = samples[2:] or samples
-    return median([s[0] for s in kept]), median([s[1] for s in kept])
+    return median([s[0] for s in kept]), median([s[1] for s in kept]), sum(s[2] for s in kept) / max(1, len(kept))
 
 
 pair = f"{'NT'[ta]}{'NT'[tb]} {n}"
@@ -80,9 +89,10 @@ for _ in range(2):
                 times.append(timed_call(f, h, sets[i % 8]))
                 i += 1
 
-        clock, power = sampled(run)
+        clock, power, held = sampled(run)
         print(f"{pair} {name} alone: {len(times)} calls, median {median(times):.1f} us; "
-              f"SM clock {clock:.0f} MHz, power {power:.0f} W", flush=True)
+              f"SM clock {clock:.0f} MHz, power {power:.0f} W, clocks held for power in {100 * held:.0f} % of samples",
+              flush=True)
 
 for pairs, warmups, rounds in ((4000, 0, 1), (33, 3, 5)):
     for _ in range(rounds):
