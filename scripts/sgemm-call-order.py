@@ -15,6 +15,7 @@ usage: sgemm-call-order.py path/to/libmublas.so [TA,TB] [N]
   TA,TB: 0 = N, 1 = T (default 1,0: TN); N: the square's size (default 2048).
 """
 import ctypes
+import os
 import subprocess
 import sys
 import threading
@@ -22,32 +23,29 @@ import time
 
 import cupy as cp
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from graph_timing import median, sgemm
+
 mu = ctypes.CDLL(sys.argv[1])
 cb = ctypes.CDLL("libcublas.so.13")
 ta, tb = map(int, (sys.argv[2] if len(sys.argv) > 2 else "1,0").split(","))
 n = int(sys.argv[3]) if len(sys.argv) > 3 else 2048
 hm, hc = ctypes.c_void_p(), ctypes.c_void_p()
 assert mu.mublasCreate(ctypes.byref(hm)) == 0 and cb.cublasCreate_v2(ctypes.byref(hc)) == 0
-one, zero = ctypes.c_float(1.0), ctypes.c_float(0.0)
 sets = [(cp.random.rand(n * n, dtype=cp.float32) * 2 - 1, cp.random.rand(n * n, dtype=cp.float32) * 2 - 1,
          cp.zeros(n * n, dtype=cp.float32)) for _ in range(8)]
-libraries = (("mublas", mu.mublasSgemm, hm), ("cublas", cb.cublasSgemm_v2, hc))
+libraries = (("mublas", mu, "mublasSgemm", hm), ("cublas", cb, "cublasSgemm_v2", hc))
 
 
-def timed_call(f, h, operands):
+def timed_call(lib, fn, h, operands):
     """µs of one call between two events, synchronised."""
     A, B, C = operands
     start, stop = cp.cuda.Event(), cp.cuda.Event()
     start.record()
-    f(h, ta, tb, n, n, n, ctypes.byref(one), ctypes.c_void_p(A.data.ptr), n, ctypes.c_void_p(B.data.ptr), n,
-      ctypes.byref(zero), ctypes.c_void_p(C.data.ptr), n)
+    sgemm(lib, fn, h, ta, tb, n, n, n, A, n, B, n, C)
     stop.record()
     stop.synchronize()
     return cp.cuda.get_elapsed_time(start, stop) * 1000
-
-
-def median(values):
-    return sorted(values)[len(values) // 2]
 
 
 QUERY = "clocks.sm,power.draw,clocks_event_reasons.sw_power_cap,clocks_event_reasons.hw_slowdown"
@@ -75,22 +73,23 @@ def sampled(run):
     done.set()
     sampler.join()
     kept = samples[2:] or samples
-    return median([s[0] for s in kept]), median([s[1] for s in kept]), sum(s[2] for s in kept) / max(1, len(kept))
+    return (median(sorted(s[0] for s in kept)), median(sorted(s[1] for s in kept)),
+            sum(s[2] for s in kept) / max(1, len(kept)))
 
 
 pair = f"{'NT'[ta]}{'NT'[tb]} {n}"
 for _ in range(2):
-    for name, f, h in libraries:
+    for name, lib, fn, h in libraries:
         times = []
 
         def run():
             end, i = time.time() + 3, 0
             while time.time() < end:
-                times.append(timed_call(f, h, sets[i % 8]))
+                times.append(timed_call(lib, fn, h, sets[i % 8]))
                 i += 1
 
         clock, power, held = sampled(run)
-        print(f"{pair} {name} alone: {len(times)} calls, median {median(times):.1f} us; "
+        print(f"{pair} {name} alone: {len(times)} calls, median {median(sorted(times)):.1f} us; "
               f"SM clock {clock:.0f} MHz, power {power:.0f} W, clocks held for power in {100 * held:.0f} % of samples",
               flush=True)
 
@@ -99,10 +98,10 @@ for pairs, warmups, rounds in ((4000, 0, 1), (33, 3, 5)):
         times = {"mublas": [], "cublas": []}
         for i in range(pairs):
             order = libraries if i % 2 == 0 else libraries[::-1]
-            for j, (name, f, h) in enumerate(order):
-                t = timed_call(f, h, sets[(2 * i + j) % 8])
+            for j, (name, lib, fn, h) in enumerate(order):
+                t = timed_call(lib, fn, h, sets[(2 * i + j) % 8])
                 if i >= warmups:
                     times[name].append(t)
-        mublas_us, cublas_us = median(times["mublas"]), median(times["cublas"])
+        mublas_us, cublas_us = median(sorted(times["mublas"])), median(sorted(times["cublas"]))
         print(f"{pair} alternating, {pairs - warmups} pairs: mublas {mublas_us:.1f} us, cuBLAS {cublas_us:.1f} us, "
               f"cuBLAS/mublas {cublas_us / mublas_us:.3f}", flush=True)
