@@ -4,9 +4,10 @@
 //! stream, 3 warm-up calls, the median of `--reps` (default 30) timed calls
 //! (at least 1000 where a call takes under 20 µs: `LAUNCH_BOUND_US`),
 //! inputs rotated over 512 MiB (the H100's L2 is 50 MB), random data, cuBLAS
-//! measured the same way in the same run, its calls alternating with mublas's.
+//! measured the same way in the same run, in blocks of calls alternating with
+//! mublas's (`Workload::time_in_blocks`).
 
-use crate::workload::{AxpyLayout, MublasSession, WARMUPS, Workload};
+use crate::workload::{AxpyLayout, BLOCK_CALLS, MublasSession, WARMUPS, Workload};
 use mublas::capi::types::*;
 use mublas::harness::{EventTimer, Random};
 use mublas::real_cublas::RealCublas;
@@ -32,14 +33,17 @@ struct Options {
     reps: usize,
     quick: bool,
     csv: Option<String>,
+    /// Time call by call, alternating, instead of in blocks (`Workload::time_alternating`).
+    alternate: bool,
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
-    let mut options = Options { routines: Vec::new(), reps: 30, quick: false, csv: None };
+    let mut options = Options { routines: Vec::new(), reps: 30, quick: false, csv: None, alternate: false };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--quick" => options.quick = true,
+            "--alternate" => options.alternate = true,
             "--reps" => options.reps = it.next().and_then(|v| v.parse().ok()).ok_or("--reps needs a number")?,
             "--csv" => options.csv = Some(it.next().ok_or("--csv needs a file")?.clone()),
             r if ROUTINES.contains(&r) => options.routines.push(arg.clone()),
@@ -209,10 +213,27 @@ pub fn run(args: &[String]) -> Result<(), String> {
         h.device.model().sm_count,
         cublas.map(|c| c.soname).unwrap_or("none")
     );
+    if cublas.is_some() {
+        if options.alternate {
+            println!("timing: mublas's and cuBLAS's calls alternating one by one (--alternate)");
+        } else {
+            println!(
+                "timing: blocks of {BLOCK_CALLS} calls of one library, alternating, the first of each block untimed"
+            );
+        }
+    }
     let timer = EventTimer::new(h.device.context(), h.stream()).map_err(|e| e.to_string())?;
     let mut random = Random::new(2026);
     let mut rows = Vec::new();
-    let table = TableRun { h, handle, cublas, timer: &timer, quick: options.quick, reps: options.reps };
+    let table = TableRun {
+        h,
+        handle,
+        cublas,
+        timer: &timer,
+        quick: options.quick,
+        reps: options.reps,
+        alternate: options.alternate,
+    };
     if options.routines.iter().any(|r| r == "overhead") {
         crate::overhead::run(h, handle, cublas)?;
     }
@@ -263,7 +284,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let retimed = match cublas {
         Some(c) if options.routines.iter().any(|r| r == "sgemv-sawtooth") => {
-            retime_sweep_outliers(h, handle, c, &timer, &mut random, &mut rows, options.reps)?
+            retime_sweep_outliers(&table, c, &mut random, &mut rows)?
         }
         _ => Vec::new(),
     };
@@ -361,19 +382,20 @@ struct TableRun<'a> {
     timer: &'a EventTimer,
     quick: bool,
     reps: usize,
+    alternate: bool,
 }
 
 /// Calls whose median is below this many µs are timed again with at least
 /// LAUNCH_BOUND_REPS repetitions, and the second timing counts. At 6-9 µs a
 /// call is mostly the launch: the event-timed samples of one call spread over
 /// 2-3 µs (10th to 90th percentile), so a median of 30 moved the SAXPY ratios
-/// at 2^10 to 2^18 by ±5 % between runs. H100, three runs each, alternating:
+/// at 2^10 to 2^18 by ±5 % between runs. H100, three runs each (calls then alternating one by one):
 /// medians of 300 gave 0.98-1.08 against cuBLAS, medians of 1000 gave 1.00-1.08.
 const LAUNCH_BOUND_US: f64 = 20.0;
 const LAUNCH_BOUND_REPS: usize = 1000;
 
 impl TableRun<'_> {
-    /// mublas's median µs and, when there is cuBLAS, cuBLAS's, their calls alternating.
+    /// mublas's median µs and, when there is cuBLAS, cuBLAS's, timed in alternating blocks.
     fn time(&self, workload: &Workload) -> Result<(f64, Option<f64>), String> {
         let timed = self.time_with(workload, self.reps)?;
         if timed.0 < LAUNCH_BOUND_US {
@@ -384,7 +406,7 @@ impl TableRun<'_> {
 
     fn time_with(&self, workload: &Workload, reps: usize) -> Result<(f64, Option<f64>), String> {
         match self.cublas {
-            Some(c) => workload.time_alternating(c, self.timer, WARMUPS, reps),
+            Some(c) => workload.time_against_cublas(c, self.timer, WARMUPS, reps, self.alternate),
             None => Ok((workload.time_mublas(self.timer, WARMUPS, reps)?, None)),
         }
     }
@@ -594,7 +616,7 @@ fn sgemm_transposed(table: &TableRun, random: &mut Random) -> Result<(), String>
 }
 
 /// `mublas bench sgemm-tail`: NN and NT on shapes whose direct plan ends in
-/// a nearly empty round (squares, wide and tall C), as called (against cuBLAS, alternating) and then,
+/// a nearly empty round (squares, wide and tall C), as called (against cuBLAS, in alternating blocks) and then,
 /// both timed alone, with and without the split tail (gemm.rs, "Split tail").
 fn sgemm_tail(table: &TableRun, random: &mut Random) -> Result<(), String> {
     let TableRun { h, handle, timer, quick, reps, .. } = *table;
@@ -656,18 +678,16 @@ fn sweep_rows<'r>(rows: &'r [Row], op: &'r str) -> impl Iterator<Item = (usize, 
 /// calls for both libraries at once (one sweep measured mublas 51.5 µs and
 /// cuBLAS 75.4 µs at n = 4178 against ~36 for its neighbours). A size whose
 /// rate, mublas's or cuBLAS's, is more than 3 % below that library's median
-/// over the sweep is timed once more, both libraries alternating again; the
+/// over the sweep is timed once more, the same way; the
 /// second timing replaces the first (a real saw-tooth repeats). Returns a
 /// line per re-timed size with both timings.
 fn retime_sweep_outliers(
-    h: &mublas::Handle,
-    handle: mublasHandle_t,
+    table: &TableRun,
     cublas: &RealCublas,
-    timer: &EventTimer,
     random: &mut Random,
     rows: &mut [Row],
-    reps: usize,
 ) -> Result<Vec<String>, String> {
+    let TableRun { h, handle, timer, reps, alternate, .. } = *table;
     use mublas::routines::gemv::Op;
     let mut lines = Vec::new();
     for (op_name, op) in [("N", Op::N), ("T", Op::T)] {
@@ -682,7 +702,7 @@ fn retime_sweep_outliers(
         let outliers: Vec<usize> = sweep_rows(rows, op_name).filter(|(_, r)| slow(r)).map(|(n, _)| n).collect();
         for n in outliers {
             let workload = Workload::sgemv(h, handle, op, n, n, random)?;
-            let (mublas_us, cublas_us) = workload.time_alternating(cublas, timer, WARMUPS, reps)?;
+            let (mublas_us, cublas_us) = workload.time_against_cublas(cublas, timer, WARMUPS, reps, alternate)?;
             let row = rows
                 .iter_mut()
                 .find(|r| r.bench == "sgemv-sawtooth" && r.label == workload.label)
@@ -804,5 +824,15 @@ mod tests {
         assert_eq!(n, [4096, 4100]);
         let t: Vec<usize> = sweep_rows(&rows, "T").map(|(n, _)| n).collect();
         assert_eq!(t, [4097]);
+    }
+
+    #[test]
+    fn calls_are_timed_in_blocks_unless_asked_to_alternate() {
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let blocks = parse(&args(&["saxpy"])).unwrap();
+        assert!(!blocks.alternate);
+        let alternate = parse(&args(&["sgemm", "--alternate", "--reps", "40"])).unwrap();
+        assert!(alternate.alternate);
+        assert_eq!((alternate.routines, alternate.reps), (vec!["sgemm".to_string()], 40));
     }
 }

@@ -14,16 +14,20 @@ use mublas::tuner::{KernelSpec, LaunchPlan, Problem};
 use mublas::{Error, Handle};
 
 pub const WARMUPS: usize = 3;
+/// Calls of one library in a row in `Workload::time_in_blocks`, the first untimed.
+pub const BLOCK_CALLS: usize = 5;
 /// Bytes of distinct inputs each workload cycles through (the H100's L2 is 50 MB).
 const ROTATION_BYTES: usize = 512 << 20;
 
 /// Rotation slots for inputs of `slot_bytes`: enough to fill ROTATION_BYTES,
-/// and never fewer than two. With one slot (inputs above 256 MiB, SGEMV from
-/// n = 8192), mublas and cuBLAS, timed alternately, read the same matrix, and
-/// each found in the L2 the last 50 MB the other had just read: cuBLAS's
-/// SGEMV-N at 8192² took 88.5 µs that way against 100–106 µs on its own copy.
+/// and never fewer than four, so that mublas (even slots) and cuBLAS (odd
+/// ones) each have two and no call reads what its library's call before it
+/// read. With one slot (inputs above 256 MiB, SGEMV from n = 8192), mublas and
+/// cuBLAS, timed alternately, read the same matrix, and each found in the L2
+/// the last 50 MB the other had just read: cuBLAS's SGEMV-N at 8192² took 88.5
+/// µs that way against 100–106 µs on its own copy.
 fn rotation_copies(slot_bytes: usize) -> usize {
-    (ROTATION_BYTES / slot_bytes.max(1)).max(2)
+    (ROTATION_BYTES / slot_bytes.max(1)).max(4)
 }
 
 /// Rate units: bytes moved per second for the memory-bound routines, flops
@@ -576,10 +580,59 @@ impl Workload {
         timer.median_us(warmups, reps, |i| checked(self.routine, (self.mublas)(i))).map_err(|e| e.to_string())
     }
 
-    /// Median µs of mublas and of cuBLAS measured alternately, call by call, so
-    /// that clock and thermal drift fall on both alike. Each call gets its own
-    /// rotation slot (mublas the even ones, cuBLAS the odd ones): neither finds
-    /// the other's output in the L2.
+    /// Median µs of mublas and of cuBLAS, timed in alternating blocks of
+    /// BLOCK_CALLS calls of one library, the first of each block not timed:
+    /// every timed call follows a call of its own library, as in a program
+    /// that uses one of them, and the blocks alternate so that clock and
+    /// thermal drift fall on both alike. What one library's kernel leaves
+    /// behind moves the next call: at TN 2048 on an H200 mublas's call took
+    /// 10 µs longer after cuBLAS's than after its own (docs/performance.md,
+    /// "The call before"), which timing call by call, alternating, charged to
+    /// whichever library came second. mublas's calls take the even rotation
+    /// slots and cuBLAS's the odd ones, each library's in turn: no call finds
+    /// its inputs in the L2.
+    pub fn time_in_blocks(
+        &self,
+        c: &RealCublas,
+        timer: &EventTimer,
+        warmups: usize,
+        reps: usize,
+    ) -> Result<(f64, Option<f64>), String> {
+        let Some(call) = &self.cublas else { return Ok((self.time_mublas(timer, warmups, reps)?, None)) };
+        let ch = CublasSession::new(c)?;
+        let time_mublas = |i: usize| timer.time_us(|| checked(self.routine, (self.mublas)(2 * i)));
+        let time_cublas = |i: usize| timer.time_us(|| checked(self.routine, call(c, ch.0, 2 * i + 1)));
+        let blocks = reps.div_ceil(BLOCK_CALLS - 1);
+        let (mut ours, mut theirs) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
+        let mut calls = 0; // each library's calls so far, which pick its rotation slots
+        for _ in 0..warmups {
+            time_mublas(calls).map_err(|e| e.to_string())?;
+            time_cublas(calls).map_err(|e| e.to_string())?;
+            calls += 1;
+        }
+        for _ in 0..blocks {
+            for j in 0..BLOCK_CALLS {
+                let us = time_mublas(calls + j).map_err(|e| e.to_string())?;
+                if j > 0 {
+                    ours.push(us);
+                }
+            }
+            for j in 0..BLOCK_CALLS {
+                let us = time_cublas(calls + j).map_err(|e| e.to_string())?;
+                if j > 0 {
+                    theirs.push(us);
+                }
+            }
+            calls += BLOCK_CALLS;
+        }
+        Ok((median(&mut ours), Some(median(&mut theirs))))
+    }
+
+    /// Median µs of mublas and of cuBLAS timed call by call, alternating, each
+    /// library first in every other pair (`mublas bench --alternate`; the
+    /// benchmark's method until the session of 2026-11-27, late evening). Each
+    /// call follows one of the other library's: what that call leaves behind
+    /// counts in this one.
     pub fn time_alternating(
         &self,
         c: &RealCublas,
@@ -589,27 +642,40 @@ impl Workload {
     ) -> Result<(f64, Option<f64>), String> {
         let Some(call) = &self.cublas else { return Ok((self.time_mublas(timer, warmups, reps)?, None)) };
         let ch = CublasSession::new(c)?;
+        let time_mublas = |i: usize| timer.time_us(|| checked(self.routine, (self.mublas)(2 * i)));
+        let time_cublas = |i: usize| timer.time_us(|| checked(self.routine, call(c, ch.0, 2 * i + 1)));
         let (mut ours, mut theirs) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
-        // Each library goes first in every other pair, so that neither always
-        // follows the other's call (whatever state that leaves behind).
         for i in 0..warmups + reps {
-            let time_mublas =
-                || timer.time_us(|| checked(self.routine, (self.mublas)(2 * i))).map_err(|e| e.to_string());
-            let time_cublas =
-                || timer.time_us(|| checked(self.routine, call(c, ch.0, 2 * i + 1))).map_err(|e| e.to_string());
             let (mublas_us, cublas_us) = if i % 2 == 0 {
-                let mublas_us = time_mublas()?;
-                (mublas_us, time_cublas()?)
+                let mublas_us = time_mublas(i);
+                (mublas_us, time_cublas(i))
             } else {
-                let cublas_us = time_cublas()?;
-                (time_mublas()?, cublas_us)
+                let cublas_us = time_cublas(i);
+                (time_mublas(i), cublas_us)
             };
+            let (mublas_us, cublas_us) = (mublas_us.map_err(|e| e.to_string())?, cublas_us.map_err(|e| e.to_string())?);
             if i >= warmups {
                 ours.push(mublas_us);
                 theirs.push(cublas_us);
             }
         }
         Ok((median(&mut ours), Some(median(&mut theirs))))
+    }
+
+    /// `time_in_blocks`, or `time_alternating` where `alternate`.
+    pub fn time_against_cublas(
+        &self,
+        c: &RealCublas,
+        timer: &EventTimer,
+        warmups: usize,
+        reps: usize,
+        alternate: bool,
+    ) -> Result<(f64, Option<f64>), String> {
+        if alternate {
+            self.time_alternating(c, timer, warmups, reps)
+        } else {
+            self.time_in_blocks(c, timer, warmups, reps)
+        }
     }
 
     /// Median µs of cuBLAS, on a cuBLAS handle of its own on the same (default) stream.
@@ -644,15 +710,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rotation_fills_the_pool_and_keeps_alternating_calls_apart() {
+    fn rotation_fills_the_pool_and_keeps_consecutive_calls_apart() {
         assert_eq!(rotation_copies(4 << 20), 128);
-        assert_eq!(rotation_copies(200 << 20), 2);
-        // SGEMV at 8192²: one copy would fit, but mublas (even reps) and cuBLAS (odd) need one each.
-        assert_eq!(rotation_copies(8192 * 8192 * 4 + 3 * 8192 * 4), 2);
-        assert_eq!(rotation_copies(1 << 32), 2);
-        let r = Rotation { base: 0, slot_floats: 10, copies: rotation_copies(1 << 30) };
-        for i in 0..8 {
-            assert_ne!(r.at(2 * i, 0), r.at(2 * i + 1, 0), "a mublas rep and the cuBLAS rep after it share a slot");
+        assert_eq!(rotation_copies(100 << 20), 5);
+        // SGEMV at 8192²: one copy would fit, but each library needs two.
+        assert_eq!(rotation_copies(8192 * 8192 * 4 + 3 * 8192 * 4), 4);
+        assert_eq!(rotation_copies(1 << 32), 4);
+        for slot_bytes in [4 << 20, 100 << 20, 200 << 20, 1 << 32] {
+            let r = Rotation { base: 0, slot_floats: slot_bytes / 4, copies: rotation_copies(slot_bytes) };
+            for call in 0..40 {
+                // mublas's call `call` takes rep 2·call, cuBLAS's 2·call + 1 (Workload::time_in_blocks).
+                let (mublas, cublas) = (r.at(2 * call, 0), r.at(2 * call + 1, 0));
+                assert_ne!(mublas, cublas, "mublas's and cuBLAS's calls share a slot");
+                assert_ne!(mublas, r.at(2 * call + 2, 0), "two mublas calls in a row share a slot");
+                assert_ne!(cublas, r.at(2 * call + 3, 0), "two cuBLAS calls in a row share a slot");
+            }
         }
     }
 }
