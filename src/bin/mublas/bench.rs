@@ -5,7 +5,7 @@
 //! (at least 1000 where a call takes under 20 µs: `LAUNCH_BOUND_US`),
 //! inputs rotated over 512 MiB (the H100's L2 is 50 MB), random data, cuBLAS
 //! measured the same way in the same run, in blocks of calls alternating with
-//! mublas's (`Workload::time_in_blocks`).
+//! mublas's (`Workload::time_against_cublas`).
 
 use crate::workload::{AxpyLayout, BLOCK_CALLS, MublasSession, WARMUPS, Workload};
 use mublas::capi::types::*;
@@ -33,7 +33,7 @@ struct Options {
     reps: usize,
     quick: bool,
     csv: Option<String>,
-    /// Time call by call, alternating, instead of in blocks (`Workload::time_alternating`).
+    /// Time call by call, alternating, instead of in blocks (`Workload::time_against_cublas`).
     alternate: bool,
 }
 

@@ -71,7 +71,7 @@ pub fn run(h: &mublas::Handle, handle: mublasHandle_t, cublas: Option<&RealCubla
     print_cold_host_breakdown(h, handle, &workload, &timer, &direct)?;
     if let Some(c) = cublas {
         let host = workload.cublas_host_us(c, calls)?;
-        let (ours, theirs) = workload.time_in_blocks(c, &timer, 10, 200)?;
+        let (ours, theirs) = workload.time_against_cublas(c, &timer, 10, 200, false)?;
         println!(
             "  cuBLAS: host µs per call {host:.2}; event-timed, in blocks alternating with mublas's: cuBLAS {:.2}, mublas {ours:.2}",
             theirs.unwrap_or(f64::NAN)

@@ -14,7 +14,7 @@ use mublas::tuner::{KernelSpec, LaunchPlan, Problem};
 use mublas::{Error, Handle};
 
 pub const WARMUPS: usize = 3;
-/// Calls of one library in a row in `Workload::time_in_blocks`, the first untimed.
+/// Calls of one library in a row in `Workload::time_against_cublas`, the first untimed.
 pub const BLOCK_CALLS: usize = 5;
 /// Bytes of distinct inputs each workload cycles through (the H100's L2 is 50 MB).
 const ROTATION_BYTES: usize = 512 << 20;
@@ -580,89 +580,19 @@ impl Workload {
         timer.median_us(warmups, reps, |i| checked(self.routine, (self.mublas)(i))).map_err(|e| e.to_string())
     }
 
-    /// Median µs of mublas and of cuBLAS, timed in alternating blocks of
+    /// Median µs of mublas and of cuBLAS. By default in alternating blocks of
     /// BLOCK_CALLS calls of one library, the first of each block not timed:
     /// every timed call follows a call of its own library, as in a program
     /// that uses one of them, and the blocks alternate so that clock and
     /// thermal drift fall on both alike. What one library's kernel leaves
-    /// behind moves the next call: at TN 2048 on an H200 mublas's call took
-    /// 10 µs longer after cuBLAS's than after its own (docs/performance.md,
-    /// "The call before"), which timing call by call, alternating, charged to
-    /// whichever library came second. mublas's calls take the even rotation
-    /// slots and cuBLAS's the odd ones, each library's in turn: no call finds
-    /// its inputs in the L2.
-    pub fn time_in_blocks(
-        &self,
-        c: &RealCublas,
-        timer: &EventTimer,
-        warmups: usize,
-        reps: usize,
-    ) -> Result<(f64, Option<f64>), String> {
-        let Some(call) = &self.cublas else { return Ok((self.time_mublas(timer, warmups, reps)?, None)) };
-        let ch = CublasSession::new(c)?;
-        let time_mublas = |i: usize| timer.time_us(|| checked(self.routine, (self.mublas)(2 * i)));
-        let time_cublas = |i: usize| timer.time_us(|| checked(self.routine, call(c, ch.0, 2 * i + 1)));
-        let blocks = reps.div_ceil(BLOCK_CALLS - 1);
-        let (mut ours, mut theirs) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
-        let mut calls = 0; // each library's calls so far, which pick its rotation slots
-        for _ in 0..warmups {
-            time_mublas(calls).map_err(|e| e.to_string())?;
-            time_cublas(calls).map_err(|e| e.to_string())?;
-            calls += 1;
-        }
-        for _ in 0..blocks {
-            for j in 0..BLOCK_CALLS {
-                let us = time_mublas(calls + j).map_err(|e| e.to_string())?;
-                if j > 0 {
-                    ours.push(us);
-                }
-            }
-            for j in 0..BLOCK_CALLS {
-                let us = time_cublas(calls + j).map_err(|e| e.to_string())?;
-                if j > 0 {
-                    theirs.push(us);
-                }
-            }
-            calls += BLOCK_CALLS;
-        }
-        Ok((median(&mut ours), Some(median(&mut theirs))))
-    }
-
-    /// Median µs of mublas and of cuBLAS timed call by call, alternating, each
-    /// library first in every other pair (`mublas bench --alternate`; the
-    /// benchmark's method until the session of 2026-11-27, late evening). Each
-    /// call follows one of the other library's: what that call leaves behind
-    /// counts in this one.
-    pub fn time_alternating(
-        &self,
-        c: &RealCublas,
-        timer: &EventTimer,
-        warmups: usize,
-        reps: usize,
-    ) -> Result<(f64, Option<f64>), String> {
-        let Some(call) = &self.cublas else { return Ok((self.time_mublas(timer, warmups, reps)?, None)) };
-        let ch = CublasSession::new(c)?;
-        let time_mublas = |i: usize| timer.time_us(|| checked(self.routine, (self.mublas)(2 * i)));
-        let time_cublas = |i: usize| timer.time_us(|| checked(self.routine, call(c, ch.0, 2 * i + 1)));
-        let (mut ours, mut theirs) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
-        for i in 0..warmups + reps {
-            let (mublas_us, cublas_us) = if i % 2 == 0 {
-                let mublas_us = time_mublas(i);
-                (mublas_us, time_cublas(i))
-            } else {
-                let cublas_us = time_cublas(i);
-                (time_mublas(i), cublas_us)
-            };
-            let (mublas_us, cublas_us) = (mublas_us.map_err(|e| e.to_string())?, cublas_us.map_err(|e| e.to_string())?);
-            if i >= warmups {
-                ours.push(mublas_us);
-                theirs.push(cublas_us);
-            }
-        }
-        Ok((median(&mut ours), Some(median(&mut theirs))))
-    }
-
-    /// `time_in_blocks`, or `time_alternating` where `alternate`.
+    /// behind moves the next call: at TN 2048 mublas's call took 5–11 µs
+    /// longer after cuBLAS's than after its own (docs/performance.md, "The
+    /// call before"). With `alternate` (`mublas bench --alternate`, the
+    /// benchmark's method until the session of 2026-11-27, late evening), call
+    /// by call, each library first in every other pair, so that each call
+    /// pays for what the other library's left behind. mublas's calls take the
+    /// even rotation slots and cuBLAS's the odd ones, each library's in turn:
+    /// no call finds its inputs in the L2.
     pub fn time_against_cublas(
         &self,
         c: &RealCublas,
@@ -671,11 +601,42 @@ impl Workload {
         reps: usize,
         alternate: bool,
     ) -> Result<(f64, Option<f64>), String> {
-        if alternate {
-            self.time_alternating(c, timer, warmups, reps)
-        } else {
-            self.time_in_blocks(c, timer, warmups, reps)
+        let Some(call) = &self.cublas else { return Ok((self.time_mublas(timer, warmups, reps)?, None)) };
+        let ch = CublasSession::new(c)?;
+        // Library 0 is mublas, 1 cuBLAS; `i` counts that library's calls.
+        let time = |library: usize, i: usize| {
+            let timed = if library == 0 {
+                timer.time_us(|| checked(self.routine, (self.mublas)(2 * i)))
+            } else {
+                timer.time_us(|| checked(self.routine, call(c, ch.0, 2 * i + 1)))
+            };
+            timed.map_err(|e| e.to_string())
+        };
+        let mut times = [Vec::with_capacity(reps), Vec::with_capacity(reps)];
+        for i in 0..warmups {
+            time(0, i)?;
+            time(1, i)?;
         }
+        if alternate {
+            for i in warmups..warmups + reps {
+                for library in if i % 2 == 0 { [0, 1] } else { [1, 0] } {
+                    times[library].push(time(library, i)?);
+                }
+            }
+        } else {
+            for block in 0..reps.div_ceil(BLOCK_CALLS - 1) {
+                for (library, library_times) in times.iter_mut().enumerate() {
+                    for j in 0..BLOCK_CALLS {
+                        let us = time(library, warmups + block * BLOCK_CALLS + j)?;
+                        if j > 0 {
+                            library_times.push(us);
+                        }
+                    }
+                }
+            }
+        }
+        let [ours, theirs] = &mut times;
+        Ok((median(ours), Some(median(theirs))))
     }
 
     /// Median µs of cuBLAS, on a cuBLAS handle of its own on the same (default) stream.
@@ -719,7 +680,7 @@ mod tests {
         for slot_bytes in [4 << 20, 100 << 20, 200 << 20, 1 << 32] {
             let r = Rotation { base: 0, slot_floats: slot_bytes / 4, copies: rotation_copies(slot_bytes) };
             for call in 0..40 {
-                // mublas's call `call` takes rep 2·call, cuBLAS's 2·call + 1 (Workload::time_in_blocks).
+                // mublas's call `call` takes rep 2·call, cuBLAS's 2·call + 1 (Workload::time_against_cublas).
                 let (mublas, cublas) = (r.at(2 * call, 0), r.at(2 * call + 1, 0));
                 assert_ne!(mublas, cublas, "mublas's and cuBLAS's calls share a slot");
                 assert_ne!(mublas, r.at(2 * call + 2, 0), "two mublas calls in a row share a slot");
