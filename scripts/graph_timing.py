@@ -97,6 +97,17 @@ def splitk_reduce(kernel, rows_per_thread, m, n, split, partials, C, ldc):
             np.uint64(0), np.float32(0), np.uint64(0), C, np.int64(ldc)))
 
 
+def synced_us(run):
+    """µs between two events around run()'s work on the current stream, then
+    synchronised: one call timed as `mublas bench` times it."""
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    start.record()
+    run()
+    stop.record()
+    stop.synchronize()
+    return cp.cuda.get_elapsed_time(start, stop) * 1000
+
+
 def median(times):
     """The middle of graph_times's sorted list."""
     return times[len(times) // 2]

@@ -24,7 +24,7 @@ import time
 import cupy as cp
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from graph_timing import median, sgemm
+from graph_timing import median, sgemm, synced_us
 
 mu = ctypes.CDLL(sys.argv[1])
 cb = ctypes.CDLL("libcublas.so.13")
@@ -77,12 +77,7 @@ for _ in range(rounds):
             for _ in range(5):
                 predecessor()
                 cp.cuda.Device().synchronize()
-                start, stop = cp.cuda.Event(), cp.cuda.Event()
-                start.record()
-                call()
-                stop.record()
-                stop.synchronize()
-                times[(t, b)].append(cp.cuda.get_elapsed_time(start, stop) * 1000)
+                times[(t, b)].append(synced_us(call))
 print(f"{name} {n}, µs of each call (median of {5 * rounds}) after:")
 for t in timed:
     print(f"  {t}: " + ", ".join(f"{b} {median(sorted(times[(t, b)])):.1f}" for b in before), flush=True)

@@ -24,7 +24,7 @@ import time
 import cupy as cp
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from graph_timing import median, sgemm
+from graph_timing import median, sgemm, synced_us
 
 mu = ctypes.CDLL(sys.argv[1])
 cb = ctypes.CDLL("libcublas.so.13")
@@ -40,12 +40,7 @@ libraries = (("mublas", mu, "mublasSgemm", hm), ("cublas", cb, "cublasSgemm_v2",
 def timed_call(lib, fn, h, operands):
     """µs of one call between two events, synchronised."""
     A, B, C = operands
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-    start.record()
-    sgemm(lib, fn, h, ta, tb, n, n, n, A, n, B, n, C)
-    stop.record()
-    stop.synchronize()
-    return cp.cuda.get_elapsed_time(start, stop) * 1000
+    return synced_us(lambda: sgemm(lib, fn, h, ta, tb, n, n, n, A, n, B, n, C))
 
 
 QUERY = "clocks.sm,power.draw,clocks_event_reasons.sw_power_cap,clocks_event_reasons.hw_slowdown"

@@ -235,7 +235,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         alternate: options.alternate,
     };
     if options.routines.iter().any(|r| r == "overhead") {
-        crate::overhead::run(h, handle, cublas)?;
+        crate::overhead::run(h, handle, cublas, options.alternate)?;
     }
     if options.routines.iter().any(|r| r == "sgemm-tiles") {
         sgemm_tiles(&table, &mut random)?;
@@ -389,7 +389,7 @@ struct TableRun<'a> {
 /// LAUNCH_BOUND_REPS repetitions, and the second timing counts. At 6-9 µs a
 /// call is mostly the launch: the event-timed samples of one call spread over
 /// 2-3 µs (10th to 90th percentile), so a median of 30 moved the SAXPY ratios
-/// at 2^10 to 2^18 by ±5 % between runs. H100, three runs each (calls then alternating one by one):
+/// at 2^10 to 2^18 by ±5 % between runs. H100, three runs each, calls alternating one by one:
 /// medians of 300 gave 0.98-1.08 against cuBLAS, medians of 1000 gave 1.00-1.08.
 const LAUNCH_BOUND_US: f64 = 20.0;
 const LAUNCH_BOUND_REPS: usize = 1000;

@@ -12,7 +12,12 @@ use mublas::real_cublas::RealCublas;
 use mublas::routines::axpy;
 use std::time::Instant;
 
-pub fn run(h: &mublas::Handle, handle: mublasHandle_t, cublas: Option<&RealCublas>) -> Result<(), String> {
+pub fn run(
+    h: &mublas::Handle,
+    handle: mublasHandle_t,
+    cublas: Option<&RealCublas>,
+    alternate: bool,
+) -> Result<(), String> {
     let n = 1024usize;
     let mut random = Random::new(5);
     let workload = Workload::saxpy(h, handle, n, AxpyLayout::Aligned, &mut random)?;
@@ -71,9 +76,9 @@ pub fn run(h: &mublas::Handle, handle: mublasHandle_t, cublas: Option<&RealCubla
     print_cold_host_breakdown(h, handle, &workload, &timer, &direct)?;
     if let Some(c) = cublas {
         let host = workload.cublas_host_us(c, calls)?;
-        let (ours, theirs) = workload.time_against_cublas(c, &timer, 10, 200, false)?;
+        let (ours, theirs) = workload.time_against_cublas(c, &timer, 10, 200, alternate)?;
         println!(
-            "  cuBLAS: host µs per call {host:.2}; event-timed, in blocks alternating with mublas's: cuBLAS {:.2}, mublas {ours:.2}",
+            "  cuBLAS: host µs per call {host:.2}; event-timed beside mublas's (see \"timing\" above): cuBLAS {:.2}, mublas {ours:.2}",
             theirs.unwrap_or(f64::NAN)
         );
     }

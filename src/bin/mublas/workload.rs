@@ -590,7 +590,7 @@ impl Workload {
     /// call before"). With `alternate` (`mublas bench --alternate`, the
     /// benchmark's method until the session of 2026-11-27, late evening), call
     /// by call, each library first in every other pair, so that each call
-    /// pays for what the other library's left behind. mublas's calls take the
+    /// pays for what the other library's call left behind. mublas's calls take the
     /// even rotation slots and cuBLAS's the odd ones, each library's in turn:
     /// no call finds its inputs in the L2.
     pub fn time_against_cublas(
