@@ -2580,6 +2580,8 @@ mod tests {
         assert_eq!(skinny_split(&Problem { m: rows, n: 2, k: 4096 }, 32, 8).1, 1);
     }
 
+    /// check_arguments with the argument list a reference-BLAS test writes.
+    #[allow(clippy::too_many_arguments)]
     fn args(
         transa: i32,
         transb: i32,
