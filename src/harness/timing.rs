@@ -11,14 +11,23 @@ pub struct EventTimer {
     stream: sys::CUstream,
     start: sys::CUevent,
     stop: sys::CUevent,
+    /// Event pairs for calls queued back to back ([`EventTimer::time_queued_us`]).
+    queued: Vec<(sys::CUevent, sys::CUevent)>,
 }
+
+/// The most calls [`EventTimer::time_queued_us`] times in one go.
+pub const MAX_QUEUED_CALLS: usize = 8;
 
 impl EventTimer {
     pub fn new(context: sys::CUcontext, stream: sys::CUstream) -> Result<EventTimer> {
         let _bound = ContextGuard::bind(context)?;
         let create =
             || result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).map_err(|e| Error::Internal(describe(&e)));
-        Ok(EventTimer { context, stream, start: create()?, stop: create()? })
+        let mut queued = Vec::with_capacity(MAX_QUEUED_CALLS);
+        for _ in 0..MAX_QUEUED_CALLS {
+            queued.push((create()?, create()?));
+        }
+        Ok(EventTimer { context, stream, start: create()?, stop: create()?, queued })
     }
 
     /// Microseconds the GPU spent between events recorded before and after `call`.
@@ -33,6 +42,33 @@ impl EventTimer {
             result::event::synchronize(self.stop).map_err(fail)?;
             Ok(result::event::elapsed(self.start, self.stop).map_err(fail)? as f64 * 1e3)
         }
+    }
+
+    /// Microseconds the GPU spent on each of `calls` calls queued back to
+    /// back: an event pair around each, the host waiting only after the
+    /// last. The first call starts on an idle GPU like a [`EventTimer::time_us`]
+    /// call; each later one starts when the one before ends, so that its time
+    /// is its kernels' and the gaps between them, without the host's part of
+    /// the call or the launch on an idle GPU.
+    pub fn time_queued_us(&self, calls: usize, mut call: impl FnMut(usize) -> Result<()>) -> Result<Vec<f64>> {
+        assert!(calls <= MAX_QUEUED_CALLS, "at most {MAX_QUEUED_CALLS} queued calls");
+        let _bound = ContextGuard::bind(self.context)?;
+        let fail = |e: result::DriverError| Error::ExecutionFailed(describe(&e));
+        for (j, &(start, stop)) in self.queued[..calls].iter().enumerate() {
+            // SAFETY: events and stream belong to this context.
+            unsafe { result::event::record(start, self.stream) }.map_err(fail)?;
+            call(j)?;
+            unsafe { result::event::record(stop, self.stream) }.map_err(fail)?;
+        }
+        let mut times = Vec::with_capacity(calls);
+        for &(start, stop) in &self.queued[..calls] {
+            // SAFETY: both recorded above, on this context's stream.
+            unsafe {
+                result::event::synchronize(stop).map_err(fail)?;
+                times.push(result::event::elapsed(start, stop).map_err(fail)? as f64 * 1e3);
+            }
+        }
+        Ok(times)
     }
 
     /// `warmups` untimed calls, then the median of `reps` timed ones; `call(i)` gets the rep index
@@ -68,6 +104,10 @@ impl Drop for EventTimer {
             unsafe {
                 let _ = result::event::destroy(self.start);
                 let _ = result::event::destroy(self.stop);
+                for &(start, stop) in &self.queued {
+                    let _ = result::event::destroy(start);
+                    let _ = result::event::destroy(stop);
+                }
             }
         }
     }

@@ -7,7 +7,7 @@
 //! measured the same way in the same run, in blocks of calls alternating with
 //! mublas's (`Workload::time_against_cublas`).
 
-use crate::workload::{AxpyLayout, BLOCK_CALLS, MublasSession, WARMUPS, Workload};
+use crate::workload::{AxpyLayout, BLOCK_CALLS, MublasSession, Timing, WARMUPS, Workload};
 use mublas::capi::types::*;
 use mublas::harness::{EventTimer, Random};
 use mublas::real_cublas::RealCublas;
@@ -33,17 +33,23 @@ struct Options {
     reps: usize,
     quick: bool,
     csv: Option<String>,
-    /// Time call by call, alternating, instead of in blocks (`Workload::time_against_cublas`).
-    alternate: bool,
+    /// How the two libraries are timed (`Workload::time_against_cublas`).
+    timing: Timing,
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
-    let mut options = Options { routines: Vec::new(), reps: 30, quick: false, csv: None, alternate: false };
+    let mut options = Options { routines: Vec::new(), reps: 30, quick: false, csv: None, timing: Timing::Blocks };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--quick" => options.quick = true,
-            "--alternate" => options.alternate = true,
+            "--alternate" | "--queued" => {
+                let timing = if arg == "--queued" { Timing::Queued } else { Timing::Alternate };
+                if options.timing != Timing::Blocks && options.timing != timing {
+                    return Err("--alternate or --queued, not both".into());
+                }
+                options.timing = timing;
+            }
             "--reps" => options.reps = it.next().and_then(|v| v.parse().ok()).ok_or("--reps needs a number")?,
             "--csv" => options.csv = Some(it.next().ok_or("--csv needs a file")?.clone()),
             r if ROUTINES.contains(&r) => options.routines.push(arg.clone()),
@@ -214,28 +220,24 @@ pub fn run(args: &[String]) -> Result<(), String> {
         cublas.map(|c| c.soname).unwrap_or("none")
     );
     if cublas.is_some() {
-        if options.alternate {
-            println!("timing: mublas's and cuBLAS's calls alternating one by one (--alternate)");
-        } else {
-            println!(
+        match options.timing {
+            Timing::Alternate => println!("timing: mublas's and cuBLAS's calls alternating one by one (--alternate)"),
+            Timing::Blocks => println!(
                 "timing: blocks of {BLOCK_CALLS} calls of one library, alternating, the first of each block untimed"
-            );
+            ),
+            Timing::Queued => println!(
+                "timing: blocks of {BLOCK_CALLS} calls of one library queued back to back (--queued: kernel time and \
+                 the gaps between calls, not the launch from idle), alternating, the first of each block untimed"
+            ),
         }
     }
     let timer = EventTimer::new(h.device.context(), h.stream()).map_err(|e| e.to_string())?;
     let mut random = Random::new(2026);
     let mut rows = Vec::new();
-    let table = TableRun {
-        h,
-        handle,
-        cublas,
-        timer: &timer,
-        quick: options.quick,
-        reps: options.reps,
-        alternate: options.alternate,
-    };
+    let table =
+        TableRun { h, handle, cublas, timer: &timer, quick: options.quick, reps: options.reps, timing: options.timing };
     if options.routines.iter().any(|r| r == "overhead") {
-        crate::overhead::run(h, handle, cublas, options.alternate)?;
+        crate::overhead::run(h, handle, cublas, options.timing)?;
     }
     if options.routines.iter().any(|r| r == "sgemm-tiles") {
         sgemm_tiles(&table, &mut random)?;
@@ -382,7 +384,7 @@ struct TableRun<'a> {
     timer: &'a EventTimer,
     quick: bool,
     reps: usize,
-    alternate: bool,
+    timing: Timing,
 }
 
 /// Calls whose median is below this many µs are timed again with at least
@@ -406,7 +408,7 @@ impl TableRun<'_> {
 
     fn time_with(&self, workload: &Workload, reps: usize) -> Result<(f64, Option<f64>), String> {
         match self.cublas {
-            Some(c) => workload.time_against_cublas(c, self.timer, WARMUPS, reps, self.alternate),
+            Some(c) => workload.time_against_cublas(c, self.timer, WARMUPS, reps, self.timing),
             None => Ok((workload.time_mublas(self.timer, WARMUPS, reps)?, None)),
         }
     }
@@ -687,7 +689,7 @@ fn retime_sweep_outliers(
     random: &mut Random,
     rows: &mut [Row],
 ) -> Result<Vec<String>, String> {
-    let TableRun { h, handle, timer, reps, alternate, .. } = *table;
+    let TableRun { h, handle, timer, reps, timing, .. } = *table;
     use mublas::routines::gemv::Op;
     let mut lines = Vec::new();
     for (op_name, op) in [("N", Op::N), ("T", Op::T)] {
@@ -702,7 +704,7 @@ fn retime_sweep_outliers(
         let outliers: Vec<usize> = sweep_rows(rows, op_name).filter(|(_, r)| slow(r)).map(|(n, _)| n).collect();
         for n in outliers {
             let workload = Workload::sgemv(h, handle, op, n, n, random)?;
-            let (mublas_us, cublas_us) = workload.time_against_cublas(cublas, timer, WARMUPS, reps, alternate)?;
+            let (mublas_us, cublas_us) = workload.time_against_cublas(cublas, timer, WARMUPS, reps, timing)?;
             let row = rows
                 .iter_mut()
                 .find(|r| r.bench == "sgemv-sawtooth" && r.label == workload.label)
@@ -827,12 +829,15 @@ mod tests {
     }
 
     #[test]
-    fn calls_are_timed_in_blocks_unless_asked_to_alternate() {
+    fn calls_are_timed_in_blocks_unless_asked_otherwise() {
         let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         let blocks = parse(&args(&["saxpy"])).unwrap();
-        assert!(!blocks.alternate);
+        assert_eq!(blocks.timing, Timing::Blocks);
         let alternate = parse(&args(&["sgemm", "--alternate", "--reps", "40"])).unwrap();
-        assert!(alternate.alternate);
+        assert_eq!(alternate.timing, Timing::Alternate);
         assert_eq!((alternate.routines, alternate.reps), (vec!["sgemm".to_string()], 40));
+        assert_eq!(parse(&args(&["--queued", "sgemm"])).unwrap().timing, Timing::Queued);
+        assert!(parse(&args(&["sgemm", "--queued", "--alternate"])).is_err());
+        assert_eq!(parse(&args(&["sgemm", "--queued", "--queued"])).unwrap().timing, Timing::Queued);
     }
 }

@@ -4,7 +4,7 @@
 //! the same kernel launched directly (no argument handling, no tuner), and of
 //! cuBLAS.
 
-use crate::workload::{AxpyLayout, Workload};
+use crate::workload::{AxpyLayout, Timing, Workload};
 use mublas::capi::types::mublasHandle_t;
 use mublas::harness::{EventTimer, Random};
 use mublas::launch::KernelArg::{F32, Ptr};
@@ -16,7 +16,7 @@ pub fn run(
     h: &mublas::Handle,
     handle: mublasHandle_t,
     cublas: Option<&RealCublas>,
-    alternate: bool,
+    timing: Timing,
 ) -> Result<(), String> {
     let n = 1024usize;
     let mut random = Random::new(5);
@@ -76,7 +76,7 @@ pub fn run(
     print_cold_host_breakdown(h, handle, &workload, &timer, &direct)?;
     if let Some(c) = cublas {
         let host = workload.cublas_host_us(c, calls)?;
-        let (ours, theirs) = workload.time_against_cublas(c, &timer, 10, 200, alternate)?;
+        let (ours, theirs) = workload.time_against_cublas(c, &timer, 10, 200, timing)?;
         println!(
             "  cuBLAS: host µs per call {host:.2}; event-timed beside mublas's (see \"timing\" above): cuBLAS {:.2}, mublas {ours:.2}",
             theirs.unwrap_or(f64::NAN)

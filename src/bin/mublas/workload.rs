@@ -16,6 +16,22 @@ use mublas::{Error, Handle};
 pub const WARMUPS: usize = 3;
 /// Calls of one library in a row in `Workload::time_against_cublas`, the first untimed.
 pub const BLOCK_CALLS: usize = 5;
+
+/// How `Workload::time_against_cublas` times the two libraries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timing {
+    /// Blocks of BLOCK_CALLS calls of one library, each call synchronised
+    /// (the host's part of the call and the launch on an idle GPU count, as
+    /// in the figures of shared/docs/baseline-h100.md); the default.
+    Blocks,
+    /// The same blocks, each block's calls queued back to back and
+    /// synchronised once (`--queued`): a timed call's kernels and the gaps
+    /// between them, without the launch from idle that every synchronised
+    /// call pays (6–7 µs at SGEMM 2048 on the H100).
+    Queued,
+    /// Call by call, synchronised, the libraries alternating (`--alternate`).
+    Alternate,
+}
 /// Bytes of distinct inputs each workload cycles through (the H100's L2 is 50 MB).
 const ROTATION_BYTES: usize = 512 << 20;
 
@@ -587,7 +603,8 @@ impl Workload {
     /// thermal drift fall on both alike. What one library's kernel leaves
     /// behind moves the next call: at TN 2048 mublas's call took 5–11 µs
     /// longer after cuBLAS's than after its own (docs/performance.md, "The
-    /// call before"). With `alternate` (`mublas bench --alternate`, the
+    /// call before"). `Timing::Queued` queues each block's calls back to
+    /// back instead of synchronising each. `Timing::Alternate` (the
     /// benchmark's method until the session of 2026-11-27, late evening), call
     /// by call, each library first in every other pair, so that each call
     /// pays for what the other library's call left behind. mublas's calls take the
@@ -599,7 +616,7 @@ impl Workload {
         timer: &EventTimer,
         warmups: usize,
         reps: usize,
-        alternate: bool,
+        timing: Timing,
     ) -> Result<(f64, Option<f64>), String> {
         let Some(call) = &self.cublas else { return Ok((self.time_mublas(timer, warmups, reps)?, None)) };
         let ch = CublasSession::new(c)?;
@@ -617,20 +634,29 @@ impl Workload {
             time(0, i)?;
             time(1, i)?;
         }
-        if alternate {
-            for i in warmups..warmups + reps {
-                for library in if i % 2 == 0 { [0, 1] } else { [1, 0] } {
-                    times[library].push(time(library, i)?);
+        match timing {
+            Timing::Alternate => {
+                for i in warmups..warmups + reps {
+                    for library in if i % 2 == 0 { [0, 1] } else { [1, 0] } {
+                        times[library].push(time(library, i)?);
+                    }
                 }
             }
-        } else {
-            for block in 0..reps.div_ceil(BLOCK_CALLS - 1) {
-                for (library, library_times) in times.iter_mut().enumerate() {
-                    for j in 0..BLOCK_CALLS {
-                        let us = time(library, warmups + block * BLOCK_CALLS + j)?;
-                        if j > 0 {
-                            library_times.push(us);
-                        }
+            Timing::Blocks | Timing::Queued => {
+                for block in 0..reps.div_ceil(BLOCK_CALLS - 1) {
+                    for (library, library_times) in times.iter_mut().enumerate() {
+                        let first = warmups + block * BLOCK_CALLS;
+                        let block_times = if timing == Timing::Queued {
+                            let queued_call = |j: usize| {
+                                let i = 2 * (first + j) + library;
+                                let status = if library == 0 { (self.mublas)(i) } else { call(c, ch.0, i) };
+                                checked(self.routine, status)
+                            };
+                            timer.time_queued_us(BLOCK_CALLS, queued_call).map_err(|e| e.to_string())?
+                        } else {
+                            (0..BLOCK_CALLS).map(|j| time(library, first + j)).collect::<Result<Vec<_>, _>>()?
+                        };
+                        library_times.extend_from_slice(&block_times[1..]);
                     }
                 }
             }
