@@ -869,6 +869,22 @@ fn gpu_sgemm_stream_k() {
         assert_eq!(stream_k(Yes, Yes, 4096), Some((116, 132)));
         assert_eq!(stream_k(Yes, Yes, 2048), None);
     }
+    // Stream-K in place of a split: 1536 × 1024 is 48 tiles of 256×128,
+    // which the tuner splits along k; on a 132-SM GPU the rule shares all
+    // of them among one round of stream-K blocks instead. Against the
+    // float64 reference and cuBLAS (TN may copy A^T instead).
+    for (ta, tb) in [(0, 0), (0, 1), (1, 0)] {
+        let case = Case::new(ta, tb, 1536, 1024, 2048);
+        let (_, decision) = run_case_deciding(&gpu, &mut random, &case, cublas, Some(TileChoice::Auto));
+        let decision = decision.unwrap();
+        say(&format!(
+            "{test}: ({ta}, {tb}) 1536x1024x2048: stream-K {:?}",
+            decision.stream_k.map(|s| (s.tiles, s.blocks))
+        ));
+        if like_h100 && ta == 0 {
+            assert_eq!(decision.stream_k.map(|s| (s.tiles, s.blocks)), Some((48, 132)), "({ta}, {tb})");
+        }
+    }
     // Panels of A^T with stream-K, its pieces after the panel in the work
     // buffer: two panels of 512 rows, each 40 tiles of 256×128 (unsplit, as
     // panels run) shared by 132 blocks (the rule's choice on a 132-SM GPU);

@@ -121,7 +121,12 @@
 //! 4096² (88 %) and 8192² take it and 2048² (one round of 128 tiles, 97 %)
 //! does not.
 //! Panels of A^T take it by the same rule, their pieces after the panel in
-//! the work buffer. `MUBLAS_STREAM_K=0` turns it off.
+//! the work buffer. A 256×128 plan that the tuner split along k, with at
+//! least a third of a round of tiles, runs unsplit with all its tiles shared
+//! by one round of stream-K blocks instead where [`stream_k_replaces_split`]
+//! finds that faster: no partial C per split to write and add up, no last
+//! round of split blocks (4096 × 384 × 4096: 48 tiles, split 8 in 2.9
+//! rounds; 8 % faster on the H100). `MUBLAS_STREAM_K=0` turns it off.
 
 use super::Scalar;
 use crate::handle::Handle;
@@ -984,6 +989,14 @@ pub mod stream_k {
     /// of a whole round: its error on the three squares above was ~1 % of a
     /// round (4096²: 26 µs saved, 27 modelled, of a 687 µs round).
     pub const MIN_GAIN: f64 = 0.02;
+    /// In place of a k split, stream-K's blocks per tile at most
+    /// ([`super::stream_k_replaces_split`]). H100, `mublas bench
+    /// sgemm-stream-k` (stream-K over all tiles against the split the tuner
+    /// chose, µs): 48 tiles (2.75 blocks each; 4096 × 384 × 4096) NN 277 against 301
+    /// split 8, TN 283 against 312, NT level; 32 tiles (4.1) lost everywhere
+    /// (4096 × 256 × 4096 NN 195 against 189, TN 208 / 199, NT 238 / 190),
+    /// 16 tiles (8.25; 2048 × 256 × 8192) NT 346 against 182.
+    pub const MAX_BLOCKS_PER_TILE: u64 = 3;
 }
 
 /// Stream-K for an unsplit plan (module docs, "Stream-K"): how many of its
@@ -998,6 +1011,21 @@ pub fn stream_k_choice(
     n: u64,
     k: u64,
 ) -> Option<(u64, u32)> {
+    let (shared, blocks, time) = stream_k_estimate(device, tile, pair, plan, k)?;
+    let full = block_round_us(tile, pair, plan.occupancy.active_blocks_per_sm as u64, (k.div_ceil(8) * 8) as f64, 1);
+    (time + stream_k::MIN_GAIN * full < estimated_time(device, tile, pair, plan, m, n, k)).then_some((shared, blocks))
+}
+
+/// Stream-K over an unsplit plan's last tiles as [`stream_k_choice`] would
+/// share them: (tiles shared, blocks, [`estimated_time`]-like µs), or None
+/// where the shape admits none.
+fn stream_k_estimate(
+    device: &DeviceModel,
+    tile: &Tile,
+    pair: usize,
+    plan: &LaunchPlan,
+    k: u64,
+) -> Option<(u64, u32, f64)> {
     let active = plan.occupancy.active_blocks_per_sm as u64;
     let per_round = active * device.sm_count as u64;
     let tiles = plan.geometry.blocks();
@@ -1019,8 +1047,31 @@ pub fn stream_k_choice(
     let full = block_round_us(tile, pair, active, k_per_block, active);
     let spread = shared as f64 / per_round as f64 * (full - time_model::ROUND_US) / stream_k::EFFICIENCY;
     let time = whole_rounds * full + spread + time_model::ROUND_US + stream_k::FIXUP_US;
-    (time + stream_k::MIN_GAIN * full < estimated_time(device, tile, pair, plan, m, n, k))
-        .then_some((shared, per_round as u32))
+    Some((shared, per_round as u32, time))
+}
+
+/// Stream-K in place of a k split (module docs, "Stream-K"): for a split
+/// 256×128 plan whose tiles number at least a third of a round (each tile
+/// then in at most about four pieces), whether sharing all the tiles' k
+/// among one round of stream-K blocks beats the split by [`estimated_time`].
+pub fn stream_k_replaces_split(
+    device: &DeviceModel,
+    tile: &Tile,
+    pair: usize,
+    (split, unsplit): (&LaunchPlan, &LaunchPlan),
+    m: u64,
+    n: u64,
+    k: u64,
+) -> bool {
+    let per_round = unsplit.occupancy.active_blocks_per_sm as u64 * device.sm_count as u64;
+    let tiles = unsplit.geometry.blocks();
+    if split.geometry.grid.2 <= 1 || tiles >= per_round || stream_k::MAX_BLOCKS_PER_TILE * tiles < per_round {
+        return false;
+    }
+    match stream_k_estimate(device, tile, pair, unsplit, k) {
+        Some((shared, _, time)) => shared == tiles && time < estimated_time(device, tile, pair, split, m, n, k),
+        None => false,
+    }
 }
 
 /// A tile's plan for a multiply (module docs, steps 1–2): the tuner's unsplit
@@ -1525,9 +1576,15 @@ pub fn plan_call(
         },
         _ => (kernel, plan, None),
     };
-    // Forced stream-K runs over the unsplit grid.
+    // Forced stream-K runs over the unsplit grid, and so does stream-K in
+    // place of a split (its rule then shares every tile).
     let plan = if matches!(choice, TileChoice::StreamK { .. }) && plan.geometry.grid.2 > 1 {
         unsplit(handle, kernel, &plan, m, n)?
+    } else if split_tail.is_none() && stream_k_may_replace_split(kernel, choice) {
+        let whole = unsplit(handle, kernel, &plan, m, n)?;
+        let device = handle.device.model();
+        let pair = pair_index(ta, tb);
+        if stream_k_replaces_split(device, &TILES[0], pair, (&plan, &whole), m, n, k) { whole } else { plan }
     } else {
         plan
     };
@@ -1537,6 +1594,12 @@ pub fn plan_call(
         None
     };
     Ok(MultiplyPlan { kernel, plan, transposed_a_panel_rows: None, split_tail, first_panel: None, stream_k })
+}
+
+/// Whether the rule may put stream-K in place of a split: as for a last
+/// round ([`stream_k_plan`]), a kernel with a stream-K twin (256×128).
+fn stream_k_may_replace_split(kernel: &'static KernelSpec, choice: TileChoice) -> bool {
+    matches!(choice, TileChoice::Auto | TileChoice::Tile(_)) && stream_k_twin(kernel).is_some() && stream_k_enabled()
 }
 
 /// Stream-K over a direct plan: forced, or where [`stream_k_choice`] says it pays.
@@ -2832,6 +2895,35 @@ mod tests {
 
     fn decide(m: u64, n: u64, k: u64) -> (usize, u32, u64) {
         decide_pair(0, m, n, k)
+    }
+
+    /// Whether the rule puts stream-K in place of the tuner's split for a
+    /// transpose pair on the H100 model (the split plan on 256×128 as the
+    /// tuner chooses it).
+    fn stream_k_in_place_of_split(pair: usize, m: u64, n: u64, k: u64) -> bool {
+        let tuner = tuner();
+        let spec = &TILE_KERNELS[0][pair * 2];
+        let split = tile_plan(&tuner, spec, &model(0), &TILES[0], pair, m, n, k);
+        let unsplit = tuner.plan(spec, &model(0), &Problem { m, n, k: 0 });
+        stream_k_replaces_split(tuner.device(), &TILES[0], pair, (&split, &unsplit), m, n, k)
+    }
+
+    #[test]
+    fn stream_k_replaces_a_split_with_few_rounds_of_many_tiles() {
+        // NN, NT, TN (pairs 0, 1, 2): 48 tiles, split 8 in 2.9 rounds, measured 8 % faster (NN, TN).
+        for pair in 0..3 {
+            assert!(stream_k_in_place_of_split(pair, 4096, 384, 4096), "pair {pair}");
+            assert!(stream_k_in_place_of_split(pair, 2048, 768, 4096), "pair {pair}");
+        }
+        // tests/gpu_sgemm.rs's shape.
+        assert!(stream_k_in_place_of_split(0, 1536, 1024, 2048));
+        // Split 2 fills one round (64 tiles): measured 1–3 % slower as stream-K (NN, TN).
+        assert!(!stream_k_in_place_of_split(0, 4096, 512, 4096));
+        // 32 and 16 tiles: four or eight pieces a tile, measured slower.
+        assert!(!stream_k_in_place_of_split(0, 4096, 256, 4096));
+        assert!(!stream_k_in_place_of_split(1, 2048, 256, 8192));
+        // Unsplit plans keep the last-round rule (stream_k_choice).
+        assert!(!stream_k_in_place_of_split(0, 4096, 4096, 4096));
     }
 
     #[test]

@@ -21,6 +21,7 @@ pub const ROUTINES: &[&str] = &[
     "sgemm-tiles",
     "sgemm-transposed",
     "sgemm-tail",
+    "sgemm-stream-k",
     "sgemv-sawtooth",
     "sgemv-shapes",
     "floor",
@@ -248,14 +249,25 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if options.routines.iter().any(|r| r == "sgemm-tail") {
         sgemm_tail(&table, &mut random)?;
     }
+    if options.routines.iter().any(|r| r == "sgemm-stream-k") {
+        sgemm_stream_k(&table, &mut random)?;
+    }
     if options.routines.iter().any(|r| r == "sgemv-shapes") {
         sgemv_shapes(h, handle, &timer, &mut random, options.quick)?;
     }
     if options.routines.iter().any(|r| r == "floor") {
         crate::floor::run(h, handle, cublas, &timer, &mut random, options.quick, options.reps)?;
     }
-    let own_tables =
-        ["decisions", "overhead", "sgemm-tiles", "sgemm-transposed", "sgemm-tail", "sgemv-shapes", "floor"];
+    let own_tables = [
+        "decisions",
+        "overhead",
+        "sgemm-tiles",
+        "sgemm-transposed",
+        "sgemm-tail",
+        "sgemm-stream-k",
+        "sgemv-shapes",
+        "floor",
+    ];
     for routine in options.routines.iter().filter(|r| !own_tables.contains(&r.as_str())) {
         for make in workloads(h, handle, routine, options.quick)? {
             let workload = make(&mut random)?;
@@ -663,6 +675,52 @@ fn sgemm_tail(table: &TableRun, random: &mut Random) -> Result<(), String> {
                 direct_spec.name,
                 ratio(direct_us),
                 direct_us / tail_us
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `mublas bench sgemm-stream-k`: multiplies with few tiles and long k,
+/// which the tuner splits along k, as called (against cuBLAS, in alternating
+/// blocks) and, timed alone, with every tile shared by one round of stream-K
+/// blocks instead (gemm.rs, "Stream-K"; forced, 256×128).
+fn sgemm_stream_k(table: &TableRun, random: &mut Random) -> Result<(), String> {
+    let TableRun { h, handle, timer, quick, reps, .. } = *table;
+    use mublas::routines::gemm::TileChoice;
+    let shapes: &[(usize, usize, usize)] = if quick {
+        &[(4096, 384, 4096)]
+    } else {
+        &[
+            (4096, 384, 4096),
+            (4096, 256, 4096),
+            (4096, 512, 4096),
+            (4096, 192, 4096),
+            (8192, 384, 8192),
+            (2048, 256, 8192),
+        ]
+    };
+    let blocks = h.device.model().sm_count;
+    println!(
+        "sgemm-stream-k: µs (cuBLAS time / this time); stream-K: every tile shared by {blocks} blocks, timed alone"
+    );
+    for &(m, n, k) in shapes {
+        for (ta, tb) in [(0, 0), (1, 0), (0, 1)] {
+            let auto = Workload::sgemm(h, handle, ta, tb, m, n, k, random)?;
+            let (auto_us, cublas_us) = table.time(&auto)?;
+            let label = auto.label.clone();
+            drop(auto);
+            let tiles = (m.div_ceil(256) * n.div_ceil(128)) as u64;
+            let shared =
+                Workload::sgemm_with(h, handle, ta, tb, m, n, k, TileChoice::StreamK { tiles, blocks }, random)?;
+            let shared_us = shared.time_mublas(timer, WARMUPS, reps)?;
+            let ratio = |us: f64| cublas_ratio(cublas_us, us);
+            println!(
+                "{label:<28} cuBLAS {:>9} | as called {auto_us:>9.1} ({}) | stream-K {shared_us:>9.1} ({}) {}",
+                cublas_us.map(|c| format!("{c:.1}")).unwrap_or_else(|| "-".into()),
+                ratio(auto_us),
+                ratio(shared_us),
+                shared.spec.name
             );
         }
     }

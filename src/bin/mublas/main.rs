@@ -19,7 +19,7 @@ mod workload;
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: mublas info
-       mublas bench [saxpy] [sgemv] [strmv] [sgemm] [sgemm-tiles] [sgemm-transposed] [sgemm-tail] [sgemv-sawtooth] [sgemv-shapes] [floor] [decisions] [overhead] [--quick] [--reps N] [--csv FILE] [--alternate | --queued]
+       mublas bench [saxpy] [sgemv] [strmv] [sgemm] [sgemm-tiles] [sgemm-transposed] [sgemm-tail] [sgemm-stream-k] [sgemv-sawtooth] [sgemv-shapes] [floor] [decisions] [overhead] [--quick] [--reps N] [--csv FILE] [--alternate | --queued]
        mublas tune [--routine R] [--size N]... [--target 0.98]
        mublas report [--routine R] [--out DIR] [--sizes N]";
 
