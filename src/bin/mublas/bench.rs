@@ -684,20 +684,27 @@ fn sgemm_tail(table: &TableRun, random: &mut Random) -> Result<(), String> {
 /// `mublas bench sgemm-stream-k`: multiplies with few tiles and long k,
 /// which the tuner splits along k, as called (against cuBLAS, in alternating
 /// blocks) and, timed alone, with every tile shared by one round of stream-K
-/// blocks instead (gemm.rs, "Stream-K"; forced, 256×128).
+/// blocks instead (gemm.rs, "Stream-K"; forced, 256×128). With
+/// MUBLAS_STREAM_K=0 "as called" is the split the rule would replace.
 fn sgemm_stream_k(table: &TableRun, random: &mut Random) -> Result<(), String> {
     let TableRun { h, handle, timer, quick, reps, .. } = *table;
     use mublas::routines::gemm::TileChoice;
     let shapes: &[(usize, usize, usize)] = if quick {
         &[(4096, 384, 4096)]
     } else {
+        // Where the rule takes stream-K on the H100 (48 to 120 tiles), then where it does not.
         &[
             (4096, 384, 4096),
-            (4096, 256, 4096),
+            (1536, 1024, 2048),
+            (3072, 512, 8192),
+            (6144, 256, 4096),
+            (5120, 384, 2048),
+            (4096, 640, 4096),
+            (3072, 768, 3072),
+            (4096, 768, 4096),
             (4096, 512, 4096),
-            (4096, 192, 4096),
             (8192, 384, 8192),
-            (2048, 256, 8192),
+            (4096, 256, 4096),
         ]
     };
     let blocks = h.device.model().sm_count;
