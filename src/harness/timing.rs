@@ -9,9 +9,7 @@ use cudarc::driver::{result, sys};
 pub struct EventTimer {
     context: sys::CUcontext,
     stream: sys::CUstream,
-    start: sys::CUevent,
-    stop: sys::CUevent,
-    /// Event pairs for calls queued back to back ([`EventTimer::time_queued_us`]).
+    /// An event pair per call of [`EventTimer::time_queued_us`] (one for [`EventTimer::time_us`]).
     queued: Vec<(sys::CUevent, sys::CUevent)>,
 }
 
@@ -27,21 +25,13 @@ impl EventTimer {
         for _ in 0..MAX_QUEUED_CALLS {
             queued.push((create()?, create()?));
         }
-        Ok(EventTimer { context, stream, start: create()?, stop: create()?, queued })
+        Ok(EventTimer { context, stream, queued })
     }
 
     /// Microseconds the GPU spent between events recorded before and after `call`.
     pub fn time_us(&self, call: impl FnOnce() -> Result<()>) -> Result<f64> {
-        let _bound = ContextGuard::bind(self.context)?;
-        let fail = |e: result::DriverError| Error::ExecutionFailed(describe(&e));
-        // SAFETY: events and stream belong to this context.
-        unsafe { result::event::record(self.start, self.stream) }.map_err(fail)?;
-        call()?;
-        unsafe {
-            result::event::record(self.stop, self.stream).map_err(fail)?;
-            result::event::synchronize(self.stop).map_err(fail)?;
-            Ok(result::event::elapsed(self.start, self.stop).map_err(fail)? as f64 * 1e3)
-        }
+        let mut call = Some(call);
+        Ok(self.time_queued_us(1, |_| call.take().expect("called once")())?[0])
     }
 
     /// Microseconds the GPU spent on each of `calls` calls queued back to
@@ -102,8 +92,6 @@ impl Drop for EventTimer {
         if let Ok(_bound) = ContextGuard::bind(self.context) {
             // SAFETY: created by us, destroyed once.
             unsafe {
-                let _ = result::event::destroy(self.start);
-                let _ = result::event::destroy(self.stop);
                 for &(start, stop) in &self.queued {
                     let _ = result::event::destroy(start);
                     let _ = result::event::destroy(stop);

@@ -621,14 +621,11 @@ impl Workload {
         let Some(call) = &self.cublas else { return Ok((self.time_mublas(timer, warmups, reps)?, None)) };
         let ch = CublasSession::new(c)?;
         // Library 0 is mublas, 1 cuBLAS; `i` counts that library's calls.
-        let time = |library: usize, i: usize| {
-            let timed = if library == 0 {
-                timer.time_us(|| checked(self.routine, (self.mublas)(2 * i)))
-            } else {
-                timer.time_us(|| checked(self.routine, call(c, ch.0, 2 * i + 1)))
-            };
-            timed.map_err(|e| e.to_string())
+        let call_library = |library: usize, i: usize| {
+            let status = if library == 0 { (self.mublas)(2 * i) } else { call(c, ch.0, 2 * i + 1) };
+            checked(self.routine, status)
         };
+        let time = |library: usize, i: usize| timer.time_us(|| call_library(library, i)).map_err(|e| e.to_string());
         let mut times = [Vec::with_capacity(reps), Vec::with_capacity(reps)];
         for i in 0..warmups {
             time(0, i)?;
@@ -647,12 +644,8 @@ impl Workload {
                     for (library, library_times) in times.iter_mut().enumerate() {
                         let first = warmups + block * BLOCK_CALLS;
                         let block_times = if timing == Timing::Queued {
-                            let queued_call = |j: usize| {
-                                let i = 2 * (first + j) + library;
-                                let status = if library == 0 { (self.mublas)(i) } else { call(c, ch.0, i) };
-                                checked(self.routine, status)
-                            };
-                            timer.time_queued_us(BLOCK_CALLS, queued_call).map_err(|e| e.to_string())?
+                            let queued = |j: usize| call_library(library, first + j);
+                            timer.time_queued_us(BLOCK_CALLS, queued).map_err(|e| e.to_string())?
                         } else {
                             (0..BLOCK_CALLS).map(|j| time(library, first + j)).collect::<Result<Vec<_>, _>>()?
                         };
