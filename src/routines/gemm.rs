@@ -1011,21 +1011,31 @@ pub fn stream_k_choice(
     n: u64,
     k: u64,
 ) -> Option<(u64, u32)> {
-    let (shared, blocks, time) = stream_k_estimate(device, tile, pair, plan, k)?;
-    let full = block_round_us(tile, pair, plan.occupancy.active_blocks_per_sm as u64, (k.div_ceil(8) * 8) as f64, 1);
-    (time + stream_k::MIN_GAIN * full < estimated_time(device, tile, pair, plan, m, n, k)).then_some((shared, blocks))
+    let estimate = stream_k_estimate(device, tile, pair, plan, k)?;
+    (estimate.time + stream_k::MIN_GAIN * estimate.full_round < estimated_time(device, tile, pair, plan, m, n, k))
+        .then_some((estimate.shared, estimate.blocks))
+}
+
+/// [`stream_k_estimate`]'s answer.
+struct StreamKEstimate {
+    /// Tiles shared, by how many blocks.
+    shared: u64,
+    blocks: u32,
+    /// [`estimated_time`]-like µs of the whole multiply that way.
+    time: f64,
+    /// µs of one full round of whole tiles.
+    full_round: f64,
 }
 
 /// Stream-K over an unsplit plan's last tiles as [`stream_k_choice`] would
-/// share them: (tiles shared, blocks, [`estimated_time`]-like µs), or None
-/// where the shape admits none.
+/// share them, or None where the shape admits none.
 fn stream_k_estimate(
     device: &DeviceModel,
     tile: &Tile,
     pair: usize,
     plan: &LaunchPlan,
     k: u64,
-) -> Option<(u64, u32, f64)> {
+) -> Option<StreamKEstimate> {
     let active = plan.occupancy.active_blocks_per_sm as u64;
     let per_round = active * device.sm_count as u64;
     let tiles = plan.geometry.blocks();
@@ -1047,7 +1057,7 @@ fn stream_k_estimate(
     let full = block_round_us(tile, pair, active, k_per_block, active);
     let spread = shared as f64 / per_round as f64 * (full - time_model::ROUND_US) / stream_k::EFFICIENCY;
     let time = whole_rounds * full + spread + time_model::ROUND_US + stream_k::FIXUP_US;
-    Some((shared, per_round as u32, time))
+    Some(StreamKEstimate { shared, blocks: per_round as u32, time, full_round: full })
 }
 
 /// Stream-K in place of a k split (module docs, "Stream-K"): for a split
@@ -1068,10 +1078,8 @@ pub fn stream_k_replaces_split(
     if split.geometry.grid.2 <= 1 || tiles >= per_round || stream_k::MAX_BLOCKS_PER_TILE * tiles < per_round {
         return false;
     }
-    match stream_k_estimate(device, tile, pair, unsplit, k) {
-        Some((shared, _, time)) => shared == tiles && time < estimated_time(device, tile, pair, split, m, n, k),
-        None => false,
-    }
+    stream_k_estimate(device, tile, pair, unsplit, k)
+        .is_some_and(|e| e.shared == tiles && e.time < estimated_time(device, tile, pair, split, m, n, k))
 }
 
 /// A tile's plan for a multiply (module docs, steps 1–2): the tuner's unsplit
@@ -1578,7 +1586,9 @@ pub fn plan_call(
     };
     // Forced stream-K runs over the unsplit grid, and so does stream-K in
     // place of a split (its rule then shares every tile).
-    let plan = if matches!(choice, TileChoice::StreamK { .. }) && plan.geometry.grid.2 > 1 {
+    let plan = if plan.geometry.grid.2 <= 1 {
+        plan
+    } else if matches!(choice, TileChoice::StreamK { .. }) {
         unsplit(handle, kernel, &plan, m, n)?
     } else if split_tail.is_none() && stream_k_may_replace_split(kernel, choice) {
         let whole = unsplit(handle, kernel, &plan, m, n)?;

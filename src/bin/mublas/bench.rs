@@ -688,7 +688,7 @@ fn sgemm_tail(table: &TableRun, random: &mut Random) -> Result<(), String> {
 /// MUBLAS_STREAM_K=0 "as called" is the split the rule would replace.
 fn sgemm_stream_k(table: &TableRun, random: &mut Random) -> Result<(), String> {
     let TableRun { h, handle, timer, quick, reps, .. } = *table;
-    use mublas::routines::gemm::TileChoice;
+    use mublas::routines::gemm::{TILES, TileChoice};
     let shapes: &[(usize, usize, usize)] = if quick {
         &[(4096, 384, 4096)]
     } else {
@@ -717,7 +717,7 @@ fn sgemm_stream_k(table: &TableRun, random: &mut Random) -> Result<(), String> {
             let (auto_us, cublas_us) = table.time(&auto)?;
             let label = auto.label.clone();
             drop(auto);
-            let tiles = (m.div_ceil(256) * n.div_ceil(128)) as u64;
+            let tiles = (m as u64).div_ceil(TILES[0].rows) * (n as u64).div_ceil(TILES[0].cols);
             let shared =
                 Workload::sgemm_with(h, handle, ta, tb, m, n, k, TileChoice::StreamK { tiles, blocks }, random)?;
             let shared_us = shared.time_mublas(timer, WARMUPS, reps)?;
