@@ -923,7 +923,7 @@ __device__ __forceinline__ void await_pieces(unsigned *counter, unsigned expecte
 }
 
 // Stream-K (Osama et al., PPoPP 2023), for grids whose last round of tiles
-// would leave SMs idle (the host decides, routines/gemm.rs). The host runs
+// would leave SMs idle (the host decides, routines/gemm/stream_k.rs). The host runs
 // tiles 0 … first_tile - 1 whole first (the plain kernel); the gridDim.x
 // blocks of this one (one round) then share the k tiles of the remaining
 // tiles equally: block j takes k tiles [j·T/s, (j+1)·T/s) of the T = (tiles -
@@ -1213,7 +1213,7 @@ GEMM_ASYNC_TRANSPOSES(128x64, 128, 64, 8, 4, 4, , false)
 // and slower at every shape: k tiles of 16 in two stages, or of 8 in four,
 // with the copies issued at the barrier (2–16 %), and 256x128's schedules
 // (TN and TT 13–20 %; NN and NT level). Planned only for one round of
-// blocks (routines/gemm.rs, Tile::one_round): over several it lost to
+// blocks (routines/gemm/kernels.rs, Tile::one_round): over several it lost to
 // 128x64 (NN 14336×256×14336 split 4: 2410 against 2181 µs).
 GEMM_ASYNC_KERNEL(256x64, 256, 64, 8, 4, 2, 1, AtBarrier, n, n, false, false, _vec, true)
 GEMM_ASYNC_KERNEL(256x64, 256, 64, 8, 4, 2, 3, AtBarrier, n, t, false, true, _vec, true)
@@ -1241,7 +1241,7 @@ extern "C" __global__ void gemm_scale_f32(i64 m, i64 n, float beta_value, const 
 // ROWS rows a thread: 1, or 4 read as float4 (the partial sums' ldp and
 // split_stride are multiples of 4 and the buffer is 256-byte aligned; C as
 // float4 where aligned), for fewer, wider loads where C has enough rows and
-// columns to keep every SM busy at four (routines/gemm.rs, `reduce_spec`).
+// columns to keep every SM busy at four (routines/gemm/kernels.rs, `reduce_spec`).
 template <int ROWS>
 __device__ __forceinline__ void splitk_reduce(i64 m, i64 n, int splits, const float *partial, i64 ldp, i64 split_stride,
                                               float alpha_value, const float *alpha_ptr, float beta_value,
@@ -1302,7 +1302,7 @@ extern "C" __global__ void gemm_splitk_reduce4_f32(i64 m, i64 n, int splits, con
     splitk_reduce<4>(m, n, splits, partial, ldp, split_stride, alpha_value, alpha_ptr, beta_value, beta_ptr, C, ldc);
 }
 
-// TN and TT with a large product (routines/gemm.rs, "Transposed A"): rows
+// TN and TT with a large product (routines/gemm/transposed_a.rs): rows
 // [0, rows) of op(A) = A^T, i.e. A's columns, copied into the work buffer as a
 // column-major rows × k matrix At (leading dimension ldt), which the NN or NT
 // kernels then multiply: they do not copy A along k. Tiles of 32 k × 64 rows
@@ -1342,7 +1342,7 @@ extern "C" __global__ void __launch_bounds__(256) gemm_transpose_a_f32(i64 k, i6
 }
 
 // ---------------------------------------------------------------------------
-// Skinny multiplies (routines/gemm.rs, "Skinny"): D = alpha·P·Q + beta·D with
+// Skinny multiplies (routines/gemm/skinny.rs): D = alpha·P·Q + beta·D with
 // D of M × N, 2 ≤ N ≤ NB ≤ 16, P of M × K, Q of K × N. An SGEMM with few
 // columns of C is P = op(A), Q = op(B), D = C; one with few rows is its
 // transpose, P = op(B)^T, Q = op(A)^T, D = C^T. Reading P once is the whole

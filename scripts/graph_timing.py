@@ -62,7 +62,7 @@ def sgemm(lib, fn, handle, ta, tb, m, n, k, A, lda, B, ldb, C, alpha=1.0, beta=0
 
 
 def async_shared_bytes(rows, cols):
-    """The dynamic shared memory routines/gemm.rs reserves for a cp.async
+    """The dynamic shared memory routines/gemm/kernels.rs reserves for a cp.async
     tile kernel of rows × cols (async_shared_bytes there)."""
     return 2 * 16 * ((rows + 4) + (cols + 4) + cols) * 4
 
@@ -72,7 +72,7 @@ def tile_launch(rows, cols, t128=False):
     register-staged 64×64 (64 threads) and 128×128 (256) tiles and the 4×8
     64×64 tile of 128 threads (`t128`) use static shared memory; every other
     tile is of the cp.async family, a warp per 64×64, with the stages
-    routines/gemm.rs reserves."""
+    routines/gemm/kernels.rs reserves."""
     if (rows, cols) == (64, 64):
         return (128 if t128 else 64), 0
     if (rows, cols) == (128, 128) and not t128:
@@ -82,14 +82,14 @@ def tile_launch(rows, cols, t128=False):
 
 def partial_ld(m):
     """A partial C's column stride in the work buffer (partial_ld in
-    routines/gemm.rs): m rounded up to 4."""
+    routines/gemm/kernels.rs): m rounded up to 4."""
     return (m + 3) // 4 * 4
 
 
 def splitk_reduce(kernel, rows_per_thread, m, n, split, partials, C, ldc):
     """Launches a split-K reduction (gemm_splitk_reduce_f32, or with
     rows_per_thread 4 gemm_splitk_reduce4_f32) on the current stream as
-    routines/gemm.rs does: blocks of 256 threads, alpha 1, beta 0, `split`
+    routines/gemm/launch.rs does: blocks of 256 threads, alpha 1, beta 0, `split`
     partial C of partial_ld(m) × n each."""
     ldp = partial_ld(m)
     kernel((-(-m // (256 * rows_per_thread)), min(n, 65535)), (256,),

@@ -2,7 +2,7 @@
 """The split-K reduction alone, one row a thread (gemm_splitk_reduce_f32)
 against four (gemm_splitk_reduce4_f32), over m × n × split: µs by graph
 replay (twenty launches, median of nine replays, two sets of partial sums
-alternated), the figures behind routines/gemm.rs's `reduce_spec`. Run on the
+alternated), the figures behind routines/gemm/kernels.rs's `reduce_spec`. Run on the
 GPU machine from the repository root, on a CUBIN of kernels/gemm.cu
 (`scripts/nvrtc-ptx.py kernels/gemm.cu sm_90 > gemm.cubin`):
     python3 scripts/reduce-cost.py gemm.cubin"""

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""SGEMM's time model (`estimated_time` in src/routines/gemm.rs) against the
+"""SGEMM's time model (`estimated_time` in src/routines/gemm/tile_choice.rs) against the
 measured time of every plan it chooses between. Runs here, without a GPU:
 
     python3 scripts/sgemm-model-fit.py sample N SEED [wide] > SHAPES
@@ -23,7 +23,7 @@ measured time of every plan it chooses between. Runs here, without a GPU:
         library has them, FAR_WEIGHT=w weighs plans over 1.3 times their
         shape's fastest by w.
 
-The model is routines/gemm.rs's, for the H100/H200 (132 SMs, the tiles'
+The model is routines/gemm/tile_choice.rs's, for the H100/H200 (132 SMs, the tiles'
 active blocks per SM as the occupancy model gives them on sm_90); keep the
 two in step."""
 import math
@@ -42,7 +42,7 @@ FULL_COVERAGE = 0.95
 SHORT_K = 64.0
 
 # name: (rows, cols, threads, active blocks per SM on sm_90, one_round,
-#        efficiency per pair, long-k efficiency per pair or None)  -- TILES in routines/gemm.rs
+#        efficiency per pair, long-k efficiency per pair or None)  -- TILES in routines/gemm/kernels.rs
 TILES = {
     "256x128": (256, 128, 256, 1, False, [1.09, 1.035, 1.05, 1.05], None),
     "128x128_t128": (128, 128, 128, 2, False, [1.01, 0.96, 0.97, 1.03], None),
@@ -59,7 +59,7 @@ FAR_WEIGHT = float(os.environ.get("FAR_WEIGHT", "1"))
 # Whether the tiles' efficiencies and us_per_k are fitted too (FIT_EFFICIENCY=0: held as the library has them).
 FIT_EFFICIENCY = os.environ.get("FIT_EFFICIENCY", "1") == "1"
 
-# The library's constants (time_model in routines/gemm.rs).
+# The library's constants (time_model in routines/gemm/tile_choice.rs).
 LIBRARY = {
     "us_per_k": 0.0952,
     "round_us": {name: 1.5 for name in NAMES},
@@ -191,7 +191,7 @@ def params_of(v):
 
 def plan_model(plans, shapes):
     """(plans of `shapes` as (shape, plan, µs) rows, and model(params): the
-    estimated µs of each row by routines/gemm.rs's `estimated_time` for the
+    estimated µs of each row by routines/gemm/tile_choice.rs's `estimated_time` for the
     H100/H200, over all rows at once)."""
     import numpy as np
     rows = [(shape, plan, t) for shape in shapes for plan, t in plans[shape].items()]

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Kernel time of every candidate plan of SGEMM's direct decision (a tile and
-a split of k, with the reduction routines/gemm.rs would launch after it),
+a split of k, with the reduction routines/gemm/launch.rs would launch after it),
 straight from a CUBIN, for fitting `estimated_time`'s constants
 (scripts/sgemm-model-fit.py, which writes the candidate list and reads what
 this prints). Each plan's multiply is captured in a CUDA graph and replayed
@@ -10,7 +10,7 @@ against cuBLAS's (max error over max |C|). Run on the GPU machine from the
 repository root:
     python3 scripts/sgemm-plan-times.py gemm.sm_90.cubin CANDIDATES > TIMES
 CANDIDATES: lines "pair m n k tile split" (pair 0 NN, 1 NT, 2 TN, 3 TT; tile
-as routines/gemm.rs names it), grouped by shape. Prints the same lines with
+as routines/gemm/kernels.rs names it), grouped by shape. Prints the same lines with
 the median µs appended, and a line "pair m n k cublas - µs" per shape."""
 import sys
 from collections import OrderedDict
@@ -25,7 +25,7 @@ PAIRS = ["nn", "nt", "tn", "tt"]
 # µs of work a replay aims at, and the FP32 rate its call count is estimated by (FLOP per µs).
 REPLAY_US = 1500.0
 ESTIMATE_FLOP_PER_US = 40e6
-# reduce_spec in routines/gemm.rs: four rows a thread up to this many splits,
+# reduce_spec in routines/gemm/kernels.rs: four rows a thread up to this many splits,
 # where those threads fill half the device's resident threads (SMs × 2048 / 2).
 REDUCE4_MAX_SPLITS = 7
 

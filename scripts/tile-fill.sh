@@ -4,7 +4,7 @@
 # scripts/gemm-small-ab.py: the time per k and its intercept at each c, which
 # docs/performance.md ("What the model's fill and fixed costs measure") turns
 # into each tile's fill (speed at c blocks against its fullest c) and fixed
-# cost, for routines/gemm.rs's time model. Run on the GPU machine from the
+# cost, for routines/gemm/tile_choice.rs's time model. Run on the GPU machine from the
 # repository root, on a CUBIN of kernels/gemm.cu
 # (`scripts/nvrtc-ptx.py kernels/gemm.cu sm_90 > gemm.cubin`):
 #   bash scripts/tile-fill.sh gemm.cubin

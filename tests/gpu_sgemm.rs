@@ -329,7 +329,7 @@ fn gpu_sgemm_case_matrix() {
     say(&format!("gpu_sgemm_case_matrix: {cases} cases passed"));
 }
 
-/// n = 1 or m = 1 runs the SGEMV routine (routines/gemm.rs, "One column or
+/// n = 1 or m = 1 runs the SGEMV routine (routines/gemm/mod.rs, "One column or
 /// row"): every pair, k from 1 to split lengths, padded leading dimensions
 /// (C's row lies ldc apart), unaligned operands, both pointer modes, alpha =
 /// 0 from the device (A and B then hold NaN), beta = 0 over NaN.
@@ -367,8 +367,8 @@ fn gpu_sgemm_one_column_or_row() {
     say(&format!("gpu_sgemm_one_column_or_row: {cases} cases passed"));
 }
 
-/// 2 to 32 columns or rows of C run the skinny kernels (routines/gemm.rs,
-/// "Skinny"): every pair, P along k and along m, float4 and unaligned
+/// 2 to 32 columns or rows of C run the skinny kernels
+/// (routines/gemm/skinny.rs): every pair, P along k and along m, float4 and unaligned
 /// operands (the `_vec` kernels and the others), N of 2 to 32 (each NB, and
 /// N below it), k over chunk edges, padded leading dimensions, both pointer
 /// modes, alpha = 0 from the device, beta = 0 over NaN, and every split
@@ -461,7 +461,7 @@ fn gpu_sgemm_medium_columns_on_the_tuners_tiles() {
                     assert!(kernel.starts_with(tile), "{case:?}: {kernel}");
                 }
                 // TN 4096 × 192: 48 tiles of 256×64 split 5, 240 blocks of a wave of 264, as cuBLAS runs it
-                // (routines/gemm.rs, SPLITS).
+                // (routines/gemm/tile_choice.rs, SPLITS).
                 if like_h100 && (ta, tb, m, n, k) == (1, 0, 4096, 192, 1024) && case.alpha != 0.0 {
                     assert!(kernel.starts_with("gemm_f32_256x64_"), "{case:?}: {kernel}");
                     assert_eq!(decision.plan.map(|plan| plan.geometry.grid.2), Some(5), "{case:?}");
@@ -642,8 +642,8 @@ fn gpu_sgemm_tn_and_tt_with_a_transposed_first() {
     }
 }
 
-/// The split tail (gemm.rs): C's first columns by one launch, the rest by
-/// another, split along k where the rule says; forced on odd cuts (unaligned
+/// The split tail (routines/gemm/split_tail.rs): C's first columns by one
+/// launch, the rest by another, split along k where the rule says; forced on odd cuts (unaligned
 /// B for the rest, device scalars, NaN in C), then the rule on this GPU and
 /// a call that takes it through the C ABI.
 #[test]
@@ -769,7 +769,7 @@ fn gpu_sgemm_split_tail() {
     }
 }
 
-/// Stream-K (gemm.rs, "Stream-K"), forced on shapes small enough to check:
+/// Stream-K (gemm/stream_k.rs), forced on shapes small enough to check:
 /// tiles cut into 2–8 pieces, a share across three tiles, whole tiles
 /// first, the k residue, the scalars' special values; the same bits on
 /// repeated calls; no work buffer → the plain grid; and the rule's choices.

@@ -185,7 +185,7 @@ static int run_case(const KernelInfo &kinfo, const Case &c) {
     return failures;
 }
 
-// gemm_transpose_a_f32 (routines/gemm.rs, "Transposed A"): At must be A^T
+// gemm_transpose_a_f32 (routines/gemm/transposed_a.rs): At must be A^T
 // exactly, with nothing written past its rows or k; device alpha = 0 writes
 // nothing. The grid is the host's transpose_geometry.
 static int check_transpose(i64 k, i64 rows, i64 lda, i64 ldt, unsigned ty, bool alpha_zero) {
@@ -209,7 +209,7 @@ static int check_transpose(i64 k, i64 rows, i64 lda, i64 ldt, unsigned ty, bool 
     return failures;
 }
 
-// The skinny kernels (routines/gemm.rs, "Skinny"): D = alpha·P·Q + beta·D,
+// The skinny kernels (routines/gemm/skinny.rs): D = alpha·P·Q + beta·D,
 // M × N, with P along k or along m, Q and D at the given strides (D's
 // "transposed" when dsi > 1), `splits` ranges of k with the arrival counters
 // and partial sums, each operand between inaccessible pages (P ending at one).

@@ -631,7 +631,7 @@ fn sgemm_transposed(table: &TableRun, random: &mut Random) -> Result<(), String>
 
 /// `mublas bench sgemm-tail`: NN and NT on shapes whose direct plan ends in
 /// a nearly empty round (squares, wide and tall C), as called (against cuBLAS, in alternating blocks) and then,
-/// both timed alone, with and without the split tail (gemm.rs, "Split tail").
+/// both timed alone, with and without the split tail (gemm/split_tail.rs).
 fn sgemm_tail(table: &TableRun, random: &mut Random) -> Result<(), String> {
     let TableRun { h, handle, timer, quick, reps, .. } = *table;
     use mublas::routines::gemm::{self, TileChoice, Transpose};
@@ -684,7 +684,7 @@ fn sgemm_tail(table: &TableRun, random: &mut Random) -> Result<(), String> {
 /// `mublas bench sgemm-stream-k`: multiplies with few tiles and long k,
 /// which the tuner splits along k, as called (against cuBLAS, in alternating
 /// blocks) and, timed alone, with every tile shared by one round of stream-K
-/// blocks instead (gemm.rs, "Stream-K"; forced, 256×128). With
+/// blocks instead (gemm/stream_k.rs; forced, 256×128). With
 /// MUBLAS_STREAM_K=0 "as called" is the split the rule would replace.
 fn sgemm_stream_k(table: &TableRun, random: &mut Random) -> Result<(), String> {
     let TableRun { h, handle, timer, quick, reps, .. } = *table;

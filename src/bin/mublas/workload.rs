@@ -465,7 +465,7 @@ impl Workload {
         } else {
             format!("{}{} {m}x{n}x{k}", ops[transa.min(1) as usize], ops[transb.min(1) as usize])
         };
-        // One, or a few, columns or rows of C: the SGEMV or skinny kernels run instead (gemm.rs).
+        // One, or a few, columns or rows of C: the SGEMV or skinny kernels run instead (routines/gemm/mod.rs).
         let small_side = if choice == TileChoice::Auto {
             let (a_op, b_op) = ((r.at(0, 0), lda as i64), (r.at(0, b_offset), ldb as i64));
             gemm::small_side_plan(h, ta, tb, m as i64, n as i64, k as i64, a_op, b_op, (r.at(0, c_offset), m as i64))
@@ -482,11 +482,11 @@ impl Workload {
             label += &if rows >= m as u64 { " A^T".to_string() } else { format!(" A^T/{rows}") };
         }
         if let Some(tail) = call.split_tail {
-            // C's first `main` columns (n) or rows (m) unsplit, the rest split along k (gemm.rs, "Split tail").
+            // C's first `main` columns (n) or rows (m) unsplit, the rest split along k (gemm/split_tail.rs).
             label += &format!(" tail@{}{}", if tail.cut == gemm::Cut::Columns { "n" } else { "m" }, tail.main);
         }
         if let Some(stream_k) = call.stream_k {
-            // The last `tiles` tiles shared by `blocks` blocks (gemm.rs, "Stream-K").
+            // The last `tiles` tiles shared by `blocks` blocks (gemm/stream_k.rs).
             label += &format!(" sk{}/{}", stream_k.tiles, stream_k.blocks);
         }
         let handle = handle as usize;

@@ -1,0 +1,184 @@
+//! The plan of a whole multiply: the tile, then A^T, a split tail or stream-K.
+
+use super::Transpose;
+use super::kernels::{TILE_KERNELS, TILES, kernel_index, pair_index, vec4_applies};
+use super::launch::Operands;
+use super::split_tail::{Cut, Product, SplitTail, split_tail_on, split_tail_rule};
+use super::stream_k::{StreamK, stream_k_may_replace_split, stream_k_plan, stream_k_replaces_split};
+use super::tile_choice::{choose_tile, split_worthwhile, tile_plan};
+use super::transposed_a::{PanelPlan, panel_plan, transposed_a_choice};
+use crate::handle::Handle;
+use crate::status::Result;
+use crate::tuner::{KernelSpec, LaunchPlan, LaunchShape, Problem};
+
+/// How to run a multiply: forced (tests, experiments) or chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TileChoice {
+    Auto,
+    /// This tile; the split still comes from the tuner (force it with `tuner.forced()`).
+    Tile(usize),
+    /// TN and TT: A^T copied in panels of this many rows ([`transposed_a`](super::transposed_a)), each
+    /// multiplied unsplit on the tile the rule chooses; other pairs as `Auto`.
+    TransposedA {
+        panel_rows: u64,
+    },
+    /// A split tail ([`split_tail`](super::split_tail)): C's first `main` columns or rows (by
+    /// `cut`) unsplit on this tile, the rest as chosen.
+    SplitTail {
+        tile: usize,
+        cut: Cut,
+        main: u64,
+    },
+    /// Stream-K ([`stream_k`](super::stream_k)) on the 256×128 tile, where the pair and
+    /// alignment have a stream-K kernel: its last `tiles` tiles shared by
+    /// `blocks` blocks (both capped so that every block gets k to do);
+    /// elsewhere as `Tile(0)`.
+    StreamK {
+        tiles: u64,
+        blocks: u32,
+    },
+}
+
+/// The problem the tuner sees for a tile kernel ([`tile_choice`](super::tile_choice), steps 1–2):
+/// k when splitting is worth considering or a split is forced, else 0.
+pub fn tuner_problem(handle: &Handle, spec: &KernelSpec, m: u64, n: u64, k: u64) -> Result<Problem> {
+    let device = &handle.device;
+    if device.tuner.forced().get(spec.name).is_some_and(|shape| shape.split > 1) {
+        return Ok(Problem { m, n, k });
+    }
+    let kernel = device.kernel(spec.name)?;
+    let unsplit = device.tuner.plan(spec, &kernel.model, &Problem { m, n, k: 0 });
+    Ok(if split_worthwhile(device.model(), &unsplit) { Problem { m, n, k } } else { Problem { m, n, k: 0 } })
+}
+
+/// The tile kernel and plan for a multiply, by [`tile_choice`](super::tile_choice)'s rule.
+#[allow(clippy::too_many_arguments)]
+pub fn plan_multiply(
+    handle: &Handle,
+    ta: Transpose,
+    tb: Transpose,
+    m: u64,
+    n: u64,
+    k: u64,
+    vec: bool,
+    choice: TileChoice,
+) -> Result<(&'static KernelSpec, LaunchPlan)> {
+    let device = &handle.device;
+    let index = kernel_index(ta, tb, vec);
+    let pair = pair_index(ta, tb);
+    let plan_of = |tile: usize| -> Result<LaunchPlan> {
+        let spec = &TILE_KERNELS[tile][index];
+        let kernel = device.kernel(spec.name)?;
+        Ok(tile_plan(&device.tuner, spec, &kernel.model, &TILES[tile], pair, m, n, k))
+    };
+    let tile = match choice {
+        TileChoice::Tile(tile) | TileChoice::SplitTail { tile, .. } => tile.min(TILES.len() - 1),
+        TileChoice::StreamK { .. } => 0,
+        TileChoice::Auto | TileChoice::TransposedA { .. } => {
+            let plans = (0..TILES.len()).map(plan_of).collect::<Result<Vec<_>>>()?;
+            let tile = choose_tile(device.model(), pair, &plans, m, n, k);
+            return Ok((&TILE_KERNELS[tile][index], plans[tile]));
+        }
+    };
+    Ok((&TILE_KERNELS[tile][index], plan_of(tile)?))
+}
+
+/// The index in [`TILES`] of a tile kernel.
+pub fn tile_of(spec: &KernelSpec) -> usize {
+    TILE_KERNELS.iter().position(|kernels| kernels.iter().any(|k| k.name == spec.name)).unwrap_or(0)
+}
+
+/// `plan` with its block and one split (a split forced for the kernel included).
+pub(super) fn unsplit(handle: &Handle, spec: &KernelSpec, plan: &LaunchPlan, m: u64, n: u64) -> Result<LaunchPlan> {
+    let kernel = handle.device.kernel(spec.name)?;
+    Ok(LaunchPlan::of_shape(
+        handle.device.model(),
+        &kernel.model,
+        spec,
+        &Problem { m, n, k: 0 },
+        LaunchShape { split: 1, ..plan.shape },
+    ))
+}
+
+/// What a multiply runs: a tile kernel and its plan, after A^T is copied
+/// in panels of `transposed_a_panel_rows` rows when that is set (the kernel
+/// and plan are then the first panel's).
+#[derive(Clone, Copy, Debug)]
+pub struct MultiplyPlan {
+    pub kernel: &'static KernelSpec,
+    pub plan: LaunchPlan,
+    pub transposed_a_panel_rows: Option<u64>,
+    /// With a split tail, `kernel` and `plan` are the main part's.
+    pub split_tail: Option<SplitTail>,
+    /// With A^T copied: the first panel's plans, which [`sgemm_with`] runs
+    /// rather than plan them again.
+    pub(crate) first_panel: Option<PanelPlan>,
+    /// Stream-K over `plan` (not with a split tail; with A^T copied, the
+    /// first panel's).
+    pub stream_k: Option<StreamK>,
+}
+
+/// The plan of a multiply as [`sgemm`](super::sgemm) runs it (the [`gemm`](super) module docs).
+#[allow(clippy::too_many_arguments)]
+pub fn plan_call(
+    handle: &Handle,
+    ta: Transpose,
+    tb: Transpose,
+    m: u64,
+    n: u64,
+    k: u64,
+    a: u64,
+    lda: i64,
+    b: u64,
+    ldb: i64,
+    choice: TileChoice,
+) -> Result<MultiplyPlan> {
+    let vec = vec4_applies(ta, tb, m as i64, n as i64, k as i64, a, lda, b, ldb);
+    let (kernel, plan) = plan_multiply(handle, ta, tb, m, n, k, vec, choice)?;
+    if let Some(panel_rows) = transposed_a_choice(handle, ta, tb, m, n, k, b, ldb, (kernel, &plan), choice)? {
+        let first_panel = panel_plan(handle, tb, panel_rows.min(m), n, k, 256, b, ldb)?;
+        let (kernel, plan, split_tail) = first_panel.tailed;
+        let stream_k = first_panel.stream_k;
+        return Ok(MultiplyPlan {
+            kernel,
+            plan,
+            transposed_a_panel_rows: Some(panel_rows),
+            split_tail,
+            first_panel: Some(first_panel),
+            stream_k,
+        });
+    }
+    // C's address does not enter a plan.
+    let product = Product { m, n, k, x: Operands { ta, a, lda, tb, b, ldb, c: 0, ldc: m.max(1) as i64 } };
+    let (kernel, plan, split_tail) = match choice {
+        TileChoice::SplitTail { cut, main, .. } if main > 0 && main < if cut == Cut::Columns { n } else { m } => {
+            let (kernel, plan, tail) = split_tail_on(handle, &product, tile_of(kernel), cut, main)?;
+            (kernel, plan, Some(tail))
+        }
+        TileChoice::Auto => match split_tail_rule(handle, &product, (kernel, &plan))? {
+            Some((kernel, plan, tail)) => (kernel, plan, Some(tail)),
+            None => (kernel, plan, None),
+        },
+        _ => (kernel, plan, None),
+    };
+    // Forced stream-K runs over the unsplit grid, and so does stream-K in
+    // place of a split (its rule then shares every tile).
+    let plan = if plan.geometry.grid.2 <= 1 {
+        plan
+    } else if matches!(choice, TileChoice::StreamK { .. }) {
+        unsplit(handle, kernel, &plan, m, n)?
+    } else if split_tail.is_none() && stream_k_may_replace_split(kernel, choice) {
+        let whole = unsplit(handle, kernel, &plan, m, n)?;
+        let device = handle.device.model();
+        let pair = pair_index(ta, tb);
+        if stream_k_replaces_split(device, &TILES[0], pair, (&plan, &whole), m, n, k) { whole } else { plan }
+    } else {
+        plan
+    };
+    let stream_k = if split_tail.is_none() {
+        stream_k_plan(handle, (kernel, &plan), pair_index(ta, tb), (m, n, k), choice)
+    } else {
+        None
+    };
+    Ok(MultiplyPlan { kernel, plan, transposed_a_panel_rows: None, split_tail, first_panel: None, stream_k })
+}

@@ -1,0 +1,252 @@
+//! TN and TT through a copy of A^T.
+//!
+//! TN and TT copy A along k, 4 bytes at a time (TN's B also goes through a
+//! staged transpose), and run 3–5 % (TN) and 7–10 % (TT) slower than NN and
+//! NT on the H100. Where
+//! the product is large enough to pay for it, A^T is first copied into the
+//! work buffer as an untransposed matrix (`gemm_transpose_a_f32`, one read and
+//! one write of A) and the NN or NT kernels multiply it: in panels of rows of
+//! C when A^T is larger than [`PANEL_BYTES_MAX`], each panel
+//! copied, then multiplied. Every output is the same sum in the same order as
+//! the NN or NT kernel's on an explicitly transposed A. Panels run unsplit
+//! (the work buffer holds the panel). [`transposed_a_pays`] decides, by
+//! [`estimated_time`] and this module's measured constants: on the
+//! H100 for squares TT from n = 2048 and TN from 3000 (`decisions_table` in
+//! the tests).
+
+use super::Transpose;
+use super::kernels::{TILES, pair_index, vec4_applies};
+use super::launch::Operands;
+use super::plan::{TileChoice, plan_multiply, tile_of, unsplit};
+use super::split_tail::{Product, SplitTail, split_tail_rule};
+use super::stream_k::{StreamK, stream_k_plan};
+use super::tile_choice::{MAX_PARTIAL_BYTES, estimated_time};
+use crate::handle::Handle;
+use crate::status::Result;
+use crate::tuner::{DeviceModel, KernelSpec, LaunchPlan};
+
+/// A panel of A^T takes at most this much of the work buffer (as split-K's partial sums).
+pub const PANEL_BYTES_MAX: u64 = MAX_PARTIAL_BYTES;
+/// Panels are whole multiples of the largest tile's rows, so that only the last has an edge.
+pub const PANEL_ROW_GRANULE: u64 = 256;
+/// Rows of a panel: the copy's grid covers at most 65535 × 32.
+pub const PANEL_ROWS_MAX: u64 = 65535 * 32 / PANEL_ROW_GRANULE * PANEL_ROW_GRANULE;
+/// µs of TT over NT on the H100 at n = 2048–8192 for the same tile
+/// (`mublas bench sgemm-transposed`, "direct/that"): 1.073–1.122
+/// ((4096, 4096, 256) 1.04–1.07, (512, 8192, 1024) 1.07–1.08). TN over NN
+/// measured 1.020–1.033 there since its staged B is transposed early
+/// ((4096, 4096, 256) 1.021, (512, 8192, 1024) 1.022), which the
+/// 256×128 tile's efficiencies carry (1.09 / 1.05).
+pub const TT_OVER_NT: f64 = 1.075;
+/// A copy's fixed µs: its launch in the stream between two multiplies and
+/// the ramp of a short grid. The small copies of the same runs took
+/// 6.6–9.9 µs for 4 MiB of A read and written ((512, 8192, 1024)) and
+/// 10.6–18.5 for 8 MiB ((4096, 4096, 256)), where the bytes alone account
+/// for 1.7 and 3.4.
+pub const LAUNCH_US: f64 = 6.0;
+/// Bytes of A read plus written per µs of the path's time beyond the
+/// multiply's. On the H100 (`mublas bench sgemm-transposed`, "copy") the
+/// one-panel shapes took 14–18 µs more than NN or NT at n = 2048, 25–49 at
+/// 3000 and 46–66 at 4096: 1.5–2.9 × 10⁶ bytes per µs over two sessions.
+/// Shapes of several panels pay a drain per panel on top (6144: 1.1–2.2 ×
+/// 10⁶, 8192: 1.6–2.1 × 10⁶), which their gain dwarfs.
+pub const BYTES_PER_US: f64 = 2.5e6;
+
+/// Floats between consecutive columns (k) of a panel of A^T: its rows rounded up to 4.
+pub fn transposed_a_ld(rows: u64) -> u64 {
+    rows.div_ceil(4) * 4
+}
+
+/// Rows of op(A) per panel when A^T is copied: all m when they fit in
+/// [`PANEL_BYTES_MAX`], else the fewest panels of equal whole
+/// [`PANEL_ROW_GRANULE`]s that do (the last one shorter). None
+/// when not even one granule fits (k > 65536).
+pub fn transposed_a_panel_rows(m: u64, k: u64) -> Option<u64> {
+    let column_bytes = k.max(1) * 4;
+    if m <= PANEL_ROWS_MAX && transposed_a_ld(m) * column_bytes <= PANEL_BYTES_MAX {
+        return Some(m.max(1));
+    }
+    let most = (PANEL_BYTES_MAX / column_bytes).min(PANEL_ROWS_MAX) / PANEL_ROW_GRANULE * PANEL_ROW_GRANULE;
+    if most == 0 {
+        return None;
+    }
+    Some(m.div_ceil(m.div_ceil(most)).next_multiple_of(PANEL_ROW_GRANULE))
+}
+
+/// (first row, rows) of each panel of `panel_rows` rows over m.
+pub fn panels(m: u64, panel_rows: u64) -> impl Iterator<Item = (u64, u64)> {
+    (0..m).step_by(panel_rows.max(1) as usize).map(move |first| (first, panel_rows.min(m - first)))
+}
+
+/// Whether copying A^T pays for a TN or TT multiply (`pair` 2 or 3): the
+/// direct plan's [`estimated_time`] against the panels' copies and
+/// multiplies. `panel_plan(rows)` gives the tile and unsplit plan of the NN
+/// or NT kernel for a panel (the work buffer holds the panel, not partial
+/// sums). The NN plans are timed as NN, by each tile's own NN efficiency
+/// (the 64×64 tile of 128 threads runs TN far slower than NN at long k, see
+/// [`Tile::efficiency_at`](super::Tile::efficiency_at)); the NT plans by TT's model divided by the
+/// measured [`TT_OVER_NT`], since the tiles' TT efficiencies were
+/// not measured against NT. Only where that was measured: GPUs that run the
+/// asynchronous-copy tiles (sm_80 on).
+#[allow(clippy::too_many_arguments)]
+pub fn transposed_a_pays(
+    device: &DeviceModel,
+    pair: usize,
+    direct: (usize, &LaunchPlan),
+    m: u64,
+    n: u64,
+    k: u64,
+    panel_rows: u64,
+    mut panel_plan: impl FnMut(u64) -> (usize, LaunchPlan),
+) -> bool {
+    if pair < 2 || device.compute_capability < (8, 0) {
+        return false;
+    }
+    let direct_time = estimated_time(device, &TILES[direct.0], pair, direct.1, m, n, k);
+    let mut time = 8.0 * m as f64 * k as f64 / BYTES_PER_US;
+    let mut last: Option<(u64, f64)> = None;
+    for (_, rows) in panels(m, panel_rows) {
+        let panel_time = match last {
+            Some((r, t)) if r == rows => t,
+            _ => {
+                let (tile, plan) = panel_plan(rows);
+                let multiply = if pair == 2 {
+                    estimated_time(device, &TILES[tile], 0, &plan, rows, n, k)
+                } else {
+                    estimated_time(device, &TILES[tile], pair, &plan, rows, n, k) / TT_OVER_NT
+                };
+                let t = multiply + LAUNCH_US;
+                last = Some((rows, t));
+                t
+            }
+        };
+        time += panel_time;
+        if time >= direct_time {
+            return false;
+        }
+    }
+    true
+}
+
+/// The NN or NT kernel and its plan for a panel of `rows` rows of A^T in the
+/// work buffer at `scratch` (module docs): the chosen tile,
+/// unsplit (the work buffer holds the panel, not partial sums).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn panel_multiply(
+    handle: &Handle,
+    tb: Transpose,
+    rows: u64,
+    n: u64,
+    k: u64,
+    scratch: u64,
+    b: u64,
+    ldb: i64,
+) -> Result<(&'static KernelSpec, LaunchPlan)> {
+    let vec =
+        vec4_applies(Transpose::No, tb, rows as i64, n as i64, k as i64, scratch, transposed_a_ld(rows) as i64, b, ldb);
+    let (spec, plan) = plan_multiply(handle, Transpose::No, tb, rows, n, k, vec, TileChoice::Auto)?;
+    if plan.geometry.grid.2 <= 1 {
+        return Ok((spec, plan));
+    }
+    Ok((spec, unsplit(handle, spec, &plan, rows, n)?))
+}
+
+/// A panel of `rows` rows of A^T's multiply (module docs).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PanelPlan {
+    pub(super) rows: u64,
+    /// [`panel_multiply`]'s kernel and plan, for all of the panel.
+    pub(super) whole: (&'static KernelSpec, LaunchPlan),
+    /// With a split tail where the rule says (its partial sums then go after
+    /// the panel): the main part's kernel and plan, and the tail.
+    pub(super) tailed: (&'static KernelSpec, LaunchPlan, Option<SplitTail>),
+    /// Without a split tail, stream-K where the rule says (its pieces after the panel).
+    pub(super) stream_k: Option<StreamK>,
+}
+
+impl PanelPlan {
+    /// Work buffer after the panel: the split tail's partial sums or the stream-K pieces.
+    pub(super) fn after_panel_bytes(&self, n: u64) -> u64 {
+        self.tailed.2.map_or(0, |t| t.partial_bytes(self.rows, n)) + self.stream_k.map_or(0, |s| s.piece_bytes())
+    }
+}
+
+/// The plans of a panel of `rows` rows of A^T at `scratch`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn panel_plan(
+    handle: &Handle,
+    tb: Transpose,
+    rows: u64,
+    n: u64,
+    k: u64,
+    scratch: u64,
+    b: u64,
+    ldb: i64,
+) -> Result<PanelPlan> {
+    let whole = panel_multiply(handle, tb, rows, n, k, scratch, b, ldb)?;
+    let x = Operands {
+        ta: Transpose::No,
+        a: scratch,
+        lda: transposed_a_ld(rows) as i64,
+        tb,
+        b,
+        ldb,
+        c: 0,
+        ldc: rows.max(1) as i64,
+    };
+    let tailed = match split_tail_rule(handle, &Product { m: rows, n, k, x }, (whole.0, &whole.1))? {
+        Some((kernel, plan, tail)) => (kernel, plan, Some(tail)),
+        None => (whole.0, whole.1, None),
+    };
+    let stream_k = if tailed.2.is_none() {
+        stream_k_plan(handle, (whole.0, &whole.1), pair_index(Transpose::No, tb), (rows, n, k), TileChoice::Auto)
+    } else {
+        None
+    };
+    Ok(PanelPlan { rows, whole, tailed, stream_k })
+}
+
+/// Panel rows for copying A^T first, when `choice` forces it or the rule says it pays.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn transposed_a_choice(
+    handle: &Handle,
+    ta: Transpose,
+    tb: Transpose,
+    m: u64,
+    n: u64,
+    k: u64,
+    b: u64,
+    ldb: i64,
+    direct: (&'static KernelSpec, &LaunchPlan),
+    choice: TileChoice,
+) -> Result<Option<u64>> {
+    if ta == Transpose::No {
+        return Ok(None);
+    }
+    let panel_rows = match (choice, transposed_a_panel_rows(m, k)) {
+        (TileChoice::TransposedA { panel_rows }, _) => {
+            return Ok(Some(panel_rows.clamp(1, PANEL_ROWS_MAX)));
+        }
+        (TileChoice::Auto, Some(rows)) => rows,
+        _ => return Ok(None),
+    };
+    // The work buffer's address does not change the plans: any 256-byte aligned one will do.
+    // Kernels are looked up before the rule runs, so that it cannot fail.
+    let mut plans = Vec::with_capacity(2);
+    for (_, rows) in panels(m, panel_rows).take(1).chain(panels(m, panel_rows).last()) {
+        let (spec, plan) = panel_multiply(handle, tb, rows, n, k, 256, b, ldb)?;
+        plans.push((rows, tile_of(spec), plan));
+    }
+    let panel_plan = |rows: u64| plans.iter().find(|p| p.0 == rows).map_or((0, *direct.1), |p| (p.1, p.2));
+    Ok(transposed_a_pays(
+        handle.device.model(),
+        pair_index(ta, tb),
+        (tile_of(direct.0), direct.1),
+        m,
+        n,
+        k,
+        panel_rows,
+        panel_plan,
+    )
+    .then_some(panel_rows))
+}
