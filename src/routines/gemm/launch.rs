@@ -8,7 +8,7 @@ use super::skinny::{Skinny, skinny_split};
 use super::split_tail::{Cut, SplitTail, columns_of_b, rows_of_a};
 use super::stream_k::StreamK;
 use crate::handle::Handle;
-use crate::launch::KernelArg::{F32, I32, I64, Ptr};
+use crate::launch::KernelArg::{self, F32, I32, I64, Ptr};
 use crate::launch::context::ContextGuard;
 use crate::routines::Scalar;
 use crate::status::{Error, Result};
@@ -97,7 +97,7 @@ pub(super) fn launch_with_tail(
     main: (&'static KernelSpec, &LaunchPlan),
     tail: Option<SplitTail>,
     (m, n, k): (u64, u64, u64),
-    scalars: [crate::launch::KernelArg; 4],
+    scalars: [KernelArg; 4],
     x: &Operands,
     partials: Partials,
 ) -> Result<Option<SplitTail>> {
@@ -127,7 +127,7 @@ pub(super) fn launch_multiply(
     spec: &'static KernelSpec,
     plan: &LaunchPlan,
     (m, n, k): (u64, u64, u64),
-    scalars: [crate::launch::KernelArg; 4],
+    scalars: [KernelArg; 4],
     x: &Operands,
     partials: Partials,
 ) -> Result<LaunchPlan> {
@@ -160,7 +160,8 @@ pub(super) fn launch_multiply(
     let reduce_spec = reduce_spec(device.model(), m, n, splits);
     let reduce = device.kernel(reduce_spec.name)?;
     let reduce_plan = device.tuner.plan(reduce_spec, &reduce.model, &Problem { m, n, k: 0 });
-    let (m, n, k) = (m as i64, n as i64, k as i64);
+    let partial_sums = Operands { c: scratch, ldc: ldp as i64, ..*x };
+    let unscaled = [F32(1.0), Ptr(0), F32(0.0), Ptr(0)];
     // SAFETY: as in launch_unsplit; the work buffer holds splits × split_stride
     // floats, 256-byte aligned, with ldp and split_stride multiples of 4 (float4 stores).
     unsafe {
@@ -168,31 +169,15 @@ pub(super) fn launch_multiply(
             handle.stream(),
             &plan.geometry,
             &plan.shape,
-            &[
-                I64(m),
-                I64(n),
-                I64(k),
-                F32(1.0),
-                Ptr(0),
-                Ptr(x.a),
-                I64(x.lda),
-                Ptr(x.b),
-                I64(x.ldb),
-                F32(0.0),
-                Ptr(0),
-                Ptr(scratch),
-                I64(ldp as i64),
-                I64(split_stride as i64),
-                I32(1),
-            ],
+            &gemm_params(&partial_sums, (m, n, k), unscaled, split_stride),
         )?;
         reduce.launch(
             handle.stream(),
             &reduce_plan.geometry,
             &reduce_plan.shape,
             &[
-                I64(m),
-                I64(n),
+                I64(m as i64),
+                I64(n as i64),
                 I32(splits as i32),
                 Ptr(scratch),
                 I64(ldp as i64),
@@ -220,7 +205,7 @@ pub(super) fn launch_stream_k(
     plan: &LaunchPlan,
     stream_k: StreamK,
     (m, n, k): (u64, u64, u64),
-    scalars: [crate::launch::KernelArg; 4],
+    scalars: [KernelArg; 4],
     x: &Operands,
     held: Option<(u64, u64)>,
 ) -> Result<Option<StreamK>> {
@@ -247,37 +232,12 @@ pub(super) fn launch_stream_k(
         launch_unsplit(handle, spec, &whole_plan, (m, n, k), scalars, x)?;
     }
     let geometry = Geometry { grid: (stream_k.blocks, 1, 1), ..plan.geometry };
-    let [alpha_value, alpha_address, beta_value, beta_address] = scalars;
+    let mut args = gemm_params(x, (m, n, k), scalars, 0).to_vec();
+    args.extend([I32(whole as i32), Ptr(counters), Ptr(pieces)]);
     // SAFETY: as in launch_unsplit; the work area holds the counters (all 0,
     // more than `tiles`) and a piece slot per stream-K tile and block at
     // `pieces`, and stays held until the launch is queued.
-    unsafe {
-        kernel.launch(
-            handle.stream(),
-            &geometry,
-            &plan.shape,
-            &[
-                I64(m as i64),
-                I64(n as i64),
-                I64(k as i64),
-                alpha_value,
-                alpha_address,
-                Ptr(x.a),
-                I64(x.lda),
-                Ptr(x.b),
-                I64(x.ldb),
-                beta_value,
-                beta_address,
-                Ptr(x.c),
-                I64(x.ldc),
-                I64(0),
-                I32(x.c_vec()),
-                I32(whole as i32),
-                Ptr(counters),
-                Ptr(pieces),
-            ],
-        )?;
-    }
+    unsafe { kernel.launch(handle.stream(), &geometry, &plan.shape, &args)? };
     Ok(Some(stream_k))
 }
 
@@ -320,35 +280,41 @@ pub(super) fn launch_unsplit(
     spec: &KernelSpec,
     plan: &LaunchPlan,
     (m, n, k): (u64, u64, u64),
-    scalars: [crate::launch::KernelArg; 4],
+    scalars: [KernelArg; 4],
     x: &Operands,
 ) -> Result<()> {
     let kernel = handle.device.kernel(spec.name)?;
-    let [alpha_value, alpha_address, beta_value, beta_address] = scalars;
     // SAFETY: arguments as in kernels/gemm.cu; A, B, C span what their
     // dimensions and leading dimensions say (the caller's promise).
-    unsafe {
-        kernel.launch(
-            handle.stream(),
-            &plan.geometry,
-            &plan.shape,
-            &[
-                I64(m as i64),
-                I64(n as i64),
-                I64(k as i64),
-                alpha_value,
-                alpha_address,
-                Ptr(x.a),
-                I64(x.lda),
-                Ptr(x.b),
-                I64(x.ldb),
-                beta_value,
-                beta_address,
-                Ptr(x.c),
-                I64(x.ldc),
-                I64(0),
-                I32(x.c_vec()),
-            ],
-        )
-    }
+    unsafe { kernel.launch(handle.stream(), &plan.geometry, &plan.shape, &gemm_params(x, (m, n, k), scalars, 0)) }
+}
+
+/// The tile kernels' GEMM_PARAMS (kernels/gemm.cu; the stream-K kernels take
+/// three more): C = alpha·op(A)·op(B) + beta·C over (m, n, k), `scalars`
+/// alpha's and beta's arguments, C advancing by `c_split_stride` floats per
+/// split (0 unsplit).
+fn gemm_params(
+    x: &Operands,
+    (m, n, k): (u64, u64, u64),
+    scalars: [KernelArg; 4],
+    c_split_stride: u64,
+) -> [KernelArg; 15] {
+    let [alpha_value, alpha_address, beta_value, beta_address] = scalars;
+    [
+        I64(m as i64),
+        I64(n as i64),
+        I64(k as i64),
+        alpha_value,
+        alpha_address,
+        Ptr(x.a),
+        I64(x.lda),
+        Ptr(x.b),
+        I64(x.ldb),
+        beta_value,
+        beta_address,
+        Ptr(x.c),
+        I64(x.ldc),
+        I64(c_split_stride as i64),
+        I32(x.c_vec()),
+    ]
 }
