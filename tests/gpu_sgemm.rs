@@ -868,6 +868,15 @@ fn gpu_sgemm_stream_k() {
         // TT copies A^T: its one panel of 4096 rows shares its last round.
         assert_eq!(stream_k(Yes, Yes, 4096), Some((116, 132)));
         assert_eq!(stream_k(Yes, Yes, 2048), None);
+        // NT over long k with at most two blocks a tile: 8192 × 384 × 8192
+        // (96 tiles) runs stream-K in place of its split; NN keeps the split.
+        let (m, n, k) = (8192u64, 384u64, 8192u64);
+        let plan = |tb: gemm::Transpose, ldb: u64| {
+            gemm::plan_call(gpu.inner(), No, tb, m, n, k, 1 << 20, m as i64, 1 << 21, ldb as i64, TileChoice::Auto)
+                .unwrap()
+        };
+        assert_eq!(plan(Yes, n).stream_k.map(|s| (s.tiles, s.blocks)), Some((96, 132)));
+        assert!(plan(No, k).stream_k.is_none() && plan(No, k).plan.geometry.grid.2 > 1);
     }
     // Stream-K in place of a split: 1536 × 1024 is 48 tiles of 256×128,
     // which the tuner splits along k; on a 132-SM GPU the rule shares all

@@ -692,7 +692,8 @@ fn sgemm_stream_k(table: &TableRun, random: &mut Random) -> Result<(), String> {
     let shapes: &[(usize, usize, usize)] = if quick {
         &[(4096, 384, 4096)]
     } else {
-        // Where the rule takes stream-K on the H100 (48 to 120 tiles), then where it does not.
+        // Where the rule takes stream-K on the H100 (48 to 120 tiles; NT also 8192 × 384 × 8192), then
+        // where it does not.
         &[
             (4096, 384, 4096),
             (1536, 1024, 2048),

@@ -63,6 +63,18 @@ pub const MIN_GAIN: f64 = 0.02;
 /// (4096 × 256 × 4096 NN 195 against 189, TN 208 / 199, NT 238 / 190),
 /// 16 tiles (8.25; 2048 × 256 × 8192) NT 346 against 182.
 pub const MAX_BLOCKS_PER_TILE: u64 = 3;
+/// NT in place of a split where each tile has at most two blocks and k is
+/// at least [`NT_LONG_K`]: the stream-K kernels' speed as the model sees it
+/// there ([`EFFICIENCY`] elsewhere). On an H200 (kernel time,
+/// `scripts/sgemm-builds.py`) the 36 such NT shapes that 0.96 moves off
+/// their split (62 to 102 tiles, k 4096 and 8192) all ran faster, by
+/// 0.3–5.1 % (median 3.5 %; 8192 × 384 × 8192 1001 -> 964 µs), while the
+/// same efficiency lost 1–3.5 % at 44 to 58 tiles and at k = 2048, and in
+/// the last-round rule at k of 512 and 1024 (docs/performance.md, "NT's
+/// stream-K efficiency"). NN and TN at 64 tiles were level or slower.
+pub const NT_REPLACING_EFFICIENCY: f64 = 0.96;
+/// See [`NT_REPLACING_EFFICIENCY`].
+pub const NT_LONG_K: u64 = 4096;
 
 /// Stream-K for an unsplit plan (module docs): how many of its
 /// last tiles the stream-K blocks share and how many blocks, when
@@ -76,7 +88,7 @@ pub fn stream_k_choice(
     n: u64,
     k: u64,
 ) -> Option<(u64, u32)> {
-    let estimate = stream_k_estimate(device, tile, pair, plan, k)?;
+    let estimate = stream_k_estimate(device, tile, pair, plan, k, EFFICIENCY)?;
     (estimate.time + MIN_GAIN * estimate.full_round < estimated_time(device, tile, pair, plan, m, n, k))
         .then_some((estimate.shared, estimate.blocks))
 }
@@ -100,6 +112,7 @@ pub(super) fn stream_k_estimate(
     pair: usize,
     plan: &LaunchPlan,
     k: u64,
+    efficiency: f64,
 ) -> Option<StreamKEstimate> {
     let active = plan.occupancy.active_blocks_per_sm as u64;
     let per_round = active * device.sm_count as u64;
@@ -120,7 +133,7 @@ pub(super) fn stream_k_estimate(
     let whole_rounds = ((tiles - shared) / per_round) as f64;
     let k_per_block = (k.div_ceil(8) * 8) as f64;
     let full = block_round_us(tile, pair, active, k_per_block, active);
-    let spread = shared as f64 / per_round as f64 * (full - time_model::ROUND_US) / EFFICIENCY;
+    let spread = shared as f64 / per_round as f64 * (full - time_model::ROUND_US) / efficiency;
     let time = whole_rounds * full + spread + time_model::ROUND_US + FIXUP_US;
     Some(StreamKEstimate { shared, blocks: per_round as u32, time, full_round: full })
 }
@@ -128,7 +141,8 @@ pub(super) fn stream_k_estimate(
 /// Stream-K in place of a k split (module docs): for a split
 /// 256×128 plan whose tiles number at least a third of a round (each tile
 /// then in at most about four pieces), whether sharing all the tiles' k
-/// among one round of stream-K blocks beats the split by [`estimated_time`].
+/// among one round of stream-K blocks beats the split by [`estimated_time`]
+/// (for NT over long k, at [`NT_REPLACING_EFFICIENCY`]).
 pub fn stream_k_replaces_split(
     device: &DeviceModel,
     tile: &Tile,
@@ -143,7 +157,9 @@ pub fn stream_k_replaces_split(
     if split.geometry.grid.2 <= 1 || tiles >= per_round || MAX_BLOCKS_PER_TILE * tiles < per_round {
         return false;
     }
-    stream_k_estimate(device, tile, pair, unsplit, k)
+    let nt_long = pair == 1 && 2 * tiles >= per_round && k >= NT_LONG_K;
+    let efficiency = if nt_long { NT_REPLACING_EFFICIENCY } else { EFFICIENCY };
+    stream_k_estimate(device, tile, pair, unsplit, k, efficiency)
         .is_some_and(|e| e.shared == tiles && e.time < estimated_time(device, tile, pair, split, m, n, k))
 }
 
