@@ -868,15 +868,18 @@ fn gpu_sgemm_stream_k() {
         // TT copies A^T: its one panel of 4096 rows shares its last round.
         assert_eq!(stream_k(Yes, Yes, 4096), Some((116, 132)));
         assert_eq!(stream_k(Yes, Yes, 2048), None);
-        // NT over long k with at most two blocks a tile: 8192 × 384 × 8192
-        // (96 tiles) runs stream-K in place of its split; NN keeps the split.
-        let (m, n, k) = (8192u64, 384u64, 8192u64);
-        let plan = |tb: gemm::Transpose, ldb: u64| {
-            gemm::plan_call(gpu.inner(), No, tb, m, n, k, 1 << 20, m as i64, 1 << 21, ldb as i64, TileChoice::Auto)
-                .unwrap()
+        // NT over long k at its own stream-K efficiency: 8192 × 384 × 8192
+        // (96 tiles) runs stream-K in place of its split, where NN keeps the
+        // split, and 6144 × 640 × 4096 shares its one round of 120 tiles.
+        let plan = |tb: gemm::Transpose, m: u64, n: u64, k: u64| {
+            let ldb = if tb == Yes { n } else { k } as i64;
+            gemm::plan_call(gpu.inner(), No, tb, m, n, k, 1 << 20, m as i64, 1 << 21, ldb, TileChoice::Auto).unwrap()
         };
-        assert_eq!(plan(Yes, n).stream_k.map(|s| (s.tiles, s.blocks)), Some((96, 132)));
-        assert!(plan(No, k).stream_k.is_none() && plan(No, k).plan.geometry.grid.2 > 1);
+        assert_eq!(plan(Yes, 8192, 384, 8192).stream_k.map(|s| (s.tiles, s.blocks)), Some((96, 132)));
+        let nn = plan(No, 8192, 384, 8192);
+        assert!(nn.stream_k.is_none() && nn.plan.geometry.grid.2 > 1);
+        assert_eq!(plan(Yes, 6144, 640, 4096).stream_k.map(|s| (s.tiles, s.blocks)), Some((120, 132)));
+        assert!(plan(No, 6144, 640, 4096).stream_k.is_none());
     }
     // Stream-K in place of a split: 1536 × 1024 is 48 tiles of 256×128,
     // which the tuner splits along k; on a 132-SM GPU the rule shares all

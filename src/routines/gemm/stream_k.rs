@@ -10,9 +10,9 @@
 //! Every output is the same sum on every call. A nearly empty last round is
 //! shared with the round before it. [`stream_k_choice`] weighs it by
 //! [`estimated_time`]'s rounds, the stream-K kernels' measured speed
-//! ([`EFFICIENCY`]: ptxas assigns their registers differently, and
-//! the same k loop runs up to 4 % slower in them) and a fixed cost per
-//! round: on the H100 it
+//! ([`efficiency`]: ptxas assigns their registers differently, and
+//! the same k loop runs up to 4 % slower in them; NT's over long k apart)
+//! and a fixed cost per round: on the H100 it
 //! pays where the last round would fill at most about 90 % of the SMs, so
 //! 4096² (88 %) and 8192² take it and 2048² (one round of 128 tiles, 97 %)
 //! does not.
@@ -63,18 +63,25 @@ pub const MIN_GAIN: f64 = 0.02;
 /// (4096 × 256 × 4096 NN 195 against 189, TN 208 / 199, NT 238 / 190),
 /// 16 tiles (8.25; 2048 × 256 × 8192) NT 346 against 182.
 pub const MAX_BLOCKS_PER_TILE: u64 = 3;
-/// NT in place of a split where each tile has at most two blocks and k is
-/// at least [`NT_LONG_K`]: the stream-K kernels' speed as the model sees it
-/// there ([`EFFICIENCY`] elsewhere). On an H200 (kernel time,
-/// `scripts/sgemm-builds.py`) the 36 such NT shapes that 0.96 moves off
-/// their split (62 to 102 tiles, k 4096 and 8192) all ran faster, by
-/// 0.3–5.1 % (median 3.5 %; 8192 × 384 × 8192 1001 -> 964 µs), while the
-/// same efficiency lost 1–3.5 % at 44 to 58 tiles and at k = 2048, and in
-/// the last-round rule at k of 512 and 1024 (docs/performance.md, "NT's
-/// stream-K efficiency"). NN and TN at 64 tiles were level or slower.
-pub const NT_REPLACING_EFFICIENCY: f64 = 0.96;
-/// See [`NT_REPLACING_EFFICIENCY`].
+/// NT over k of at least [`NT_LONG_K`]: the stream-K kernels' speed as the
+/// model sees it ([`EFFICIENCY`] elsewhere; [`efficiency`]). NT's fix-ups
+/// cost more than the model's fixed [`FIXUP_US`] and its loop less than
+/// 0.92 says, so NT gains with long k and loses with short (H200, kernel
+/// time, `scripts/sgemm-builds.py`, NT at 0.96 for every k: last rounds
+/// shared at k = 512 up to 7.8 % slower, at 4096 and 8192 1.7–8 % faster;
+/// docs/performance.md, "NT's stream-K efficiency"). On an H100, the 86
+/// NT last rounds of a grid of 11053 shapes that this shares ran 2.9 %
+/// faster (geometric mean; 79 faster by up to 8.3 %, 7 of many rounds
+/// slower by at most 1.5 %), and the 25 splits it replaces 1.6–6.0 %.
+pub const NT_LONG_K_EFFICIENCY: f64 = 0.96;
+/// See [`NT_LONG_K_EFFICIENCY`].
 pub const NT_LONG_K: u64 = 4096;
+
+/// The stream-K kernels' speed relative to the plain ones, for the model:
+/// [`NT_LONG_K_EFFICIENCY`] for NT (pair 1) over long k, else [`EFFICIENCY`].
+pub fn efficiency(pair: usize, k: u64) -> f64 {
+    if pair == 1 && k >= NT_LONG_K { NT_LONG_K_EFFICIENCY } else { EFFICIENCY }
+}
 
 /// Stream-K for an unsplit plan (module docs): how many of its
 /// last tiles the stream-K blocks share and how many blocks, when
@@ -88,7 +95,7 @@ pub fn stream_k_choice(
     n: u64,
     k: u64,
 ) -> Option<(u64, u32)> {
-    let estimate = stream_k_estimate(device, tile, pair, plan, k, EFFICIENCY)?;
+    let estimate = stream_k_estimate(device, tile, pair, plan, k, efficiency(pair, k))?;
     (estimate.time + MIN_GAIN * estimate.full_round < estimated_time(device, tile, pair, plan, m, n, k))
         .then_some((estimate.shared, estimate.blocks))
 }
@@ -142,7 +149,7 @@ pub(super) fn stream_k_estimate(
 /// 256×128 plan whose tiles number at least a third of a round (each tile
 /// then in at most about four pieces), whether sharing all the tiles' k
 /// among one round of stream-K blocks beats the split by [`estimated_time`]
-/// (for NT over long k, at [`NT_REPLACING_EFFICIENCY`]).
+/// (at [`efficiency`] with at most two blocks a tile, else [`EFFICIENCY`]).
 pub fn stream_k_replaces_split(
     device: &DeviceModel,
     tile: &Tile,
@@ -157,9 +164,9 @@ pub fn stream_k_replaces_split(
     if split.geometry.grid.2 <= 1 || tiles >= per_round || MAX_BLOCKS_PER_TILE * tiles < per_round {
         return false;
     }
-    let nt_long = pair == 1 && 2 * tiles >= per_round && k >= NT_LONG_K;
-    let efficiency = if nt_long { NT_REPLACING_EFFICIENCY } else { EFFICIENCY };
-    stream_k_estimate(device, tile, pair, unsplit, k, efficiency)
+    // NT with more than two blocks a tile lost at 0.96 (44 to 58 tiles, 1–3.5 %).
+    let speed = if 2 * tiles >= per_round { efficiency(pair, k) } else { EFFICIENCY };
+    stream_k_estimate(device, tile, pair, unsplit, k, speed)
         .is_some_and(|e| e.shared == tiles && e.time < estimated_time(device, tile, pair, split, m, n, k))
 }
 
