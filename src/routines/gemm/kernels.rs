@@ -369,18 +369,18 @@ pub fn tile_geometry<const ROWS: u64, const COLS: u64, const SHARED: u32>(
 }
 
 /// Scale and reduce kernels: a thread per row in blocks of tx, up to 65535 column strides.
-pub(super) fn elementwise_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
+fn elementwise_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
     let x = problem.m.div_ceil(shape.tx as u64).max(1);
     Geometry { grid: (x.min(i32::MAX as u64) as u32, problem.n.clamp(1, 65535) as u32, 1), dynamic_shared_bytes: 0 }
 }
 
 /// The four-row reduction: a thread per four rows in blocks of tx, up to 65535 column strides.
-pub(super) fn four_rows_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
+fn four_rows_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
     elementwise_geometry(&Problem { m: problem.m.div_ceil(4), ..*problem }, shape)
 }
 
 /// The copy of A^T: tiles of 64 rows of op(A) (x) × 32 k (y; the kernel strides past 65535).
-pub(super) fn transpose_geometry(problem: &Problem, _shape: &LaunchShape) -> Geometry {
+fn transpose_geometry(problem: &Problem, _shape: &LaunchShape) -> Geometry {
     let rows = problem.m.div_ceil(64).clamp(1, i32::MAX as u64) as u32;
     Geometry { grid: (rows, problem.k.div_ceil(32).clamp(1, 65535) as u32, 1), dynamic_shared_bytes: 0 }
 }
@@ -399,4 +399,170 @@ pub fn vec4_applies(ta: Transpose, tb: Transpose, m: i64, n: i64, k: i64, a: u64
     let a_extent = if ta == Transpose::No { m } else { k };
     let b_extent = if tb == Transpose::No { k } else { n };
     operand_is_vec4(a, lda, a_extent) && operand_is_vec4(b, ldb, b_extent)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::routines::gemm::testing::*;
+    use crate::routines::gemm::*;
+    use crate::tuner::{KernelModel, LaunchShape, Problem};
+
+    #[test]
+    fn vec4_needs_alignment_leading_dimension_and_extent() {
+        let (no, yes) = (Transpose::No, Transpose::Yes);
+        assert!(vec4_applies(no, no, 128, 128, 128, 4096, 128, 8192, 128));
+        assert!(!vec4_applies(no, no, 128, 128, 128, 4100, 128, 8192, 128), "A offset by one float");
+        assert!(!vec4_applies(no, no, 128, 128, 128, 4096, 130, 8192, 128), "lda");
+        assert!(!vec4_applies(no, no, 127, 128, 128, 4096, 128, 8192, 128), "m along A's columns");
+        assert!(!vec4_applies(no, no, 128, 128, 127, 4096, 128, 8192, 128), "k along B's columns");
+        // A^T and B^T: the extents swap.
+        assert!(vec4_applies(yes, yes, 127, 132, 128, 4096, 128, 8192, 132), "m is along neither");
+        assert!(!vec4_applies(yes, yes, 128, 127, 128, 4096, 128, 8192, 128), "n along B^T's columns");
+        assert!(vec4_applies(no, yes, 128, 128, 127, 4096, 128, 8192, 128), "k is along neither");
+    }
+
+    #[test]
+    fn kernel_table_matches_the_names() {
+        for (tile, row) in TILE_KERNELS.iter().enumerate() {
+            let prefix = format!("gemm_f32_{}_", TILES[tile].name);
+            assert!(TILES[tile].name.starts_with(&format!("{}x{}", TILES[tile].rows, TILES[tile].cols)));
+            for (ta, a) in [(Transpose::No, 'n'), (Transpose::Yes, 't')] {
+                for (tb, b) in [(Transpose::No, 'n'), (Transpose::Yes, 't')] {
+                    for vec in [false, true] {
+                        let name = format!("{prefix}{a}{b}{}", if vec { "_vec" } else { "" });
+                        let spec = &row[kernel_index(ta, tb, vec)];
+                        assert_eq!(spec.name, name);
+                        assert_eq!((spec.space.tx_min, spec.space.tx_max), (TILES[tile].threads, TILES[tile].threads));
+                        assert!(KERNEL_NAMES.contains(&spec.name));
+                    }
+                }
+            }
+        }
+        assert_eq!(KERNEL_NAMES.len(), TILES.len() * 8 + 4 + STREAM_K_KERNELS.len() + 16);
+        for (nb, row) in SKINNY_KERNELS.iter().enumerate() {
+            for (i, spec) in row.iter().enumerate() {
+                let name = format!("gemm_f32_skinny_{}{}{}", ['k', 'm'][i / 2], 4 << nb, ["", "_vec"][i % 2]);
+                assert_eq!(spec.name, name);
+                assert!(KERNEL_NAMES.contains(&spec.name));
+                assert_eq!(spec.space.tx_min * spec.space.ty_min, 256);
+            }
+        }
+        assert!(
+            [&SCALE, &SPLITK_REDUCE, &SPLITK_REDUCE4, &TRANSPOSE_A]
+                .iter()
+                .all(|spec| KERNEL_NAMES.contains(&spec.name))
+        );
+        // Stream-K twins: the 256×128 NN, NT and TN _vec kernels, suffixed _sk.
+        for (ta, tb) in
+            [(Transpose::No, Transpose::No), (Transpose::No, Transpose::Yes), (Transpose::Yes, Transpose::No)]
+        {
+            let spec = &TILE_KERNELS[0][kernel_index(ta, tb, true)];
+            let twin = stream_k_twin(spec).unwrap();
+            assert_eq!(twin.name, format!("{}_sk", spec.name));
+            assert!(KERNEL_NAMES.contains(&twin.name));
+        }
+        assert!(stream_k_twin(&TILE_KERNELS[0][kernel_index(Transpose::Yes, Transpose::Yes, true)]).is_none());
+        assert!(stream_k_twin(&TILE_KERNELS[0][kernel_index(Transpose::No, Transpose::No, false)]).is_none());
+        assert!(stream_k_twin(&TILE_KERNELS[1][kernel_index(Transpose::No, Transpose::No, true)]).is_none());
+        // The copy's grid: 64 rows × 32 k a block, k along y up to 65535.
+        let g = transpose_geometry(&Problem { m: 2049, n: 0, k: 33 }, &LaunchShape { tx: 32, ty: 8, split: 1 });
+        assert_eq!(g.grid, (33, 2, 1));
+        assert_eq!(
+            transpose_geometry(&Problem { m: 1, n: 0, k: 1 << 22 }, &LaunchShape { tx: 32, ty: 8, split: 1 }).grid,
+            (1, 65535, 1)
+        );
+    }
+
+    #[test]
+    fn the_split_reduction_runs_blocks_of_256_threads() {
+        let tuner = tuner();
+        let model = KernelModel { registers_per_thread: 16, static_shared_bytes: 0, max_threads_per_block: 1024 };
+        for (m, n) in [(8192u64, 48u64), (11008, 192), (127, 129), (4096, 4096)] {
+            let plan = tuner.plan(&SPLITK_REDUCE, &model, &Problem { m, n, k: 0 });
+            assert_eq!(plan.shape.tx, 256, "({m}, {n})");
+            assert_eq!(plan.geometry.grid.0 as u64, m.div_ceil(256), "({m}, {n})");
+        }
+    }
+
+    #[test]
+    fn the_reduction_takes_four_rows_a_thread_where_c_is_large_enough() {
+        let tuner = tuner();
+        let model = KernelModel { registers_per_thread: 24, static_shared_bytes: 0, max_threads_per_block: 1024 };
+        // Four rows a thread from half the H100's resident threads: 132 × 2048 / 2 = 135168 threads.
+        for (m, n, four) in [
+            (512u64, 48u64, false),
+            (127, 1024, false),
+            (11008, 48, false),
+            (16384, 33, true),
+            (3000, 192, true),
+            (11008, 192, true),
+        ] {
+            let spec = reduce_spec(tuner.device(), m, n, REDUCE4_MAX_SPLITS);
+            assert_eq!(spec.name == SPLITK_REDUCE4.name, four, "({m}, {n})");
+            // Past seven splits one row a thread keeps loads enough in flight.
+            assert_eq!(reduce_spec(tuner.device(), m, n, REDUCE4_MAX_SPLITS + 1).name, SPLITK_REDUCE.name);
+            let plan = tuner.plan(spec, &model, &Problem { m, n, k: 0 });
+            let rows_per_thread = if four { 4 } else { 1 };
+            assert_eq!(plan.shape.tx, 256, "({m}, {n})");
+            assert_eq!(plan.geometry.grid.0 as u64, m.div_ceil(256 * rows_per_thread), "({m}, {n})");
+            assert_eq!(plan.geometry.grid.1 as u64, n, "({m}, {n})");
+        }
+        // A partial last group of four rows: the grid still covers it.
+        let shape = LaunchShape { tx: 256, ty: 1, split: 1 };
+        assert_eq!(four_rows_geometry(&Problem { m: 1025, n: 40, k: 0 }, &shape).grid, (2, 40, 1));
+    }
+
+    #[test]
+    fn grid_covers_m_by_n_and_splits_are_capped() {
+        let shape = |split| LaunchShape { tx: 256, ty: 1, split };
+        let g = tile_geometry::<128, 128, 0>(&Problem { m: 129, n: 257, k: 0 }, &shape(8));
+        assert_eq!(g.grid, (2 * 3, 1, 1), "k = 0 rules splitting out");
+        for (m, n) in [(1u64, 1u64), (127, 129), (128, 128), (1023, 1), (4096, 4096), (3000, 3000)] {
+            let g = tile_geometry::<128, 128, 0>(&Problem { m, n, k: 0 }, &shape(1));
+            assert!(
+                g.grid.0 as u64 * 128 >= m * n.div_ceil(128).min(1)
+                    && (g.grid.0 as u64) == m.div_ceil(128) * n.div_ceil(128)
+            );
+            let g = tile_geometry::<64, 64, 0>(&Problem { m, n, k: 0 }, &shape(1));
+            assert_eq!(g.grid.0 as u64, m.div_ceil(64) * n.div_ceil(64));
+        }
+        // k / 32 caps the split; so do 64 MiB of partial sums.
+        assert_eq!(effective_split(&Problem { m: 256, n: 256, k: 65536 }, 64), 64);
+        assert_eq!(effective_split(&Problem { m: 256, n: 256, k: 1023 }, 64), 31);
+        assert_eq!(effective_split(&Problem { m: 8192, n: 128, k: 8192 }, 64), 16);
+        assert_eq!(effective_split(&Problem { m: 64, n: 64, k: 100 }, 4), 3);
+        assert_eq!(effective_split(&Problem { m: 8192, n: 8192, k: 8192 }, 4), 1);
+        assert_eq!(effective_split(&Problem { m: 1, n: 1, k: 31 }, 4), 1);
+        // Partials: ld rounded to 4 floats.
+        assert_eq!(partial_ld(1), 4);
+        assert_eq!(partial_ld(128), 128);
+        assert_eq!(partial_ld(129), 132);
+        let g = elementwise_geometry(&Problem { m: 1000, n: 100_000, k: 0 }, &LaunchShape { tx: 256, ty: 1, split: 1 });
+        assert_eq!(g.grid, (4, 65535, 1));
+    }
+
+    #[test]
+    fn occupancy_of_the_tiles_on_h100() {
+        let tuner = tuner();
+        for (name, active, blocks) in
+            [("256x128", 1, 512), ("128x128_t128", 2, 1024), ("128x128", 2, 1024), ("64x64", 6, 4096)]
+        {
+            let tile = tile_named(name);
+            let plan = tuner.plan(&TILE_KERNELS[tile][0], &model(tile), &Problem { m: 4096, n: 4096, k: 0 });
+            assert_eq!((plan.occupancy.active_blocks_per_sm, plan.geometry.blocks()), (active, blocks), "{name}");
+        }
+    }
+
+    #[test]
+    fn efficiency_tends_to_the_long_k_value() {
+        let small = &TILES[tile_named("64x64_t128")];
+        assert_eq!(small.efficiency_at(2, 32.0), 0.92);
+        assert_eq!(small.efficiency_at(2, SHORT_K), 0.92);
+        assert!((small.efficiency_at(2, 2.0 * SHORT_K) - (0.74 + 0.18 / 2.0)).abs() < 1e-12);
+        assert!((small.efficiency_at(2, 4096.0) - 0.74).abs() < 0.01);
+        // NN, NT and TT tend to their own long-k values; the other tiles keep one value.
+        assert!((small.efficiency_at(0, 4096.0) - 0.86).abs() < 0.01);
+        assert_eq!(TILES[tile_named("256x128")].efficiency_at(2, 4096.0), 1.05);
+    }
 }

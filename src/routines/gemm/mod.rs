@@ -467,4 +467,6 @@ pub fn small_side_plan(
 }
 
 #[cfg(test)]
+mod testing;
+#[cfg(test)]
 mod tests;

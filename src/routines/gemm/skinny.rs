@@ -188,3 +188,126 @@ pub fn skinny_geometry<const ROWS: u64, const SHARED: u32>(problem: &Problem, sh
     let blocks = problem.m.div_ceil(ROWS).clamp(1, i32::MAX as u64) as u32;
     Geometry { grid: (blocks, splits, 1), dynamic_shared_bytes: SHARED }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::routines::gemm::testing::*;
+    use crate::routines::gemm::*;
+    use crate::tuner::{DeviceModel, KernelModel, Problem, Tuner};
+
+    /// as_skinny's D = P·Q, evaluated on the host through its strides over the
+    /// same storage, is the SGEMM's C, for every pair, few columns and few
+    /// rows, padded leading dimensions; and the limits of the path.
+    #[test]
+    fn skinny_operands_are_the_product_they_map_to() {
+        const A: u64 = 1 << 40;
+        const B: u64 = 2 << 40;
+        const C: u64 = 3 << 40;
+        for (ta, tb) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+            let (ta, tb) = (Transpose::from_code(ta).unwrap(), Transpose::from_code(tb).unwrap());
+            for (m, n, k, pad) in [
+                (9i64, 3i64, 5i64, 0i64),
+                (2, 7, 4, 3),
+                (16, 16, 3, 1),
+                (40, 16, 2, 2),
+                (5, 33, 6, 0),
+                (40, 17, 3, 1),
+                (32, 50, 4, 2),
+            ] {
+                let HostGemm { lda, ldb, ldc, a, b, expected } = HostGemm::new(ta, tb, m, n, k, pad);
+                let s = as_skinny(ta, tb, m, n, k, (A, lda), (B, ldb), (C, ldc)).expect("2 to 32 columns or rows");
+                assert!(s.n == m.min(n) && s.k == k && s.d == C);
+                let array = |tag: u64| -> &[f64] {
+                    if tag == A {
+                        &a
+                    } else if tag == B {
+                        &b
+                    } else {
+                        panic!("reads {tag:x}")
+                    }
+                };
+                let (p, q) = (array(s.p), array(s.q));
+                let mut got = vec![f64::NAN; (ldc * n) as usize];
+                for i in 0..s.m {
+                    for j in 0..s.n {
+                        got[(i * s.dsi + j * s.dsj) as usize] = (0..s.k)
+                            .map(|l| {
+                                let pi = if s.along_k { l + i * s.ldp } else { i + l * s.ldp };
+                                p[pi as usize] * q[(l * s.qsl + j * s.qsj) as usize]
+                            })
+                            .sum();
+                    }
+                }
+                assert_same(&expected, &got, &format!("{ta:?}{tb:?} {m}x{n}x{k}"));
+                // The kernel: NB holds N, `_vec` only for an aligned P with ldp % 4 == 0.
+                let name = s.spec().name;
+                let nb: i64 = name
+                    .trim_start_matches("gemm_f32_skinny_")
+                    .trim_start_matches(['k', 'm'])
+                    .trim_end_matches("_vec")
+                    .parse()
+                    .unwrap();
+                assert!(nb >= s.n && (nb == 4 || nb / 2 < s.n), "{name} for N = {}", s.n);
+                assert_eq!(name.contains("skinny_k"), s.along_k);
+                assert_eq!(name.ends_with("_vec"), s.ldp % 4 == 0, "{name}: ldp {}", s.ldp);
+            }
+        }
+        let none = |m, n| as_skinny(Transpose::No, Transpose::No, m, n, 8, (A, m.max(8)), (B, 8), (C, m));
+        assert_eq!(none(1, 5), None, "one row: SGEMV");
+        assert_eq!(none(33, 33), None);
+        assert!(none(33, 32).is_some() && none(32, 1000).is_some() && none(17, 17).is_some());
+    }
+
+    /// skinny_plan on an H100's model: the fullest one-wave grid among those
+    /// engaging the most SMs, the smaller split on a tie, the optimizer's plan
+    /// when no split fits one wave.
+    #[test]
+    fn skinny_plans_fill_one_wave() {
+        let tuner = Tuner::new(
+            DeviceModel::h100_sxm(),
+            crate::tuner::RecipeBook::built_in(),
+            crate::tuner::ForcedShapes::new(),
+        );
+        // (ta, tb, m, n, k, registers, split): 64 wide row blocks × 4 = 256 of
+        // the 264 blocks two per SM hold (3 engages every SM, unevenly); 32
+        // blocks along m × 8; 344 blocks along k exceed a wave at any split.
+        for (ta, tb, m, n, k, registers, split) in [
+            (1, 0, 4096i64, 32i64, 4096i64, 122, 4),
+            (0, 1, 32, 4096, 4096, 122, 4),
+            (0, 0, 4096, 8, 4096, 121, 8),
+            (1, 0, 4096, 8, 4096, 128, 2),
+            (1, 0, 1024, 8, 1024, 128, 4),
+            (1, 0, 11008, 8, 4096, 128, 1),
+        ] {
+            let (ta, tb) = (Transpose::from_code(ta).unwrap(), Transpose::from_code(tb).unwrap());
+            let (lda, ldb) = (if ta == Transpose::No { m } else { k }, if tb == Transpose::No { k } else { n });
+            let s = as_skinny(ta, tb, m, n, k, (0, lda), (0, ldb), (0, m)).unwrap();
+            let kernel =
+                KernelModel { registers_per_thread: registers, static_shared_bytes: 16, max_threads_per_block: 256 };
+            let plan = skinny_plan(&tuner, s.spec(), &kernel, &s.problem());
+            assert_eq!(plan.shape.split, split, "{ta:?}{tb:?} {m}x{n}x{k}: {plan:?}");
+            assert_eq!(plan.geometry.grid.1, split, "{ta:?}{tb:?} {m}x{n}x{k}");
+        }
+    }
+
+    #[test]
+    fn skinny_splits_cover_k_in_whole_chunks() {
+        use skinny::CHUNK;
+        for (m, n, k, requested) in [
+            (4096u64, 8u64, 4096u64, 4u32),
+            (4096, 8, 4096, 64),
+            (100, 3, 100, 8),
+            (64, 16, 1 << 20, 64),
+            (1 << 22, 16, 1 << 12, 64),
+        ] {
+            let problem = Problem { m, n, k };
+            let (per, splits) = skinny_split(&problem, 32, requested);
+            assert!(per % CHUNK == 0 && per * splits as u64 >= k && per * (splits as u64 - 1) < k, "{problem:?}");
+            assert!(splits <= requested && (splits == 1 || splits as u64 * m * n * 4 <= MAX_PARTIAL_BYTES));
+        }
+        // More row blocks than arrival counters: unsplit.
+        let rows = (crate::handle::SPLIT_COUNTER_SLOTS + 1) * 32;
+        assert_eq!(skinny_split(&Problem { m: rows, n: 2, k: 4096 }, 32, 8).1, 1);
+    }
+}

@@ -236,3 +236,51 @@ pub(super) fn split_tail_rule(
         .and_then(|(_, cut, main)| candidates.into_iter().find(|c| c.3.cut == cut && c.3.main == main))
         .map(|c| (c.1, c.2, c.3)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::routines::gemm::testing::*;
+    use crate::routines::gemm::*;
+    use crate::tuner::{DeviceModel, Problem};
+
+    #[test]
+    fn a_nearly_empty_last_round_is_split_off() {
+        let device = DeviceModel::h100_sxm();
+        let tuner = tuner();
+        let plan = |m: u64, n: u64| tuner.plan(&TILE_KERNELS[0][0], &model(0), &Problem { m, n, k: 0 });
+        let main = |m: u64, n: u64, cut: Cut| split_tail_main(&device, &TILES[0], &plan(m, n), cut, m, n);
+        // 3000² on 256×128: 12 × 24 tiles, rounds of 132, 132, 24: 22 tile
+        // columns (of 12 tiles) or 11 tile rows (of 24) fill two rounds.
+        assert_eq!(main(3000, 3000, Cut::Columns), Some(22 * 128));
+        assert_eq!(main(3000, 3000, Cut::Rows), Some(11 * 256));
+        // 20000 × 256: 79 × 2 tiles, rounds of 132 and 26: 66 tile rows; one
+        // tile column of 79 would leave the main part's round 40 % idle.
+        assert_eq!(main(20000, 256, Cut::Rows), Some(66 * 256));
+        assert_eq!(main(20000, 256, Cut::Columns), None);
+        // 8192²: 61 tile columns of 32 fill 14 rounds and 79 % of a 15th.
+        assert_eq!(main(8192, 8192, Cut::Columns), None);
+        // One round, or rounds all full (132 × 2 tiles: 12 × 22), or split: nothing to split off.
+        assert_eq!(main(2048, 2048, Cut::Columns), None);
+        assert_eq!(main(3000, 2816, Cut::Columns), None);
+        assert_eq!(main(3000, 2816, Cut::Rows), None);
+        let split = tile_plan(&tuner, &TILE_KERNELS[0][0], &model(0), &TILES[0], 0, 1024, 1024, 1024);
+        assert!(split.geometry.grid.2 > 1);
+        assert_eq!(split_tail_main(&device, &TILES[0], &split, Cut::Columns, 1024, 1024), None);
+        assert_eq!(Cut::Rows.parts(3000, 200, 2816), [(2816, 200), (184, 200)]);
+        assert_eq!(Cut::Columns.parts(3000, 200, 128), [(3000, 128), (3000, 72)]);
+        // The rule on the H100 model: 3000² (every pair's direct plan) gains, by columns at equal times.
+        for pair in 0..4 {
+            assert_eq!(decide_split_tail(pair, 3000, 3000, 3000), Some((0, Cut::Columns, 2816)), "pair {pair}");
+        }
+        // Tall C: by rows.
+        assert_eq!(decide_split_tail(0, 20000, 256, 4096), Some((0, Cut::Rows, 16896)));
+        for n in [1024u64, 2048, 4096] {
+            assert_eq!(decide_split_tail(0, n, n, n), None, "n = {n}");
+        }
+        // 10000² on 256×128: 3160 blocks, the last round 124 of 132 (measured: a
+        // tail on 128×128_t128 ran 2.8 % slower than the direct 256×128).
+        assert_eq!(decide_split_tail(0, 10000, 10000, 10000), None);
+        assert_eq!(decide_split_tail(1, 10000, 10000, 10000), None);
+    }
+}

@@ -223,3 +223,83 @@ pub(super) fn stream_k_plan(
     };
     Some(StreamK { kernel, tiles, blocks })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::routines::gemm::testing::*;
+    use crate::routines::gemm::*;
+    use crate::tuner::Problem;
+
+    /// Whether the rule puts stream-K in place of the tuner's split for a
+    /// transpose pair on the H100 model (the split plan on 256×128 as the
+    /// tuner chooses it).
+    fn stream_k_in_place_of_split(pair: usize, m: u64, n: u64, k: u64) -> bool {
+        let tuner = tuner();
+        let spec = &TILE_KERNELS[0][pair * 2];
+        let split = tile_plan(&tuner, spec, &model(0), &TILES[0], pair, m, n, k);
+        let unsplit = tuner.plan(spec, &model(0), &Problem { m, n, k: 0 });
+        stream_k_replaces_split(tuner.device(), &TILES[0], pair, (&split, &unsplit), m, n, k)
+    }
+
+    #[test]
+    fn stream_k_replaces_a_split_with_few_rounds_of_many_tiles() {
+        // NN, NT, TN (pairs 0, 1, 2): 48 tiles, split 8 in 2.9 rounds, measured 8 % faster (NN, TN).
+        for pair in 0..3 {
+            assert!(stream_k_in_place_of_split(pair, 4096, 384, 4096), "pair {pair}");
+            assert!(stream_k_in_place_of_split(pair, 2048, 768, 4096), "pair {pair}");
+        }
+        // tests/gpu_sgemm.rs's shape.
+        assert!(stream_k_in_place_of_split(0, 1536, 1024, 2048));
+        // Split 2 fills one round (64 tiles): measured 1–3 % slower as stream-K (NN, TN).
+        assert!(!stream_k_in_place_of_split(0, 4096, 512, 4096));
+        // 32 and 16 tiles: four or eight pieces a tile, measured slower.
+        assert!(!stream_k_in_place_of_split(0, 4096, 256, 4096));
+        assert!(!stream_k_in_place_of_split(1, 2048, 256, 8192));
+        // Unsplit plans keep the last-round rule (stream_k_choice).
+        assert!(!stream_k_in_place_of_split(0, 4096, 4096, 4096));
+        // NT over long k with at most two blocks a tile (96 tiles): measured 4 % faster as
+        // stream-K; NN and TN keep their split, NT keeps it at k = 2048 or with 64 tiles.
+        assert!(stream_k_in_place_of_split(1, 8192, 384, 8192));
+        assert!(stream_k_in_place_of_split(1, 1024, 2432, 8192));
+        assert!(!stream_k_in_place_of_split(0, 8192, 384, 8192));
+        assert!(!stream_k_in_place_of_split(2, 8192, 384, 8192));
+        assert!(!stream_k_in_place_of_split(1, 1536, 1408, 2048));
+        assert!(!stream_k_in_place_of_split(1, 4096, 512, 4096));
+    }
+
+    /// Prints the decisions for the benchmark's sizes, every transpose pair (`cargo test -- --nocapture decisions_table`).
+    #[test]
+    fn stream_k_shares_the_last_round_on_h100() {
+        // Without a GPU, on the H100 model: (pair, m, n, k) → what stream-K shares of the 256×128 plan.
+        let decide_stream_k = |pair: usize, m: u64, n: u64, k: u64| {
+            let tuner = tuner();
+            let plan = tile_plan(&tuner, &TILE_KERNELS[0][pair * 2 + 1], &model(0), &TILES[0], pair, m, n, k);
+            stream_k_choice(tuner.device(), &TILES[0], pair, &plan, m, n, k)
+        };
+        // 4096²: a last round of 116 tiles of 132; 8192²: of 68. 2048²'s one
+        // round of 128 would lose more to the stream-K kernels' speed than
+        // the 4 idle SMs cost.
+        assert_eq!(decide_stream_k(0, 4096, 4096, 4096), Some((116, 132)));
+        assert_eq!(decide_stream_k(1, 4096, 4096, 4096), Some((116, 132)));
+        assert_eq!(decide_stream_k(2, 8192, 8192, 8192), Some((68, 132)));
+        assert_eq!(decide_stream_k(0, 2048, 2048, 2048), None);
+        // NT over long k at its own efficiency: 6144 × 640's one round of 120 tiles (91 %)
+        // measured 7 % faster shared at k = 4096; not at 2048, nor for NN.
+        assert_eq!(decide_stream_k(1, 6144, 640, 4096), Some((120, 132)));
+        assert_eq!(decide_stream_k(1, 6144, 640, 2048), None);
+        assert_eq!(decide_stream_k(0, 6144, 640, 4096), None);
+        // A last round of 24 is shared with the round before it (3000², where a split tail runs instead).
+        assert_eq!(decide_stream_k(0, 3000, 3000, 3000), Some((156, 132)));
+        assert_eq!(decide_pair(0, 2048, 2048, 2048).0, 0);
+        assert_eq!(decide_pair(0, 8192, 8192, 8192).0, 0);
+        // Whole rounds: nothing to share. Too little k per block: not worth the fixup.
+        assert_eq!(decide_stream_k(0, 256 * 132, 128, 4096), None);
+        assert_eq!(decide_stream_k(0, 4096, 4096, 64), None);
+        // Each block gets at least MIN_K_PER_BLOCK of k.
+        for (m, n, k) in [(8192u64, 8192u64, 8192u64), (4096, 4096, 4096), (3000, 3000, 3000)] {
+            let (tiles, blocks) = decide_stream_k(0, m, n, k).unwrap();
+            assert!(tiles * k >= blocks as u64 * stream_k::MIN_K_PER_BLOCK);
+        }
+    }
+}

@@ -242,3 +242,269 @@ pub fn choose_tile(device: &DeviceModel, pair: usize, plans: &[LaunchPlan], m: u
     // Nothing runnable: the first suitable tile, whose launch then fails with the driver's error.
     best.unwrap_or_else(|| TILES.iter().position(|tile| !any_suits || tile_suits(device, tile)).unwrap_or(0))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::routines::gemm::testing::*;
+    use crate::routines::gemm::*;
+    use crate::tuner::{DeviceModel, ForcedShapes, LaunchPlan, LaunchShape, Problem, RecipeBook, Tuner};
+
+    #[test]
+    fn thirty_three_to_sixty_four_columns_take_a_64_column_tile() {
+        // Measured on an H200 (kernels/gemm.cu, the 128x64 and 256x64 lines): 128×64 1.13-1.38x the 64×64
+        // tile's speed here; 256×64, in one round, NN's and TN's fastest (its NT and TT efficiencies trail
+        // 128×64's).
+        for pair in 0..4 {
+            for ((m, n, k), split, blocks) in
+                [((4096u64, 33u64, 4096u64), 16, 512), ((11008, 64, 4096), 6, 516), ((11008, 33, 1024), 6, 516)]
+            {
+                let want = match pair {
+                    0 | 2 => (tile_named("256x64"), split, blocks / 2),
+                    _ => (tile_named("128x64"), split, blocks),
+                };
+                assert_eq!(decide_pair(pair, m, n, k), want, "pair {pair}, ({m}, {n}, {k})");
+            }
+        }
+        // TN 4096 × 64 × 4096 (fp32 nn.Linear at batch 64): 62.6 µs against 73.4 on 64×64.
+        assert_eq!(decide_pair(2, 4096, 64, 4096).0, tile_named("256x64"));
+        // Not where the larger tiles fill the device: squares, 128 columns.
+        for pair in 0..4 {
+            for n in [1024u64, 2048, 4096] {
+                let tile = TILES[decide_pair(pair, n, n, n).0];
+                assert!(tile.cols > 64, "pair {pair}, n = {n}: {}", tile.name);
+            }
+            let tile = TILES[decide_pair(pair, 4096, 128, 4096).0];
+            assert!(tile.cols > 64, "pair {pair}, n = 128: {}", tile.name);
+        }
+    }
+
+    #[test]
+    fn a_128x64_grid_of_several_rounds_pays_for_its_last_round_nearly_in_full() {
+        // Kernel time on an H200 (scripts/sgemm-plan-times.py), 128×64 unsplit over more than one round against
+        // the plan taken since TAIL_PACKING_128X64: NN 14336 × 384 × 1024 358.6 µs against 301.4 on 64×64_t128,
+        // TN 14336 × 448 × 512 210.3 against 182.5 on 256×128, TT 3000 × 2048 × 256 99.0 against 87.2 on
+        // 64×64_t128.
+        let small = tile_named("128x64");
+        for (pair, m, n, k) in [(0, 14336, 384, 1024), (2, 14336, 448, 512), (3, 3000, 2048, 256)] {
+            let (tile, split, blocks) = decide_pair(pair, m, n, k);
+            assert_ne!(tile, small, "pair {pair} ({m}, {n}, {k}): split {split}, {blocks} blocks");
+        }
+        assert_eq!(decide_pair(2, 14336, 448, 512).0, tile_named("256x128"));
+        // Without the packing, the model took 128×64 at each.
+        let tuner = tuner();
+        let device = tuner.device().clone();
+        let spread = Tile { tail_packing: 0.0, ..TILES[small] };
+        for (pair, m, n, k) in [(0u64, 14336u64, 384u64, 1024u64), (2, 14336, 448, 512), (3, 3000, 2048, 256)] {
+            let pair = pair as usize;
+            let (tile, _, _) = decide_pair(pair, m, n, k);
+            let chosen = tile_plan(&tuner, &TILE_KERNELS[tile][pair * 2], &model(tile), &TILES[tile], pair, m, n, k);
+            let unsplit = tuner.plan(&TILE_KERNELS[small][pair * 2], &model(small), &Problem { m, n, k: 0 });
+            assert!(
+                estimated_time(&device, &spread, pair, &unsplit, m, n, k)
+                    < estimated_time(&device, &TILES[tile], pair, &chosen, m, n, k),
+                "pair {pair} ({m}, {n}, {k})"
+            );
+        }
+    }
+
+    #[test]
+    fn the_256x64_tile_runs_one_round_at_most() {
+        // 36 tiles split 7: 252 blocks of 264 (H200, NN 3000 × 192 × 14336: 352 µs against 419 on 128×64
+        // split 6; cuBLAS 353).
+        assert_eq!(decide_pair(0, 3000, 192, 14336), (tile_named("256x64"), 7, 252));
+        // Over several rounds it ran slower than 128×64 (NN 14336 × 256 × 14336 split 4, 3.4 rounds: 2410
+        // against 2181 µs): planned there, it is passed by. Since 128×64's packed last round
+        // (TAIL_PACKING_128X64), one round of 256×128 runs instead (H200: 2072 against 2457 µs, cuBLAS 2322).
+        assert_eq!(decide_pair(0, 14336, 256, 14336), (tile_named("256x128"), 1, 112));
+        let tuner = tuner();
+        let per_round = tuner.plan(&TILE_KERNELS[6][0], &model(6), &Problem { m: 4096, n: 4096, k: 0 });
+        let per_round = per_round.occupancy.blocks_per_wave(tuner.device());
+        assert_eq!(per_round, 264);
+        for pair in 0..4 {
+            for m in [512u64, 3000, 4096, 14336] {
+                for n in [48u64, 96, 192, 320, 448, 1024] {
+                    for k in [512u64, 4096, 14336] {
+                        let (tile, _, blocks) = decide_pair(pair, m, n, k);
+                        assert!(tile != tile_named("256x64") || blocks <= per_round, "pair {pair} ({m}, {n}, {k})");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn splits_are_tried_past_two_rounds() {
+        // 96 tiles of 256×128 split 4: 384 blocks, 2.9 rounds of 132, where the search used to stop at
+        // split 3 (2.2 rounds) and leave these to the 64×64 tile. H200 kernel time, µs (cuBLAS):
+        // NN 4096 × 768 × 4096 673.8 -> 535.4 (560.3), TN 717.6 -> 549.5 (545.9).
+        for pair in 0..4 {
+            assert_eq!(decide_pair(pair, 4096, 768, 4096), (tile_named("256x128"), 4, 384), "pair {pair}");
+        }
+        // 48 tiles split 8 (NN 4096 × 384 × 4096: 349.8 -> 279.9 µs, cuBLAS 287.4).
+        assert_eq!(decide_pair(0, 4096, 384, 4096), (tile_named("256x128"), 8, 384));
+    }
+
+    #[test]
+    fn blocks_of_two_warps_fill_sub_partitions_in_pairs() {
+        // Three 128×64 blocks load two of an SM's four warp schedulers with two warps each, as four do.
+        let tile = &TILES[tile_named("128x64")];
+        let round = |c: u64| block_round_us(tile, 0, 4, 1024.0, c);
+        assert_eq!(round(3), round(4));
+        assert_eq!(round(1), round(2));
+        assert!(round(2) < round(3));
+        // Blocks of four warps or more: each block adds its own share, as before.
+        let tile = &TILES[tile_named("128x128_t128")];
+        let plain = |c: u64| {
+            let work = 1024.0 * time_model::US_PER_K_OF_128X128;
+            c as f64 * work / (tile.efficiency[0] * (c as f64 / 2.0).powf(tile.fill_exponent)) + time_model::ROUND_US
+        };
+        for c in 1..=2 {
+            assert!((block_round_us(tile, 0, 2, 1024.0, c) - plain(c)).abs() < 1e-9);
+        }
+    }
+
+    #[test]
+    fn lone_blocks_of_the_128x128_t128_tile_are_not_planned() {
+        // One block an SM ran at 0.56-0.60 of two's speed (H200): TN 4096 × 448 × 256 took 48.4 µs on 128
+        // lone 128×128_t128 blocks, 33.7 on 128×128 (cuBLAS 30.1); TT 14336 × 96 × 256 44.9 against 32.1 on
+        // 64×64_t128.
+        let t128 = tile_named("128x128_t128");
+        for (m, n, k) in [(4096, 448, 256), (16384, 128, 256), (1000, 2048, 256), (14336, 96, 256)] {
+            for pair in [2, 3] {
+                let (tile, split, blocks) = decide_pair(pair, m, n, k);
+                assert_ne!(
+                    tile, t128,
+                    "pair {pair} {m} × {n} × {k}: {} split {split}, {blocks} blocks",
+                    TILES[tile].name
+                );
+            }
+        }
+        assert_eq!(decide_pair(2, 4096, 448, 256).0, tile_named("128x128"));
+        // Two blocks on nearly every SM keep it: 127 × 448 × 8192 split 64, 256 blocks of 264.
+        assert_eq!(decide_pair(2, 127, 448, 8192), (t128, 64, 256));
+    }
+
+    #[test]
+    fn tn_with_long_k_per_block_leaves_the_64x64_tile() {
+        // TN 4096 × 192 × 4096: 64×64 split 4 (k 1024 a block) ran 202 µs on an H200, 256×128 split 4 184,
+        // 128×64 split 5 (480 blocks of 528, a wave) 168, 256×64 split 5 (240 of 264) 161 (cuBLAS's plan).
+        assert_eq!(decide_pair(2, 4096, 192, 4096), (tile_named("256x64"), 5, 240));
+        assert_ne!(decide_pair(2, 4096, 384, 4096).0, tile_named("64x64_t128"));
+        // Short k per block keeps it: 512² split 8 (k 64), 127 × 129 × 1023.
+        assert_eq!(decide_pair(2, 512, 512, 512).0, tile_named("64x64_t128"));
+        assert_eq!(decide_pair(2, 127, 129, 1023).0, tile_named("64x64_t128"));
+    }
+
+    #[test]
+    fn large_squares_take_the_tile_measured_fastest() {
+        // As measured on the H100 (mublas bench sgemm-tiles): 256×128 for every
+        // transpose pair at 2048, 4096, 8192; 64×64 at 3000 (its rounds: 2209 blocks,
+        // 792 a round, the last one full enough), the 128-thread kernels on sm_80+.
+        for n in [2048u64, 4096, 8192] {
+            assert_eq!(decide(n, n, n), (tile_named("256x128"), 1, n.div_ceil(256) * n.div_ceil(128)), "n = {n}");
+            for pair in 1..4 {
+                assert_eq!(decide_pair(pair, n, n, n).0, tile_named("256x128"), "pair {pair}, n = {n}");
+            }
+        }
+        assert_eq!(decide(3000, 3000, 3000).0, tile_named("64x64_t128"));
+        // Short k on a large C: no split (the grid is several waves).
+        assert_eq!(decide(4096, 4096, 256).1, 1);
+    }
+
+    #[test]
+    fn the_model_orders_the_measured_runs() {
+        // (tile, m, n, k, split) measured on the H100 (mublas bench sgemm-tiles), faster first.
+        let device = DeviceModel::h100_sxm();
+        let tuner = tuner();
+        let time = |name: &str, m: u64, n: u64, k: u64, split: u32| {
+            let tile = tile_named(name);
+            let spec = &TILE_KERNELS[tile][0];
+            let shape = LaunchShape { tx: TILES[tile].threads, ty: 1, split };
+            let plan = LaunchPlan::of_shape(tuner.device(), &model(tile), spec, &Problem { m, n, k }, shape);
+            estimated_time(&device, &TILES[tile], 0, &plan, m, n, k)
+        };
+        // 8192 × 128 × 8192: split 4 (379 µs) < 8 (387) < 6 (506: two rounds of one block per SM).
+        assert!(time("256x128", 8192, 128, 8192, 4) < time("256x128", 8192, 128, 8192, 8));
+        assert!(time("256x128", 8192, 128, 8192, 8) < time("256x128", 8192, 128, 8192, 6));
+        // 3000: 64×64 (1255) < 128×128 (1423) < 256×128 (1604).
+        assert!(time("64x64", 3000, 3000, 3000, 1) < time("128x128", 3000, 3000, 3000, 1));
+        assert!(time("128x128", 3000, 3000, 3000, 1) < time("256x128", 3000, 3000, 3000, 1));
+        // 4096: 256×128 (2873) < 128×128 of 128 threads (3018) < of 256 (3040) < 64×64 (3182).
+        assert!(time("256x128", 4096, 4096, 4096, 1) < time("128x128_t128", 4096, 4096, 4096, 1));
+        assert!(time("128x128_t128", 4096, 4096, 4096, 1) < time("128x128", 4096, 4096, 4096, 1));
+        assert!(time("128x128", 4096, 4096, 4096, 1) < time("64x64", 4096, 4096, 4096, 1));
+        // 1024: 256×128 split 4 (65) < 128×128 split 4 (67) < split 2 (77: one block of two per SM).
+        assert!(time("256x128", 1024, 1024, 1024, 4) < time("128x128", 1024, 1024, 1024, 4));
+        assert!(time("128x128", 1024, 1024, 1024, 4) < time("128x128", 1024, 1024, 1024, 2));
+        // 512: 64×64 split 8 (20.6) < split 4 (25.7) < split 2 (36.8).
+        assert!(time("64x64", 512, 512, 512, 8) < time("64x64", 512, 512, 512, 4));
+        assert!(time("64x64", 512, 512, 512, 4) < time("64x64", 512, 512, 512, 2));
+        // And within 15 % of the measured µs where the model was fitted (not at 1 block
+        // of 6 per SM: 64×64 split 2 at 512 ran 36.8 µs, the model says 26).
+        for (name, m, n, k, split, us) in [
+            ("256x128", 4096, 4096, 4096, 1, 2873.0),
+            ("64x64", 3000, 3000, 3000, 1, 1255.0),
+            ("256x128", 8192, 128, 8192, 4, 379.0),
+            ("256x128", 1024, 1024, 1024, 4, 65.0),
+            ("128x128", 2048, 2048, 2048, 1, 392.0),
+            ("128x128", 1024, 1024, 1024, 2, 77.3),
+            ("64x64", 512, 512, 512, 8, 20.6),
+        ] {
+            let estimate = time(name, m, n, k, split);
+            assert!(
+                (estimate / us - 1.0).abs() < 0.15,
+                "{name} ({m}, {n}, {k}) split {split}: {estimate:.1} µs against {us}"
+            );
+        }
+    }
+
+    #[test]
+    fn older_gpus_are_not_offered_the_cp_async_tiles() {
+        let mut device = DeviceModel::h100_sxm();
+        device.compute_capability = (7, 5);
+        let tuner = Tuner::new(device.clone(), RecipeBook::built_in(), ForcedShapes::new());
+        let plans: Vec<LaunchPlan> = (0..TILES.len())
+            .map(|tile| tuner.plan(&TILE_KERNELS[tile][0], &model(tile), &Problem { m: 4096, n: 4096, k: 0 }))
+            .collect();
+        assert_eq!(TILES[choose_tile(&device, 0, &plans, 4096, 4096, 4096)].name, "128x128");
+        // The 64×64 tile of 64 threads there; its successor of 128 threads from sm_80 on.
+        assert!(tile_suits(&device, &TILES[tile_named("64x64")]));
+        assert!(!tile_suits(&device, &TILES[tile_named("64x64_t128")]));
+        let (tile, _, _) = decide(127, 129, 1023);
+        assert_eq!(TILES[tile].name, "64x64_t128");
+        let plans: Vec<LaunchPlan> = (0..TILES.len())
+            .map(|tile| tile_plan(&tuner, &TILE_KERNELS[tile][0], &model(tile), &TILES[tile], 0, 127, 129, 1023))
+            .collect();
+        assert_eq!(TILES[choose_tile(&device, 0, &plans, 127, 129, 1023)].name, "64x64");
+    }
+
+    #[test]
+    fn small_c_with_long_k_splits() {
+        let every_sm = (FULL_COVERAGE * 132.0) as u64;
+        // (256, 256, 65536): 2 to 16 tiles — split to fill the GPU.
+        let (tile, split, blocks) = decide(256, 256, 65536);
+        assert!(split >= 8 && blocks >= every_sm, "tile {tile} split {split} blocks {blocks}");
+        // (8192, 128, 8192): 32 to 128 tiles.
+        let (_, split, blocks) = decide(8192, 128, 8192);
+        assert!(split > 1 && blocks >= every_sm, "split {split} blocks {blocks}");
+        // Odd and small: split down to a few k tiles a block, to engage the SMs.
+        let (_, split, blocks) = decide(127, 129, 1023);
+        assert!(split >= 8 && blocks >= 96, "split {split} blocks {blocks}");
+    }
+
+    #[test]
+    fn middle_sizes_engage_every_sm() {
+        for n in [512u64, 1024] {
+            let (tile, split, blocks) = decide(n, n, n);
+            assert!(blocks >= 128, "n = {n}: tile {tile} split {split} blocks {blocks}");
+        }
+    }
+
+    #[test]
+    fn the_choice_is_deterministic() {
+        for (m, n, k) in [(1u64, 1u64, 1u64), (33, 7, 129), (1000, 1000, 1000), (5000, 64, 9000)] {
+            assert_eq!(decide(m, n, k), decide(m, n, k));
+        }
+    }
+}

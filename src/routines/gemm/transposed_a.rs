@@ -250,3 +250,73 @@ pub(super) fn transposed_a_choice(
     )
     .then_some(panel_rows))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::routines::gemm::testing::*;
+    use crate::routines::gemm::*;
+    use crate::tuner::{DeviceModel, Problem};
+
+    #[test]
+    fn panels_of_a_transposed_fit_the_work_buffer() {
+        // 4096 × 4096: 64 MiB, one panel.
+        assert_eq!(transposed_a_panel_rows(4096, 4096), Some(4096));
+        assert_eq!(transposed_a_panel_rows(4095, 4096), Some(4095));
+        // 8192²: four panels of 2048 rows; 6144²: three of 2048; 5000 × 8192: three of 1792 (the last 1416).
+        assert_eq!(transposed_a_panel_rows(8192, 8192), Some(2048));
+        assert_eq!(transposed_a_panel_rows(6144, 6144), Some(2048));
+        assert_eq!(transposed_a_panel_rows(5000, 8192), Some(1792));
+        assert_eq!(panels(5000, 1792).collect::<Vec<_>>(), [(0, 1792), (1792, 1792), (3584, 1416)]);
+        assert_eq!(panels(7, 3).collect::<Vec<_>>(), [(0, 3), (3, 3), (6, 1)]);
+        for (m, k) in [(8192u64, 8192u64), (100_000, 3000), (3_000_000, 1), (1, 65536), (20000, 20000), (257, 65535)] {
+            let rows = transposed_a_panel_rows(m, k).unwrap();
+            assert!(transposed_a_ld(rows) * k * 4 <= transposed_a::PANEL_BYTES_MAX, "({m}, {k}): {rows} rows");
+            assert!(
+                rows <= transposed_a::PANEL_ROWS_MAX
+                    && (rows == m || rows.is_multiple_of(transposed_a::PANEL_ROW_GRANULE)),
+                "({m}, {k}): {rows}"
+            );
+        }
+        // Not even 256 rows fit.
+        assert_eq!(transposed_a_panel_rows(1000, 65537), None);
+    }
+
+    #[test]
+    fn large_tn_and_tt_copy_a_transposed_first() {
+        // On the H100 (transposed_a's constants): TT gains from n = 2048 and
+        // TN, whose direct kernel is within 3–5 % of NN's, from 3000 (at
+        // 2048 the copy took 17–19 µs, and TN direct measured 1 % faster than
+        // with it); both for the wide C of
+        // gpu_sgemm_tn_and_tt_with_a_transposed_first.
+        for (m, n, k) in [
+            (3000u64, 3000u64, 3000u64),
+            (4096, 4096, 4096),
+            (6144, 6144, 6144),
+            (8192, 8192, 8192),
+            (1024, 8192, 1024),
+        ] {
+            for pair in [2, 3] {
+                assert!(decide_transposed_a(pair, m, n, k).is_some(), "pair {pair}, ({m}, {n}, {k})");
+            }
+        }
+        for (m, n, k) in [(2048u64, 2048u64, 2048u64), (512, 8192, 1024)] {
+            assert!(decide_transposed_a(3, m, n, k).is_some(), "TT ({m}, {n}, {k})");
+            assert_eq!(decide_transposed_a(2, m, n, k), None, "TN ({m}, {n}, {k})");
+        }
+        for n in [256u64, 512, 1024] {
+            for pair in [2, 3] {
+                assert_eq!(decide_transposed_a(pair, n, n, n), None, "pair {pair}, n = {n}");
+            }
+        }
+        // Not measured before Ampere: never there.
+        let mut volta = DeviceModel::h100_sxm();
+        volta.compute_capability = (7, 0);
+        let plan = tuner().plan(&TILE_KERNELS[2][4], &model(2), &Problem { m: 4096, n: 4096, k: 0 });
+        assert!(!transposed_a_pays(&volta, 2, (2, &plan), 4096, 4096, 4096, 4096, |_| (2, plan)));
+        // Split-K shapes keep their split: the panel would run unsplit.
+        for (m, n, k) in [(256u64, 256u64, 65536u64), (8192, 128, 8192), (127, 129, 1023)] {
+            assert_eq!(decide_transposed_a(2, m, n, k), None, "({m}, {n}, {k})");
+        }
+    }
+}
