@@ -232,8 +232,10 @@ pub(super) fn launch_stream_k(
         launch_unsplit(handle, spec, &whole_plan, (m, n, k), scalars, x)?;
     }
     let geometry = Geometry { grid: (stream_k.blocks, 1, 1), ..plan.geometry };
-    let mut args = gemm_params(x, (m, n, k), scalars, 0).to_vec();
-    args.extend([I32(whole as i32), Ptr(counters), Ptr(pieces)]);
+    // GEMM_PARAMS, then the stream-K kernels' own three, on the stack as every launch's.
+    let mut args = [I32(0); 18];
+    args[..15].copy_from_slice(&gemm_params(x, (m, n, k), scalars, 0));
+    args[15..].copy_from_slice(&[I32(whole as i32), Ptr(counters), Ptr(pieces)]);
     // SAFETY: as in launch_unsplit; the work area holds the counters (all 0,
     // more than `tiles`) and a piece slot per stream-K tile and block at
     // `pieces`, and stays held until the launch is queued.
