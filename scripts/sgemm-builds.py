@@ -9,6 +9,7 @@ other, the faster of each kept; calls per replay fall with the shape's size
 so that large ones stay short. Run on the GPU machine from the repository
 root:
     python3 scripts/sgemm-builds.py OLD/libmublas.so NEW/libmublas.so [MORE/libmublas.so ...] SHAPES
+or with one build, for where it stands against cuBLAS over a grid of shapes.
 SHAPES: a file of lines "ta,tb,m,n,k" (0 = N, 1 = T; "#" starts a comment
 line), e.g. scripts/sgemm-shapes.txt. Prints per shape each
 build's µs, cuBLAS's, and cuBLAS time / each build's time."""
@@ -28,7 +29,7 @@ ESTIMATE_FLOP_PER_US = 40e6
 
 
 def main():
-    if len(sys.argv) < 4:
+    if len(sys.argv) < 3:
         sys.exit(__doc__)
     libs = [ctypes.CDLL(os.path.abspath(path)) for path in sys.argv[1:-1]]
     cublas, cublas_handle, stream = cublas_on_stream()

@@ -10,7 +10,8 @@ measured time of every plan it chooses between. Runs here, without a GPU:
     python3 scripts/sgemm-model-fit.py candidates SHAPES > CANDIDATES
         every plan `tile_plan` and `choose_tile` weigh for each shape: each
         tile meant for sm_80 on, unsplit, and split while the unsplit grid
-        is short of a wave, up to the first split of SPLIT_ROUNDS_MAX
+        is short of a wave (SPLITS and the round fillers of
+        candidate_splits), up to the first split of SPLIT_ROUNDS_MAX
         rounds (tile_plan's loop; the caps of effective_split).
     python3 scripts/sgemm-model-fit.py fit TIMES
         with TIMES from scripts/sgemm-plan-times.py on the GPU machine: the
@@ -39,6 +40,7 @@ SPLIT_ROUNDS_MAX = 4
 MIN_K_PER_SPLIT = 32
 MAX_PARTIAL_BYTES = 64 << 20
 FULL_COVERAGE = 0.95
+FILLING_SPLIT_MARGIN = 0.02
 SHORT_K = 64.0
 
 # name: (rows, cols, threads, active blocks per SM on sm_90, one_round,
@@ -87,6 +89,18 @@ def tiles_of(name, m, n):
     return -(-m // rows) * -(-n // cols)
 
 
+def candidate_splits(tiles, per_round):
+    """SPLITS past 1 and the splits that fill 1 to SPLIT_ROUNDS_MAX rounds
+    (`candidate_splits` in tile_choice.rs)."""
+    fillers = {min(rounds * per_round // tiles, SPLITS[-1]) for rounds in range(1, SPLIT_ROUNDS_MAX + 1)}
+    return sorted(set(SPLITS[1:]) | {s for s in fillers if s > 1})
+
+
+def weighed(estimate, split):
+    """An estimate as the choice weighs it (`weighed_time`): FILLING_SPLIT_MARGIN over it off SPLITS."""
+    return estimate * (1.0 + FILLING_SPLIT_MARGIN) if split not in SPLITS else estimate
+
+
 def candidates(pair, m, n, k):
     """(tile, split) of every plan tile_plan and choose_tile weigh."""
     out = []
@@ -99,7 +113,7 @@ def candidates(pair, m, n, k):
         out.append((name, 1))
         if tiles >= FULL_COVERAGE * per_round:
             continue
-        for split in SPLITS[1:]:
+        for split in candidate_splits(tiles, per_round):
             if effective_split(m, n, k, split) != split:
                 break
             blocks = tiles * split
@@ -156,7 +170,7 @@ def report(label, params, plans, cublas, shapes):
     for shape in shapes:
         measured, estimated = plans[shape], estimates[shape]
         errors += [math.log(estimated[plan] / measured[plan]) for plan in measured]
-        chosen = min(estimated, key=estimated.get)
+        chosen = min(estimated, key=lambda plan: weighed(estimated[plan], plan[1]))
         best = min(measured.values())
         regrets.append(measured[chosen] / best)
         if shape in cublas:

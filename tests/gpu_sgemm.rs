@@ -473,6 +473,39 @@ fn gpu_sgemm_medium_columns_on_the_tuners_tiles() {
     say(&format!("gpu_sgemm_medium_columns_on_the_tuners_tiles: {cases} cases passed"));
 }
 
+/// Splits that fill a round of blocks (routines/gemm/tile_choice.rs,
+/// `candidate_splits`): on a 132-SM GPU, 256 × 1536 is 12 tiles of 256×128,
+/// split 11 ways into one round of 132 blocks, and TN 3000 × 96 likewise;
+/// against the float64 reference and cuBLAS, with padded leading dimensions,
+/// an operand off its 16-byte boundary and beta = 0 over NaN.
+#[test]
+fn gpu_sgemm_round_filling_split() {
+    let _shapes = tuner_choices();
+    let Some(gpu) = gpu_or_skip("gpu_sgemm_round_filling_split") else { return };
+    let mut random = random("gpu_sgemm_round_filling_split");
+    let cublas = RealCublas::get().ok();
+    let model = gpu.inner().device.model();
+    let like_h100 = model.compute_capability >= (8, 0) && model.sm_count == 132;
+    let mut cases = 0;
+    for (p, &(ta, tb)) in PAIRS.iter().enumerate() {
+        for (m, n, k) in [(256usize, 1536usize, 2048usize), (3000, 96, 4096)] {
+            if (m, n) == (3000, 96) && (ta, tb) != (1, 0) {
+                continue; // one pair of the larger product: its float64 reference takes the time
+            }
+            let case = Case::new(ta, tb, m, n, k).varied([0, 2][p % 2], p % 3, p, false);
+            let decision = run_case_choosing(&gpu, &mut random, &case, cublas);
+            if like_h100 {
+                let kernel = decision.kernel.map(|spec| spec.name).unwrap_or("");
+                assert!(kernel.starts_with("gemm_f32_256x128_"), "{case:?}: {kernel}");
+                let plan = decision.plan.expect("a tile plan");
+                assert_eq!((plan.geometry.grid.2, plan.geometry.blocks()), (11, 132), "{case:?}");
+            }
+            cases += 1;
+        }
+    }
+    say(&format!("gpu_sgemm_round_filling_split: {cases} cases passed"));
+}
+
 #[test]
 fn gpu_sgemm_full_tiles_and_long_k() {
     let _shapes = tuner_choices();
@@ -1035,6 +1068,11 @@ fn gpu_sgemm_every_tile_kernel_and_split() {
                         (case.beta, case.nan_c) = (0.0, true);
                     }
                     run_case_split(&gpu, &mut random, &case, None, tile, split);
+                    checked += 1;
+                }
+                // A split outside SPLITS, as the round fillers are (tile_choice::candidate_splits).
+                if offset == 0 {
+                    run_case_split(&gpu, &mut random, &Case::new(ta, tb, 100, 72, 2052), None, tile, 11);
                     checked += 1;
                 }
                 // Several blocks each way with partial ones at both far edges, padded leading dimensions.

@@ -127,8 +127,22 @@ pub const TILES: [Tile; 7] = [
     Tile { name: "256x64",       rows: 256, cols: 64,  threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.067, 0.98, 0.96, 0.985], long_k_efficiency: None,                          one_round: true,  fill_exponent: time_model::FILL_EXPONENT, tail_packing: 0.0, dynamic_shared_bytes: async_shared_bytes(256, 64) },
 ];
 
+/// Every split a tile kernel may run, 1 to the largest of [`SPLITS`]: the
+/// tuner plans SPLITS and the round fillers between them
+/// ([`candidate_splits`](super::candidate_splits)), and a shape forced
+/// through `MUBLAS_FORCE_SHAPE` may name any of these.
+pub const TILE_SPLITS: [u32; SPLITS[SPLITS.len() - 1] as usize] = {
+    let mut splits = [0; SPLITS[SPLITS.len() - 1] as usize];
+    let mut i = 0;
+    while i < splits.len() {
+        splits[i] = i as u32 + 1;
+        i += 1;
+    }
+    splits
+};
+
 const fn tile_space(threads: u32) -> LaunchSpace {
-    LaunchSpace { tx_step: threads, tx_min: threads, tx_max: threads, ty_min: 1, ty_max: 1, splits: SPLITS }
+    LaunchSpace { tx_step: threads, tx_min: threads, tx_max: threads, ty_min: 1, ty_max: 1, splits: &TILE_SPLITS }
 }
 
 /// The kernel names of each tile, `[tile][transpose pair index × 2 + vec]` (see [`kernel_index`]).

@@ -6,10 +6,12 @@
 //!    which [`tile_geometry`](super::tile_geometry) reads as "no split").
 //! 2. If that grid is short of one wave of the device (active blocks per SM
 //!    × SMs, by more than [`FULL_COVERAGE`]), splitting k is worth
-//!    considering: the splits are planned in turn (the tuner's block, the
+//!    considering: the splits ([`SPLITS`] and those that fill whole rounds,
+//!    [`candidate_splits`]) are planned in turn (the tuner's block, the
 //!    split's geometry and occupancy) up to the first that takes
 //!    [`SPLIT_ROUNDS_MAX`] rounds of blocks, and the one of the least
-//!    [`estimated_time`] kept ([`tile_plan`]). [`tile_geometry`](super::tile_geometry) caps the
+//!    [`estimated_time`] kept ([`tile_plan`]; a round filler must be ahead
+//!    by [`FILLING_SPLIT_MARGIN`]). [`tile_geometry`](super::tile_geometry) caps the
 //!    split at `k / MIN_K_PER_SPLIT` and at `MAX_PARTIAL_BYTES` of partial sums.
 //! 3. Between the tiles meant for the device ([`tile_suits`]),
 //!    the least [`estimated_time`] ([`choose_tile`]): a model of rounds of
@@ -33,6 +35,48 @@ use crate::tuner::{DeviceModel, KernelModel, KernelSpec, LaunchPlan, LaunchShape
 /// make 252 blocks of 264, where 6 made 216 (14336 k: 352 against 409 µs,
 /// NN on an H200).
 pub const SPLITS: &[u32] = &[1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32, 48, 64];
+/// The splits [`tile_plan`] weighs for a grid of `tiles` blocks unsplit,
+/// `per_round` a round, in increasing order: [`SPLITS`] and, for each count
+/// of rounds up to [`SPLIT_ROUNDS_MAX`], the largest split whose blocks fit
+/// in that many (⌊r · per_round / tiles⌋, up to the largest of `SPLITS`).
+/// SPLITS alone can leave a round mostly idle: 12 tiles of 256×128 (256 ×
+/// 1536) on 132 SMs split 8 fill 96 of 132 and split 12 takes a second
+/// round for 12 blocks, where split 11 fills the round; NN 256 × 1536 × 8192
+/// took 135.6 µs split 11, 163.1 on the split 32 chosen before and 177.5
+/// split 8 (H100, kernel time with the reduction by graph replay; cuBLAS
+/// 137.2, which splits its 256×128 tiles 11 ways there).
+pub fn candidate_splits(tiles: u64, per_round: u64) -> Vec<u32> {
+    let largest = *SPLITS.last().expect("SPLITS is not empty");
+    let mut splits: Vec<u32> = SPLITS.iter().copied().filter(|&split| split > 1).collect();
+    for rounds in 1..=SPLIT_ROUNDS_MAX {
+        let filling = (rounds * per_round / tiles.max(1)).min(largest as u64) as u32;
+        if filling > 1 {
+            splits.push(filling);
+        }
+    }
+    splits.sort_unstable();
+    splits.dedup();
+    splits
+}
+
+/// A split outside [`SPLITS`] (a round filler of [`candidate_splits`]) is
+/// weighed at this much over its [`estimated_time`] (`weighed_time`): it
+/// must be that far ahead of the plans the model was fitted on. Where the
+/// model put a filler 0.4–1.9 % ahead, it ran anywhere from 2.4 % slower
+/// to 7 % faster (20 shapes, 14 of them slower, most of them two rounds of
+/// 256×128 at k = 4096 split 11 against one round split 5: the model's
+/// fixed 1.5 µs per round undercharges the second); from 2.2 % ahead, 84 of
+/// 88 ran faster (by up to 31 %) and 4 within 0.5 % slower (H100, kernel
+/// time by graph replay; docs/performance.md, "Splits that fill a round").
+pub const FILLING_SPLIT_MARGIN: f64 = 0.02;
+
+/// [`estimated_time`] as [`tile_plan`] and [`choose_tile`] weigh a plan:
+/// with [`FILLING_SPLIT_MARGIN`] added where its split is not one of [`SPLITS`].
+fn weighed_time(device: &DeviceModel, tile: &Tile, pair: usize, plan: &LaunchPlan, m: u64, n: u64, k: u64) -> f64 {
+    let time = estimated_time(device, tile, pair, plan, m, n, k);
+    if SPLITS.contains(&plan.geometry.grid.2) { time } else { time * (1.0 + FILLING_SPLIT_MARGIN) }
+}
+
 /// [`tile_plan`] tries larger splits until one takes this many rounds of
 /// blocks: a split that adds a round can still fill the last one better
 /// (384 blocks of 256×128, 2.9 rounds, against 192, 1.5).
@@ -189,8 +233,8 @@ pub fn tile_plan(
         }
         let per_round = unsplit.occupancy.blocks_per_wave(device);
         let mut best = unsplit;
-        let mut best_time = estimated_time(device, tile, pair, &unsplit, m, n, k);
-        for &split in SPLITS.iter().filter(|&&split| split > 1) {
+        let mut best_time = weighed_time(device, tile, pair, &unsplit, m, n, k);
+        for split in candidate_splits(unsplit.geometry.blocks(), per_round) {
             let shape = LaunchShape { split, ..unsplit.shape };
             let geometry = (spec.geometry)(&full, &shape);
             if geometry.grid.2 != split {
@@ -206,7 +250,7 @@ pub fn tile_plan(
             if !tile.admits(geometry.blocks(), per_round) {
                 break; // so would the larger splits; past a round unsplit, choose_tile passes the tile by
             }
-            let time = estimated_time(device, tile, pair, &plan, m, n, k);
+            let time = weighed_time(device, tile, pair, &plan, m, n, k);
             if time < best_time {
                 (best, best_time) = (plan, time);
             }
@@ -233,7 +277,7 @@ pub fn choose_tile(device: &DeviceModel, pair: usize, plans: &[LaunchPlan], m: u
         if !TILES[i].admits(plan.geometry.blocks(), plan.occupancy.blocks_per_wave(device)) {
             continue;
         }
-        let time = estimated_time(device, &TILES[i], pair, plan, m, n, k);
+        let time = weighed_time(device, &TILES[i], pair, plan, m, n, k);
         if plan.occupancy.is_runnable() && time < best_time {
             best = Some(i);
             best_time = time;
@@ -505,6 +549,43 @@ mod tests {
     fn the_choice_is_deterministic() {
         for (m, n, k) in [(1u64, 1u64, 1u64), (33, 7, 129), (1000, 1000, 1000), (5000, 64, 9000)] {
             assert_eq!(decide(m, n, k), decide(m, n, k));
+        }
+    }
+
+    #[test]
+    fn candidate_splits_add_the_ones_that_fill_rounds() {
+        // 12 tiles of 256×128 on 132 SMs: 11, 22, 33 and 44 fill one to four rounds.
+        let splits = candidate_splits(12, 132);
+        for split in [11, 22, 33, 44] {
+            assert!(splits.contains(&split), "{splits:?}");
+        }
+        assert!(splits.windows(2).all(|w| w[0] < w[1]) && splits[0] == 2, "{splits:?}");
+        assert!(SPLITS.iter().filter(|&&split| split > 1).all(|split| splits.contains(split)));
+        // Capped at SPLITS' largest; nothing below 2; one tile a round or more adds nothing.
+        assert_eq!(*candidate_splits(1, 528).last().unwrap(), 64);
+        assert_eq!(candidate_splits(200, 132), SPLITS[1..].to_vec());
+        // 48 tiles: 2, 5 and 8 (one to three rounds) are in SPLITS already; 11 (four rounds) is not.
+        let mut expected: Vec<u32> = SPLITS[1..].iter().copied().chain([11]).collect();
+        expected.sort_unstable();
+        assert_eq!(candidate_splits(48, 132), expected);
+    }
+
+    #[test]
+    fn a_split_that_fills_the_round_where_splits_leave_it_idle() {
+        // 12 tiles of 256×128 (256 × 1536): split 11, one round of 132, as cuBLAS splits its 256×128 tiles there;
+        // H100, kernel time: NN 135.6 µs against 163.1 for split 32 (three rounds) and 177.5 for split 8.
+        for pair in 0..4 {
+            assert_eq!(decide_pair(pair, 256, 1536, 8192), (tile_named("256x128"), 11, 132), "pair {pair}");
+        }
+        // Fillers of 256×64 and 128×64 (two and four blocks an SM): TN 3000 × 64 × 14336 135.0 µs split 22
+        // against 177.3 on 128×64 split 64; TT 2048 × 192 × 8192 146.2 against 178.0 split 32.
+        assert_eq!(decide_pair(2, 3000, 64, 14336), (tile_named("256x64"), 22, 264));
+        assert_eq!(decide_pair(3, 2048, 192, 8192), (tile_named("128x64"), 11, 528));
+        // Two rounds of 256×128 at k = 4096, which the model puts 1 % ahead of one round split 5 and ran 1-2 %
+        // slower: FILLING_SPLIT_MARGIN keeps split 5. At k = 14336 the filler is 5 % ahead, and ran 5 % faster.
+        for pair in 0..4 {
+            assert_eq!(decide_pair(pair, 1024, 768, 4096), (tile_named("256x128"), 5, 120), "pair {pair}");
+            assert_eq!(decide_pair(pair, 1024, 768, 14336), (tile_named("256x128"), 11, 264), "pair {pair}");
         }
     }
 }
