@@ -141,6 +141,13 @@ fn run_case_split(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&R
     }
 }
 
+/// Whether the tuner's decisions here are the ones the tests pin: those of
+/// the H100 model (sm_80 on, 132 SMs), which the unit tests derive too.
+fn like_h100(gpu: &Gpu) -> bool {
+    let model = gpu.inner().device.model();
+    model.compute_capability >= (8, 0) && model.sm_count == 132
+}
+
 /// [`run_case`] on the routine's own choices, returning what it did.
 fn run_case_choosing(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCublas>) -> gemm::GemmDecision {
     run_case_deciding(gpu, random, case, cublas, Some(TileChoice::Auto)).1.expect("a choice reports its decision")
@@ -442,8 +449,7 @@ fn gpu_sgemm_medium_columns_on_the_tuners_tiles() {
     let Some(gpu) = gpu_or_skip("gpu_sgemm_medium_columns_on_the_tuners_tiles") else { return };
     let mut random = random("gpu_sgemm_medium_columns_on_the_tuners_tiles");
     let cublas = RealCublas::get().ok();
-    let model = gpu.inner().device.model();
-    let like_h100 = model.compute_capability >= (8, 0) && model.sm_count == 132;
+    let like_h100 = like_h100(&gpu);
     let shapes =
         [(4096usize, 33usize, 4096usize), (2003, 64, 1500), (1100, 47, 4100), (4096, 192, 1024), (64, 1000, 3000)];
     let mut cases = 0;
@@ -484,8 +490,7 @@ fn gpu_sgemm_round_filling_split() {
     let Some(gpu) = gpu_or_skip("gpu_sgemm_round_filling_split") else { return };
     let mut random = random("gpu_sgemm_round_filling_split");
     let cublas = RealCublas::get().ok();
-    let model = gpu.inner().device.model();
-    let like_h100 = model.compute_capability >= (8, 0) && model.sm_count == 132;
+    let like_h100 = like_h100(&gpu);
     let mut cases = 0;
     for (p, &(ta, tb)) in PAIRS.iter().enumerate() {
         for (m, n, k) in [(256usize, 1536usize, 2048usize), (3000, 96, 4096)] {
@@ -730,8 +735,7 @@ fn gpu_sgemm_split_tail() {
     // 3000² and 1024 × 8488 end in a round of 24 and 4 blocks of 256×128,
     // and split them off by columns; 20000 × 256 (rounds of 132 and 26) by
     // rows; 4096² (last round 116 of 132) not at all.
-    let model = gpu.inner().device.model();
-    let like_h100 = model.compute_capability >= (8, 0) && model.sm_count == 132;
+    let like_h100 = like_h100(&gpu);
     let tail = |m: u64, n: u64, k: u64| {
         gemm::plan_call(
             gpu.inner(),
@@ -882,8 +886,7 @@ fn gpu_sgemm_stream_k() {
     // 4096² (rounds of 132, 132, 132 and 116 tiles of 256×128) and 8192² (15
     // rounds and 68) share their last round; 2048²'s one round of 128 does
     // not pay; 3000² takes a split tail instead.
-    let model = gpu.inner().device.model();
-    let like_h100 = model.compute_capability >= (8, 0) && model.sm_count == 132;
+    let like_h100 = like_h100(&gpu);
     let stream_k = |ta: gemm::Transpose, tb: gemm::Transpose, n: u64| {
         gemm::plan_call(gpu.inner(), ta, tb, n, n, n, 1 << 20, n as i64, 1 << 21, n as i64, TileChoice::Auto)
             .unwrap()
