@@ -179,6 +179,10 @@ fn workloads<'a>(
                     // Batches of 384 and 768: a few rounds of 256×128 blocks split along k.
                     (1, 0, 4096, 384, 4096),
                     (0, 0, 4096, 768, 4096),
+                    // 12 tiles of 256×128 over a long k, split 11 ways into one round
+                    // (routines/gemm/tile_choice.rs, candidate_splits), as cuBLAS splits them.
+                    (0, 0, 256, 1536, 8192),
+                    (1, 0, 256, 1536, 8192),
                 ]
             };
             for &(ta, tb, m, n, k) in small_sides {
