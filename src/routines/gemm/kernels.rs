@@ -16,7 +16,7 @@
 //! split-K factor as the launch space's extra dimension.
 
 use super::skinny::skinny_geometry;
-use super::tile_choice::{MAX_PARTIAL_BYTES, MIN_K_PER_SPLIT, SPLITS, time_model};
+use super::tile_choice::{LARGEST_SPLIT, MAX_PARTIAL_BYTES, MIN_K_PER_SPLIT, time_model};
 use super::{Transpose, skinny};
 use crate::tuner::{DeviceModel, Geometry, KernelSpec, LaunchShape, LaunchSpace, Problem};
 
@@ -127,12 +127,12 @@ pub const TILES: [Tile; 7] = [
     Tile { name: "256x64",       rows: 256, cols: 64,  threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.067, 0.98, 0.96, 0.985], long_k_efficiency: None,                          one_round: true,  fill_exponent: time_model::FILL_EXPONENT, tail_packing: 0.0, dynamic_shared_bytes: async_shared_bytes(256, 64) },
 ];
 
-/// Every split a tile kernel may run, 1 to the largest of [`SPLITS`]: the
-/// tuner plans SPLITS and the round fillers between them
+/// Every split a tile kernel may run, 1 to [`LARGEST_SPLIT`]: the tuner
+/// plans [`SPLITS`](super::SPLITS) and the round fillers between them
 /// ([`candidate_splits`](super::candidate_splits)), and a shape forced
 /// through `MUBLAS_FORCE_SHAPE` may name any of these.
-pub const TILE_SPLITS: [u32; SPLITS[SPLITS.len() - 1] as usize] = {
-    let mut splits = [0; SPLITS[SPLITS.len() - 1] as usize];
+pub const TILE_SPLITS: [u32; LARGEST_SPLIT as usize] = {
+    let mut splits = [0; LARGEST_SPLIT as usize];
     let mut i = 0;
     while i < splits.len() {
         splits[i] = i as u32 + 1;

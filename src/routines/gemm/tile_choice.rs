@@ -35,10 +35,13 @@ use crate::tuner::{DeviceModel, KernelModel, KernelSpec, LaunchPlan, LaunchShape
 /// make 252 blocks of 264, where 6 made 216 (14336 k: 352 against 409 µs,
 /// NN on an H200).
 pub const SPLITS: &[u32] = &[1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32, 48, 64];
+/// The largest split of k any tile plan takes: the last of [`SPLITS`], which
+/// also caps the round fillers of [`candidate_splits`].
+pub const LARGEST_SPLIT: u32 = SPLITS[SPLITS.len() - 1];
 /// The splits [`tile_plan`] weighs for a grid of `tiles` blocks unsplit,
 /// `per_round` a round, in increasing order: [`SPLITS`] and, for each count
 /// of rounds up to [`SPLIT_ROUNDS_MAX`], the largest split whose blocks fit
-/// in that many (⌊r · per_round / tiles⌋, up to the largest of `SPLITS`).
+/// in that many (⌊r · per_round / tiles⌋, up to [`LARGEST_SPLIT`]).
 /// SPLITS alone can leave a round mostly idle: 12 tiles of 256×128 (256 ×
 /// 1536) on 132 SMs split 8 fill 96 of 132 and split 12 takes a second
 /// round for 12 blocks, where split 11 fills the round; NN 256 × 1536 × 8192
@@ -46,10 +49,9 @@ pub const SPLITS: &[u32] = &[1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32, 48, 64];
 /// split 8 (H100, kernel time with the reduction by graph replay; cuBLAS
 /// 137.2, which splits its 256×128 tiles 11 ways there).
 pub fn candidate_splits(tiles: u64, per_round: u64) -> Vec<u32> {
-    let largest = *SPLITS.last().expect("SPLITS is not empty");
     let mut splits: Vec<u32> = SPLITS.iter().copied().filter(|&split| split > 1).collect();
     for rounds in 1..=SPLIT_ROUNDS_MAX {
-        let filling = (rounds * per_round / tiles.max(1)).min(largest as u64) as u32;
+        let filling = (rounds * per_round / tiles.max(1)).min(LARGEST_SPLIT as u64) as u32;
         if filling > 1 {
             splits.push(filling);
         }
