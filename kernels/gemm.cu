@@ -790,22 +790,51 @@ __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha
     if (STAGES > 2) copy_async_wait<0>();
 }
 
+// One k step's operands for the small tile's 4×8 thread: A rows am + {0..3}
+// and B columns bn + {0..3} + {0, 32} of shared row kk (as, bs point at
+// (kk, am) and (kk, bn)).
+__device__ __forceinline__ void load_small_fragments(const float *as, const float *bs, float (&a)[4], float (&b)[8]) {
+    const float4 a4 = *reinterpret_cast<const float4 *>(as);
+    const float4 b0 = *reinterpret_cast<const float4 *>(bs);
+    const float4 b1 = *reinterpret_cast<const float4 *>(bs + 32);
+    a[0] = a4.x;
+    a[1] = a4.y;
+    a[2] = a4.z;
+    a[3] = a4.w;
+    b[0] = b0.x;
+    b[1] = b0.y;
+    b[2] = b0.z;
+    b[3] = b0.w;
+    b[4] = b1.x;
+    b[5] = b1.y;
+    b[6] = b1.z;
+    b[7] = b1.w;
+}
+
 // The small tile (gemm_f32_64x64_t128_*, sm_80+): 64×64 of 128 threads, each
 // 4 rows × 8 columns (rows am + {0..3}, columns bn + {0..3} + {0, 32}: the
-// layout store_c<4> writes), k tiles of 8 copied asynchronously STAGES - 1
-// tiles ahead into static shared memory. It serves multiplies with few k
+// layout store_c<4> writes), k tiles of BK copied asynchronously into static
+// shared memory, STAGES of them in flight. It serves multiplies with few k
 // tiles per block (split-K over a small C, small products), where the
 // register-staged 64×64 kernel, two warps per block and one k tile of
 // lookahead, left its SMs waiting on global loads: Nsight Compute at
 // 127×129×1023 (split 16) put it at 12.8 µs against 8.4 for cuBLAS's
 // 64×64 kernel of 128 threads and five stages on the same grid.
-template <int STAGES, bool TRANS_A, bool TRANS_B, bool VEC>
+// The pipeline is accumulate_async's with every tile's copies issued at its
+// barrier: fragments double-buffered (a k step's FFMA run on the operands
+// loaded during the step before), and the barrier placed before the tile's
+// last step, whose operands are already in registers. Without either, at
+// two blocks per SM (NN 256×4096×512) a third of the warps' cycles were
+// stalls on shared loads (ncu: short scoreboard 30 %, issue active 61 %
+// against cuBLAS's 81 %).
+template <int STAGES, int BK, bool TRANS_A, bool TRANS_B, bool VEC>
 __device__ __forceinline__ void gemm_tile_small(i64 m, i64 n, i64 k, float alpha_value, const float *alpha_ptr,
                                                 const float *__restrict__ A, i64 lda, const float *__restrict__ B, i64 ldb,
                                                 float beta_value, const float *beta_ptr, float *__restrict__ C, i64 ldc,
                                                 i64 c_split_stride, int c_vec) {
-    constexpr int BM = 64, BN = 64, THREADS = 128, BK = GEMM_BK;
+    constexpr int BM = 64, BN = 64, THREADS = 128;
     static_assert(STAGES >= 2, "at least one tile in flight");
+    static_assert(BK % 2 == 0, "a tile's last step uses fragment set 1, the next tile's first set 0");
     __shared__ __align__(16) float As[STAGES][BK][BM + GEMM_PAD];
     __shared__ __align__(16) float Bs[STAGES][BK][BN + GEMM_PAD];
 
@@ -831,13 +860,13 @@ __device__ __forceinline__ void gemm_tile_small(i64 m, i64 n, i64 k, float alpha
         TileCopier<BN, THREADS, !TRANS_B, VEC, BK> cb;
         ca.init(A, lda, m, origin.m0, kr.k0, t);
         cb.init(B, ldb, n, origin.n0, kr.k0, t);
-        // Prologue: tiles 0 … STAGES - 2, one commit group each (empty past
+        // Prologue: tiles 0 … STAGES - 1, one commit group each (empty past
         // the last tile, so that the counting stays uniform).
         ca.template copy<true>(As[0], BK - kr.first);
         cb.template copy<true>(Bs[0], BK - kr.first);
         copy_async_commit();
 #pragma unroll
-        for (int s = 1; s < STAGES - 1; ++s) {
+        for (int s = 1; s < STAGES; ++s) {
             if (s < kr.tiles) {
                 ca.advance();
                 cb.advance();
@@ -846,32 +875,38 @@ __device__ __forceinline__ void gemm_tile_small(i64 m, i64 n, i64 k, float alpha
             }
             copy_async_commit();
         }
+        copy_async_wait<STAGES - 1>();
+        __syncthreads();
+        int stage = 0;
+        float a[2][4], b[2][8];
+        load_small_fragments(&As[0][0][am], &Bs[0][0][bn], a[0], b[0]);
         for (int tile = 0; tile < kr.tiles; ++tile) {
-            // This tile's group is complete once at most STAGES - 2 are
-            // pending; after the barrier every thread has also finished the
-            // previous tile, whose stage then takes tile + STAGES - 1.
-            copy_async_wait<STAGES - 2>();
-            __syncthreads();
-            const int ahead = tile + STAGES - 1;
-            if (ahead < kr.tiles) {
-                ca.advance();
-                cb.advance();
-                ca.template copy<false>(As[ahead % STAGES], 0);
-                cb.template copy<false>(Bs[ahead % STAGES], 0);
-            }
-            copy_async_commit();
-            const int s = tile % STAGES;
 #pragma unroll
             for (int kk = 0; kk < BK; ++kk) {
-                const float4 a4 = *reinterpret_cast<const float4 *>(&As[s][kk][am]);
-                const float4 b0 = *reinterpret_cast<const float4 *>(&Bs[s][kk][bn]);
-                const float4 b1 = *reinterpret_cast<const float4 *>(&Bs[s][kk][bn + 32]);
-                const float a[4] = {a4.x, a4.y, a4.z, a4.w};
-                const float b[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+                if (kk < BK - 1) {
+                    load_small_fragments(&As[stage][kk + 1][am], &Bs[stage][kk + 1][bn], a[(kk + 1) & 1], b[(kk + 1) & 1]);
+                } else {
+                    // Tile + 1's group is complete once at most STAGES - 2
+                    // are pending; after the barrier every thread has read
+                    // this tile's stage, which then receives tile + STAGES.
+                    copy_async_wait<STAGES - 2>();
+                    __syncthreads();
+                    if (tile + STAGES < kr.tiles) {
+                        ca.advance();
+                        cb.advance();
+                        ca.template copy<false>(As[stage], 0);
+                        cb.template copy<false>(Bs[stage], 0);
+                    }
+                    copy_async_commit();
+                    stage = stage + 1 == STAGES ? 0 : stage + 1;
+                    // After the last tile this reads a stage nobody uses:
+                    // harmless, and it keeps the loop uniform.
+                    load_small_fragments(&As[stage][0][am], &Bs[stage][0][bn], a[0], b[0]);
+                }
 #pragma unroll
                 for (int i = 0; i < 4; ++i)
 #pragma unroll
-                    for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+                    for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(a[kk & 1][i], b[kk & 1][j], acc[i][j]);
             }
         }
         // The groups committed past the last tile are empty; none may still
@@ -1086,28 +1121,42 @@ GEMM_TRANSPOSES(128, 128, 256, 2, _vec, true)
 GEMM_TRANSPOSES(64, 64, 64, 6, , false)
 GEMM_TRANSPOSES(64, 64, 64, 6, _vec, true)
 
-#define GEMM_SMALL_KERNEL(STAGES, MIN_BLOCKS, ta, tb, TA, TB, suffix, VEC)                       \
-    extern "C" __global__ void __launch_bounds__(128, MIN_BLOCKS)                                 \
+#define GEMM_SMALL_KERNEL(STAGES, BK, ta, tb, TA, TB, suffix, VEC)                               \
+    extern "C" __global__ void __launch_bounds__(128, 6)                                          \
         gemm_f32_64x64_t128_##ta##tb##suffix(GEMM_PARAMS) {                                       \
-        gemm_tile_small<STAGES, TA, TB, VEC>(GEMM_ARGS);                                          \
+        gemm_tile_small<STAGES, BK, TA, TB, VEC>(GEMM_ARGS);                                      \
     }
-#define GEMM_SMALL_TRANSPOSES(STAGES, MIN_BLOCKS, suffix, VEC)                  \
-    GEMM_SMALL_KERNEL(STAGES, MIN_BLOCKS, n, n, false, false, suffix, VEC)      \
-    GEMM_SMALL_KERNEL(STAGES, MIN_BLOCKS, n, t, false, true, suffix, VEC)       \
-    GEMM_SMALL_KERNEL(STAGES, MIN_BLOCKS, t, n, true, false, suffix, VEC)       \
-    GEMM_SMALL_KERNEL(STAGES, MIN_BLOCKS, t, t, true, true, suffix, VEC)
 
-// Four stages (three k tiles in flight), at most 80 registers: six blocks (24
-// warps) per SM, the rounds of the 64×64 kernel it succeeds. Kernel time with
-// the split-K reduction (H200, CUDA graph replay, the old kernel's splits):
-// 127×129×1023 7.0 µs against 10.4, 256×256×256 5.5 against 8.1, 100×100×2000
-// 7.5 against 10.3, 3000×184×3000 95.8 against 107.6 (cuBLAS 7.8, 6.8, 9.6,
-// 87.2). At most 102 registers (five blocks) ran the same or up to 2 % slower,
-// and lost 14 % at 256×256×4096 split 48 (768 blocks, two rounds of five);
-// five stages changed nothing. ptxas reports 80 registers with 4 spilled
-// bytes in two of the eight kernels (no spills at 102).
-GEMM_SMALL_TRANSPOSES(4, 6, , false)
-GEMM_SMALL_TRANSPOSES(4, 6, _vec, true)
+// At most 80 registers (__launch_bounds__(128, 6)): six blocks (24 warps) per
+// SM, the rounds of the 64×64 kernel it succeeds; the tuner's rounds count on
+// them. At most 102 registers (five blocks) ran the same or up to 2 % slower
+// before the fragments were double-buffered, and lost 14 % at 256×256×4096
+// split 48 (768 blocks, two rounds of five). Per pair, k tiles of 8 in four
+// stages or of 16 in three (half the barriers; TN copies both operands 4
+// bytes at a time, 16 per thread and tile of 16). Kernel time (CUDA graph
+// replay, scripts/gemm-small-ab.py; µs, single buffered → now, cuBLAS),
+// _vec kernels:
+//  - NN, 8 × 4 (H100): 256×4096×512 37.9 → 33.7 (30.3), 4096×512×512 59.4 →
+//    57.4 (49.4), 1000×1536×512 48.6 → 48.9 (42.5; 45.2 on 16 × 3),
+//    256×256×4096 split 48 22.4 → 22.1 (23.2; 23.4 on 16 × 3);
+//  - NT, 8 × 4 (H100): 256×4096×512 32.2 → 27.8 (29.3), 1000×1536×512 43.1
+//    → 40.1 (43.4), 4096×512×512 55.6 → 52.0 (49.5);
+//  - TN, 16 × 3 (H200): 256×4096×512 45.3 → 39.1 (34.5), 1000×1536×512 57.1 →
+//    51.1 (50.3), 4096×512×512 68.0 → 63.3 (56.0), 512×512×512 split 4 14.6
+//    → 13.6 (13.4), 256×256×4096 split 48 24.5 → 25.1 (24.5);
+//  - TT, 16 × 3 (H200): 256×4096×512 36.7 → 33.1 (30.7), 1000×1536×512 49.9 →
+//    44.3 (48.3), 4096×512×512 60.0 → 57.2 (50.0).
+// Before (single buffered), against the register-staged 64×64 kernel
+// (H200, the old kernel's splits): 127×129×1023 7.0 µs against 10.4,
+// 256×256×256 5.5 against 8.1, 100×100×2000 7.5 against 10.3, 3000×184×3000
+// 95.8 against 107.6 (cuBLAS 7.8, 6.8, 9.6, 87.2).
+#define GEMM_SMALL_TRANSPOSES(suffix, VEC)                                  \
+    GEMM_SMALL_KERNEL(4, 8, n, n, false, false, suffix, VEC)               \
+    GEMM_SMALL_KERNEL(4, 8, n, t, false, true, suffix, VEC)                \
+    GEMM_SMALL_KERNEL(3, 16, t, n, true, false, suffix, VEC)               \
+    GEMM_SMALL_KERNEL(3, 16, t, t, true, true, suffix, VEC)
+GEMM_SMALL_TRANSPOSES(, false)
+GEMM_SMALL_TRANSPOSES(_vec, true)
 
 // NAME: the tile's part of the kernel name; STEPS: COPY_STEPS (see
 // gemm_tile_async); STAGING: a Staging (accumulate_async).
