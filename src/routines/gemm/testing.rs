@@ -57,6 +57,7 @@ pub(super) fn model(tile: usize) -> KernelModel {
         "256x128" => KernelModel { registers_per_thread: 232, static_shared_bytes: 0, max_threads_per_block: 256 },
         "128x128_t128" => KernelModel { registers_per_thread: 232, static_shared_bytes: 0, max_threads_per_block: 128 },
         "128x128" => KernelModel { registers_per_thread: 128, static_shared_bytes: 16_896, max_threads_per_block: 256 },
+        // NN and NT; TN and TT have 26 112 bytes (k tiles of 16 in three stages): six blocks per SM either way.
         "64x64_t128" => {
             KernelModel { registers_per_thread: 80, static_shared_bytes: 17_408, max_threads_per_block: 128 }
         }
