@@ -794,21 +794,16 @@ __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha
 // and B columns bn + {0..3} + {0, 32} of shared row kk (as, bs point at
 // (kk, am) and (kk, bn)).
 __device__ __forceinline__ void load_small_fragments(const float *as, const float *bs, float (&a)[4], float (&b)[8]) {
-    const float4 a4 = *reinterpret_cast<const float4 *>(as);
-    const float4 b0 = *reinterpret_cast<const float4 *>(bs);
-    const float4 b1 = *reinterpret_cast<const float4 *>(bs + 32);
-    a[0] = a4.x;
-    a[1] = a4.y;
-    a[2] = a4.z;
-    a[3] = a4.w;
-    b[0] = b0.x;
-    b[1] = b0.y;
-    b[2] = b0.z;
-    b[3] = b0.w;
-    b[4] = b1.x;
-    b[5] = b1.y;
-    b[6] = b1.z;
-    b[7] = b1.w;
+    const float4 v[3] = {*reinterpret_cast<const float4 *>(as), *reinterpret_cast<const float4 *>(bs),
+                         *reinterpret_cast<const float4 *>(bs + 32)};
+#pragma unroll
+    for (int g = 0; g < 3; ++g) {
+        float *out = g == 0 ? a : b + 4 * (g - 1);
+        out[0] = v[g].x;
+        out[1] = v[g].y;
+        out[2] = v[g].z;
+        out[3] = v[g].w;
+    }
 }
 
 // The small tile (gemm_f32_64x64_t128_*, sm_80+): 64×64 of 128 threads, each
