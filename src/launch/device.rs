@@ -128,9 +128,10 @@ impl DeviceState {
         state.load_seconds = started.elapsed().as_secs_f64();
         let model = state.tuner.device().clone();
         log::info!(
-            "device {ordinal}: {} (compute capability {major}.{minor}, {} SMs); kernels {} loaded in {:.1} ms",
+            "device {ordinal}: {} (compute capability {major}.{minor}, {} SMs, DRAM {:.1} GB/s per SM); kernels {} loaded in {:.1} ms",
             model.name,
             model.sm_count,
+            model.dram_bytes_per_sm_second() / 1e9,
             state.loaded_images.iter().map(|(n, c)| format!("{n}: {c}")).collect::<Vec<_>>().join(", "),
             state.load_seconds * 1e3
         );
@@ -238,5 +239,8 @@ fn read_device_model(device: sys::CUdevice) -> Result<DeviceModel> {
         register_allocation_unit,
         warp_allocation_granularity,
         shared_allocation_unit,
+        // Only kernel choices read these; a driver without them leaves those choices as on slower DRAM.
+        memory_clock_khz: attribute(A::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE).unwrap_or(0),
+        memory_bus_bits: attribute(A::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH).unwrap_or(0),
     })
 }

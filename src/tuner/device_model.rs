@@ -26,12 +26,24 @@ pub struct DeviceModel {
     pub warp_allocation_granularity: u32,
     /// Shared memory is given to blocks in units of this many bytes.
     pub shared_allocation_unit: u32,
+    /// DRAM's peak clock in kHz and its bus width in bits, as the driver
+    /// reports them (0 where it does not): the kernels that stream A choose
+    /// by the bandwidth each SM gets ([`DeviceModel::dram_bytes_per_sm_second`]).
+    pub memory_clock_khz: u32,
+    pub memory_bus_bits: u32,
 }
 
 impl DeviceModel {
     /// Warps the hardware can hold per SM.
     pub fn max_warps_per_sm(&self) -> u32 {
         self.max_threads_per_sm / self.warp_size
+    }
+
+    /// DRAM's peak bandwidth shared by one SM, bytes per second (two
+    /// transfers per clock); 0 when the driver reports no memory clock.
+    pub fn dram_bytes_per_sm_second(&self) -> f64 {
+        let peak = 2.0 * self.memory_clock_khz as f64 * 1e3 * (self.memory_bus_bits / 8) as f64;
+        peak / self.sm_count.max(1) as f64
     }
 }
 
@@ -132,8 +144,20 @@ impl DeviceModel {
             register_allocation_unit: 0,
             warp_allocation_granularity: 0,
             shared_allocation_unit: 0,
+            memory_clock_khz: 2_619_000,
+            memory_bus_bits: 5120,
         }
         .with_granularities_of_compute_capability()
+    }
+
+    /// An H200 as its driver reports it: an H100 SXM's SMs on faster, wider DRAM.
+    pub fn h200() -> Self {
+        DeviceModel {
+            name: "NVIDIA H200".to_string(),
+            memory_clock_khz: 3_201_000,
+            memory_bus_bits: 6016,
+            ..DeviceModel::h100_sxm()
+        }
     }
 
     /// The Kepler GPU of the MUBLAS poster's occupancy table (a Tesla K20m:
@@ -156,6 +180,8 @@ impl DeviceModel {
             register_allocation_unit: 0,
             warp_allocation_granularity: 0,
             shared_allocation_unit: 0,
+            memory_clock_khz: 2_600_000,
+            memory_bus_bits: 320,
         }
         .with_granularities_of_compute_capability()
     }
