@@ -1,6 +1,6 @@
 // SGEMV: y = alpha * op(A) * x + beta * y, A column-major (m rows, n columns, lda).
 //
-// Nineteen kernels; the routine (src/routines/gemv.rs) picks one of eighteen per call:
+// Twenty kernels; the routine (src/routines/gemv.rs) picks one of nineteen per call:
 //  - gemv_n_f32 / gemv_n_f32_scalar: op N. Block (Tx, Ty); the block owns
 //    GEMV_N_ROWS * Tx rows, each thread GEMV_N_ROWS of them; the Ty thread rows
 //    split the block's columns in groups of GEMV_N_COLS (the loads of a group are
@@ -26,6 +26,10 @@
 //  - gemv_n_f32_scalar_lanes: op N, any alignment and lda, one wave of row
 //    tiles of 32 rows: block (32, Ty), a row per lane, so that each load of a
 //    warp is 128 contiguous bytes of one column (gemv_n_lanes).
+//  - gemv_n_f32_sweep: op N, any alignment and lda, one wave of row tiles of
+//    Tx rows on blocks of up to 1024 threads: a row per thread, each thread
+//    row sweeping a contiguous range of columns (gemv_n_sweep), for GPUs
+//    whose DRAM outpaces the wide kernels.
 //  - gemv_n_f32_short / gemv_n_f32_short_scalar: op N with m <= GEMV_SHORT_ROWS,
 //    where a tile of 4 * 32 rows would leave most lanes idle. 1-D block; L lanes
 //    share a column (gemv_lanes_per_column: the fewest that give each 4 rows), so
@@ -858,6 +862,81 @@ __device__ __forceinline__ void gemv_n_lanes(i64 m, i64 n, float alpha_value, co
     }
 }
 
+// gemv_n_f32_sweep: a row per thread, block (Tx, Ty) with Tx a multiple of
+// 32, unsplit, so that a warp's load is 128 contiguous bytes of one column at
+// any alignment of A and lda, and a block of Tx rows and up to 1024 threads
+// holds an SM alone. Thread row ty sweeps one contiguous range of columns (a
+// whole number of groups of GEMV_N_SWEEP_COLS), each group's loads issued
+// before its multiply-adds; x is read through L1 (one address per warp); the
+// Ty sums of a row are added in thread-row order. cuBLAS's SGEMV-N kernel
+// (gemvx, 128 x 4 threads) reads A the same way. On an H200 it reads long
+// columns faster than the float4 wide kernels (kernel time, `scripts/gemv-ab.py`,
+// µs, against the wide kernel on the tuner's shape and cuBLAS): 16384² 235.4 /
+// 257.2 / 239.6, 32768² 932.4 / 1039.0 / 976.3, 20000² 353.6 / 383.0 / 378.0,
+// 65536 x 1024 62.3 / 67.9 / 64.5, 4223² (lda odd) 19.9 / 22.6 (the lanes
+// kernel) / 22.4; on an H100 it was 1–6 % slower than the wide kernels, so
+// the routine takes it only where DRAM is fast for the SMs it feeds
+// (src/routines/gemv.rs, Twin::Sweep). 16 columns in flight were as fast,
+// 24 and 64 (512 threads, 128 registers) no faster, and the same loads with
+// an evict-first hint 3 % slower.
+#define GEMV_N_SWEEP_COLS 32
+#define GEMV_N_SWEEP_THREADS 1024
+// A plain read-only load, as asm so that the compiler keeps a group's loads
+// ahead of its multiply-adds (all 32 were in flight in the SASS).
+__device__ __forceinline__ float load_column_element(const float *p) {
+#ifdef __CUDA_ARCH__
+    float v;
+    asm volatile("ld.global.nc.f32 %0, [%1];" : "=f"(v) : "l"(p));
+    return v;
+#else
+    return __ldg(p);
+#endif
+}
+__device__ __forceinline__ void gemv_n_sweep(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
+                                             const float *__restrict__ A, i64 lda, const float *__restrict__ x,
+                                             i64 incx, float beta_value, const float *beta_ptr, float *y, i64 incy) {
+    // [ty][tx], each thread row padded by one float against bank conflicts; Tx * Ty <= GEMV_N_SWEEP_THREADS.
+    __shared__ float sums[GEMV_N_SWEEP_THREADS + 32];
+    const float alpha = load_scalar(alpha_value, alpha_ptr);
+    const float beta = load_scalar(beta_value, beta_ptr);
+    const int tx = threadIdx.x, ty = threadIdx.y, Tx = blockDim.x, Ty = blockDim.y;
+    const i64 r = static_cast<i64>(blockIdx.x) * Tx + tx;
+    const bool live = r < m;
+    if (alpha == 0.0f) {
+        // Device pointer mode: the host could not see alpha. A and x are not read.
+        if (ty == 0 && live) gemv_scale_only(beta, y + r * incy);
+        return;
+    }
+
+    // Rows past m read row 0's columns (inside A) and discard them: no branch around the loads.
+    const float *Ar = A + (live ? r : 0);
+    // Each thread row's range is whole groups, so only the last range can end in a part group.
+    const i64 per = ((n + Ty - 1) / Ty + GEMV_N_SWEEP_COLS - 1) / GEMV_N_SWEEP_COLS * GEMV_N_SWEEP_COLS;
+    i64 g = per * ty;
+    const i64 end = g + per < n ? g + per : n;
+    float dot_even = 0.0f, dot_odd = 0.0f;
+    for (; g + GEMV_N_SWEEP_COLS <= end; g += GEMV_N_SWEEP_COLS) {
+        float a[GEMV_N_SWEEP_COLS];
+        const float *p = Ar + g * lda;
+#pragma unroll
+        for (int k = 0; k < GEMV_N_SWEEP_COLS; ++k) a[k] = load_column_element(p + k * lda);
+#pragma unroll
+        for (int k = 0; k < GEMV_N_SWEEP_COLS; k += 2) {
+            dot_even = fmaf(a[k], __ldg(x + (g + k) * incx), dot_even);
+            dot_odd = fmaf(a[k + 1], __ldg(x + (g + k + 1) * incx), dot_odd);
+        }
+    }
+    for (; g < end; ++g) dot_even = fmaf(load_column_element(Ar + g * lda), __ldg(x + g * incx), dot_even);
+
+    sums[ty * (Tx + 1) + tx] = dot_even + dot_odd;
+    __syncthreads();
+    if (ty == 0 && live) {
+        float sum = 0.0f;
+        for (int t = 0; t < Ty; ++t) sum += sums[t * (Tx + 1) + tx];
+        y[r * incy] = gemv_result(alpha, sum, beta, gemv_y_early(beta, y + r * incy));
+    }
+}
+
 #define GEMV_PARAMS                                                                                        \
     i64 m, i64 n, float alpha_value, const float *alpha_ptr, const float *__restrict__ A, i64 lda,        \
         const float *__restrict__ x, i64 incx, float beta_value, const float *beta_ptr, float *y, i64 incy, \
@@ -894,6 +973,10 @@ extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_wide_any(GEMV_PARAM
 // One wave of 32-row tiles (src/routines/gemv.rs, Twin::Lanes); the split's arguments are unused.
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_scalar_lanes(GEMV_PARAMS) {
     gemv_n_lanes(m, n, alpha_value, alpha_ptr, A, lda, x, incx, beta_value, beta_ptr, y, incy);
+}
+// One wave of row tiles on fast DRAM (src/routines/gemv.rs, Twin::Sweep); the split's arguments are unused.
+extern "C" __global__ void __launch_bounds__(GEMV_N_SWEEP_THREADS, 1) gemv_n_f32_sweep(GEMV_PARAMS) {
+    gemv_n_sweep(m, n, alpha_value, alpha_ptr, A, lda, x, incx, beta_value, beta_ptr, y, incy);
 }
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_short(GEMV_PARAMS) { gemv_n_short<true>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_short_scalar(GEMV_PARAMS) { gemv_n_short<false>(GEMV_ARGS); }

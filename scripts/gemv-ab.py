@@ -60,9 +60,9 @@ def main():
         name, shape = spec.split("@")
         tx, ty, split = (list(map(int, shape.split("x"))) + [1])[:3]
         f = module.get_function(name)
-        # Blocks along x: row tiles of 4·TX rows (N; TX rows for the _lanes kernels, a row per lane) or column
+        # Blocks along x: row tiles of 4·TX rows (N; TX rows for the _lanes and _sweep kernels, a row per thread) or column
         # groups of TX / 32 (T); the split cuts the other dimension.
-        rows_per_thread = 1 if "_lanes" in name else 4
+        rows_per_thread = 1 if "_lanes" in name or "_sweep" in name else 4
         tiles = -(-n // (tx // 32)) if OP_T else -(-m // (rows_per_thread * tx))
         per_split = -(-(m if OP_T else n) // split)
 

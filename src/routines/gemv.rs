@@ -78,6 +78,37 @@ const WIDE_SPACE: LaunchSpace = LaunchSpace { tx_step: 8, tx_min: 8, tx_max: 64,
 /// blocks of 1024 threads, the fastest timed (`gemv_n_lanes` in kernels/gemv.cu).
 const LANES_SPACE: LaunchSpace =
     LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 32, ty_min: 1, ty_max: 32, splits: &[1] };
+/// The sweep kernel: a row per thread, row tiles of Tx = 32 to 1024 rows, Ty
+/// thread rows over contiguous column ranges, unsplit. Its shape is chosen by
+/// [`wide_plan`] with blocks of SWEEP_THREADS (`sweep_serves` says where).
+const SWEEP_SPACE: LaunchSpace =
+    LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 1024, ty_min: 1, ty_max: 32, splits: &[1] };
+/// Threads of a sweep block: one block per SM at its 64 registers. On an
+/// H200 (kernel time, `scripts/gemv-ab.py`, µs) 16384² took 235.4 on 128 × 8
+/// and 234.9 on 128 × 4 at 128 registers with 64 columns in flight.
+const SWEEP_THREADS: u32 = 1024;
+/// The sweep kernel serves devices whose DRAM gives each SM at least this
+/// many bytes per second. Two GPUs were measured, with the same 132 SMs: on
+/// an H200 (36.5 GB/s per SM) the sweep read long columns 5–10 % faster than
+/// the wide kernels; on an H100 (25.4) 1–6 % slower (16384²: 358.5 against
+/// 345.8 µs; cuBLAS 357.3). The threshold lies between them.
+const SWEEP_MIN_DRAM_BYTES_PER_SM_SECOND: f64 = 30e9;
+/// There, the sweep takes float4 A from this many rows on (H200, µs, sweep /
+/// wide / cuBLAS: 12000² 132.6 / 140.0 / 142.7, 10000² 98.4 / 98.0 / 108.4,
+/// 5000² 30.0 / 27.6 / 30.5 on 64 × 16, 3000² 12.4 / 11.6 / 13.1)…
+const SWEEP_MIN_ROWS: i64 = 12000;
+/// …and any other A from this many rows to one wave of 32-row tiles (4097²
+/// 19.5 against the scalar wide kernel's 21.7, cuBLAS 19.1; 4223² 19.9–20.8
+/// against the lanes kernel's 22.6, cuBLAS 22.4–22.9). Past that, on 64- and
+/// 96-row tiles, it ran both ways against the scalar wide kernel: 6001²
+/// 39.1 / 46.6, 8191² 68.5 / 79.5, but 5001² 30.3 / 29.0, 10001² 104.2 /
+/// 98.3 and 12001² 158.4 / 140.0; left there until that is understood…
+const SWEEP_MIN_ROWS_SCALAR: i64 = 4096;
+/// …on at least this many columns, so that each thread row sweeps several
+/// groups of 32 (65536 × 1024: 62.3 µs against 67.9 for the wide kernel,
+/// cuBLAS 64.5; 131072 × 256 was faster too, 33.7 / 35.2, but fewer columns
+/// on fewer rows were not timed).
+const SWEEP_MIN_COLUMNS: i64 = 1024;
 /// Threads of a wide block at most: the most their registers (94 and 102 on
 /// sm_90) leave room for in one block per SM. Full blocks were faster than half ones
 /// at every size tried (H100, kernel time with x staged, `scripts/gemv-ab.py`: 4100²
@@ -146,6 +177,9 @@ pub static GEMV_N_SCALAR_WIDE: KernelSpec =
 /// op N, any alignment and lda: a row per lane, for one wave of 32-row tiles.
 pub static GEMV_N_SCALAR_LANES: KernelSpec =
     KernelSpec { name: "gemv_n_f32_scalar_lanes", space: LANES_SPACE, geometry: lanes_geometry };
+/// op N, any alignment and lda: a row per thread, for one wave of row tiles on fast DRAM.
+pub static GEMV_N_SWEEP: KernelSpec =
+    KernelSpec { name: "gemv_n_f32_sweep", space: SWEEP_SPACE, geometry: lanes_geometry };
 /// The float4 wide kernel with x staged in shared memory, past WIDE_L1_MAX_COLUMNS columns.
 pub static GEMV_N_WIDE_STAGED: KernelSpec =
     KernelSpec { name: "gemv_n_f32_wide_staged", space: WIDE_SPACE, geometry: n_geometry };
@@ -193,6 +227,7 @@ pub const KERNEL_NAMES: &[&str] = &[
     GEMV_N_SCALAR_WIDE.name,
     GEMV_N_WIDE_STAGED.name,
     GEMV_N_SCALAR_LANES.name,
+    GEMV_N_SWEEP.name,
     GEMV_N_SHORT.name,
     GEMV_N_SHORT_SCALAR.name,
     GEMV_T.name,
@@ -344,14 +379,18 @@ enum Twin {
     WideStaged,
     /// The scalar lanes kernel: where it runs in one wave what the scalar wide kernel would.
     Lanes,
+    /// The sweep kernel, for float4 and scalar A: [`sweep_serves`], in one wave.
+    Sweep,
 }
 
-const TWINS: [(&KernelSpec, &KernelSpec, Twin); 11] = [
+const TWINS: [(&KernelSpec, &KernelSpec, Twin); 13] = [
     (&GEMV_T, &GEMV_T_LEAN_L1, Twin::LeanL1),
     (&GEMV_T, &GEMV_T_LEAN, Twin::Lean),
     (&GEMV_T, &GEMV_T_L1_ANY, Twin::L1Any),
     (&GEMV_T_SCALAR, &GEMV_T_SCALAR_LEAN, Twin::Lean),
     (&GEMV_T_SCALAR, &GEMV_T_L1_ANY, Twin::L1Any),
+    (&GEMV_N, &GEMV_N_SWEEP, Twin::Sweep),
+    (&GEMV_N_SCALAR, &GEMV_N_SWEEP, Twin::Sweep),
     (&GEMV_N, &GEMV_N_NARROW, Twin::Narrow),
     (&GEMV_N_SCALAR, &GEMV_N_SCALAR_NARROW, Twin::Narrow),
     (&GEMV_N, &GEMV_N_WIDE, Twin::Wide),
@@ -382,7 +421,7 @@ pub fn candidate_kernels(op: Op, m: i64, a: u64, lda: i64, x: XReads) -> Vec<&'s
 }
 
 /// The wide N kernels' shape for a problem: for each Tx the most thread rows
-/// a block of WIDE_THREADS holds, and of the grids that run in one wave the
+/// a block of `threads` (WIDE_THREADS) holds, and of the grids that run in one wave the
 /// one with the largest Grid-Occupancy, ties to the larger Tx. That is the
 /// paper's rule without the optimizer's SM-coverage extension, which here
 /// would take the smallest row tiles (5000²: 8 × 32, 157 blocks, 38.2 µs)
@@ -394,12 +433,19 @@ pub fn candidate_kernels(op: Op, m: i64, a: u64, lda: i64, x: XReads) -> Vec<&'s
 /// 24 × 21 135.0 (32 × 16 134.4), 12000² 24 × 21 191.7 (32 × 16 191.0),
 /// 16384² 32 × 16 345.6, 20000² 40 × 12 526.9 (48 × 10 526.0, 64 × 8
 /// 532.1), 32768² 64 × 8 1374.6. Without a one-wave grid, the largest Tx
-/// (which `wide_pays` then refuses).
-fn wide_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, problem: &Problem) -> LaunchPlan {
+/// (which `wide_pays` then refuses). The sweep kernel's shape follows the
+/// same rule with blocks of SWEEP_THREADS.
+fn wide_plan(
+    device: &DeviceModel,
+    kernel: &KernelModel,
+    spec: &KernelSpec,
+    problem: &Problem,
+    threads: u32,
+) -> LaunchPlan {
     use crate::tuner::occupancy::waves;
     let fullest_blocks = optimizer::candidates(device, kernel, spec, problem)
         .into_iter()
-        .filter(|(shape, _, _)| shape.ty == WIDE_THREADS / shape.tx)
+        .filter(|(shape, _, _)| shape.ty == threads / shape.tx)
         .map(|(shape, geometry, occupancy)| LaunchPlan { shape, geometry, occupancy });
     let mut best: Option<LaunchPlan> = None;
     let mut largest_tx: Option<LaunchPlan> = None;
@@ -411,7 +457,7 @@ fn wide_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, prob
         }
     }
     best.or(largest_tx).unwrap_or_else(|| {
-        let shape = LaunchShape { tx: WIDE_SPACE.tx_min, ty: WIDE_THREADS / WIDE_SPACE.tx_min, split: 1 };
+        let shape = LaunchShape { tx: spec.space.tx_min, ty: threads / spec.space.tx_min, split: 1 };
         LaunchPlan::of_shape(device, kernel, spec, problem, shape)
     })
 }
@@ -426,8 +472,28 @@ fn wide_serves(kind: Twin, m: i64, n: i64) -> bool {
         && match kind {
             Twin::Wide | Twin::Lanes => n <= WIDE_L1_MAX_COLUMNS,
             Twin::WideStaged => n > WIDE_L1_MAX_COLUMNS,
-            Twin::LeanL1 | Twin::Lean | Twin::L1Any | Twin::Narrow => false,
+            Twin::LeanL1 | Twin::Lean | Twin::L1Any | Twin::Narrow | Twin::Sweep => false,
         }
+}
+
+/// Whether the sweep kernel can take an N call from `default` (`plan`, which
+/// then needs its grid to run in one wave): on a device whose DRAM gives each
+/// SM at least SWEEP_MIN_DRAM_BYTES_PER_SM_SECOND, at least SWEEP_MIN_COLUMNS
+/// columns, and SWEEP_MIN_ROWS rows for float4 A; any other A from
+/// SWEEP_MIN_ROWS_SCALAR rows to one 32-row tile per SM.
+fn sweep_serves(device: &DeviceModel, default: &KernelSpec, m: i64, n: i64) -> bool {
+    let rows = if std::ptr::eq(default, &GEMV_N_SCALAR) {
+        (SWEEP_MIN_ROWS_SCALAR..=32 * device.sm_count as i64).contains(&m)
+    } else {
+        m >= SWEEP_MIN_ROWS
+    };
+    fast_dram(device) && rows && n >= SWEEP_MIN_COLUMNS
+}
+
+/// Whether the device's DRAM is fast enough for its SMs that the sweep
+/// kernel may serve (SWEEP_MIN_DRAM_BYTES_PER_SM_SECOND).
+pub fn fast_dram(device: &DeviceModel) -> bool {
+    device.dram_bytes_per_sm_second() >= SWEEP_MIN_DRAM_BYTES_PER_SM_SECOND
 }
 
 /// Whether a wide N kernel (or the scalar lanes kernel) replaces the
@@ -554,16 +620,18 @@ pub fn plan(
             Twin::L1Any => l1_any,
             Twin::Narrow => n as u64 <= N_SPLIT_MIN_COLUMNS && sm_coverage(model, &default_plan) < 1.0,
             Twin::Wide | Twin::WideStaged | Twin::Lanes => wide_serves(kind, m, n),
+            Twin::Sweep => sweep_serves(model, default, m, n),
         };
         if !consider {
             continue;
         }
         let twin_plan = match kind {
-            Twin::Wide | Twin::WideStaged => {
+            Twin::Wide | Twin::WideStaged | Twin::Sweep => {
                 let kernel = device.kernel(twin_spec.name)?;
                 let problem = problem(m, n);
+                let threads = if kind == Twin::Sweep { SWEEP_THREADS } else { WIDE_THREADS };
                 device.tuner.plan_with(twin_spec, &kernel.model, &problem, || {
-                    wide_plan(model, &kernel.model, twin_spec, &problem)
+                    wide_plan(model, &kernel.model, twin_spec, &problem, threads)
                 })
             }
             _ => plan_of(twin_spec)?,
@@ -579,6 +647,7 @@ pub fn plan(
                 Twin::Wide | Twin::WideStaged | Twin::Lanes => {
                     wide_pays(model, kind, m, n, default_plan.geometry.grid.1, &twin_plan)
                 }
+                Twin::Sweep => waves(model, &twin_plan) == 1,
             };
         if better {
             return Ok((twin_spec, twin_plan));
@@ -662,7 +731,7 @@ fn t_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
     geometry(Layout::T, problem, shape)
 }
 
-/// The lanes kernel: a row per lane, Tx lanes a block, unsplit.
+/// The lanes and sweep kernels: a row per thread, Tx rows a block, unsplit.
 fn lanes_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
     Geometry { grid: (grid_x(problem.m.div_ceil(shape.tx.max(1) as u64).max(1)), 1, 1), dynamic_shared_bytes: 0 }
 }
@@ -954,16 +1023,72 @@ mod tests {
                 (20000, 20000, (40, 12), 125),
                 (32768, 32768, (64, 8), 128),
             ] {
-                let plan = wide_plan(&device, &kernel, &GEMV_N_WIDE, &Problem { m, n, k: 0 });
+                let plan = wide_plan(&device, &kernel, &GEMV_N_WIDE, &Problem { m, n, k: 0 }, WIDE_THREADS);
                 assert_eq!((plan.shape.tx, plan.shape.ty, plan.shape.split), (shape.0, shape.1, 1), "{m} × {n}");
                 assert_eq!(plan.geometry.blocks(), blocks, "{m} × {n}");
                 assert_eq!(optimizer::waves(&device, &plan), 1, "{m} × {n}");
             }
             // No one-wave grid of 256-row tiles or shorter: the largest Tx, in two waves.
-            let plan = wide_plan(&device, &kernel, &GEMV_N_WIDE, &Problem { m: 65536, n: 1024, k: 0 });
+            let plan = wide_plan(&device, &kernel, &GEMV_N_WIDE, &Problem { m: 65536, n: 1024, k: 0 }, WIDE_THREADS);
             assert_eq!((plan.shape.tx, plan.geometry.blocks()), (64, 256));
             assert_eq!(optimizer::waves(&device, &plan), 2);
         }
+    }
+
+    /// The sweep kernel as the driver reports it on sm_90 (64 registers).
+    fn sweep_model() -> KernelModel {
+        KernelModel { registers_per_thread: 64, static_shared_bytes: 4224, max_threads_per_block: 1024 }
+    }
+
+    #[test]
+    fn the_sweep_kernel_takes_the_shortest_row_tiles_that_fill_one_wave_of_full_blocks() {
+        let device = DeviceModel::h200();
+        let sweep =
+            |m: u64, n: u64| wide_plan(&device, &sweep_model(), &GEMV_N_SWEEP, &Problem { m, n, k: 0 }, SWEEP_THREADS);
+        // One block of up to 1024 threads per SM: the most row tiles that 132 SMs hold.
+        for (m, n, shape, blocks) in [
+            (4097u64, 4097u64, (32, 32), 129),
+            (12000, 12000, (96, 10), 125),
+            (16384, 16384, (128, 8), 128),
+            (20000, 20000, (160, 6), 125),
+            (32768, 32768, (256, 4), 128),
+            (65536, 1024, (512, 2), 128),
+            (131072, 1024, (1024, 1), 128),
+        ] {
+            let plan = sweep(m, n);
+            assert_eq!((plan.shape.tx, plan.shape.ty, plan.shape.split), (shape.0, shape.1, 1), "{m} × {n}");
+            assert_eq!(plan.geometry.blocks(), blocks, "{m} × {n}");
+            assert_eq!(optimizer::waves(&device, &plan), 1, "{m} × {n}");
+        }
+        // Past 132 tiles of 1024 rows, two waves, which `plan` refuses.
+        assert_eq!(optimizer::waves(&device, &sweep(135_169, 1024)), 2);
+    }
+
+    #[test]
+    fn the_sweep_kernel_serves_long_columns_on_fast_dram_only() {
+        let (h100, h200) = (DeviceModel::h100_sxm(), DeviceModel::h200());
+        assert!(h100.dram_bytes_per_sm_second() < SWEEP_MIN_DRAM_BYTES_PER_SM_SECOND);
+        assert!(h200.dram_bytes_per_sm_second() >= SWEEP_MIN_DRAM_BYTES_PER_SM_SECOND);
+        for (default, m, n) in [
+            (&GEMV_N, 12000, 12000),
+            (&GEMV_N, 16384, 16384),
+            (&GEMV_N, 65536, 1024),
+            (&GEMV_N, 131072, 1024),
+            (&GEMV_N_SCALAR, 4096, 4096),
+            (&GEMV_N_SCALAR, 4224, 4223),
+        ] {
+            assert!(sweep_serves(&h200, default, m, n), "{} {m} × {n}", default.name);
+            assert!(!sweep_serves(&h100, default, m, n), "{} {m} × {n} on an H100", default.name);
+        }
+        assert!(!sweep_serves(&h200, &GEMV_N, 10000, 10000), "float4 A under 12000 rows: the wide kernels");
+        assert!(!sweep_serves(&h200, &GEMV_N_SCALAR, 4095, 4095), "scalar A under 4096 rows");
+        for m in [4225, 5001, 12001, 20001] {
+            assert!(!sweep_serves(&h200, &GEMV_N_SCALAR, m, m), "scalar A past one wave of 32-row tiles: {m}");
+        }
+        assert!(!sweep_serves(&h200, &GEMV_N, 1 << 20, 1023), "fewer than 1024 columns");
+        assert!(!sweep_serves(&h200, &GEMV_N, 16896, 512), "fewer than 1024 columns");
+        let unreported = DeviceModel { memory_clock_khz: 0, ..DeviceModel::h200() };
+        assert!(!sweep_serves(&unreported, &GEMV_N, 16384, 16384), "no memory clock reported");
     }
 
     #[test]
@@ -977,7 +1102,8 @@ mod tests {
                 return false; // no scalar staged kernel
             }
             let kernel = if vec4 { &float4 } else { &scalar };
-            let wide = wide_plan(&device, kernel, &GEMV_N_WIDE, &Problem { m: m as u64, n: n as u64, k: 0 });
+            let wide =
+                wide_plan(&device, kernel, &GEMV_N_WIDE, &Problem { m: m as u64, n: n as u64, k: 0 }, WIDE_THREADS);
             wide_pays(&device, kind, m, n, default_split, &wide)
         };
         for vec4 in [true, false] {
@@ -1208,11 +1334,17 @@ mod tests {
             assert_eq!(names(candidate_kernels(Op::T, 8, 4096, 8, x)), ["gemv_t_f32_short"]);
             assert_eq!(
                 names(candidate_kernels(Op::N, 1000, 4096, 1000, x)),
-                ["gemv_n_f32", "gemv_n_f32_narrow", "gemv_n_f32_wide", "gemv_n_f32_wide_staged"]
+                ["gemv_n_f32", "gemv_n_f32_sweep", "gemv_n_f32_narrow", "gemv_n_f32_wide", "gemv_n_f32_wide_staged"]
             );
             assert_eq!(
                 names(candidate_kernels(Op::N, 1000, 4096, 1001, x)),
-                ["gemv_n_f32_scalar", "gemv_n_f32_scalar_narrow", "gemv_n_f32_scalar_lanes", "gemv_n_f32_scalar_wide"]
+                [
+                    "gemv_n_f32_scalar",
+                    "gemv_n_f32_sweep",
+                    "gemv_n_f32_scalar_narrow",
+                    "gemv_n_f32_scalar_lanes",
+                    "gemv_n_f32_scalar_wide"
+                ]
             );
             assert_eq!(names(candidate_kernels(Op::N, 64, 4096, 64, x)), ["gemv_n_f32_short"]);
         }

@@ -17,8 +17,15 @@ pub fn run() -> Result<(), String> {
     let m = device.model();
     println!("mublas {} on device {}: {}", env!("CARGO_PKG_VERSION"), device.ordinal, m.name);
     println!(
-        "  compute capability {}.{}, {} SMs, warp {}",
-        m.compute_capability.0, m.compute_capability.1, m.sm_count, m.warp_size
+        "  compute capability {}.{}, {} SMs, warp {}; DRAM {} MHz × {} bits, {:.1} GB/s per SM (fast DRAM: {})",
+        m.compute_capability.0,
+        m.compute_capability.1,
+        m.sm_count,
+        m.warp_size,
+        m.memory_clock_khz / 1000,
+        m.memory_bus_bits,
+        m.dram_bytes_per_sm_second() / 1e9,
+        mublas::routines::gemv::fast_dram(m)
     );
     println!(
         "  per SM: {} threads, {} blocks, {} registers, {} B shared; per block: {} threads, {} registers, {} B shared ({} opt-in, {} reserved)",
