@@ -480,10 +480,11 @@ fn wide_serves(kind: Twin, m: i64, n: i64) -> bool {
 /// then needs its grid to run in one wave): on a device whose DRAM gives each
 /// SM at least SWEEP_MIN_DRAM_BYTES_PER_SM_SECOND, at least SWEEP_MIN_COLUMNS
 /// columns, and SWEEP_MIN_ROWS rows for float4 A; any other A from
-/// SWEEP_MIN_ROWS_SCALAR rows to one 32-row tile per SM.
+/// SWEEP_MIN_ROWS_SCALAR rows to one of its shortest (32-row) tiles per SM.
 fn sweep_serves(device: &DeviceModel, default: &KernelSpec, m: i64, n: i64) -> bool {
     let rows = if std::ptr::eq(default, &GEMV_N_SCALAR) {
-        (SWEEP_MIN_ROWS_SCALAR..=32 * device.sm_count as i64).contains(&m)
+        let one_wave_of_shortest_tiles = SWEEP_SPACE.tx_min as i64 * device.sm_count as i64;
+        (SWEEP_MIN_ROWS_SCALAR..=one_wave_of_shortest_tiles).contains(&m)
     } else {
         m >= SWEEP_MIN_ROWS
     };
