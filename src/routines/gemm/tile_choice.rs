@@ -337,11 +337,12 @@ mod tests {
             assert_ne!(tile, small, "pair {pair} ({m}, {n}, {k}): split {split}, {blocks} blocks");
         }
         assert_eq!(decide_pair(2, 14336, 448, 512).0, tile_named("256x128"));
-        // Without the packing, the model took 128×64 at each.
+        // Without the packing, the model took 128×64 at each (TT's too, until its small tile's long-k
+        // efficiency was refitted to 0.90: that alone now passes 128×64 by).
         let tuner = tuner();
         let device = tuner.device().clone();
         let spread = Tile { tail_packing: 0.0, ..TILES[small] };
-        for (pair, m, n, k) in [(0u64, 14336u64, 384u64, 1024u64), (2, 14336, 448, 512), (3, 3000, 2048, 256)] {
+        for (pair, m, n, k) in [(0u64, 14336u64, 384u64, 1024u64), (2, 14336, 448, 512)] {
             let pair = pair as usize;
             let (tile, _, _) = decide_pair(pair, m, n, k);
             let chosen = tile_plan(&tuner, &TILE_KERNELS[tile][pair * 2], &model(tile), &TILES[tile], pair, m, n, k);
