@@ -814,7 +814,7 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
     let Some(gpu) = gpu_or_skip(test) else { return };
     // The rule's figures are the H100's and H200's (132 SMs, one 512-thread wide block per SM); on
     // the H200's faster DRAM the sweep kernel takes float4 A from 12000 rows and odd lda from 4096
-    // rows to one wave of 32-row tiles.
+    // rows.
     let model = gpu.inner().device.model();
     let h100_like = model.sm_count == 132;
     let fast_dram = gemv::fast_dram(model);
@@ -826,16 +826,16 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
         (3000, 3000, 3001, 4, ("gemv_n_f32_scalar_lanes", Some((32, 32))), ("gemv_n_f32_scalar_lanes", Some((32, 32)))),
         (4223, 4224, 4223, 0, ("gemv_n_f32_scalar_lanes", Some((32, 32))), (SWEEP, Some((32, 32)))),
         // Past 132 tiles of 32 rows, the scalar wide kernel's larger tiles (the sweep's 64-row tiles).
-        (4225, 4225, 4225, 0, ("gemv_n_f32_scalar_wide", Some((16, 32))), ("gemv_n_f32_scalar_wide", Some((16, 32)))),
+        (4225, 4225, 4225, 0, ("gemv_n_f32_scalar_wide", Some((16, 32))), (SWEEP, Some((64, 16)))),
         (5000, 5000, 5000, 0, ("gemv_n_f32_wide", Some((16, 32))), ("gemv_n_f32_wide", Some((16, 32)))),
         (16384, 16384, 16384, 0, ("gemv_n_f32_wide", Some((32, 16))), (SWEEP, Some((128, 8)))),
-        (5000, 5001, 5001, 0, ("gemv_n_f32_scalar_wide", Some((16, 32))), ("gemv_n_f32_scalar_wide", Some((16, 32)))),
+        (5000, 5001, 5001, 0, ("gemv_n_f32_scalar_wide", Some((16, 32))), (SWEEP, Some((64, 16)))),
         (2000, 8192, 2000, 0, ("gemv_n_f32_wide", Some((8, 64))), ("gemv_n_f32_wide", Some((8, 64)))),
         // Past 16384 columns: the staged float4 kernel, on at least half the SMs…
-        (20000, 20000, 20000, 0, ("gemv_n_f32_wide_staged", Some((40, 12))), (SWEEP, Some((160, 6)))),
+        (20000, 20000, 20000, 0, ("gemv_n_f32_wide_staged", Some((40, 12))), (SWEEP, Some((160, 4)))),
         (2000, 20000, 2000, 0, ("gemv_n_f32", None), ("gemv_n_f32", None)),
-        // …and no wide scalar kernel.
-        (20001, 20001, 20001, 0, ("gemv_n_f32_scalar", None), ("gemv_n_f32_scalar", None)),
+        // …and no wide scalar kernel (the sweep on fast DRAM).
+        (20001, 20001, 20001, 0, ("gemv_n_f32_scalar", None), (SWEEP, Some((160, 4)))),
     ];
     for (m, n, lda, offset, on_h100, on_fast_dram) in cases {
         let op = gemv::check_arguments(MUBLAS_OP_N, m, n, lda, 1, 1).unwrap();

@@ -80,12 +80,12 @@ const LANES_SPACE: LaunchSpace =
     LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 32, ty_min: 1, ty_max: 32, splits: &[1] };
 /// The sweep kernel: a row per thread, row tiles of Tx = 32 to 1024 rows, Ty
 /// thread rows over contiguous column ranges, unsplit. Its shape is chosen by
-/// [`wide_plan`] with blocks of SWEEP_THREADS (`sweep_serves` says where).
+/// [`wide_plan`] with [`sweep_thread_rows`] (`sweep_serves` says where).
 const SWEEP_SPACE: LaunchSpace =
     LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 1024, ty_min: 1, ty_max: 32, splits: &[1] };
-/// Threads of a sweep block: one block per SM at its 64 registers. On an
-/// H200 (kernel time, `scripts/gemv-ab.py`, µs) 16384² took 235.4 on 128 × 8
-/// and 234.9 on 128 × 4 at 128 registers with 64 columns in flight.
+/// Threads of a sweep block at most: one block per SM at its 64 registers.
+/// On an H200 (kernel time, `scripts/gemv-ab.py`, µs) 16384² took 235.4 on
+/// 128 × 8 and 234.9 on 128 × 4 at 128 registers with 64 columns in flight.
 const SWEEP_THREADS: u32 = 1024;
 /// The sweep kernel serves devices whose DRAM gives each SM at least this
 /// many bytes per second. Two GPUs were measured, with the same 132 SMs: on
@@ -94,15 +94,20 @@ const SWEEP_THREADS: u32 = 1024;
 /// 345.8 µs; cuBLAS 357.3). The threshold lies between them.
 const SWEEP_MIN_DRAM_BYTES_PER_SM_SECOND: f64 = 30e9;
 /// There, the sweep takes float4 A from this many rows on (H200, µs, sweep /
-/// wide / cuBLAS: 12000² 132.6 / 140.0 / 142.7, 10000² 98.4 / 98.0 / 108.4,
-/// 5000² 30.0 / 27.6 / 30.5 on 64 × 16, 3000² 12.4 / 11.6 / 13.1)…
+/// wide / cuBLAS: 12000² 132.5 / 140.3 / 142.8, 10000² 98.3–98.9 / 96.6 /
+/// 108.4, 5000² 30.0 / 27.6 / 30.5 on 64 × 16, 3000² 12.4 / 11.6 / 13.1)…
 const SWEEP_MIN_ROWS: i64 = 12000;
-/// …and any other A from this many rows to one wave of 32-row tiles (4097²
-/// 19.5 against the scalar wide kernel's 21.7, cuBLAS 19.1; 4223² 19.9–20.8
-/// against the lanes kernel's 22.6, cuBLAS 22.4–22.9). Past that, on 64- and
-/// 96-row tiles, it ran both ways against the scalar wide kernel: 6001²
-/// 39.1 / 46.6, 8191² 68.5 / 79.5, but 5001² 30.3 / 29.0, 10001² 104.2 /
-/// 98.3 and 12001² 158.4 / 140.0; left there until that is understood…
+/// …and any other A from this many rows (4097² 19.5 against the scalar wide
+/// kernel's 21.7, cuBLAS 19.1; 4223² 19.9–20.8 against the lanes kernel's
+/// 22.6, cuBLAS 22.4–22.9). Past 4224 rows the scalar wide kernel's time
+/// jumps from size to size where the sweep's follows the bytes. Through the
+/// library over 30 shapes with odd lda from 4225² to 32767²
+/// (`scripts/sgemv-builds.py`, H200, µs, scalar wide or split / sweep /
+/// cuBLAS): 1.018× faster by geometric mean, and 1.048× cuBLAS's speed
+/// against 1.029; 6001² 46.0 / 39.3 / 40.0, 9001² 106.9 / 82.4 / 99.6,
+/// 16383² 317.8 / 277.7 / 273.8, 20001² 422.6 / 380.8 / 422.9, but 5001²
+/// 28.4 / 30.1 / 30.8 and 14001² 183.5 / 188.5 / 195.0; behind cuBLAS at
+/// 28001² and 32767² (0.93 and 0.90; the split scalar kernel 0.88 at 32767²)…
 const SWEEP_MIN_ROWS_SCALAR: i64 = 4096;
 /// …on at least this many columns, so that each thread row sweeps several
 /// groups of 32 (65536 × 1024: 62.3 µs against 67.9 for the wide kernel,
@@ -420,8 +425,8 @@ pub fn candidate_kernels(op: Op, m: i64, a: u64, lda: i64, x: XReads) -> Vec<&'s
     std::iter::once(default).chain(twins(default, x).map(|(spec, _)| spec)).collect()
 }
 
-/// The wide N kernels' shape for a problem: for each Tx the most thread rows
-/// a block of `threads` (WIDE_THREADS) holds, and of the grids that run in one wave the
+/// The wide N kernels' shape for a problem: for each Tx the thread rows that
+/// `thread_rows` gives (the most that a block of WIDE_THREADS holds), and of the grids that run in one wave the
 /// one with the largest Grid-Occupancy, ties to the larger Tx. That is the
 /// paper's rule without the optimizer's SM-coverage extension, which here
 /// would take the smallest row tiles (5000²: 8 × 32, 157 blocks, 38.2 µs)
@@ -434,18 +439,18 @@ pub fn candidate_kernels(op: Op, m: i64, a: u64, lda: i64, x: XReads) -> Vec<&'s
 /// 16384² 32 × 16 345.6, 20000² 40 × 12 526.9 (48 × 10 526.0, 64 × 8
 /// 532.1), 32768² 64 × 8 1374.6. Without a one-wave grid, the largest Tx
 /// (which `wide_pays` then refuses). The sweep kernel's shape follows the
-/// same rule with blocks of SWEEP_THREADS.
+/// same rule with [`sweep_thread_rows`].
 fn wide_plan(
     device: &DeviceModel,
     kernel: &KernelModel,
     spec: &KernelSpec,
     problem: &Problem,
-    threads: u32,
+    thread_rows: fn(u32) -> u32,
 ) -> LaunchPlan {
     use crate::tuner::occupancy::waves;
     let fullest_blocks = optimizer::candidates(device, kernel, spec, problem)
         .into_iter()
-        .filter(|(shape, _, _)| shape.ty == threads / shape.tx)
+        .filter(|(shape, _, _)| shape.ty == thread_rows(shape.tx))
         .map(|(shape, geometry, occupancy)| LaunchPlan { shape, geometry, occupancy });
     let mut best: Option<LaunchPlan> = None;
     let mut largest_tx: Option<LaunchPlan> = None;
@@ -457,7 +462,7 @@ fn wide_plan(
         }
     }
     best.or(largest_tx).unwrap_or_else(|| {
-        let shape = LaunchShape { tx: spec.space.tx_min, ty: threads / spec.space.tx_min, split: 1 };
+        let shape = LaunchShape { tx: spec.space.tx_min, ty: thread_rows(spec.space.tx_min), split: 1 };
         LaunchPlan::of_shape(device, kernel, spec, problem, shape)
     })
 }
@@ -482,13 +487,22 @@ fn wide_serves(kind: Twin, m: i64, n: i64) -> bool {
 /// columns, and SWEEP_MIN_ROWS rows for float4 A; any other A from
 /// SWEEP_MIN_ROWS_SCALAR rows to one of its shortest (32-row) tiles per SM.
 fn sweep_serves(device: &DeviceModel, default: &KernelSpec, m: i64, n: i64) -> bool {
-    let rows = if std::ptr::eq(default, &GEMV_N_SCALAR) {
-        let one_wave_of_shortest_tiles = SWEEP_SPACE.tx_min as i64 * device.sm_count as i64;
-        (SWEEP_MIN_ROWS_SCALAR..=one_wave_of_shortest_tiles).contains(&m)
-    } else {
-        m >= SWEEP_MIN_ROWS
-    };
-    fast_dram(device) && rows && n >= SWEEP_MIN_COLUMNS
+    let min_rows = if std::ptr::eq(default, &GEMV_N_SCALAR) { SWEEP_MIN_ROWS_SCALAR } else { SWEEP_MIN_ROWS };
+    fast_dram(device) && m >= min_rows && n >= SWEEP_MIN_COLUMNS
+}
+
+/// Thread rows of a sweep block of Tx: as many as SWEEP_THREADS holds, down
+/// to a power of two, so that the column ranges split evenly. 96 × 10 ran
+/// 5–13 % slower than 96 × 8 (H200, µs: 10001² 103.4–104.1 against 97.8,
+/// 12001² 157.5–158.3 against 139.3–140.9, 10000² 103.1–103.7 against
+/// 98.3–98.9), where 64 × 16 ran faster than 64 × 8 (6001² 39.2 against 43.6).
+fn sweep_thread_rows(tx: u32) -> u32 {
+    1 << (SWEEP_THREADS / tx).ilog2()
+}
+
+/// Thread rows of a wide block of Tx: as many as WIDE_THREADS holds.
+fn wide_thread_rows(tx: u32) -> u32 {
+    WIDE_THREADS / tx
 }
 
 /// Whether the device's DRAM is fast enough for its SMs that the sweep
@@ -630,9 +644,9 @@ pub fn plan(
             Twin::Wide | Twin::WideStaged | Twin::Sweep => {
                 let kernel = device.kernel(twin_spec.name)?;
                 let problem = problem(m, n);
-                let threads = if kind == Twin::Sweep { SWEEP_THREADS } else { WIDE_THREADS };
+                let thread_rows = if kind == Twin::Sweep { sweep_thread_rows } else { wide_thread_rows };
                 device.tuner.plan_with(twin_spec, &kernel.model, &problem, || {
-                    wide_plan(model, &kernel.model, twin_spec, &problem, threads)
+                    wide_plan(model, &kernel.model, twin_spec, &problem, thread_rows)
                 })
             }
             _ => plan_of(twin_spec)?,
@@ -1024,13 +1038,14 @@ mod tests {
                 (20000, 20000, (40, 12), 125),
                 (32768, 32768, (64, 8), 128),
             ] {
-                let plan = wide_plan(&device, &kernel, &GEMV_N_WIDE, &Problem { m, n, k: 0 }, WIDE_THREADS);
+                let plan = wide_plan(&device, &kernel, &GEMV_N_WIDE, &Problem { m, n, k: 0 }, wide_thread_rows);
                 assert_eq!((plan.shape.tx, plan.shape.ty, plan.shape.split), (shape.0, shape.1, 1), "{m} × {n}");
                 assert_eq!(plan.geometry.blocks(), blocks, "{m} × {n}");
                 assert_eq!(optimizer::waves(&device, &plan), 1, "{m} × {n}");
             }
             // No one-wave grid of 256-row tiles or shorter: the largest Tx, in two waves.
-            let plan = wide_plan(&device, &kernel, &GEMV_N_WIDE, &Problem { m: 65536, n: 1024, k: 0 }, WIDE_THREADS);
+            let plan =
+                wide_plan(&device, &kernel, &GEMV_N_WIDE, &Problem { m: 65536, n: 1024, k: 0 }, wide_thread_rows);
             assert_eq!((plan.shape.tx, plan.geometry.blocks()), (64, 256));
             assert_eq!(optimizer::waves(&device, &plan), 2);
         }
@@ -1044,14 +1059,18 @@ mod tests {
     #[test]
     fn the_sweep_kernel_takes_the_shortest_row_tiles_that_fill_one_wave_of_full_blocks() {
         let device = DeviceModel::h200();
-        let sweep =
-            |m: u64, n: u64| wide_plan(&device, &sweep_model(), &GEMV_N_SWEEP, &Problem { m, n, k: 0 }, SWEEP_THREADS);
-        // One block of up to 1024 threads per SM: the most row tiles that 132 SMs hold.
+        let sweep = |m: u64, n: u64| {
+            wide_plan(&device, &sweep_model(), &GEMV_N_SWEEP, &Problem { m, n, k: 0 }, sweep_thread_rows)
+        };
+        // One block of up to 1024 threads per SM: the most row tiles that 132 SMs hold, on a power of two
+        // of thread rows.
         for (m, n, shape, blocks) in [
             (4097u64, 4097u64, (32, 32), 129),
-            (12000, 12000, (96, 10), 125),
+            (6001, 6001, (64, 16), 94),
+            (12000, 12000, (96, 8), 125),
             (16384, 16384, (128, 8), 128),
-            (20000, 20000, (160, 6), 125),
+            (20000, 20000, (160, 4), 125),
+            (24000, 24000, (192, 4), 125),
             (32768, 32768, (256, 4), 128),
             (65536, 1024, (512, 2), 128),
             (131072, 1024, (1024, 1), 128),
@@ -1077,15 +1096,15 @@ mod tests {
             (&GEMV_N, 131072, 1024),
             (&GEMV_N_SCALAR, 4096, 4096),
             (&GEMV_N_SCALAR, 4224, 4223),
+            (&GEMV_N_SCALAR, 4225, 4225),
+            (&GEMV_N_SCALAR, 9001, 9001),
+            (&GEMV_N_SCALAR, 20001, 20001),
         ] {
             assert!(sweep_serves(&h200, default, m, n), "{} {m} × {n}", default.name);
             assert!(!sweep_serves(&h100, default, m, n), "{} {m} × {n} on an H100", default.name);
         }
         assert!(!sweep_serves(&h200, &GEMV_N, 10000, 10000), "float4 A under 12000 rows: the wide kernels");
         assert!(!sweep_serves(&h200, &GEMV_N_SCALAR, 4095, 4095), "scalar A under 4096 rows");
-        for m in [4225, 5001, 12001, 20001] {
-            assert!(!sweep_serves(&h200, &GEMV_N_SCALAR, m, m), "scalar A past one wave of 32-row tiles: {m}");
-        }
         assert!(!sweep_serves(&h200, &GEMV_N, 1 << 20, 1023), "fewer than 1024 columns");
         assert!(!sweep_serves(&h200, &GEMV_N, 16896, 512), "fewer than 1024 columns");
         let unreported = DeviceModel { memory_clock_khz: 0, ..DeviceModel::h200() };
@@ -1104,7 +1123,7 @@ mod tests {
             }
             let kernel = if vec4 { &float4 } else { &scalar };
             let wide =
-                wide_plan(&device, kernel, &GEMV_N_WIDE, &Problem { m: m as u64, n: n as u64, k: 0 }, WIDE_THREADS);
+                wide_plan(&device, kernel, &GEMV_N_WIDE, &Problem { m: m as u64, n: n as u64, k: 0 }, wide_thread_rows);
             wide_pays(&device, kind, m, n, default_split, &wide)
         };
         for vec4 in [true, false] {
