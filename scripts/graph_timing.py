@@ -6,6 +6,7 @@ operand rotation, SGEMM call, tile shared memory and split-K reduction the
 SGEMM scripts share.
 Runs on the GPU machine (CuPy, libcublas.so.13)."""
 import ctypes
+import os
 
 import cupy as cp
 import numpy as np
@@ -44,6 +45,53 @@ def graph_times(stream, launch, calls=20, replays=15, operands=4):
 
 # Operand sets are rotated over this many bytes at least, past the L2.
 L2_BYTES = 200 << 20
+
+
+def mublas_builds(paths, stream):
+    """(libraries, handles): each build of libmublas.so at `paths` loaded, with
+    a handle on `stream` (the scripts that time builds against each other)."""
+    libs = [ctypes.CDLL(os.path.abspath(path)) for path in paths]
+    handles = []
+    for lib in libs:
+        handle = ctypes.c_void_p()
+        assert lib.mublasCreate(ctypes.byref(handle)) == 0
+        assert lib.mublasSetStream(handle, ctypes.c_void_p(stream.ptr)) == 0
+        handles.append(handle)
+    return libs, handles
+
+
+def shape_lines(path):
+    """The shapes of a SHAPES file: a tuple of integers per line ("a,b,c"),
+    blank lines and lines starting with "#" skipped."""
+    for line in open(path):
+        if line.strip() and not line.startswith("#"):
+            yield tuple(map(int, line.strip().split(",")))
+
+
+def compare_builds(stream, runs, outputs, calls, operands):
+    """(error, [µs of each build], cuBLAS's µs) for one shape. `runs`: each
+    build's call and cuBLAS's last (as graph_times's `launch`); `outputs`:
+    what each wrote on operand set 0. One call of each is checked against
+    cuBLAS (max error over max |cuBLAS's output|); then two rounds of them
+    all, one in each order (so that neither build always follows the
+    other), the faster median replay of each kept."""
+    for run in runs:
+        run(0)
+    stream.synchronize()
+    scale = float(cp.max(cp.abs(outputs[-1])))
+    error = max(float(cp.max(cp.abs(out - outputs[-1]))) for out in outputs[:-1]) / scale
+    times = [[] for _ in runs]
+    for order in (range(len(runs)), reversed(range(len(runs)))):
+        for j in order:
+            times[j].append(median(graph_times(stream, runs[j], calls=calls, replays=9, operands=operands)))
+    *ours, theirs = (min(t) for t in times)
+    return error, ours, theirs
+
+
+def builds_row(label, error, ours, theirs, digits):
+    """One printed line of a builds comparison: µs of each build and of cuBLAS, then cuBLAS time / each build's."""
+    return (f"{label} " + " ".join(f"{us:8.{digits}f}" for us in ours) + f" cuBLAS {theirs:8.{digits}f} | "
+            + " ".join(f"{theirs / us:5.2f}" for us in ours) + f"  err {error:.0e}")
 
 
 def operand_sets(bytes_per_set):

@@ -13,14 +13,12 @@ or with one build, for where it stands against cuBLAS over a grid of shapes.
 SHAPES: a file of lines "ta,tb,m,n,k" (0 = N, 1 = T; "#" starts a comment
 line), e.g. scripts/sgemm-shapes.txt. Prints per shape each
 build's µs, cuBLAS's, and cuBLAS time / each build's time."""
-import ctypes
-import os
 import sys
 
 import cupy as cp
 
 sys.path.insert(0, "scripts")
-from graph_timing import cublas_on_stream, graph_times, median, operand_sets, sgemm
+from graph_timing import builds_row, compare_builds, cublas_on_stream, mublas_builds, operand_sets, sgemm, shape_lines
 
 # µs of SGEMM work a graph replay aims at: calls per replay = this / the shape's estimated µs (2 to 10).
 REPLAY_US = 3000.0
@@ -31,19 +29,10 @@ ESTIMATE_FLOP_PER_US = 40e6
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
-    libs = [ctypes.CDLL(os.path.abspath(path)) for path in sys.argv[1:-1]]
     cublas, cublas_handle, stream = cublas_on_stream()
-    handles = []
-    for lib in libs:
-        handle = ctypes.c_void_p()
-        assert lib.mublasCreate(ctypes.byref(handle)) == 0
-        assert lib.mublasSetStream(handle, ctypes.c_void_p(stream.ptr)) == 0
-        handles.append(handle)
+    libs, handles = mublas_builds(sys.argv[1:-1], stream)
 
-    for line in open(sys.argv[-1]):
-        if not line.strip() or line.startswith("#"):
-            continue
-        ta, tb, m, n, k = map(int, line.strip().split(","))
+    for ta, tb, m, n, k in shape_lines(sys.argv[-1]):
         ar, ac = (m, k) if ta == 0 else (k, m)
         br, bc = (k, n) if tb == 0 else (n, k)
         sets = operand_sets((ar * ac + br * bc + m * n) * 4)
@@ -54,20 +43,9 @@ def main():
         runs = [lambda i, j=j: sgemm(libs[j], "mublasSgemm", handles[j], ta, tb, m, n, k, As[i], ar, Bs[i], br, Cs[j][i])
                 for j in range(len(libs))]
         runs.append(lambda i: sgemm(cublas, "cublasSgemm_v2", cublas_handle, ta, tb, m, n, k, As[i], ar, Bs[i], br, Cs[-1][i]))
-        for run in runs:
-            run(0)
-        stream.synchronize()
-        scale = float(cp.max(cp.abs(Cs[-1][0])))
-        error = max(float(cp.max(cp.abs(Cs[j][0] - Cs[-1][0]))) for j in range(len(libs))) / scale
         calls = max(2, min(10, int(REPLAY_US * ESTIMATE_FLOP_PER_US / (2.0 * m * n * k))))
-        times = [[] for _ in runs]
-        for order in (range(len(runs)), reversed(range(len(runs)))):
-            for j in order:
-                times[j].append(median(graph_times(stream, runs[j], calls=calls, replays=9, operands=sets)))
-        *ours, theirs = (min(t) for t in times)
-        print(f"{'NT'[ta]}{'NT'[tb]} {m:>6}x{n:<6}x{k:<6} " + " ".join(f"{us:8.1f}" for us in ours)
-              + f" cuBLAS {theirs:8.1f} | " + " ".join(f"{theirs / us:5.2f}" for us in ours) + f"  err {error:.0e}",
-              flush=True)
+        error, ours, theirs = compare_builds(stream, runs, [c[0] for c in Cs], calls, sets)
+        print(builds_row(f"{'NT'[ta]}{'NT'[tb]} {m:>6}x{n:<6}x{k:<6}", error, ours, theirs, 1), flush=True)
         del As, Bs, Cs
         cp.get_default_memory_pool().free_all_blocks()
 

@@ -12,13 +12,12 @@ out; "#" starts a comment line). alpha = 1, beta = 0, unit increments.
 Prints per shape each build's µs, cuBLAS's, and cuBLAS time / each build's
 time."""
 import ctypes
-import os
 import sys
 
 import cupy as cp
 
 sys.path.insert(0, "scripts")
-from graph_timing import cublas_on_stream, graph_times, median, operand_sets
+from graph_timing import builds_row, compare_builds, cublas_on_stream, mublas_builds, operand_sets, shape_lines
 
 CALLS = 20
 
@@ -34,21 +33,12 @@ def sgemv(lib, fn, handle, op, m, n, A, lda, x, y):
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
-    libs = [ctypes.CDLL(os.path.abspath(path)) for path in sys.argv[1:-1]]
     cublas, cublas_handle, stream = cublas_on_stream()
-    handles = []
-    for lib in libs:
-        handle = ctypes.c_void_p()
-        assert lib.mublasCreate(ctypes.byref(handle)) == 0
-        assert lib.mublasSetStream(handle, ctypes.c_void_p(stream.ptr)) == 0
-        handles.append(handle)
+    libs, handles = mublas_builds(sys.argv[1:-1], stream)
 
-    for line in open(sys.argv[-1]):
-        if not line.strip() or line.startswith("#"):
-            continue
-        fields = list(map(int, line.strip().split(",")))
-        op, m, n = fields[:3]
-        lda = fields[3] if len(fields) > 3 else m
+    for shape in shape_lines(sys.argv[-1]):
+        op, m, n = shape[:3]
+        lda = shape[3] if len(shape) > 3 else m
         x_len, y_len = (n, m) if op == 0 else (m, n)
         sets = operand_sets((lda * n + x_len + y_len) * 4)
         with stream:
@@ -58,19 +48,8 @@ def main():
         runs = [lambda i, j=j: sgemv(libs[j], "mublasSgemv", handles[j], op, m, n, As[i], lda, xs[i], ys[j][i])
                 for j in range(len(libs))]
         runs.append(lambda i: sgemv(cublas, "cublasSgemv_v2", cublas_handle, op, m, n, As[i], lda, xs[i], ys[-1][i]))
-        for run in runs:
-            run(0)
-        stream.synchronize()
-        scale = float(cp.max(cp.abs(ys[-1][0])))
-        error = max(float(cp.max(cp.abs(ys[j][0] - ys[-1][0]))) for j in range(len(libs))) / scale
-        times = [[] for _ in runs]
-        for order in (range(len(runs)), reversed(range(len(runs)))):
-            for j in order:
-                times[j].append(median(graph_times(stream, runs[j], calls=CALLS, replays=9, operands=sets)))
-        *ours, theirs = (min(t) for t in times)
-        print(f"{'NT'[op]} {m:>7}x{n:<7} lda {lda:<7} " + " ".join(f"{us:8.2f}" for us in ours)
-              + f" cuBLAS {theirs:8.2f} | " + " ".join(f"{theirs / us:5.2f}" for us in ours) + f"  err {error:.0e}",
-              flush=True)
+        error, ours, theirs = compare_builds(stream, runs, [y[0] for y in ys], CALLS, sets)
+        print(builds_row(f"{'NT'[op]} {m:>7}x{n:<7} lda {lda:<7}", error, ours, theirs, 2), flush=True)
         del As, xs, ys
         cp.get_default_memory_pool().free_all_blocks()
 
