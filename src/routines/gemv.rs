@@ -484,8 +484,9 @@ fn wide_serves(kind: Twin, m: i64, n: i64) -> bool {
 /// Whether the sweep kernel can take an N call from `default` (`plan`, which
 /// then needs its grid to run in one wave): on a device whose DRAM gives each
 /// SM at least SWEEP_MIN_DRAM_BYTES_PER_SM_SECOND, at least SWEEP_MIN_COLUMNS
-/// columns, and SWEEP_MIN_ROWS rows for float4 A; any other A from
-/// SWEEP_MIN_ROWS_SCALAR rows to one of its shortest (32-row) tiles per SM.
+/// columns, and SWEEP_MIN_ROWS rows for float4 A, SWEEP_MIN_ROWS_SCALAR for
+/// any other A. On the H100 the sweep for odd lda was timed too and stays
+/// off (docs/performance.md, "Odd lda past 4224 rows").
 fn sweep_serves(device: &DeviceModel, default: &KernelSpec, m: i64, n: i64) -> bool {
     let min_rows = if std::ptr::eq(default, &GEMV_N_SCALAR) { SWEEP_MIN_ROWS_SCALAR } else { SWEEP_MIN_ROWS };
     fast_dram(device) && m >= min_rows && n >= SWEEP_MIN_COLUMNS
