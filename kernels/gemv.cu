@@ -805,6 +805,29 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
     if (tid == 0) counters[blockIdx.x] = 0;
 }
 
+// The start of the row-per-thread N kernels (lanes, sweep), whose blocks
+// own `tile_rows` rows: alpha, beta, this thread's row r and whether it is
+// inside A. Returns false where alpha = 0, after scaling y by beta (device
+// pointer mode: the host could not see alpha; A and x are not read).
+struct GemvRow {
+    float alpha, beta;
+    i64 r;
+    bool live;
+};
+__device__ __forceinline__ bool gemv_n_row_start(i64 m, int tile_rows, float alpha_value, const float *alpha_ptr,
+                                                 float beta_value, const float *beta_ptr, float *y, i64 incy,
+                                                 GemvRow &row) {
+    row.alpha = load_scalar(alpha_value, alpha_ptr);
+    row.beta = load_scalar(beta_value, beta_ptr);
+    row.r = static_cast<i64>(blockIdx.x) * tile_rows + threadIdx.x;
+    row.live = row.r < m;
+    if (row.alpha == 0.0f) {
+        if (threadIdx.y == 0 && row.live) gemv_scale_only(row.beta, y + row.r * incy);
+        return false;
+    }
+    return true;
+}
+
 // The end of the row-per-thread N kernels (lanes, sweep): the Ty partial
 // sums of row r, one per thread row, go through shared memory (sums: [ty][tx],
 // `pitch` floats a thread row) and are added in thread-row order; y is read
@@ -841,16 +864,11 @@ __device__ __forceinline__ void gemv_n_lanes(i64 m, i64 n, float alpha_value, co
                                              const float *__restrict__ A, i64 lda, const float *__restrict__ x,
                                              i64 incx, float beta_value, const float *beta_ptr, float *y, i64 incy) {
     __shared__ float sums[GEMV_N_LANES * (GEMV_N_LANES + 1)];  // [ty][tx], Ty <= 32, padded against bank conflicts
-    const float alpha = load_scalar(alpha_value, alpha_ptr);
-    const float beta = load_scalar(beta_value, beta_ptr);
-    const int tx = threadIdx.x, ty = threadIdx.y, Ty = blockDim.y;
-    const i64 r = static_cast<i64>(blockIdx.x) * GEMV_N_LANES + tx;
-    const bool live = r < m;
-    if (alpha == 0.0f) {
-        // Device pointer mode: the host could not see alpha. A and x are not read.
-        if (ty == 0 && live) gemv_scale_only(beta, y + r * incy);
-        return;
-    }
+    GemvRow row;
+    if (!gemv_n_row_start(m, GEMV_N_LANES, alpha_value, alpha_ptr, beta_value, beta_ptr, y, incy, row)) return;
+    const int ty = threadIdx.y, Ty = blockDim.y;
+    const i64 r = row.r;
+    const bool live = row.live;
 
     const float *Ar = A + (live ? r : 0);
     float dot = 0.0f;
@@ -869,7 +887,7 @@ __device__ __forceinline__ void gemv_n_lanes(i64 m, i64 n, float alpha_value, co
     // The one group cut short by the last column (if any) is this thread row's alone.
     for (; g < n; ++g) dot = fmaf(live ? load_once(Ar + g * lda) : 0.0f, __ldg(x + g * incx), dot);
 
-    gemv_n_rows_to_y(sums, GEMV_N_LANES + 1, dot, live, alpha, beta, y + r * incy);
+    gemv_n_rows_to_y(sums, GEMV_N_LANES + 1, dot, live, row.alpha, row.beta, y + r * incy);
 }
 
 // gemv_n_f32_sweep: a row per thread, block (Tx, Ty) with Tx a multiple of
@@ -907,16 +925,11 @@ __device__ __forceinline__ void gemv_n_sweep(i64 m, i64 n, float alpha_value, co
                                              i64 incx, float beta_value, const float *beta_ptr, float *y, i64 incy) {
     // [ty][tx], each thread row padded by one float against bank conflicts; Tx * Ty <= GEMV_N_SWEEP_THREADS.
     __shared__ float sums[GEMV_N_SWEEP_THREADS + 32];
-    const float alpha = load_scalar(alpha_value, alpha_ptr);
-    const float beta = load_scalar(beta_value, beta_ptr);
-    const int tx = threadIdx.x, ty = threadIdx.y, Tx = blockDim.x, Ty = blockDim.y;
-    const i64 r = static_cast<i64>(blockIdx.x) * Tx + tx;
-    const bool live = r < m;
-    if (alpha == 0.0f) {
-        // Device pointer mode: the host could not see alpha. A and x are not read.
-        if (ty == 0 && live) gemv_scale_only(beta, y + r * incy);
-        return;
-    }
+    GemvRow row;
+    if (!gemv_n_row_start(m, blockDim.x, alpha_value, alpha_ptr, beta_value, beta_ptr, y, incy, row)) return;
+    const int ty = threadIdx.y, Tx = blockDim.x, Ty = blockDim.y;
+    const i64 r = row.r;
+    const bool live = row.live;
 
     // Rows past m read row 0's columns (inside A) and discard them: no branch around the loads.
     const float *Ar = A + (live ? r : 0);
@@ -938,7 +951,7 @@ __device__ __forceinline__ void gemv_n_sweep(i64 m, i64 n, float alpha_value, co
     }
     for (; g < end; ++g) dot_even = fmaf(load_column_element(Ar + g * lda), __ldg(x + g * incx), dot_even);
 
-    gemv_n_rows_to_y(sums, Tx + 1, dot_even + dot_odd, live, alpha, beta, y + r * incy);
+    gemv_n_rows_to_y(sums, Tx + 1, dot_even + dot_odd, live, row.alpha, row.beta, y + r * incy);
 }
 
 #define GEMV_PARAMS                                                                                        \
