@@ -426,8 +426,9 @@ pub fn candidate_kernels(op: Op, m: i64, a: u64, lda: i64, x: XReads) -> Vec<&'s
 }
 
 /// The wide N kernels' shape for a problem: for each Tx the thread rows that
-/// `thread_rows` gives (the most that a block of WIDE_THREADS holds), and of the grids that run in one wave the
-/// one with the largest Grid-Occupancy, ties to the larger Tx. That is the
+/// `thread_rows` gives (the most that a block of WIDE_THREADS holds), and of
+/// the grids that run in one wave the one with the largest Grid-Occupancy,
+/// ties to the larger Tx. That is the
 /// paper's rule without the optimizer's SM-coverage extension, which here
 /// would take the smallest row tiles (5000²: 8 × 32, 157 blocks, 38.2 µs)
 /// over fewer, longer ones that sweep the columns together (16 × 32, 79
