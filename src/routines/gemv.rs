@@ -73,6 +73,29 @@ const NARROW_SPACE: LaunchSpace =
 /// The wide N kernels (8 columns in flight per thread): unsplit, row tiles of
 /// 32 to 256 rows. Their shape is chosen by [`wide_plan`], not the optimizer.
 const WIDE_SPACE: LaunchSpace = LaunchSpace { tx_step: 8, tx_min: 8, tx_max: 64, ty_min: 8, ty_max: 64, splits: &[1] };
+/// The scalar N kernel for long columns: unsplit, one block of LONG_THREADS
+/// per SM, row tiles of 256 to 512 rows (Tx 64, 96 or 128: whole warps on
+/// each thread row). Its shape is chosen by [`wide_plan`] with
+/// [`long_thread_rows`] (`long_serves` says where).
+const LONG_SPACE: LaunchSpace =
+    LaunchSpace { tx_step: 32, tx_min: 64, tx_max: 128, ty_min: 6, ty_max: 12, splits: &[1] };
+/// Threads of a long block. With odd lda on an H100 (kernel time,
+/// `scripts/gemv-ab.py`, µs), one block of 768 threads per SM beat two of
+/// 512, the optimizer's shape (32 × 16), from 18001 rows on: 20001² 555.4
+/// against 585.7 (cuBLAS 559.3), 24001² 827.8 / 908.7 (807.9), 28001²
+/// 1070.3 / 1360.9 (1104.6), 32767² 1562.5 / 1812.1 (1508.7); one of 1024
+/// threads (64 × 16) was faster at 110 blocks or fewer and slower at 128
+/// (32767²: 1667.1), one of 512 (64 × 8) slower at 94 blocks or fewer
+/// (24001²: 871.7).
+const LONG_THREADS: u32 = 768;
+/// The long kernel takes problems of at least this many columns (the
+/// narrowest measured: 100001 × 2048 and 65537 × 4096)…
+const LONG_MIN_COLUMNS: i64 = 2048;
+/// …where the default's unsplit grid puts a second block on more than
+/// 1/LONG_MIN_DOUBLED_SMS of the SMs: at 16897², 133 blocks of 32 × 16 (one
+/// SM with two), the default took 383.1 µs against the long kernel's 406.1
+/// (67 blocks of 64 × 12); at 18001², 141 blocks, 461.1 against 454.1.
+const LONG_MIN_DOUBLED_SMS: u64 = 16;
 /// The scalar lanes kernel: a row per lane (Tx = 32 lanes, a 32-row tile),
 /// Ty thread rows of 8 columns in flight each, unsplit. Its recipe asks for
 /// blocks of 1024 threads, the fastest timed (`gemv_n_lanes` in kernels/gemv.cu).
@@ -179,6 +202,9 @@ pub static GEMV_N_SCALAR_NARROW: KernelSpec =
 pub static GEMV_N_WIDE: KernelSpec = KernelSpec { name: "gemv_n_f32_wide", space: WIDE_SPACE, geometry: n_geometry };
 pub static GEMV_N_SCALAR_WIDE: KernelSpec =
     KernelSpec { name: "gemv_n_f32_scalar_wide", space: WIDE_SPACE, geometry: n_geometry };
+/// GEMV_N_SCALAR unsplit in one wave of one block of LONG_THREADS per SM.
+pub static GEMV_N_SCALAR_LONG: KernelSpec =
+    KernelSpec { name: "gemv_n_f32_scalar_long", space: LONG_SPACE, geometry: n_geometry };
 /// op N, any alignment and lda: a row per lane, for one wave of 32-row tiles.
 pub static GEMV_N_SCALAR_LANES: KernelSpec =
     KernelSpec { name: "gemv_n_f32_scalar_lanes", space: LANES_SPACE, geometry: lanes_geometry };
@@ -230,6 +256,7 @@ pub const KERNEL_NAMES: &[&str] = &[
     GEMV_N_SCALAR_NARROW.name,
     GEMV_N_WIDE.name,
     GEMV_N_SCALAR_WIDE.name,
+    GEMV_N_SCALAR_LONG.name,
     GEMV_N_WIDE_STAGED.name,
     GEMV_N_SCALAR_LANES.name,
     GEMV_N_SWEEP.name,
@@ -386,9 +413,11 @@ enum Twin {
     Lanes,
     /// The sweep kernel, for float4 and scalar A: [`sweep_serves`], in one wave.
     Sweep,
+    /// The scalar long kernel: [`long_serves`], in one wave.
+    Long,
 }
 
-const TWINS: [(&KernelSpec, &KernelSpec, Twin); 13] = [
+const TWINS: [(&KernelSpec, &KernelSpec, Twin); 14] = [
     (&GEMV_T, &GEMV_T_LEAN_L1, Twin::LeanL1),
     (&GEMV_T, &GEMV_T_LEAN, Twin::Lean),
     (&GEMV_T, &GEMV_T_L1_ANY, Twin::L1Any),
@@ -401,6 +430,7 @@ const TWINS: [(&KernelSpec, &KernelSpec, Twin); 13] = [
     (&GEMV_N, &GEMV_N_WIDE, Twin::Wide),
     (&GEMV_N_SCALAR, &GEMV_N_SCALAR_LANES, Twin::Lanes),
     (&GEMV_N_SCALAR, &GEMV_N_SCALAR_WIDE, Twin::Wide),
+    (&GEMV_N_SCALAR, &GEMV_N_SCALAR_LONG, Twin::Long),
     (&GEMV_N, &GEMV_N_WIDE_STAGED, Twin::WideStaged),
 ];
 
@@ -478,7 +508,7 @@ fn wide_serves(kind: Twin, m: i64, n: i64) -> bool {
         && match kind {
             Twin::Wide | Twin::Lanes => n <= WIDE_L1_MAX_COLUMNS,
             Twin::WideStaged => n > WIDE_L1_MAX_COLUMNS,
-            Twin::LeanL1 | Twin::Lean | Twin::L1Any | Twin::Narrow | Twin::Sweep => false,
+            Twin::LeanL1 | Twin::Lean | Twin::L1Any | Twin::Narrow | Twin::Sweep | Twin::Long => false,
         }
 }
 
@@ -500,6 +530,21 @@ fn sweep_serves(device: &DeviceModel, default: &KernelSpec, m: i64, n: i64) -> b
 /// 98.3–98.9), where 64 × 16 ran faster than 64 × 8 (6001² 39.2 against 43.6).
 fn sweep_thread_rows(tx: u32) -> u32 {
     1 << (SWEEP_THREADS / tx).ilog2()
+}
+
+/// Whether the scalar long kernel can take an N call from the default
+/// (`plan`, which then needs its grid to run in one wave): at least
+/// LONG_MIN_COLUMNS columns, and the default's plan unsplit with a second
+/// block on more than 1/LONG_MIN_DOUBLED_SMS of the SMs.
+fn long_serves(device: &DeviceModel, n: i64, default_plan: &LaunchPlan) -> bool {
+    let sms = device.sm_count as u64;
+    let doubled_sms = default_plan.geometry.blocks().saturating_sub(sms);
+    n >= LONG_MIN_COLUMNS && default_plan.geometry.grid.1 == 1 && doubled_sms * LONG_MIN_DOUBLED_SMS > sms
+}
+
+/// Thread rows of a long block of Tx: LONG_THREADS in all.
+fn long_thread_rows(tx: u32) -> u32 {
+    LONG_THREADS / tx
 }
 
 /// Thread rows of a wide block of Tx: as many as WIDE_THREADS holds.
@@ -606,6 +651,16 @@ fn l1_any_serves(default: &KernelSpec, m: i64, n: i64, default_plan: &LaunchPlan
 ///    (kernel time, µs, lanes / scalar wide: 2001² 8.94 / 9.30, 3001² 15.14
 ///    / 16.76, 4097² 24.88 / 26.17, 4121² 25.03 / 27.96, 4127² 25.94 /
 ///    31.39, 4191² 26.28 / 31.61, 4223² 26.69 / 31.25; cuBLAS 8.97 to 29.66).
+///  - Scalar long N: where the scalar wide kernel does not serve (more than
+///    16384 columns, or more rows than one wave of its tiles) and
+///    [`long_serves`], one block of LONG_THREADS per SM on the shape of
+///    [`wide_plan`] with [`long_thread_rows`], instead of the optimizer's two
+///    blocks of 512 (its recipe asks for half the SM's warps). H100, odd lda,
+///    kernel time, `scripts/gemv-ab.py`, µs, long / default / cuBLAS: 20001²
+///    555.4 / 585.7 / 559.3, 22001² 725.2 / 838.9 / 676.3, 26001² 918.7 /
+///    1092.7 / 953.4, 30001² 1232.0 / 1431.2 / 1278.2, 33001² 1591.3 /
+///    1829.1 / 1530.4, 40001 × 20001 1092.0 (96 × 8) / 1164.4 / 1161.8,
+///    65537 × 4096 351.8 (128 × 6) / 370.2 / 386.3.
 pub fn plan(
     handle: &Handle,
     op: Op,
@@ -638,15 +693,20 @@ pub fn plan(
             Twin::Narrow => n as u64 <= N_SPLIT_MIN_COLUMNS && sm_coverage(model, &default_plan) < 1.0,
             Twin::Wide | Twin::WideStaged | Twin::Lanes => wide_serves(kind, m, n),
             Twin::Sweep => sweep_serves(model, default, m, n),
+            Twin::Long => long_serves(model, n, &default_plan),
         };
         if !consider {
             continue;
         }
         let twin_plan = match kind {
-            Twin::Wide | Twin::WideStaged | Twin::Sweep => {
+            Twin::Wide | Twin::WideStaged | Twin::Sweep | Twin::Long => {
                 let kernel = device.kernel(twin_spec.name)?;
                 let problem = problem(m, n);
-                let thread_rows = if kind == Twin::Sweep { sweep_thread_rows } else { wide_thread_rows };
+                let thread_rows = match kind {
+                    Twin::Sweep => sweep_thread_rows,
+                    Twin::Long => long_thread_rows,
+                    _ => wide_thread_rows,
+                };
                 device.tuner.plan_with(twin_spec, &kernel.model, &problem, || {
                     wide_plan(model, &kernel.model, twin_spec, &problem, thread_rows)
                 })
@@ -664,7 +724,7 @@ pub fn plan(
                 Twin::Wide | Twin::WideStaged | Twin::Lanes => {
                     wide_pays(model, kind, m, n, default_plan.geometry.grid.1, &twin_plan)
                 }
-                Twin::Sweep => waves(model, &twin_plan) == 1,
+                Twin::Sweep | Twin::Long => waves(model, &twin_plan) == 1,
             };
         if better {
             return Ok((twin_spec, twin_plan));
@@ -1114,6 +1174,48 @@ mod tests {
     }
 
     #[test]
+    fn the_long_kernel_takes_one_block_per_sm_where_the_default_doubles_up() {
+        // What `plan` weighs on an H100 for the scalar default (63 registers, its built-in recipe).
+        use crate::tuner::{ForcedShapes, RecipeBook, Tuner};
+        let device = DeviceModel::h100_sxm();
+        let tuner = Tuner::new(device.clone(), RecipeBook::built_in(), ForcedShapes::new());
+        let model = KernelModel { registers_per_thread: 63, static_shared_bytes: 8208, max_threads_per_block: 1024 };
+        let default = |m: u64, n: u64| tuner.plan(&GEMV_N_SCALAR, &model, &Problem { m, n, k: 0 });
+        let long =
+            |m: u64, n: u64| wide_plan(&device, &model, &GEMV_N_SCALAR_LONG, &Problem { m, n, k: 0 }, long_thread_rows);
+        // The default's two blocks of 512 per SM: 133 blocks at 16897², 141 at 18001², 256 at 32767².
+        for (m, n, blocks) in [(16897u64, 16897u64, 133u64), (18001, 18001, 141), (32767, 32767, 256)] {
+            let plan = default(m, n);
+            assert_eq!(
+                (plan.shape.tx, plan.shape.ty, plan.geometry.grid.1, plan.geometry.blocks()),
+                (32, 16, 1, blocks)
+            );
+        }
+        assert!(!long_serves(&device, 16897, &default(16897, 16897)), "a second block on one SM of 132");
+        assert!(!long_serves(&device, 16897, &default(16897, 16897 + 13104)), "the same rows, more columns");
+        // (m, n, Tx, Ty, blocks): the most blocks that run in one wave, one per SM.
+        for (m, n, tx, ty, blocks) in [
+            (18001u64, 18001u64, 64, 12, 71u64),
+            (20001, 20001, 64, 12, 79),
+            (32767, 32767, 64, 12, 128),
+            (33001, 33001, 64, 12, 129),
+            (40001, 20001, 96, 8, 105),
+            (65537, 4096, 128, 6, 129),
+        ] {
+            assert!(long_serves(&device, n as i64, &default(m, n)), "{m} × {n}");
+            let plan = long(m, n);
+            assert_eq!((plan.shape.tx, plan.shape.ty, plan.shape.split), (tx, ty, 1), "{m} × {n}");
+            assert_eq!((plan.geometry.blocks(), optimizer::waves(&device, &plan)), (blocks, 1), "{m} × {n}");
+        }
+        // Past 512-row tiles on every SM, no one-wave grid: `plan` keeps the default (100001 × 2048: 64 × 16).
+        assert!(long_serves(&device, 2048, &default(100001, 2048)));
+        assert!(optimizer::waves(&device, &long(100001, 2048)) > 1);
+        assert!(!long_serves(&device, 2047, &default(65537, 2047)), "fewer than 2048 columns");
+        assert!(default(8192, 16385).geometry.grid.1 > 1);
+        assert!(!long_serves(&device, 16385, &default(8192, 16385)), "a split default");
+    }
+
+    #[test]
     fn when_the_wide_kernels_replace_the_default() {
         let device = DeviceModel::h100_sxm();
         let [float4, scalar] = wide_models();
@@ -1309,6 +1411,7 @@ mod tests {
             &GEMV_N_SCALAR_NARROW,
             &GEMV_N_WIDE,
             &GEMV_N_SCALAR_WIDE,
+            &GEMV_N_SCALAR_LONG,
             &GEMV_N_WIDE_STAGED,
             &GEMV_N_SCALAR_LANES,
             &GEMV_N_SHORT,
@@ -1365,7 +1468,8 @@ mod tests {
                     "gemv_n_f32_sweep",
                     "gemv_n_f32_scalar_narrow",
                     "gemv_n_f32_scalar_lanes",
-                    "gemv_n_f32_scalar_wide"
+                    "gemv_n_f32_scalar_wide",
+                    "gemv_n_f32_scalar_long"
                 ]
             );
             assert_eq!(names(candidate_kernels(Op::N, 64, 4096, 64, x)), ["gemv_n_f32_short"]);
@@ -1531,6 +1635,7 @@ mod tests {
             (&GEMV_N_SCALAR_NARROW, Layout::N),
             (&GEMV_N_WIDE, Layout::N),
             (&GEMV_N_SCALAR_WIDE, Layout::N),
+            (&GEMV_N_SCALAR_LONG, Layout::N),
             (&GEMV_N_WIDE_STAGED, Layout::N),
             (&GEMV_N_SHORT, Layout::NShort),
             (&GEMV_N_SHORT_SCALAR, Layout::NShort),
