@@ -821,7 +821,7 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
     const SWEEP: &str = "gemv_n_f32_sweep";
     // (m, n, lda, A's address offset in bytes, expected kernel and the wide kernels' shape, the same on fast DRAM)
     type Expected = (&'static str, Option<(u32, u32)>);
-    let cases: [(i64, i64, i64, u64, Expected, Expected); 14] = [
+    let cases: [(i64, i64, i64, u64, Expected, Expected); 15] = [
         (3000, 3000, 3000, 0, ("gemv_n_f32_wide", Some((8, 64))), ("gemv_n_f32_wide", Some((8, 64)))),
         (3000, 3000, 3001, 4, ("gemv_n_f32_scalar_lanes", Some((32, 32))), ("gemv_n_f32_scalar_lanes", Some((32, 32)))),
         (4223, 4224, 4223, 0, ("gemv_n_f32_scalar_lanes", Some((32, 32))), (SWEEP, Some((32, 32)))),
@@ -834,11 +834,20 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
         // Past 16384 columns: the staged float4 kernel, on at least half the SMs…
         (20000, 20000, 20000, 0, ("gemv_n_f32_wide_staged", Some((40, 12))), (SWEEP, Some((160, 4)))),
         (2000, 20000, 2000, 0, ("gemv_n_f32", None), ("gemv_n_f32", None)),
-        // …and no wide scalar kernel: the long one, one 768-thread block per SM (the sweep on fast DRAM),
-        // where the default's two blocks of 512 per SM leave more than a few SMs with one…
+        // …and no wide scalar kernel: the long one, one 768-thread block per SM, where the default's two
+        // blocks of 512 per SM leave more than a few SMs with one (on fast DRAM, on 3/4 of the SMs; else
+        // the sweep)…
         (20001, 20001, 20001, 0, ("gemv_n_f32_scalar_long", Some((64, 12))), (SWEEP, Some((160, 4)))),
-        (40001, 20001, 40001, 0, ("gemv_n_f32_scalar_long", Some((96, 8))), (SWEEP, None)),
-        (65537, 4096, 65537, 0, ("gemv_n_f32_scalar_long", Some((128, 6))), (SWEEP, None)),
+        (
+            28001,
+            28001,
+            28001,
+            0,
+            ("gemv_n_f32_scalar_long", Some((64, 12))),
+            ("gemv_n_f32_scalar_long", Some((64, 12))),
+        ),
+        (40001, 20001, 40001, 0, ("gemv_n_f32_scalar_long", Some((96, 8))), ("gemv_n_f32_scalar_long", Some((96, 8)))),
+        (65537, 4096, 65537, 0, ("gemv_n_f32_scalar_long", Some((128, 6))), ("gemv_n_f32_scalar_long", Some((128, 6)))),
         // …but not where they fit one block per SM but one.
         (16897, 16897, 16897, 0, ("gemv_n_f32_scalar", Some((32, 16))), (SWEEP, None)),
     ];

@@ -96,6 +96,14 @@ const LONG_MIN_COLUMNS: i64 = 2048;
 /// SM with two), the default took 383.1 µs against the long kernel's 406.1
 /// (67 blocks of 64 × 12); at 18001², 141 blocks, 461.1 against 454.1.
 const LONG_MIN_DOUBLED_SMS: u64 = 16;
+/// On fast DRAM (`fast_dram`) the long kernel goes before the sweep where its
+/// grid engages at least this share of the SMs (H200, odd lda, kernel time,
+/// `scripts/gemv-ab.py`, µs, long / sweep / cuBLAS; blocks of the long
+/// kernel): 24001² 601.3 / 568.7 / 579.3 (94), 20001² 401.7 / 375.9 / 404.7
+/// (79), but 26001² 640.6 / 673.3 / 677.9 (102), 28001² 727.4 / 789.4 /
+/// 749.6 (110), 32767² 1100.6 / 1136.1 / 1037.9 (128), 40001 × 20001 731.1 /
+/// 771.8 / 786.5 (105), 65537 × 4096 250.8 / 263.1 / 264.1 (129).
+const LONG_MIN_COVERAGE_FAST_DRAM: f64 = 0.75;
 /// The scalar lanes kernel: a row per lane (Tx = 32 lanes, a 32-row tile),
 /// Ty thread rows of 8 columns in flight each, unsplit. Its recipe asks for
 /// blocks of 1024 threads, the fastest timed (`gemv_n_lanes` in kernels/gemv.cu).
@@ -130,7 +138,8 @@ const SWEEP_MIN_ROWS: i64 = 12000;
 /// against 1.029; 6001² 46.0 / 39.3 / 40.0, 9001² 106.9 / 82.4 / 99.6,
 /// 16383² 317.8 / 277.7 / 273.8, 20001² 422.6 / 380.8 / 422.9, but 5001²
 /// 28.4 / 30.1 / 30.8 and 14001² 183.5 / 188.5 / 195.0; behind cuBLAS at
-/// 28001² and 32767² (0.93 and 0.90; the split scalar kernel 0.88 at 32767²)…
+/// 28001² and 32767² (0.93 and 0.90; the split scalar kernel 0.88 at 32767²;
+/// the long kernel now goes first there, `long_pays`)…
 const SWEEP_MIN_ROWS_SCALAR: i64 = 4096;
 /// …on at least this many columns, so that each thread row sweeps several
 /// groups of 32 (65536 × 1024: 62.3 µs against 67.9 for the wide kernel,
@@ -424,13 +433,13 @@ const TWINS: [(&KernelSpec, &KernelSpec, Twin); 14] = [
     (&GEMV_T_SCALAR, &GEMV_T_SCALAR_LEAN, Twin::Lean),
     (&GEMV_T_SCALAR, &GEMV_T_L1_ANY, Twin::L1Any),
     (&GEMV_N, &GEMV_N_SWEEP, Twin::Sweep),
+    (&GEMV_N_SCALAR, &GEMV_N_SCALAR_LONG, Twin::Long),
     (&GEMV_N_SCALAR, &GEMV_N_SWEEP, Twin::Sweep),
     (&GEMV_N, &GEMV_N_NARROW, Twin::Narrow),
     (&GEMV_N_SCALAR, &GEMV_N_SCALAR_NARROW, Twin::Narrow),
     (&GEMV_N, &GEMV_N_WIDE, Twin::Wide),
     (&GEMV_N_SCALAR, &GEMV_N_SCALAR_LANES, Twin::Lanes),
     (&GEMV_N_SCALAR, &GEMV_N_SCALAR_WIDE, Twin::Wide),
-    (&GEMV_N_SCALAR, &GEMV_N_SCALAR_LONG, Twin::Long),
     (&GEMV_N, &GEMV_N_WIDE_STAGED, Twin::WideStaged),
 ];
 
@@ -533,13 +542,27 @@ fn sweep_thread_rows(tx: u32) -> u32 {
 }
 
 /// Whether the scalar long kernel can take an N call from the default
-/// (`plan`, which then needs its grid to run in one wave): at least
-/// LONG_MIN_COLUMNS columns, and the default's plan unsplit with a second
-/// block on more than 1/LONG_MIN_DOUBLED_SMS of the SMs.
-fn long_serves(device: &DeviceModel, n: i64, default_plan: &LaunchPlan) -> bool {
+/// (`plan`, which then needs [`long_pays`]): at least LONG_MIN_COLUMNS
+/// columns, where the scalar wide kernel's one wave of row tiles (one block
+/// of at most 4 × 64 rows per SM) does not serve, and the default's plan
+/// unsplit with a second block on more than 1/LONG_MIN_DOUBLED_SMS of the SMs.
+fn long_serves(device: &DeviceModel, m: i64, n: i64, default_plan: &LaunchPlan) -> bool {
     let sms = device.sm_count as u64;
+    let wide_rows = sms * N_ROWS_PER_THREAD * WIDE_SPACE.tx_max as u64;
+    let wide_serves = wide_serves(Twin::Wide, m, n) && m as u64 <= wide_rows;
     let doubled_sms = default_plan.geometry.blocks().saturating_sub(sms);
-    n >= LONG_MIN_COLUMNS && default_plan.geometry.grid.1 == 1 && doubled_sms * LONG_MIN_DOUBLED_SMS > sms
+    n >= LONG_MIN_COLUMNS
+        && !wide_serves
+        && default_plan.geometry.grid.1 == 1
+        && doubled_sms * LONG_MIN_DOUBLED_SMS > sms
+}
+
+/// Whether the long kernel's plan replaces the default's: in one wave and,
+/// on fast DRAM, where it goes before the sweep, on at least
+/// LONG_MIN_COVERAGE_FAST_DRAM of the SMs.
+fn long_pays(device: &DeviceModel, plan: &LaunchPlan) -> bool {
+    optimizer::waves(device, plan) == 1
+        && (!fast_dram(device) || optimizer::sm_coverage(device, plan) >= LONG_MIN_COVERAGE_FAST_DRAM)
 }
 
 /// Thread rows of a long block of Tx: LONG_THREADS in all.
@@ -660,7 +683,9 @@ fn l1_any_serves(default: &KernelSpec, m: i64, n: i64, default_plan: &LaunchPlan
 ///    555.4 / 585.7 / 559.3, 22001² 725.2 / 838.9 / 676.3, 26001² 918.7 /
 ///    1092.7 / 953.4, 30001² 1232.0 / 1431.2 / 1278.2, 33001² 1591.3 /
 ///    1829.1 / 1530.4, 40001 × 20001 1092.0 (96 × 8) / 1164.4 / 1161.8,
-///    65537 × 4096 351.8 (128 × 6) / 370.2 / 386.3.
+///    65537 × 4096 351.8 (128 × 6) / 370.2 / 386.3. On fast DRAM it goes
+///    before the sweep, on a grid of LONG_MIN_COVERAGE_FAST_DRAM of the SMs
+///    or more ([`long_pays`]).
 pub fn plan(
     handle: &Handle,
     op: Op,
@@ -693,7 +718,7 @@ pub fn plan(
             Twin::Narrow => n as u64 <= N_SPLIT_MIN_COLUMNS && sm_coverage(model, &default_plan) < 1.0,
             Twin::Wide | Twin::WideStaged | Twin::Lanes => wide_serves(kind, m, n),
             Twin::Sweep => sweep_serves(model, default, m, n),
-            Twin::Long => long_serves(model, n, &default_plan),
+            Twin::Long => long_serves(model, m, n, &default_plan),
         };
         if !consider {
             continue;
@@ -724,7 +749,8 @@ pub fn plan(
                 Twin::Wide | Twin::WideStaged | Twin::Lanes => {
                     wide_pays(model, kind, m, n, default_plan.geometry.grid.1, &twin_plan)
                 }
-                Twin::Sweep | Twin::Long => waves(model, &twin_plan) == 1,
+                Twin::Sweep => waves(model, &twin_plan) == 1,
+                Twin::Long => long_pays(model, &twin_plan),
             };
         if better {
             return Ok((twin_spec, twin_plan));
@@ -1191,8 +1217,9 @@ mod tests {
                 (32, 16, 1, blocks)
             );
         }
-        assert!(!long_serves(&device, 16897, &default(16897, 16897)), "a second block on one SM of 132");
-        assert!(!long_serves(&device, 16897, &default(16897, 16897 + 13104)), "the same rows, more columns");
+        let serves = |m: u64, n: u64| long_serves(&device, m as i64, n as i64, &default(m, n));
+        assert!(!serves(16897, 16897), "a second block on one SM of 132");
+        assert!(!serves(16897, 30001), "the same rows, more columns");
         // (m, n, Tx, Ty, blocks): the most blocks that run in one wave, one per SM.
         for (m, n, tx, ty, blocks) in [
             (18001u64, 18001u64, 64, 12, 71u64),
@@ -1202,17 +1229,27 @@ mod tests {
             (40001, 20001, 96, 8, 105),
             (65537, 4096, 128, 6, 129),
         ] {
-            assert!(long_serves(&device, n as i64, &default(m, n)), "{m} × {n}");
+            assert!(serves(m, n), "{m} × {n}");
             let plan = long(m, n);
             assert_eq!((plan.shape.tx, plan.shape.ty, plan.shape.split), (tx, ty, 1), "{m} × {n}");
             assert_eq!((plan.geometry.blocks(), optimizer::waves(&device, &plan)), (blocks, 1), "{m} × {n}");
+            assert!(long_pays(&device, &plan), "{m} × {n}");
         }
         // Past 512-row tiles on every SM, no one-wave grid: `plan` keeps the default (100001 × 2048: 64 × 16).
-        assert!(long_serves(&device, 2048, &default(100001, 2048)));
-        assert!(optimizer::waves(&device, &long(100001, 2048)) > 1);
-        assert!(!long_serves(&device, 2047, &default(65537, 2047)), "fewer than 2048 columns");
+        assert!(serves(100001, 2048));
+        assert!(!long_pays(&device, &long(100001, 2048)));
+        assert!(!serves(65537, 2047), "fewer than 2048 columns");
         assert!(default(8192, 16385).geometry.grid.1 > 1);
-        assert!(!long_serves(&device, 16385, &default(8192, 16385)), "a split default");
+        assert!(!serves(8192, 16385), "a split default");
+        // Where the scalar wide kernel runs in one wave (at most 16384 columns, 33792 rows), it does.
+        assert!(!serves(20001, 4096) && !serves(33792, 16384));
+        assert!(serves(40001, 16384) && serves(20001, 16385));
+        // On fast DRAM, before the sweep, only on 3/4 of the SMs or more: 102 blocks at 26001², 94 at 24001².
+        let h200 = DeviceModel::h200();
+        assert!(fast_dram(&h200) && h200.sm_count == 132);
+        assert!(long_pays(&h200, &long(26001, 26001)) && long_pays(&h200, &long(65537, 4096)));
+        assert!(!long_pays(&h200, &long(24001, 24001)) && !long_pays(&h200, &long(20001, 40001)));
+        assert!(long_pays(&device, &long(24001, 24001)), "on the H100 in any one wave");
     }
 
     #[test]
@@ -1465,11 +1502,11 @@ mod tests {
                 names(candidate_kernels(Op::N, 1000, 4096, 1001, x)),
                 [
                     "gemv_n_f32_scalar",
+                    "gemv_n_f32_scalar_long",
                     "gemv_n_f32_sweep",
                     "gemv_n_f32_scalar_narrow",
                     "gemv_n_f32_scalar_lanes",
-                    "gemv_n_f32_scalar_wide",
-                    "gemv_n_f32_scalar_long"
+                    "gemv_n_f32_scalar_wide"
                 ]
             );
             assert_eq!(names(candidate_kernels(Op::N, 64, 4096, 64, x)), ["gemv_n_f32_short"]);
