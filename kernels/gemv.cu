@@ -1,6 +1,6 @@
 // SGEMV: y = alpha * op(A) * x + beta * y, A column-major (m rows, n columns, lda).
 //
-// Twenty-one kernels; the routine (src/routines/gemv.rs) picks one of twenty per call:
+// Twenty-two kernels; the routine (src/routines/gemv.rs) picks one of twenty-one per call:
 //  - gemv_n_f32 / gemv_n_f32_scalar: op N. Block (Tx, Ty); the block owns
 //    GEMV_N_ROWS * Tx rows, each thread GEMV_N_ROWS of them; the Ty thread rows
 //    split the block's columns in groups of GEMV_N_COLS (the loads of a group are
@@ -15,7 +15,8 @@
 //    gemv_n_f32_narrow / gemv_n_f32_scalar_narrow: the same, launched with
 //    row tiles of 32 to 128 rows and no split.
 //    gemv_n_f32_scalar_long: gemv_n_f32_scalar launched unsplit in one wave
-//    of one block per SM, 768 threads, row tiles of 256 to 512 rows.
+//    of one block per SM, 768 threads, row tiles of 256 to 512 rows;
+//    gemv_n_f32_scalar_thin: the same launched with at most 8 thread rows.
 //    gemv_n_f32_wide / gemv_n_f32_scalar_wide: the same with groups of 8
 //    columns and x read through the read-only path instead of staged,
 //    unsplit, in one wave of row tiles of 32 to 256 rows;
@@ -993,6 +994,8 @@ extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_wide_any(GEMV_PARAM
 // on long columns (src/routines/gemv.rs, Twin::Long): the same code, so the same
 // __launch_bounds__ and registers as gemv_n_f32_scalar.
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_scalar_long(GEMV_PARAMS) { gemv_n<false>(GEMV_ARGS); }
+// And for grids that put two blocks on an SM, with at most 8 thread rows (Twin::Thin).
+extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_scalar_thin(GEMV_PARAMS) { gemv_n<false>(GEMV_ARGS); }
 // One wave of 32-row tiles (src/routines/gemv.rs, Twin::Lanes); the split's arguments are unused.
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_scalar_lanes(GEMV_PARAMS) {
     gemv_n_lanes(m, n, alpha_value, alpha_ptr, A, lda, x, incx, beta_value, beta_ptr, y, incy);

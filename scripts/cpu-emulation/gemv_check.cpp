@@ -46,6 +46,7 @@ static const KernelInfo KERNELS[] = {
     {"gemv_n_f32_narrow", gemv_n_f32_narrow, Layout::N, Space::Narrow, true, false, false},
     {"gemv_n_f32_scalar_narrow", gemv_n_f32_scalar_narrow, Layout::N, Space::Narrow, false, false, false},
     {"gemv_n_f32_scalar_long", gemv_n_f32_scalar_long, Layout::N, Space::N, false, false, false},
+    {"gemv_n_f32_scalar_thin", gemv_n_f32_scalar_thin, Layout::N, Space::N, false, false, false},
     {"gemv_n_f32_wide", gemv_n_f32_wide, Layout::N, Space::Wide, true, false, false},
     {"gemv_n_f32_scalar_wide", gemv_n_f32_scalar_wide, Layout::N, Space::Wide, false, false, false},
     {"gemv_n_f32_wide_staged", gemv_n_f32_wide_staged, Layout::N, Space::Wide, true, false, false},

@@ -88,8 +88,9 @@ const LONG_SPACE: LaunchSpace =
 /// (32767²: 1667.1), one of 512 (64 × 8) slower at 94 blocks or fewer
 /// (24001²: 871.7).
 const LONG_THREADS: u32 = 768;
-/// The long kernel takes problems of at least this many columns (the
-/// narrowest measured: 100001 × 2048 and 65537 × 4096)…
+/// The long and thin kernels take problems of at least this many columns
+/// (the long kernel's narrowest measured: 100001 × 2048 and 65537 × 4096;
+/// the thin kernel ran 20001 × 1001 in 31.4 µs against the default's 30.1)…
 const LONG_MIN_COLUMNS: i64 = 2048;
 /// …where the default's unsplit grid puts a second block on more than
 /// 1/LONG_MIN_DOUBLED_SMS of the SMs: at 16897², 133 blocks of 32 × 16 (one
@@ -104,6 +105,18 @@ const LONG_MIN_DOUBLED_SMS: u64 = 16;
 /// 749.6 (110), 32767² 1100.6 / 1136.1 / 1037.9 (128), 40001 × 20001 731.1 /
 /// 771.8 / 786.5 (105), 65537 × 4096 250.8 / 263.1 / 264.1 (129).
 const LONG_MIN_COVERAGE_FAST_DRAM: f64 = 0.75;
+/// The scalar N kernel with at most 8 thread rows (`Twin::Thin`): where the
+/// default's grid puts two blocks of 512 threads on an SM, its recipe
+/// (`gemv_n_f32_scalar_thin` in src/tuner/recipe.rs) gives the same grid
+/// with blocks of 256, so that no SM holds more than 512 threads. With odd
+/// lda on an H100 (kernel time, `scripts/gemv-ab.py`, µs, 32 × 8 / the
+/// default's 32 × 16 at the same split / cuBLAS): 3001 × 100001 (8 ways)
+/// 414.5 / 459.0 / 441.1, 2001 × 200001 (16 ways) 533.4 / 594 / 557.8,
+/// 20001² 579.7 / 585.7 / 559.3, 28001² 1159.9 / 1360.9 / 1104.6 (the long
+/// kernel goes first there); with one block per SM 32 × 8 lost (16897²:
+/// 438.5 against 383.1). Through the library, see docs/performance.md.
+const THIN_SPACE: LaunchSpace =
+    LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 256, ty_min: 1, ty_max: 8, splits: SPLITS };
 /// The scalar lanes kernel: a row per lane (Tx = 32 lanes, a 32-row tile),
 /// Ty thread rows of 8 columns in flight each, unsplit. Its recipe asks for
 /// blocks of 1024 threads, the fastest timed (`gemv_n_lanes` in kernels/gemv.cu).
@@ -214,6 +227,9 @@ pub static GEMV_N_SCALAR_WIDE: KernelSpec =
 /// GEMV_N_SCALAR unsplit in one wave of one block of LONG_THREADS per SM.
 pub static GEMV_N_SCALAR_LONG: KernelSpec =
     KernelSpec { name: "gemv_n_f32_scalar_long", space: LONG_SPACE, geometry: n_geometry };
+/// GEMV_N_SCALAR with at most 8 thread rows, for grids that put two blocks on an SM.
+pub static GEMV_N_SCALAR_THIN: KernelSpec =
+    KernelSpec { name: "gemv_n_f32_scalar_thin", space: THIN_SPACE, geometry: n_geometry };
 /// op N, any alignment and lda: a row per lane, for one wave of 32-row tiles.
 pub static GEMV_N_SCALAR_LANES: KernelSpec =
     KernelSpec { name: "gemv_n_f32_scalar_lanes", space: LANES_SPACE, geometry: lanes_geometry };
@@ -266,6 +282,7 @@ pub const KERNEL_NAMES: &[&str] = &[
     GEMV_N_WIDE.name,
     GEMV_N_SCALAR_WIDE.name,
     GEMV_N_SCALAR_LONG.name,
+    GEMV_N_SCALAR_THIN.name,
     GEMV_N_WIDE_STAGED.name,
     GEMV_N_SCALAR_LANES.name,
     GEMV_N_SWEEP.name,
@@ -424,9 +441,12 @@ enum Twin {
     Sweep,
     /// The scalar long kernel: [`long_serves`], in one wave.
     Long,
+    /// The scalar thin kernel: where the default's grid [`doubles_up`], on at
+    /// least LONG_MIN_COLUMNS columns (not on fast DRAM).
+    Thin,
 }
 
-const TWINS: [(&KernelSpec, &KernelSpec, Twin); 14] = [
+const TWINS: [(&KernelSpec, &KernelSpec, Twin); 15] = [
     (&GEMV_T, &GEMV_T_LEAN_L1, Twin::LeanL1),
     (&GEMV_T, &GEMV_T_LEAN, Twin::Lean),
     (&GEMV_T, &GEMV_T_L1_ANY, Twin::L1Any),
@@ -440,6 +460,7 @@ const TWINS: [(&KernelSpec, &KernelSpec, Twin); 14] = [
     (&GEMV_N, &GEMV_N_WIDE, Twin::Wide),
     (&GEMV_N_SCALAR, &GEMV_N_SCALAR_LANES, Twin::Lanes),
     (&GEMV_N_SCALAR, &GEMV_N_SCALAR_WIDE, Twin::Wide),
+    (&GEMV_N_SCALAR, &GEMV_N_SCALAR_THIN, Twin::Thin),
     (&GEMV_N, &GEMV_N_WIDE_STAGED, Twin::WideStaged),
 ];
 
@@ -517,7 +538,7 @@ fn wide_serves(kind: Twin, m: i64, n: i64) -> bool {
         && match kind {
             Twin::Wide | Twin::Lanes => n <= WIDE_L1_MAX_COLUMNS,
             Twin::WideStaged => n > WIDE_L1_MAX_COLUMNS,
-            Twin::LeanL1 | Twin::Lean | Twin::L1Any | Twin::Narrow | Twin::Sweep | Twin::Long => false,
+            Twin::LeanL1 | Twin::Lean | Twin::L1Any | Twin::Narrow | Twin::Sweep | Twin::Long | Twin::Thin => false,
         }
 }
 
@@ -547,14 +568,17 @@ fn sweep_thread_rows(tx: u32) -> u32 {
 /// of at most 4 × 64 rows per SM) does not serve, and the default's plan
 /// unsplit with a second block on more than 1/LONG_MIN_DOUBLED_SMS of the SMs.
 fn long_serves(device: &DeviceModel, m: i64, n: i64, default_plan: &LaunchPlan) -> bool {
-    let sms = device.sm_count as u64;
-    let wide_rows = sms * N_ROWS_PER_THREAD * WIDE_SPACE.tx_max as u64;
+    let wide_rows = device.sm_count as u64 * N_ROWS_PER_THREAD * WIDE_SPACE.tx_max as u64;
     let wide_serves = wide_serves(Twin::Wide, m, n) && m as u64 <= wide_rows;
-    let doubled_sms = default_plan.geometry.blocks().saturating_sub(sms);
-    n >= LONG_MIN_COLUMNS
-        && !wide_serves
-        && default_plan.geometry.grid.1 == 1
-        && doubled_sms * LONG_MIN_DOUBLED_SMS > sms
+    n >= LONG_MIN_COLUMNS && !wide_serves && default_plan.geometry.grid.1 == 1 && doubles_up(device, default_plan)
+}
+
+/// Whether a plan's grid puts a second block on more than
+/// 1/LONG_MIN_DOUBLED_SMS of the SMs (where the scalar kernel's 4-byte loads
+/// ran slower with more threads per SM: the long and thin kernels).
+fn doubles_up(device: &DeviceModel, plan: &LaunchPlan) -> bool {
+    let sms = device.sm_count as u64;
+    plan.geometry.blocks().saturating_sub(sms) * LONG_MIN_DOUBLED_SMS > sms
 }
 
 /// Whether the long kernel's plan replaces the default's: in one wave and,
@@ -719,6 +743,7 @@ pub fn plan(
             Twin::Wide | Twin::WideStaged | Twin::Lanes => wide_serves(kind, m, n),
             Twin::Sweep => sweep_serves(model, default, m, n),
             Twin::Long => long_serves(model, m, n, &default_plan),
+            Twin::Thin => !fast_dram(model) && n >= LONG_MIN_COLUMNS && doubles_up(model, &default_plan),
         };
         if !consider {
             continue;
@@ -751,6 +776,7 @@ pub fn plan(
                 }
                 Twin::Sweep => waves(model, &twin_plan) == 1,
                 Twin::Long => long_pays(model, &twin_plan),
+                Twin::Thin => true,
             };
         if better {
             return Ok((twin_spec, twin_plan));
@@ -1253,6 +1279,35 @@ mod tests {
     }
 
     #[test]
+    fn the_thin_kernel_halves_the_blocks_of_a_grid_that_doubles_up() {
+        // What `plan` weighs on an H100: the scalar default and its thin twin (63 registers), built-in recipes.
+        use crate::tuner::{ForcedShapes, RecipeBook, Tuner};
+        let device = DeviceModel::h100_sxm();
+        let tuner = Tuner::new(device.clone(), RecipeBook::built_in(), ForcedShapes::new());
+        let model = KernelModel { registers_per_thread: 63, static_shared_bytes: 8208, max_threads_per_block: 1024 };
+        let plan = |spec: &KernelSpec, m: u64, n: u64| tuner.plan(spec, &model, &Problem { m, n, k: 0 });
+        // (m, n, split, blocks): the same grid, 32 × 8 threads instead of 32 × 16.
+        for (m, n, split, blocks) in
+            [(3001u64, 100001u64, 8u32, 192u64), (2001, 200001, 16, 256), (12001, 20001, 2, 188)]
+        {
+            let default = plan(&GEMV_N_SCALAR, m, n);
+            assert!(doubles_up(&device, &default), "{m} × {n}");
+            let thin = plan(&GEMV_N_SCALAR_THIN, m, n);
+            for (p, ty) in [(default, 16), (thin, 8)] {
+                assert_eq!(
+                    (p.shape.tx, p.shape.ty, p.shape.split, p.geometry.blocks()),
+                    (32, ty, split, blocks),
+                    "{m} × {n}"
+                );
+            }
+        }
+        // One block per SM but a few: the default's 512 threads stay (16897²: 133 blocks; 1001²: 64).
+        for (m, n) in [(16897u64, 16897u64), (17501, 20001), (1001, 1001)] {
+            assert!(!doubles_up(&device, &plan(&GEMV_N_SCALAR, m, n)), "{m} × {n}");
+        }
+    }
+
+    #[test]
     fn when_the_wide_kernels_replace_the_default() {
         let device = DeviceModel::h100_sxm();
         let [float4, scalar] = wide_models();
@@ -1449,6 +1504,7 @@ mod tests {
             &GEMV_N_WIDE,
             &GEMV_N_SCALAR_WIDE,
             &GEMV_N_SCALAR_LONG,
+            &GEMV_N_SCALAR_THIN,
             &GEMV_N_WIDE_STAGED,
             &GEMV_N_SCALAR_LANES,
             &GEMV_N_SHORT,
@@ -1506,7 +1562,8 @@ mod tests {
                     "gemv_n_f32_sweep",
                     "gemv_n_f32_scalar_narrow",
                     "gemv_n_f32_scalar_lanes",
-                    "gemv_n_f32_scalar_wide"
+                    "gemv_n_f32_scalar_wide",
+                    "gemv_n_f32_scalar_thin"
                 ]
             );
             assert_eq!(names(candidate_kernels(Op::N, 64, 4096, 64, x)), ["gemv_n_f32_short"]);
@@ -1673,6 +1730,7 @@ mod tests {
             (&GEMV_N_WIDE, Layout::N),
             (&GEMV_N_SCALAR_WIDE, Layout::N),
             (&GEMV_N_SCALAR_LONG, Layout::N),
+            (&GEMV_N_SCALAR_THIN, Layout::N),
             (&GEMV_N_WIDE_STAGED, Layout::N),
             (&GEMV_N_SHORT, Layout::NShort),
             (&GEMV_N_SHORT_SCALAR, Layout::NShort),

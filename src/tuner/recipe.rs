@@ -129,7 +129,9 @@ use ArchFamily::Hopper;
 /// and blocks of 1024 were the fastest timed (kernel time, 4097², H200: 19.3
 /// µs on 32 × 32 against 23.4–25.0 on 32 × 16 with 8 to 32 columns in
 /// flight); with no recipe the optimizer takes the first Ty that holds an SM
-/// alone (22 at 46 registers).
+/// alone (22 at 46 registers). The `gemv_n_f32_scalar_thin` row is
+/// `gemv_n_f32_scalar`'s with ThMin 256 and TyPerTxMax 0.25: the same grids
+/// with half the threads per block (src/routines/gemv.rs, `Twin::Thin`).
 #[rustfmt::skip]
 const BUILT_IN_RECIPES: &[BuiltInRecipe] = &[
     //       family   kernel                     warp_occupancy_min  block_occupancy_min  threads_min  ty_per_tx_max
@@ -139,6 +141,7 @@ const BUILT_IN_RECIPES: &[BuiltInRecipe] = &[
     built_in(Hopper,  "gemv_n_f32",              0.5,                0.0,                 512,         Some(0.5)),
     built_in(Hopper,  "gemv_n_f32_scalar",       0.5,                0.0,                 512,         Some(0.5)),
     built_in(Hopper,  "gemv_n_f32_scalar_lanes", 0.5,                0.0,                 1024,        None),
+    built_in(Hopper,  "gemv_n_f32_scalar_thin",  0.5,                0.0,                 256,         Some(0.25)),
     built_in(Hopper,  "gemv_n_f32_short",        0.5,                0.0,                 256,         None),
     built_in(Hopper,  "gemv_n_f32_short_scalar", 0.5,                0.0,                 256,         None),
     built_in(Hopper,  "gemv_t_f32",              0.5,                0.0,                 512,         None),
