@@ -710,6 +710,10 @@ fn l1_any_serves(default: &KernelSpec, m: i64, n: i64, default_plan: &LaunchPlan
 ///    65537 × 4096 351.8 (128 × 6) / 370.2 / 386.3. On fast DRAM it goes
 ///    before the sweep, on a grid of LONG_MIN_COVERAGE_FAST_DRAM of the SMs
 ///    or more ([`long_pays`]).
+///  - Scalar thin N: where the default's grid [`doubles_up`] on at least
+///    LONG_MIN_COLUMNS columns (split grids, since the long kernel takes
+///    the unsplit ones first), not on fast DRAM: the same grid in blocks of
+///    256 threads (THIN_SPACE, with its own recipe).
 pub fn plan(
     handle: &Handle,
     op: Op,
