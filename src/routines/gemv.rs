@@ -700,8 +700,8 @@ fn l1_any_serves(default: &KernelSpec, m: i64, n: i64, default_plan: &LaunchPlan
 ///    31.39, 4191² 26.28 / 31.61, 4223² 26.69 / 31.25; cuBLAS 8.97 to 29.66).
 ///  - Scalar long N: where the scalar wide kernel does not serve (more than
 ///    16384 columns, or more rows than one wave of its tiles) and
-///    [`long_serves`], one block of LONG_THREADS per SM on the shape of
-///    [`wide_plan`] with [`long_thread_rows`], instead of the optimizer's two
+///    `long_serves`, one block of LONG_THREADS per SM on the shape of
+///    `wide_plan` with `long_thread_rows`, instead of the optimizer's two
 ///    blocks of 512 (its recipe asks for half the SM's warps). H100, odd lda,
 ///    kernel time, `scripts/gemv-ab.py`, µs, long / default / cuBLAS: 20001²
 ///    555.4 / 585.7 / 559.3, 22001² 725.2 / 838.9 / 676.3, 26001² 918.7 /
@@ -709,8 +709,8 @@ fn l1_any_serves(default: &KernelSpec, m: i64, n: i64, default_plan: &LaunchPlan
 ///    1829.1 / 1530.4, 40001 × 20001 1092.0 (96 × 8) / 1164.4 / 1161.8,
 ///    65537 × 4096 351.8 (128 × 6) / 370.2 / 386.3. On fast DRAM it goes
 ///    before the sweep, on a grid of LONG_MIN_COVERAGE_FAST_DRAM of the SMs
-///    or more ([`long_pays`]).
-///  - Scalar thin N: where the default's grid [`doubles_up`] on at least
+///    or more (`long_pays`).
+///  - Scalar thin N: where the default's grid `doubles_up` on at least
 ///    LONG_MIN_COLUMNS columns (split grids, since the long kernel takes
 ///    the unsplit ones first), not on fast DRAM: the same grid in blocks of
 ///    256 threads (THIN_SPACE, with its own recipe).
