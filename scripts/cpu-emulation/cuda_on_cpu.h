@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <thread>
 #include <vector>
 
@@ -53,6 +54,8 @@ inline uint3 blockIdx, blockDim, gridDim;
 
 namespace emu {
 inline std::barrier<> *block_barrier = nullptr;
+// One barrier per warp of the block (the last one as wide as its lanes): the shuffles'.
+inline std::deque<std::barrier<>> *warp_barriers = nullptr;
 
 enum class CopyMode { Deferred, Eager };
 inline CopyMode copy_mode = CopyMode::Deferred;
@@ -78,18 +81,19 @@ inline thread_local ThreadCopies copies;
 }  // namespace emu
 
 inline void __syncthreads() { emu::block_barrier->arrive_and_wait(); }
-// Warp shuffles through the block's barrier: right only where every thread of
-// the block calls them together (as the GEMV and TRMV kernels' reductions do).
+// Warp shuffles through the warp's barrier: right where every lane of the
+// warp calls them together (a warp that has left calls none; the others go on).
 // `source` maps this thread's lane to the lane it reads (its own past the warp).
 template <class F>
 inline float warp_exchange(float v, F source) {
     static float slots[1024];
     const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    std::barrier<> &warp = (*emu::warp_barriers)[t / 32u];
     slots[t] = v;
-    __syncthreads();
+    warp.arrive_and_wait();
     const unsigned lane = source(t & 31u);
     const float other = lane < 32u ? slots[(t & ~31u) | lane] : v;
-    __syncthreads();
+    warp.arrive_and_wait();
     return other;
 }
 inline float __shfl_xor_sync(unsigned, float v, int lane_mask) {
@@ -158,6 +162,9 @@ void launch(uint3 grid, uint3 block, F &&body) {
                 blockIdx = {x, y, z};
                 std::barrier<> barrier(threads);
                 block_barrier = &barrier;
+                std::deque<std::barrier<>> warps;  // barriers cannot move: not a vector
+                for (unsigned w = 0; w * 32 < threads; ++w) warps.emplace_back(std::min(32u, threads - w * 32));
+                warp_barriers = &warps;
                 std::vector<std::thread> pool;
                 pool.reserve(threads);
                 for (unsigned t = 0; t < threads; ++t) {
