@@ -51,6 +51,9 @@
 //    path instead of staged (x 16-byte aligned, unit stride).
 //    gemv_t_f32_l1_any: any A and lda, x unit stride: each column read as
 //    float4 from its first 16-byte boundary, x through L1 as floats.
+//    gemv_t_f32_paired: float4 A, x 16-byte aligned with unit stride; a
+//    warp per column, unsplit, each round's loads of A and of x requested
+//    together (gemv_t_paired).
 //  - gemv_t_f32_short / gemv_t_f32_short_scalar: op T with m <= 64: L lanes per
 //    column, GEMV_T_SMALL_COLUMNS columns per lane, 4 * Tx / L columns per block,
 //    no split. The float4 variants need A 16-byte aligned and lda % 4 == 0.
@@ -808,6 +811,72 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
     if (tid == 0) counters[blockIdx.x] = 0;
 }
 
+// op T, float4 A, x 16-byte aligned with unit stride, unsplit: a warp per
+// column, and each round requests its U float4s of the column together with
+// the float4s of x they meet, before the round's sums. In gemv_t (x through
+// L1) x's loads are issued after A's arrive, a second round trip per round.
+template <int U>
+__device__ __forceinline__ void gemv_t_paired_round(float4 (&av)[U], float4 (&xv)[U], const float *__restrict__ a,
+                                                    const float *__restrict__ x, int i, int last) {
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+        const int r = i + 128 * u;
+        const bool inside = r <= last;
+        av[u] = inside ? __ldg(reinterpret_cast<const float4 *>(a + r)) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        xv[u] = inside ? __ldg(reinterpret_cast<const float4 *>(x + r)) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    }
+}
+template <int U>
+__device__ __forceinline__ void gemv_t_paired(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
+                                              const float *__restrict__ A, i64 lda, const float *__restrict__ x,
+                                              float beta_value, const float *beta_ptr, float *y, i64 incy) {
+    const float alpha = load_scalar(alpha_value, alpha_ptr);
+    const float beta = load_scalar(beta_value, beta_ptr);
+    const int lane = threadIdx.x & 31;
+    const i64 col = static_cast<i64>(blockIdx.x) * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    // Whole warps leave past the last column (the shuffles below are the warp's alone; keeping them
+    // with no rows to read took 90 registers instead of 80).
+    if (col >= n) return;
+    float *yc = y + col * incy;
+    if (alpha == 0.0f) {
+        if (lane == 0) gemv_scale_only(beta, yc);
+        return;
+    }
+    const float y_early = lane == 0 ? gemv_y_early(beta, yc) : 0.0f;
+    const float *a = A + col * lda;
+    // Lane l reads rows 4l..4l+3 of each stretch of 128; whole float4s only, then the last m % 4 rows.
+    // Row indices in 32 bits (86 registers with 64, two blocks per SM instead of three): the routine
+    // takes this kernel for m < 2^31 only.
+    const int rows = static_cast<int>(m);
+    const int last = rows - 4;
+    float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    // The next round is requested after this one's sums, outside the loop's
+    // test: loads of a round issued within its iteration were interleaved with
+    // the sums by the compiler (40 registers, not 80).
+    int i = 4 * lane;
+    float4 av[U], xv[U];
+    gemv_t_paired_round<U>(av, xv, a, x, i, last);
+    while (i <= last) {
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            acc.x = fmaf(av[u].x, xv[u].x, acc.x);
+            acc.y = fmaf(av[u].y, xv[u].y, acc.y);
+            acc.z = fmaf(av[u].z, xv[u].z, acc.z);
+            acc.w = fmaf(av[u].w, xv[u].w, acc.w);
+        }
+        i += 128 * U;
+        if (i <= last) gemv_t_paired_round<U>(av, xv, a, x, i, last);
+    }
+    const int tail = rows & ~3;
+    if (tail < rows && ((tail >> 2) & 31) == lane) {
+        for (int r = tail; r < rows; ++r) acc.x = fmaf(__ldg(a + r), __ldg(x + r), acc.x);
+    }
+    float sum = (acc.x + acc.y) + (acc.z + acc.w);
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    if (lane == 0) *yc = gemv_result(alpha, sum, beta, y_early);
+}
+
 // The start of the row-per-thread N kernels (lanes, sweep), whose blocks
 // own `tile_rows` rows: alpha, beta, this thread's row r and whether it is
 // inside A. Returns false where alpha = 0, after scaling y by beta (device
@@ -1035,6 +1104,18 @@ extern "C" __global__ void __maxnreg__(48) gemv_t_f32_lean_l1(GEMV_PARAMS) { gem
 // (gemv_t_f32_lean_l1), 4096² 25.00 / 25.91, 1024 × 65536 87.57 / 90.55
 // (gemv_t_f32), 16384² 352.0 / 350.1. At 48 registers it spilled; at 64 none.
 extern "C" __global__ void __maxnreg__(64) gemv_t_f32_l1_any(GEMV_PARAMS) { gemv_t<true, GEMV_T_UNROLL / 2, true, true>(GEMV_ARGS); }
+// The paired T kernel (gemv_t_paired): against the kernels it replaces (H200,
+// kernel time, `OP=T scripts/gemv-ab.py` with the matrices rotated past the
+// L2, µs, on 256 threads): 1000² 3.17 / 3.47 (gemv_t_f32_lean_l1), 2048²
+// 6.13 / 6.89 and 4000 × 1000 6.45 / 8.18 (gemv_t_f32_l1_any), 5000² 24.50 /
+// 25.44 (lean_l1 on 608 threads), 10000² 90.5 / 98.9 and 20000² 353.2 / 363.8
+// (gemv_t_f32 on 1024), 65536 × 1024 68.5 / 70.6 (gemv_t_f32 split 4). With
+// half the loads a round it was 1-11 % slower from 1024² on (2048² 6.60);
+// with x read after A, as in gemv_t, 16-38 % slower. 80 registers on sm_70
+// to sm_90, no spills: three blocks of 256 per SM.
+extern "C" __global__ void __launch_bounds__(256) gemv_t_f32_paired(GEMV_PARAMS) {
+    gemv_t_paired<GEMV_T_UNROLL>(m, n, alpha_value, alpha_ptr, A, lda, x, beta_value, beta_ptr, y, incy);
+}
 #define GEMV_T_SHORT_ARGS m, n, alpha_value, alpha_ptr, A, lda, x, incx, beta_value, beta_ptr, y, incy
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short(GEMV_PARAMS) { gemv_t_short<true>(GEMV_T_SHORT_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short_scalar(GEMV_PARAMS) { gemv_t_short<false>(GEMV_T_SHORT_ARGS); }

@@ -884,23 +884,26 @@ fn gpu_sgemv_plan_reads_x_through_l1_where_x_allows() {
     let h100_like = gpu.inner().device.model().sm_count == 132;
     // (n, lda, x_offset, incx, expected kernel on a 132-SM GPU): T n × n.
     let cases = [
-        // The kernel for any A wherever x has unit stride, on 2000 columns or more…
-        (3000, 3000, 0, 1, "gemv_t_f32_l1_any"),
+        // For A and x as float4, the paired kernel from 768 columns on…
+        (768, 768, 0, 1, "gemv_t_f32_paired"),
+        (1000, 1000, 0, 1, "gemv_t_f32_paired"),
+        (3000, 3000, 0, 1, "gemv_t_f32_paired"),
+        (5000, 5000, 0, 1, "gemv_t_f32_paired"),
+        (8192, 8192, 0, 1, "gemv_t_f32_paired"),
+        // …the kernel for any A wherever x has unit stride, on 2000 columns or more…
         (3000, 3000, 1, 1, "gemv_t_f32_l1_any"),
-        (8192, 8192, 0, 1, "gemv_t_f32_l1_any"),
         (3001, 3001, 0, 1, "gemv_t_f32_l1_any"),
         (4097, 4097, 1, 1, "gemv_t_f32_l1_any"),
         (4096, 4099, 3, 1, "gemv_t_f32_l1_any"),
         (8191, 8191, 0, 1, "gemv_t_f32_l1_any"),
         // …else, for A float4, x as float4 through L1 only where it is 16-byte aligned with unit stride…
-        (1000, 1000, 0, 1, "gemv_t_f32_lean_l1"),
+        (512, 512, 0, 1, "gemv_t_f32_lean_l1"),
         (1000, 1000, 1, 1, "gemv_t_f32"),
         (3000, 3000, 0, -1, "gemv_t_f32"),
         (4097, 4097, 0, -1, "gemv_t_f32_scalar"),
         (4097, 4097, 0, 2, "gemv_t_f32_scalar"),
         (1999, 2001, 0, 1, "gemv_t_f32_scalar"),
         // …and the lean kernels first where they save a wave.
-        (5000, 5000, 0, 1, "gemv_t_f32_lean_l1"),
         (5000, 5000, 2, 1, "gemv_t_f32_lean"),
         (5001, 5001, 0, 1, "gemv_t_f32_scalar_lean"),
     ];
@@ -928,7 +931,10 @@ fn gpu_sgemv_plan_reads_x_through_l1_where_x_allows() {
             "{test}: {n}² lda {lda} x_offset {x_offset} incx {incx}: {} {:?} grid {:?}",
             spec.name, plan.shape, plan.geometry.grid
         ));
-        assert!(x == XReads::Float4 || spec.name != "gemv_t_f32_lean_l1", "{n}²: x is not float4");
+        assert!(
+            x == XReads::Float4 || !["gemv_t_f32_lean_l1", "gemv_t_f32_paired"].contains(&spec.name),
+            "{n}²: x is not float4"
+        );
         assert!(x != XReads::Strided || spec.name != "gemv_t_f32_l1_any", "{n}²: x is strided");
         if h100_like {
             assert_eq!(spec.name, expected, "{n}² lda {lda} x_offset {x_offset} incx {incx}");

@@ -28,7 +28,7 @@ typedef void (*GemvKernel)(i64, i64, float, const float *, const float *, i64, c
 enum class Layout { N, Lanes, NShort, T, TShort };
 
 // The launch spaces of src/routines/gemv.rs, as block shapes (Tx, Ty) tried and whether they split.
-enum class Space { N, Narrow, Wide, Lanes, Sweep, Short, T, L1Any, TShort };
+enum class Space { N, Narrow, Wide, Lanes, Sweep, Short, T, L1Any, Paired, TShort };
 
 struct KernelInfo {
     const char *name;
@@ -61,6 +61,7 @@ static const KernelInfo KERNELS[] = {
     {"gemv_t_f32_scalar_lean", gemv_t_f32_scalar_lean, Layout::T, Space::T, false, false, false},
     {"gemv_t_f32_lean_l1", gemv_t_f32_lean_l1, Layout::T, Space::T, true, true, false},
     {"gemv_t_f32_l1_any", gemv_t_f32_l1_any, Layout::T, Space::L1Any, false, false, true},
+    {"gemv_t_f32_paired", gemv_t_f32_paired, Layout::T, Space::Paired, true, true, false},
     {"gemv_t_f32_short", gemv_t_f32_short, Layout::TShort, Space::TShort, true, false, false},
     {"gemv_t_f32_short_scalar", gemv_t_f32_short_scalar, Layout::TShort, Space::TShort, false, false, false},
 };
@@ -76,6 +77,8 @@ static std::vector<std::pair<int, int>> shapes(Space space) {
         case Space::Short: return {{64, 1}, {256, 1}};
         case Space::T: return {{64, 1}, {256, 1}};
         case Space::L1Any: return {{256, 1}};
+        // The library's 256, and blocks of 2 warps for partial last blocks on the small cases.
+        case Space::Paired: return {{64, 1}, {256, 1}};
         case Space::TShort: return {{32, 1}, {64, 1}};
     }
     return {};

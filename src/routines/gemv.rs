@@ -208,6 +208,18 @@ const L1_ANY_MIN_COLUMNS: i64 = 2000;
 /// against 350.1 µs, 20000² 524.0 / 521.5, 32768² 1395.6 / 1382.5; level at
 /// 8192² and 10000², 90.9 / 91.1 and 138.5 / 139.0).
 const L1_ANY_FLOAT4_MAX_ROWS: i64 = 10000;
+/// `gemv_t_f32_paired`: blocks of 256 threads (8 columns), unsplit. Blocks
+/// of 64 and 128 ran within 1 % of 256 (H200, kernel time, µs: 2048² 6.17 /
+/// 6.18 / 6.13, 10000² 89.9 / 90.0 / 90.5, 65536 × 1024 68.6 / 68.6 / 68.5).
+const PAIRED_SPACE: LaunchSpace =
+    LaunchSpace { tx_step: 32, tx_min: 256, tx_max: 256, ty_min: 1, ty_max: 1, splits: &[1] };
+/// `gemv_t_f32_paired` takes matrices of at least this many columns: on
+/// fewer, as many warps as columns left it behind the lean kernel with x
+/// through L1 (H200, kernel time, µs: 512² 2.30 against 2.21, 256² 2.15 /
+/// 2.02; 768² 2.71 / 3.10)…
+const PAIRED_MIN_COLUMNS: i64 = 768;
+/// …and at most this many rows: its row indices are 32-bit.
+const PAIRED_MAX_ROWS: i64 = i32::MAX as i64 - 1024;
 const T_SHORT_SPACE: LaunchSpace =
     LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 64, ty_min: 1, ty_max: 1, splits: &[1] };
 
@@ -263,6 +275,11 @@ pub static GEMV_T_LEAN_L1: KernelSpec = KernelSpec { name: "gemv_t_f32_lean_l1",
 /// 16-byte boundary, unsplit, blocks of 256 threads (L1_ANY_SPACE; see `plan`).
 pub static GEMV_T_L1_ANY: KernelSpec =
     KernelSpec { name: "gemv_t_f32_l1_any", space: L1_ANY_SPACE, geometry: t_geometry };
+/// op T, A 16-byte aligned and lda % 4 == 0, x 16-byte aligned with unit
+/// stride ([`XReads::Float4`]): a warp per column, unsplit, each round's loads
+/// of A and x requested together (PAIRED_SPACE; see `plan`).
+pub static GEMV_T_PAIRED: KernelSpec =
+    KernelSpec { name: "gemv_t_f32_paired", space: PAIRED_SPACE, geometry: t_geometry };
 /// op T, m ≤ SHORT_ROWS_MAX, A 16-byte aligned and lda % 4 == 0.
 pub static GEMV_T_SHORT: KernelSpec =
     KernelSpec { name: "gemv_t_f32_short", space: T_SHORT_SPACE, geometry: t_short_geometry };
@@ -294,6 +311,7 @@ pub const KERNEL_NAMES: &[&str] = &[
     GEMV_T_SCALAR_LEAN.name,
     GEMV_T_LEAN_L1.name,
     GEMV_T_L1_ANY.name,
+    GEMV_T_PAIRED.name,
     GEMV_T_SHORT.name,
     GEMV_T_SHORT_SCALAR.name,
 ];
@@ -403,7 +421,7 @@ pub fn select_kernel(op: Op, m: i64, a: u64, lda: i64) -> &'static KernelSpec {
 /// How the kernels may read x through L1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum XReads {
-    /// 16-byte aligned, unit stride: as float4 (`gemv_t_f32_lean_l1`).
+    /// 16-byte aligned, unit stride: as float4 (`gemv_t_f32_paired`, `gemv_t_f32_lean_l1`).
     Float4,
     /// Unit stride at any alignment: as consecutive floats (`gemv_t_f32_l1_any`).
     UnitStride,
@@ -423,6 +441,8 @@ pub fn x_reads(x: u64, incx: i64) -> XReads {
 /// A kernel besides the default that can serve a call, and when `plan` takes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Twin {
+    /// The paired T kernel (x as float4 only): [`paired_serves`].
+    Paired,
     /// The lean T kernel with x through L1 (x as float4 only): where it runs unsplit in one wave.
     LeanL1,
     /// The lean T kernels: where they run in one wave what the default needs more for.
@@ -446,7 +466,8 @@ enum Twin {
     Thin,
 }
 
-const TWINS: [(&KernelSpec, &KernelSpec, Twin); 15] = [
+const TWINS: [(&KernelSpec, &KernelSpec, Twin); 16] = [
+    (&GEMV_T, &GEMV_T_PAIRED, Twin::Paired),
     (&GEMV_T, &GEMV_T_LEAN_L1, Twin::LeanL1),
     (&GEMV_T, &GEMV_T_LEAN, Twin::Lean),
     (&GEMV_T, &GEMV_T_L1_ANY, Twin::L1Any),
@@ -471,7 +492,7 @@ fn twins(default: &'static KernelSpec, x: XReads) -> impl Iterator<Item = (&'sta
         .filter(move |(d, _, kind)| {
             std::ptr::eq(*d, default)
                 && match kind {
-                    Twin::LeanL1 => x == XReads::Float4,
+                    Twin::Paired | Twin::LeanL1 => x == XReads::Float4,
                     Twin::L1Any => x != XReads::Strided,
                     _ => true,
                 }
@@ -538,7 +559,14 @@ fn wide_serves(kind: Twin, m: i64, n: i64) -> bool {
         && match kind {
             Twin::Wide | Twin::Lanes => n <= WIDE_L1_MAX_COLUMNS,
             Twin::WideStaged => n > WIDE_L1_MAX_COLUMNS,
-            Twin::LeanL1 | Twin::Lean | Twin::L1Any | Twin::Narrow | Twin::Sweep | Twin::Long | Twin::Thin => false,
+            Twin::Paired
+            | Twin::LeanL1
+            | Twin::Lean
+            | Twin::L1Any
+            | Twin::Narrow
+            | Twin::Sweep
+            | Twin::Long
+            | Twin::Thin => false,
         }
 }
 
@@ -628,6 +656,14 @@ fn lean_l1_pays(device: &DeviceModel, plan: &LaunchPlan) -> bool {
     optimizer::waves(device, plan) == 1 && plan.geometry.grid.1 == 1
 }
 
+/// Whether `gemv_t_f32_paired` can take a T call from `gemv_t_f32` (`plan`;
+/// x as float4 is the caller's check): at least PAIRED_MIN_COLUMNS columns
+/// and at most PAIRED_MAX_ROWS rows, split or not (it never splits: 65536 ×
+/// 1024 ran 68.5 µs unsplit against 70.6 on the default's split of 4, H200).
+fn paired_serves(m: i64, n: i64) -> bool {
+    n >= PAIRED_MIN_COLUMNS && m <= PAIRED_MAX_ROWS
+}
+
 /// Whether `gemv_t_f32_l1_any` can take a T call from its default kernel
 /// (`plan`; x with unit stride is the caller's check): the default's plan
 /// unsplit on at least L1_ANY_MIN_COLUMNS columns, and for float4 A at most
@@ -641,6 +677,16 @@ fn l1_any_serves(default: &KernelSpec, m: i64, n: i64, default_plan: &LaunchPlan
 /// The kernel and the tuner's plan for a call (what `sgemv` launches; the
 /// benchmark reports it): the default kernel, unless its twin does better by
 /// a rule the occupancies cannot see, or a shape is forced on the default.
+///  - Paired T, for float4 A and x as float4: wherever `paired_serves`,
+///    before the kernels below. A warp per column, as they do, but each
+///    round's float4s of A and of x are requested together, one memory
+///    round trip a round where the others wait for A before asking for x
+///    (H200, kernel time, `scripts/gemv-ab.py`, matrices rotated past the L2,
+///    µs, against the routine's choice before: 1000² 3.17 / 3.47, 2048² 6.13
+///    / 6.89, 4000 × 1000 6.45 / 8.18, 8192 × 2048 17.20 / 19.20, 5000² 24.50
+///    / 25.44, 10000² 90.5 / 98.9, 16384² 234.4 / 239.8, 20000² 353.2 /
+///    363.8, 1024 × 65536 60.6 / 61.3, 65536 × 1024 68.5 / 70.6). The rest
+///    of this list is for the calls it does not take.
 ///  - Lean T with x through L1: wherever it runs unsplit in one wave, for x
 ///    16-byte aligned with unit stride. Every block reads x from its first
 ///    row on, so the staging's two barriers per chunk cost more than L1
@@ -740,6 +786,7 @@ pub fn plan(
     for (twin_spec, kind) in twins(default, x) {
         let consider = match kind {
             // Where the kernel for any A serves too, only if the lean kernel saves a wave.
+            Twin::Paired => paired_serves(m, n),
             Twin::LeanL1 => !l1_any || waves(model, &default_plan) > 1,
             Twin::Lean => waves(model, &default_plan) > 1,
             Twin::L1Any => l1_any,
@@ -771,6 +818,7 @@ pub fn plan(
         let forced = device.tuner.forced().get(twin_spec.name).is_some();
         let better = forced
             || match kind {
+                Twin::Paired => true,
                 Twin::LeanL1 => lean_l1_pays(model, &twin_plan),
                 Twin::Lean => waves(model, &twin_plan) == 1,
                 Twin::L1Any => true,
@@ -1394,6 +1442,21 @@ mod tests {
         assert!(serves(&GEMV_T_SCALAR, 16384, 16384));
     }
 
+    #[test]
+    fn the_paired_t_kernel_serves_768_columns_or_more_split_or_not() {
+        for (m, n) in [(130, 768), (1000, 1000), (2048, 2048), (20000, 20000), (65536, 1024), (1 << 24, 768)] {
+            assert!(paired_serves(m, n), "{m} × {n}");
+        }
+        for (m, n) in [(512, 512), (100_000, 767), (1 << 20, 16)] {
+            assert!(!paired_serves(m, n), "{m} × {n}: too few columns");
+        }
+        assert!(paired_serves(PAIRED_MAX_ROWS, 768) && !paired_serves(PAIRED_MAX_ROWS + 1, 768), "32-bit rows");
+        // Its only block shape: 256 threads, 8 columns a block, never split.
+        assert_eq!((PAIRED_SPACE.tx_min, PAIRED_SPACE.tx_max, PAIRED_SPACE.splits), (256, 256, &[1][..]));
+        let geometry = t_geometry(&problem(1000, 1000), &LaunchShape { tx: 256, ty: 1, split: 1 });
+        assert_eq!(geometry.grid, (125, 1, 1));
+    }
+
     fn position(result: Result<Op>) -> u32 {
         match result {
             Err(Error::InvalidArgument { routine: "SGEMV", position }) => position,
@@ -1519,19 +1582,21 @@ mod tests {
             &GEMV_T_SCALAR_LEAN,
             &GEMV_T_LEAN_L1,
             &GEMV_T_L1_ANY,
+            &GEMV_T_PAIRED,
             &GEMV_T_SHORT,
             &GEMV_T_SHORT_SCALAR,
         ] {
             assert!(KERNEL_NAMES.contains(&spec.name));
         }
-        // The T kernels have lean variants (the float4 one also with x through L1, for x as float4), the
+        // The T kernels have lean variants (the float4 one also with x through L1, and the paired kernel first,
+        // for x as float4), the
         // scalar one a kernel for any A with x through L1 (for x with unit stride); the N kernels narrow and
         // wide ones, offered after the default.
         let names = |kernels: Vec<&KernelSpec>| kernels.iter().map(|k| k.name).collect::<Vec<_>>();
         use XReads::{Float4, Strided, UnitStride};
         assert_eq!(
             names(candidate_kernels(Op::T, 1000, 4096, 1000, Float4)),
-            ["gemv_t_f32", "gemv_t_f32_lean_l1", "gemv_t_f32_lean", "gemv_t_f32_l1_any"]
+            ["gemv_t_f32", "gemv_t_f32_paired", "gemv_t_f32_lean_l1", "gemv_t_f32_lean", "gemv_t_f32_l1_any"]
         );
         assert_eq!(
             names(candidate_kernels(Op::T, 1000, 4096, 1000, UnitStride)),
