@@ -365,6 +365,54 @@ fn gpu_sgemv_case_matrix() {
     say(&format!("{test}: {cases} cases passed"));
 }
 
+/// The paired T kernel through the routine (A and x as float4, 768 columns or more; the case matrix's
+/// offsets and increments never give it): every scalar pair and pointer mode of the case matrix, y's
+/// increments 1, -1 and 3, whole and partial last blocks of 8 columns, 0 to 3 rows past the last float4,
+/// one to three rounds of 1024 rows.
+#[test]
+fn gpu_sgemv_paired_t_kernel_through_the_routine() {
+    let test = "gpu_sgemv_paired_t_kernel_through_the_routine";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    let cublas = CublasSession::open(test);
+    let mut cases = 0;
+    for (m, n, lda) in [(1000, 800, 1000), (2101, 1003, 2104), (130, 1100, 132), (3072, 768, 3072)] {
+        for (k, &(alpha, beta, device_scalars)) in SCALARS.iter().enumerate() {
+            let incy = [1, -1, 3][k % 3];
+            let case = Case {
+                trans: MUBLAS_OP_T,
+                m,
+                n,
+                lda,
+                a_offset: 0,
+                x_offset: 0,
+                y_offset: k % 3,
+                incx: 1,
+                incy,
+                alpha,
+                beta,
+                device_scalars,
+            };
+            let prepared = Prepared::new(&gpu, &mut random, case);
+            let x = gemv::x_reads(prepared.dx.address(), 1);
+            let op = gemv::check_arguments(MUBLAS_OP_T, m as i64, n as i64, lda as i64, 1, incy).unwrap();
+            let (spec, _) =
+                gemv::plan(gpu.inner(), op, m as i64, n as i64, prepared.da.address(), lda as i64, x).unwrap();
+            assert_eq!(spec.name, "gemv_t_f32_paired", "{m} × {n} lda {lda}");
+            let what = prepared.describe(None);
+            let got = prepared.run(&gpu, None);
+            prepared.check(&what, &got);
+            prepared.check_inputs_unchanged(&what);
+            if let Some(session) = cublas.as_ref().filter(|_| alpha != 0.0) {
+                let (lib, handle) = session.pair();
+                prepared.check_cublas(&gpu, lib, handle);
+            }
+            cases += 1;
+        }
+    }
+    say(&format!("{test}: {cases} cases passed"));
+}
+
 #[test]
 fn gpu_sgemv_aligned_and_unaligned_paths() {
     let test = "gpu_sgemv_aligned_and_unaligned_paths";
