@@ -282,13 +282,17 @@ impl Prepared {
 }
 
 fn run_case(gpu: &Gpu, random: &mut Random, case: Case, cublas: Option<(&RealCublas, CublasHandle)>) {
-    let prepared = Prepared::new(gpu, random, case);
+    run_prepared(gpu, &Prepared::new(gpu, random, case), cublas);
+}
+
+/// `run_case` on operands already prepared (a test that first asks which kernel the routine plans for them).
+fn run_prepared(gpu: &Gpu, prepared: &Prepared, cublas: Option<(&RealCublas, CublasHandle)>) {
     let got = prepared.run(gpu, None);
     let what = prepared.describe(None);
     prepared.check(&what, &got);
     prepared.check_inputs_unchanged(&what);
     // cuBLAS is given NaN-filled A and x only where alpha = 0, and nothing obliges it not to read them.
-    if let Some((lib, ch)) = cublas.filter(|_| case.alpha != 0.0) {
+    if let Some((lib, ch)) = cublas.filter(|_| prepared.case.alpha != 0.0) {
         prepared.check_cublas(gpu, lib, ch);
     }
 }
@@ -399,14 +403,7 @@ fn gpu_sgemv_paired_t_kernel_through_the_routine() {
             let (spec, _) =
                 gemv::plan(gpu.inner(), op, m as i64, n as i64, prepared.da.address(), lda as i64, x).unwrap();
             assert_eq!(spec.name, "gemv_t_f32_paired", "{m} × {n} lda {lda}");
-            let what = prepared.describe(None);
-            let got = prepared.run(&gpu, None);
-            prepared.check(&what, &got);
-            prepared.check_inputs_unchanged(&what);
-            if let Some(session) = cublas.as_ref().filter(|_| alpha != 0.0) {
-                let (lib, handle) = session.pair();
-                prepared.check_cublas(&gpu, lib, handle);
-            }
+            run_prepared(&gpu, &prepared, cublas.as_ref().map(CublasSession::pair));
             cases += 1;
         }
     }

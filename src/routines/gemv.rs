@@ -785,8 +785,8 @@ pub fn plan(
     let l1_any = x != XReads::Strided && l1_any_serves(default, m, n, &default_plan);
     for (twin_spec, kind) in twins(default, x) {
         let consider = match kind {
-            // Where the kernel for any A serves too, only if the lean kernel saves a wave.
             Twin::Paired => paired_serves(m, n),
+            // Where the kernel for any A serves too, only if the lean kernel saves a wave.
             Twin::LeanL1 => !l1_any || waves(model, &default_plan) > 1,
             Twin::Lean => waves(model, &default_plan) > 1,
             Twin::L1Any => l1_any,
