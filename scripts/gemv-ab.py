@@ -7,11 +7,14 @@ compiled by `scripts/nvrtc-ptx.py FILE.cu sm_90 > FILE.cubin`) before wiring
 it into the tuner. Square n×n or m×n, y = A·x (OP=T in the environment: y = Aᵀ·x,
 for the T kernels, TX threads a block, a warp per column; LDA=l: A's
 leading dimension, m by default), alpha = 1,
-beta = 0 (BETA=b in the environment: beta = b, y read). Twenty calls
-captured in a CUDA graph and replayed between two events, median of 15
-replays, four matrices and y vectors rotated (past the L2 from n = 2048):
-the kernels' own time, without launch cost (from Python, longer than these
-kernels). Each result is checked against a float64 product.
+beta = 0 (BETA=b in the environment: beta = b, y read). Twenty calls (or
+one per matrix) captured in a CUDA graph and replayed between two events,
+median of 15 replays, the matrices and y vectors rotated: enough matrices
+that together they pass 256 MiB, four at least (ROT=r: r of them; four
+stay in the H100's and H200's L2 up to 1024²): the kernels' own time,
+without launch cost (from Python, longer than these kernels). A split's
+rows (T) or columns (N) per block are rounded up to a multiple of 2048 (T)
+or 128 (N), as the routine's are (GRANULE=g: g). Each result is checked against a float64 product.
 
 usage: gemv-ab.py FILE.cubin N|MxN SPEC...   SPEC: KERNEL@TXxTY[xSPLIT]
   e.g. gemv-ab.py gemv.cubin 2000 gemv_n_f32@32x16x16 gemv_n_f32_c8@8x64
@@ -27,6 +30,8 @@ from graph_timing import graph_times, median
 
 CALLS = 20
 OP_T = os.environ.get("OP") == "T"
+# T_ROW_GRANULE, N_COLUMN_GRANULE in src/routines/gemv.rs (GRANULE=g: g, as for the split paired kernel's 128)
+SPLIT_GRANULE = int(os.environ.get("GRANULE", 2048 if OP_T else 128))
 BETA = float(os.environ.get("BETA", "0"))
 
 
@@ -39,9 +44,10 @@ def main():
     assert cublas.cublasCreate_v2(ctypes.byref(handle)) == 0
     lda = int(os.environ.get("LDA", m))
     assert lda >= m
-    matrices = [cp.random.rand(lda * n, dtype=cp.float32) - 0.5 for _ in range(4)]
+    rotated = int(os.environ.get("ROT", max(4, -(-(256 << 20) // (4 * lda * n)))))
+    matrices = [cp.random.rand(lda * n, dtype=cp.float32) - 0.5 for _ in range(rotated)]
     x = cp.random.rand(m if OP_T else n, dtype=cp.float32) - 0.5
-    ys = [cp.zeros(n if OP_T else m, dtype=cp.float32) for _ in range(4)]
+    ys = [cp.zeros(n if OP_T else m, dtype=cp.float32) for _ in range(rotated)]
     y = ys[0]
     a = matrices[0].reshape(n, lda)[:, :m]  # row j of `a` is column j of A
     reference = (a if OP_T else a.T).astype(cp.float64) @ x.astype(cp.float64)
@@ -65,6 +71,8 @@ def main():
         rows_per_thread = 1 if "_lanes" in name or "_sweep" in name else 4
         tiles = -(-n // (tx // 32)) if OP_T else -(-m // (rows_per_thread * tx))
         per_split = -(-(m if OP_T else n) // split)
+        per_split = -(-per_split // SPLIT_GRANULE) * SPLIT_GRANULE if split > 1 else per_split
+        split = -(-(m if OP_T else n) // per_split)
 
         def launch(A, y):
             f((tiles, split), (tx, ty), (np.int64(m), np.int64(n), np.float32(1), np.uint64(0), A, np.int64(lda), x,
@@ -73,7 +81,7 @@ def main():
         return launch, f"{tiles * split} blocks"
 
     for label, (launch, blocks) in [("cuBLAS", (with_cublas, ""))] + [(spec, kernel(spec)) for spec in specs]:
-        times = graph_times(stream, lambda i: launch(matrices[i], ys[i]), CALLS)
+        times = graph_times(stream, lambda i: launch(matrices[i], ys[i]), max(CALLS, rotated), operands=rotated)
         with stream:
             y.fill(0)  # beta * y of the timed calls is not the check's
             launch(matrices[0], y)
