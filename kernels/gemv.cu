@@ -1,6 +1,6 @@
 // SGEMV: y = alpha * op(A) * x + beta * y, A column-major (m rows, n columns, lda).
 //
-// Twenty-two kernels; the routine (src/routines/gemv.rs) picks one of twenty-one per call:
+// Twenty-three kernels; the routine (src/routines/gemv.rs) picks one of twenty-two per call:
 //  - gemv_n_f32 / gemv_n_f32_scalar: op N. Block (Tx, Ty); the block owns
 //    GEMV_N_ROWS * Tx rows, each thread GEMV_N_ROWS of them; the Ty thread rows
 //    split the block's columns in groups of GEMV_N_COLS (the loads of a group are
@@ -53,7 +53,9 @@
 //    float4 from its first 16-byte boundary, x through L1 as floats.
 //    gemv_t_f32_paired: float4 A, x 16-byte aligned with unit stride; a
 //    warp per column, unsplit, each round's loads of A and of x requested
-//    together (gemv_t_paired).
+//    together (gemv_t_paired). gemv_t_f32_paired_split: the same split over
+//    rows, with an arrival counter per column instead of per block
+//    (gemv_t_paired_split).
 //  - gemv_t_f32_short / gemv_t_f32_short_scalar: op T with m <= 64: L lanes per
 //    column, GEMV_T_SMALL_COLUMNS columns per lane, 4 * Tx / L columns per block,
 //    no split. The float4 variants need A 16-byte aligned and lda % 4 == 0.
@@ -64,8 +66,10 @@
 // then counts itself in `counters[blockIdx.x]`; the last block of a tile to
 // arrive adds the partials in a fixed order (gemv_finish), applies alpha and
 // beta, writes y and resets the counter to 0 for the next call. One launch, and
-// the same bits whichever block happens to finish last. The counters must be 0
-// before the first call (the routine sees to it).
+// the same bits whichever block happens to finish last (gemv_t_f32_paired_split:
+// each warp counts itself in `counters[column]`, and the column's last warp adds
+// its partials). The counters must be 0 before the first call (the routine sees
+// to it).
 //
 // The elements of y a thread writes are read before its sums are done
 // (gemv_y_early), not after. Every result is a fixed-order sum for a given
@@ -811,10 +815,10 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
     if (tid == 0) counters[blockIdx.x] = 0;
 }
 
-// op T, float4 A, x 16-byte aligned with unit stride, unsplit: a warp per
-// column, and each round requests its U float4s of the column together with
-// the float4s of x they meet, before the round's sums. In gemv_t (x through
-// L1) x's loads are issued after A's arrive, a second round trip per round.
+// op T, float4 A, x 16-byte aligned with unit stride: a warp per column,
+// and each round requests its U float4s of the column together with the
+// float4s of x they meet, before the round's sums. In gemv_t (x through L1)
+// x's loads are issued after A's arrive, a second round trip per round.
 template <int U>
 __device__ __forceinline__ void gemv_t_paired_round(float4 (&av)[U], float4 (&xv)[U], const float *__restrict__ a,
                                                     const float *__restrict__ x, int i, int last) {
@@ -826,28 +830,11 @@ __device__ __forceinline__ void gemv_t_paired_round(float4 (&av)[U], float4 (&xv
         xv[u] = inside ? __ldg(reinterpret_cast<const float4 *>(x + r)) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     }
 }
+// The sum over `rows` rows (< 2^31) of a[r] * x[r], for the whole warp: lane l reads rows 4l..4l+3 of each
+// stretch of 128, whole float4s only, then the last rows % 4 rows. Row indices in 32 bits (86 registers with
+// 64, two blocks per SM instead of three): the routine takes these kernels for m < 2^31 only.
 template <int U>
-__device__ __forceinline__ void gemv_t_paired(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
-                                              const float *__restrict__ A, i64 lda, const float *__restrict__ x,
-                                              float beta_value, const float *beta_ptr, float *y, i64 incy) {
-    const float alpha = load_scalar(alpha_value, alpha_ptr);
-    const float beta = load_scalar(beta_value, beta_ptr);
-    const int lane = threadIdx.x & 31;
-    const i64 col = static_cast<i64>(blockIdx.x) * (blockDim.x >> 5) + (threadIdx.x >> 5);
-    // Whole warps leave past the last column (the shuffles below are the warp's alone; keeping them
-    // with no rows to read took 90 registers instead of 80).
-    if (col >= n) return;
-    float *yc = y + col * incy;
-    if (alpha == 0.0f) {
-        if (lane == 0) gemv_scale_only(beta, yc);
-        return;
-    }
-    const float y_early = lane == 0 ? gemv_y_early(beta, yc) : 0.0f;
-    const float *a = A + col * lda;
-    // Lane l reads rows 4l..4l+3 of each stretch of 128; whole float4s only, then the last m % 4 rows.
-    // Row indices in 32 bits (86 registers with 64, two blocks per SM instead of three): the routine
-    // takes this kernel for m < 2^31 only.
-    const int rows = static_cast<int>(m);
+__device__ __forceinline__ float gemv_t_paired_sum(const float *__restrict__ a, const float *__restrict__ x, int rows, int lane) {
     const int last = rows - 4;
     float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     // The next round is requested after this one's sums, outside the loop's
@@ -874,7 +861,76 @@ __device__ __forceinline__ void gemv_t_paired(i64 m, i64 n, float alpha_value, c
     float sum = (acc.x + acc.y) + (acc.z + acc.w);
 #pragma unroll
     for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    return sum;
+}
+template <int U>
+__device__ __forceinline__ void gemv_t_paired(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
+                                              const float *__restrict__ A, i64 lda, const float *__restrict__ x,
+                                              float beta_value, const float *beta_ptr, float *y, i64 incy) {
+    const float alpha = load_scalar(alpha_value, alpha_ptr);
+    const float beta = load_scalar(beta_value, beta_ptr);
+    const int lane = threadIdx.x & 31;
+    const i64 col = static_cast<i64>(blockIdx.x) * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    // Whole warps leave past the last column (the shuffles are the warp's alone; keeping them
+    // with no rows to read took 90 registers instead of 80).
+    if (col >= n) return;
+    float *yc = y + col * incy;
+    if (alpha == 0.0f) {
+        if (lane == 0) gemv_scale_only(beta, yc);
+        return;
+    }
+    const float y_early = lane == 0 ? gemv_y_early(beta, yc) : 0.0f;
+    const float sum = gemv_t_paired_sum<U>(A + col * lda, x, static_cast<int>(m), lane);
     if (lane == 0) *yc = gemv_result(alpha, sum, beta, y_early);
+}
+// The same, split: block (bx, by) reads rows [by * per_split, (by + 1) * per_split) of its columns
+// (per_split a multiple of 4). Each warp counts itself in its column's counter (counters[col]: n of them,
+// where gemv_t counts blocks) and the last warp of a column to arrive adds the column's partial sums in a
+// fixed order, so that warps past the last column can leave as above (no block barrier).
+template <int U>
+__device__ __forceinline__ void gemv_t_paired_split(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
+                                                    const float *__restrict__ A, i64 lda, const float *__restrict__ x,
+                                                    float beta_value, const float *beta_ptr, float *y, i64 incy,
+                                                    i64 per_split, unsigned *counters, float *partials) {
+    const int lane = threadIdx.x & 31;
+    const i64 col = static_cast<i64>(blockIdx.x) * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    if (col >= n) return;
+    if (load_scalar(alpha_value, alpha_ptr) == 0.0f) {
+        if (blockIdx.y == 0 && lane == 0) gemv_scale_only(load_scalar(beta_value, beta_ptr), y + col * incy);
+        return;
+    }
+    const int r_begin = static_cast<int>(blockIdx.y * per_split);
+    const int rows = static_cast<int>(min(m - r_begin, per_split));
+    const float sum = gemv_t_paired_sum<U>(A + col * lda + r_begin, x + r_begin, rows, lane);
+    const unsigned split = gridDim.y;
+    if (split == 1) {  // the routine's fallback without a work buffer, and forced shapes on few rows
+        if (lane == 0) {
+            const float alpha = load_scalar(alpha_value, alpha_ptr), beta = load_scalar(beta_value, beta_ptr);
+            float *yc = y + col * incy;
+            *yc = gemv_result(alpha, sum, beta, gemv_y_early(beta, yc));
+        }
+        return;
+    }
+    int last = 0;
+    if (lane == 0) {
+        partials[static_cast<i64>(blockIdx.y) * n + col] = sum;
+        __threadfence();  // the partial is visible device-wide before the count
+        last = atomicAdd(counters + col, 1u) == split - 1;
+    }
+    if (!__shfl_sync(0xffffffffu, last, 0)) return;
+    __threadfence();
+    // Lane l adds the splits l, l + 32, ... in order, then the lanes' sums are folded pairwise.
+    float total = 0.0f;
+    for (unsigned s = lane; s < split; s += 32) total += __ldcg(partials + static_cast<i64>(s) * n + col);
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) total += __shfl_xor_sync(0xffffffffu, total, offset);
+    if (lane == 0) {
+        // The scalars and y are read here, by the last warp only: held over the rows' loop they cost registers.
+        const float alpha = load_scalar(alpha_value, alpha_ptr), beta = load_scalar(beta_value, beta_ptr);
+        float *yc = y + col * incy;
+        *yc = gemv_result(alpha, total, beta, gemv_y_early(beta, yc));
+        counters[col] = 0;
+    }
 }
 
 // The start of the row-per-thread N kernels (lanes, sweep), whose blocks
@@ -1032,6 +1088,9 @@ __device__ __forceinline__ void gemv_n_sweep(i64 m, i64 n, float alpha_value, co
         i64 per_split, unsigned *counters, float *partials
 #define GEMV_ARGS \
     m, n, alpha_value, alpha_ptr, A, lda, x, incx, beta_value, beta_ptr, y, incy, per_split, counters, partials
+// For kernels whose x has unit stride.
+#define GEMV_ARGS_NO_INCX \
+    m, n, alpha_value, alpha_ptr, A, lda, x, beta_value, beta_ptr, y, incy, per_split, counters, partials
 
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32(GEMV_PARAMS) { gemv_n<true>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_scalar(GEMV_PARAMS) { gemv_n<false>(GEMV_ARGS); }
@@ -1115,6 +1174,15 @@ extern "C" __global__ void __maxnreg__(64) gemv_t_f32_l1_any(GEMV_PARAMS) { gemv
 // to sm_90, no spills: three blocks of 256 per SM.
 extern "C" __global__ void __launch_bounds__(256) gemv_t_f32_paired(GEMV_PARAMS) {
     gemv_t_paired<GEMV_T_UNROLL>(m, n, alpha_value, alpha_ptr, A, lda, x, beta_value, beta_ptr, y, incy);
+}
+// The split paired kernel: held to three blocks of 256 per SM (80 registers;
+// ptxas spills 4 bytes on sm_90, none on sm_80, 52 on sm_70), where its own
+// 88 would give two. Against the unsplit kernel (H200, kernel time, µs,
+// split 2 / 3 / 4 and 2 at 88 registers): 100000 × 1024 97.1 / 97.2 / 101.0
+// and 96.0 (unsplit 104.6), 200000 × 768 149.4 / 149.5 / 141.6 and 175.1 at
+// 3 (unsplit 168.0); `plan` in src/routines/gemv.rs has the rest.
+extern "C" __global__ void __launch_bounds__(256, 3) gemv_t_f32_paired_split(GEMV_PARAMS) {
+    gemv_t_paired_split<GEMV_T_UNROLL>(GEMV_ARGS_NO_INCX);
 }
 #define GEMV_T_SHORT_ARGS m, n, alpha_value, alpha_ptr, A, lda, x, incx, beta_value, beta_ptr, y, incy
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short(GEMV_PARAMS) { gemv_t_short<true>(GEMV_T_SHORT_ARGS); }

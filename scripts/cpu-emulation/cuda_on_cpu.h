@@ -84,15 +84,15 @@ inline void __syncthreads() { emu::block_barrier->arrive_and_wait(); }
 // Warp shuffles through the warp's barrier: right where every lane of the
 // warp calls them together (a warp that has left calls none; the others go on).
 // `source` maps this thread's lane to the lane it reads (its own past the warp).
-template <class F>
-inline float warp_exchange(float v, F source) {
-    static float slots[1024];
+template <class T, class F>
+inline T warp_exchange(T v, F source) {
+    static T slots[1024];
     const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
     std::barrier<> &warp = (*emu::warp_barriers)[t / 32u];
     slots[t] = v;
     warp.arrive_and_wait();
     const unsigned lane = source(t & 31u);
-    const float other = lane < 32u ? slots[(t & ~31u) | lane] : v;
+    const T other = lane < 32u ? slots[(t & ~31u) | lane] : v;
     warp.arrive_and_wait();
     return other;
 }
@@ -101,6 +101,9 @@ inline float __shfl_xor_sync(unsigned, float v, int lane_mask) {
 }
 inline float __shfl_down_sync(unsigned, float v, unsigned delta) {
     return warp_exchange(v, [&](unsigned lane) { return lane + delta; });
+}
+inline int __shfl_sync(unsigned, int v, int src_lane) {
+    return warp_exchange(v, [&](unsigned) { return static_cast<unsigned>(src_lane); });
 }
 // Blocks run one after another: a block waits only for blocks of lower index,
 // which have finished (stream-K's fixup).

@@ -25,10 +25,10 @@ typedef void (*GemvKernel)(i64, i64, float, const float *, const float *, i64, c
                            float *, i64, i64, unsigned *, float *);
 
 // How the host launches a kernel (src/routines/gemv.rs: tiles, reduction_split, lanes_geometry).
-enum class Layout { N, Lanes, NShort, T, TShort };
+enum class Layout { N, Lanes, NShort, T, TShort, TPaired };
 
 // The launch spaces of src/routines/gemv.rs, as block shapes (Tx, Ty) tried and whether they split.
-enum class Space { N, Narrow, Wide, Lanes, Sweep, Short, T, L1Any, Paired, TShort };
+enum class Space { N, Narrow, Wide, Lanes, Sweep, Short, T, L1Any, Paired, PairedSplit, TShort };
 
 struct KernelInfo {
     const char *name;
@@ -62,6 +62,7 @@ static const KernelInfo KERNELS[] = {
     {"gemv_t_f32_lean_l1", gemv_t_f32_lean_l1, Layout::T, Space::T, true, true, false},
     {"gemv_t_f32_l1_any", gemv_t_f32_l1_any, Layout::T, Space::L1Any, false, false, true},
     {"gemv_t_f32_paired", gemv_t_f32_paired, Layout::T, Space::Paired, true, true, false},
+    {"gemv_t_f32_paired_split", gemv_t_f32_paired_split, Layout::TPaired, Space::PairedSplit, true, true, false},
     {"gemv_t_f32_short", gemv_t_f32_short, Layout::TShort, Space::TShort, true, false, false},
     {"gemv_t_f32_short_scalar", gemv_t_f32_short_scalar, Layout::TShort, Space::TShort, false, false, false},
 };
@@ -78,13 +79,16 @@ static std::vector<std::pair<int, int>> shapes(Space space) {
         case Space::T: return {{64, 1}, {256, 1}};
         case Space::L1Any: return {{256, 1}};
         // The library's 256, and blocks of 2 warps for partial last blocks on the small cases.
-        case Space::Paired: return {{64, 1}, {256, 1}};
+        case Space::Paired:
+        case Space::PairedSplit: return {{64, 1}, {256, 1}};
         case Space::TShort: return {{32, 1}, {64, 1}};
     }
     return {};
 }
 
-static bool splits(Space space) { return space == Space::N || space == Space::Short || space == Space::T; }
+static bool splits(Space space) {
+    return space == Space::N || space == Space::Short || space == Space::T || space == Space::PairedSplit;
+}
 
 struct Case {
     i64 m, n, lda;
@@ -118,7 +122,7 @@ static int run_case(const KernelInfo &k, const Case &c) {
     const size_t span = static_cast<size_t>(c.lda * (c.n - 1) + c.m);
     Fenced a(span, c.offset, c.at_end);
     for (size_t i = 0; i < span; ++i) a.data[i] = random_value();
-    const bool t = k.layout == Layout::T || k.layout == Layout::TShort;
+    const bool t = k.layout == Layout::T || k.layout == Layout::TShort || k.layout == Layout::TPaired;
     const i64 len_x = t ? c.m : c.n, len_y = t ? c.n : c.m;
     const i64 nx = 1 + (len_x - 1) * std::llabs(c.incx), ny = 1 + (len_y - 1) * std::llabs(c.incy);
     std::vector<float> xs(nx + 8), y0(ny);
@@ -148,8 +152,10 @@ static int run_case(const KernelInfo &k, const Case &c) {
             split_ranges(c.n, c.split, 1024, per_split, ranges);
             break;
         case Layout::T:
+        case Layout::TPaired:
             blocks = static_cast<unsigned>((c.n + c.tx / 32 - 1) / (c.tx / 32));
-            split_ranges(c.m, c.split, 2048, per_split, ranges);
+            // Ranges of whole x chunks (T), or of 128-row stretches (the split paired kernel).
+            split_ranges(c.m, c.split, k.layout == Layout::T ? 2048 : 128, per_split, ranges);
             break;
         case Layout::TShort: {
             const int slots = std::max(1, c.tx / lanes_per_column(c.m));
@@ -158,7 +164,8 @@ static int run_case(const KernelInfo &k, const Case &c) {
             break;
         }
     }
-    std::vector<unsigned> counters(blocks, 0);
+    // A counter per block, or per column (the split paired kernel).
+    std::vector<unsigned> counters(std::max<i64>(blocks, len_y), 0);
     std::vector<float> partials(static_cast<size_t>(ranges) * len_y + 1);
     const float scalars[2] = {c.alpha, c.beta};
     const float *alpha_ptr = c.device_scalars ? &scalars[0] : nullptr;
@@ -203,8 +210,8 @@ static int run_case(const KernelInfo &k, const Case &c) {
     }
     for (i64 s = 0; s < ny; ++s)
         if (!element[s] && std::memcmp(&y[s], &y0[s], 4)) fail("storage between elements of y", s, y[s], y0[s]);
-    for (unsigned b = 0; b < blocks; ++b)
-        if (counters[b]) fail("arrival counter not reset", b, counters[b], 0);
+    for (size_t b = 0; b < counters.size(); ++b)
+        if (counters[b]) fail("arrival counter not reset", static_cast<i64>(b), counters[b], 0);
     return failures;
 }
 
@@ -220,6 +227,7 @@ static bool serves(const KernelInfo &k, const Case &c) {
         case Layout::Lanes:
             return !short_rows;
         case Layout::T:
+        case Layout::TPaired:
             return c.m > 64;
         case Layout::NShort:
         case Layout::TShort:
@@ -239,7 +247,7 @@ int main(int argc, char **argv) {
         for (const auto &dim : dims) {
             const i64 m = dim[0], n = dim[1];
             // A warp per column: 2500 columns would be 80,000 emulated threads a call.
-            if (k.layout == Layout::T && n > 1000) continue;
+            if ((k.layout == Layout::T || k.layout == Layout::TPaired) && n > 1000) continue;
             for (const auto &[tx, ty] : shapes(k.space)) {
                 for (int split : {1, 4}) {
                     if (split > 1 && !splits(k.space)) continue;
