@@ -369,18 +369,32 @@ fn gpu_sgemv_case_matrix() {
     say(&format!("{test}: {cases} cases passed"));
 }
 
-/// The paired T kernel through the routine (A and x as float4, 768 columns or more; the case matrix's
-/// offsets and increments never give it): every scalar pair and pointer mode of the case matrix, y's
+/// The paired T kernels through the routine (A and x as float4, 768 columns or more; the case matrix's
+/// offsets and increments never give them): every scalar pair and pointer mode of the case matrix, y's
 /// increments 1, -1 and 3, whole and partial last blocks of 8 columns, 0 to 3 rows past the last float4,
-/// one to three rounds of 1024 rows.
+/// one to three rounds of 1024 rows; split over rows from 32768 rows (100000 from 921 columns on, on
+/// 132 SMs), and on fewer than 768 columns (short last ranges, each call finding the per-column
+/// counters the last one reset). The split on a 132-SM GPU last.
 #[test]
 fn gpu_sgemv_paired_t_kernel_through_the_routine() {
     let test = "gpu_sgemv_paired_t_kernel_through_the_routine";
     let Some(gpu) = gpu_or_skip(test) else { return };
     let mut random = random(test);
     let cublas = CublasSession::open(test);
+    let h100_like = gpu.inner().device.model().sm_count == 132;
     let mut cases = 0;
-    for (m, n, lda) in [(1000, 800, 1000), (2101, 1003, 2104), (130, 1100, 132), (3072, 768, 3072)] {
+    for (m, n, lda, split) in [
+        (1000, 800, 1000, 1),
+        (2101, 1003, 2104, 1),
+        (130, 1100, 132, 1),
+        (3072, 768, 3072, 1),
+        (32771, 768, 32772, 4),
+        (40003, 1030, 40004, 1),
+        (40003, 900, 40004, 2),
+        (20001, 512, 20004, 4),
+        (200_003, 37, 200_004, 48),
+        (4099, 256, 4100, 4),
+    ] {
         for (k, &(alpha, beta, device_scalars)) in SCALARS.iter().enumerate() {
             let incy = [1, -1, 3][k % 3];
             let case = Case {
@@ -400,9 +414,17 @@ fn gpu_sgemv_paired_t_kernel_through_the_routine() {
             let prepared = Prepared::new(&gpu, &mut random, case);
             let x = gemv::x_reads(prepared.dx.address(), 1);
             let op = gemv::check_arguments(MUBLAS_OP_T, m as i64, n as i64, lda as i64, 1, incy).unwrap();
-            let (spec, _) =
+            let (spec, plan) =
                 gemv::plan(gpu.inner(), op, m as i64, n as i64, prepared.da.address(), lda as i64, x).unwrap();
-            assert_eq!(spec.name, "gemv_t_f32_paired", "{m} × {n} lda {lda}");
+            if k == 0 {
+                say(&format!("{test}: {m} × {n}: {} grid {:?}", spec.name, plan.geometry.grid));
+            }
+            if h100_like {
+                let expected = if split > 1 { "gemv_t_f32_paired_split" } else { "gemv_t_f32_paired" };
+                assert_eq!((spec.name, plan.geometry.grid.1), (expected, split), "{m} × {n} lda {lda}");
+            } else {
+                assert!(spec.name.starts_with("gemv_t_f32_paired"), "{m} × {n} lda {lda}: {}", spec.name);
+            }
             run_prepared(&gpu, &prepared, cublas.as_ref().map(CublasSession::pair));
             cases += 1;
         }
@@ -977,7 +999,8 @@ fn gpu_sgemv_plan_reads_x_through_l1_where_x_allows() {
             spec.name, plan.shape, plan.geometry.grid
         ));
         assert!(
-            x == XReads::Float4 || !["gemv_t_f32_lean_l1", "gemv_t_f32_paired"].contains(&spec.name),
+            x == XReads::Float4
+                || !["gemv_t_f32_lean_l1", "gemv_t_f32_paired", "gemv_t_f32_paired_split"].contains(&spec.name),
             "{n}²: x is not float4"
         );
         assert!(x != XReads::Strided || spec.name != "gemv_t_f32_l1_any", "{n}²: x is strided");

@@ -220,6 +220,38 @@ const PAIRED_SPACE: LaunchSpace =
 const PAIRED_MIN_COLUMNS: i64 = 768;
 /// …and at most this many rows: its row indices are 32-bit.
 const PAIRED_MAX_ROWS: i64 = i32::MAX as i64 - 1024;
+/// `gemv_t_f32_paired_split`: the paired kernel's blocks, split over rows;
+/// `paired_split_plan` weighs these splits (2 to 3 blocks per SM for 1 to
+/// 128 blocks of columns on 132 SMs).
+const PAIRED_SPLIT_SPACE: LaunchSpace = LaunchSpace {
+    tx_step: 32,
+    tx_min: 256,
+    tx_max: 256,
+    ty_min: 1,
+    ty_max: 1,
+    splits: &[2, 3, 4, 5, 6, 8, 12, 16, 24, 33, 48, 66, 132, 198, 264],
+};
+/// The split paired kernel's row ranges are whole stretches of 128 rows (a
+/// float4 per lane; the kernel needs multiples of 4). Ranges of 2048 rows
+/// left a short last range: 32771 × 768 in 4 ranges ran 30.26 µs in ranges
+/// of 10240 rows, 29.19 in 9216 and 28.76 in 8320 (H200, kernel time)…
+const PAIRED_ROW_GRANULE: u64 = 128;
+/// …and at least this long, one round of the kernel's loads: 2048 × 512 ran
+/// 4.22 µs in 2 ranges, 4.62 in 4 (H200, kernel time; 5.37 on the default).
+const PAIRED_SPLIT_MIN_RANGE: u64 = 1024;
+/// From PAIRED_MIN_COLUMNS columns on, where the unsplit paired kernel
+/// serves, the split one serves matrices of at least this many rows where
+/// the unsplit grid leaves an eighth of the SMs idle or more: on fewer, the
+/// unsplit kernel was as fast or faster (H200, kernel time, µs, unsplit /
+/// split 2 / 3 / 4: 20000 × 1024 22.6 / 23.5 / 23.5 / 24.2, 8192 × 1024
+/// 10.75 / 11.64; 16384 × 768 16.5 / 16.0 / 16.6 / 16.3; 32768 × 768 30.7 /
+/// 28.7 / 30.4 / 28.2)…
+const PAIRED_SPLIT_MIN_ROWS: i64 = 32768;
+/// …and this many where it engages more SMs: 65536 × 1024 (128 blocks of
+/// columns) ran 68.1 µs unsplit against 69.7 split 2 ways, 40003 × 1030
+/// 43.2 against 44.0, where 100000 × 1024 ran 104.9 against 97.1 and
+/// 1000000 × 1024 972.5 against 914.0 (H200, `scripts/sgemv-builds.py`).
+const PAIRED_SPLIT_MIN_ROWS_FULL_GRID: i64 = 100_000;
 const T_SHORT_SPACE: LaunchSpace =
     LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 64, ty_min: 1, ty_max: 1, splits: &[1] };
 
@@ -280,6 +312,10 @@ pub static GEMV_T_L1_ANY: KernelSpec =
 /// of A and x requested together (PAIRED_SPACE; see `plan`).
 pub static GEMV_T_PAIRED: KernelSpec =
     KernelSpec { name: "gemv_t_f32_paired", space: PAIRED_SPACE, geometry: t_geometry };
+/// GEMV_T_PAIRED split over rows, a counter per column (PAIRED_SPLIT_SPACE;
+/// see `plan`).
+pub static GEMV_T_PAIRED_SPLIT: KernelSpec =
+    KernelSpec { name: "gemv_t_f32_paired_split", space: PAIRED_SPLIT_SPACE, geometry: t_paired_geometry };
 /// op T, m ≤ SHORT_ROWS_MAX, A 16-byte aligned and lda % 4 == 0.
 pub static GEMV_T_SHORT: KernelSpec =
     KernelSpec { name: "gemv_t_f32_short", space: T_SHORT_SPACE, geometry: t_short_geometry };
@@ -312,6 +348,7 @@ pub const KERNEL_NAMES: &[&str] = &[
     GEMV_T_LEAN_L1.name,
     GEMV_T_L1_ANY.name,
     GEMV_T_PAIRED.name,
+    GEMV_T_PAIRED_SPLIT.name,
     GEMV_T_SHORT.name,
     GEMV_T_SHORT_SCALAR.name,
 ];
@@ -379,6 +416,10 @@ pub enum Layout {
     T,
     /// op T, m ≤ SHORT_ROWS_MAX: tiles of 4·Tx / L columns (L lanes per column); no split.
     TShort,
+    /// op T, the split paired kernel: as T, but the split cuts the rows in
+    /// ranges of PAIRED_ROW_GRANULE rows, and the kernel counts arrivals per
+    /// column.
+    TPaired,
 }
 
 impl Layout {
@@ -389,6 +430,11 @@ impl Layout {
             Op::T if m <= SHORT_ROWS_MAX => Layout::TShort,
             Op::T => Layout::T,
         }
+    }
+
+    /// The layout `spec` launches with for a call of `op` on m rows.
+    pub fn of_kernel(spec: &KernelSpec, op: Op, m: i64) -> Layout {
+        if std::ptr::eq(spec, &GEMV_T_PAIRED_SPLIT) { Layout::TPaired } else { Layout::of(op, m) }
     }
 }
 
@@ -411,8 +457,9 @@ pub fn select_kernel(op: Op, m: i64, a: u64, lda: i64) -> &'static KernelSpec {
         (Layout::N, false) => &GEMV_N_SCALAR,
         (Layout::NShort, true) => &GEMV_N_SHORT,
         (Layout::NShort, false) => &GEMV_N_SHORT_SCALAR,
-        (Layout::T, true) => &GEMV_T,
-        (Layout::T, false) => &GEMV_T_SCALAR,
+        // (Layout::of never gives TPaired, the split paired kernel's own.)
+        (Layout::T | Layout::TPaired, true) => &GEMV_T,
+        (Layout::T | Layout::TPaired, false) => &GEMV_T_SCALAR,
         (Layout::TShort, true) => &GEMV_T_SHORT,
         (Layout::TShort, false) => &GEMV_T_SHORT_SCALAR,
     }
@@ -441,6 +488,8 @@ pub fn x_reads(x: u64, incx: i64) -> XReads {
 /// A kernel besides the default that can serve a call, and when `plan` takes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Twin {
+    /// The paired T kernel split over rows (x as float4 only): [`paired_split_serves`], in one wave.
+    PairedSplit,
     /// The paired T kernel (x as float4 only): [`paired_serves`].
     Paired,
     /// The lean T kernel with x through L1 (x as float4 only): where it runs unsplit in one wave.
@@ -466,7 +515,8 @@ enum Twin {
     Thin,
 }
 
-const TWINS: [(&KernelSpec, &KernelSpec, Twin); 16] = [
+const TWINS: [(&KernelSpec, &KernelSpec, Twin); 17] = [
+    (&GEMV_T, &GEMV_T_PAIRED_SPLIT, Twin::PairedSplit),
     (&GEMV_T, &GEMV_T_PAIRED, Twin::Paired),
     (&GEMV_T, &GEMV_T_LEAN_L1, Twin::LeanL1),
     (&GEMV_T, &GEMV_T_LEAN, Twin::Lean),
@@ -492,7 +542,7 @@ fn twins(default: &'static KernelSpec, x: XReads) -> impl Iterator<Item = (&'sta
         .filter(move |(d, _, kind)| {
             std::ptr::eq(*d, default)
                 && match kind {
-                    Twin::Paired | Twin::LeanL1 => x == XReads::Float4,
+                    Twin::PairedSplit | Twin::Paired | Twin::LeanL1 => x == XReads::Float4,
                     Twin::L1Any => x != XReads::Strided,
                     _ => true,
                 }
@@ -559,7 +609,8 @@ fn wide_serves(kind: Twin, m: i64, n: i64) -> bool {
         && match kind {
             Twin::Wide | Twin::Lanes => n <= WIDE_L1_MAX_COLUMNS,
             Twin::WideStaged => n > WIDE_L1_MAX_COLUMNS,
-            Twin::Paired
+            Twin::PairedSplit
+            | Twin::Paired
             | Twin::LeanL1
             | Twin::Lean
             | Twin::L1Any
@@ -658,10 +709,90 @@ fn lean_l1_pays(device: &DeviceModel, plan: &LaunchPlan) -> bool {
 
 /// Whether `gemv_t_f32_paired` can take a T call from `gemv_t_f32` (`plan`;
 /// x as float4 is the caller's check): at least PAIRED_MIN_COLUMNS columns
-/// and at most PAIRED_MAX_ROWS rows, split or not (it never splits: 65536 ×
-/// 1024 ran 68.5 µs unsplit against 70.6 on the default's split of 4, H200).
+/// and at most PAIRED_MAX_ROWS rows, split or not (65536 × 1024 ran 68.5 µs
+/// unsplit against 70.6 on the default's split of 4, H200), where the split
+/// paired kernel does not take it.
 fn paired_serves(m: i64, n: i64) -> bool {
     n >= PAIRED_MIN_COLUMNS && m <= PAIRED_MAX_ROWS
+}
+
+/// Whether `gemv_t_f32_paired_split` can take a T call from `gemv_t_f32`
+/// (`plan`, which then needs [`paired_split_pays`]; x as float4 is the
+/// caller's check): rows in 32 bits, two ranges of PAIRED_SPLIT_MIN_RANGE
+/// rows at least, at most one column per arrival counter, and where the
+/// unsplit paired kernel serves, PAIRED_SPLIT_MIN_ROWS rows (where its
+/// blocks of 8 columns leave at least 1/8 of the SMs idle) or
+/// PAIRED_SPLIT_MIN_ROWS_FULL_GRID (where they do not).
+fn paired_split_serves(device: &DeviceModel, m: i64, n: i64) -> bool {
+    let unsplit_blocks = (n as u64).div_ceil(8);
+    let min_rows = if 8 * unsplit_blocks <= 7 * device.sm_count as u64 {
+        PAIRED_SPLIT_MIN_ROWS
+    } else {
+        PAIRED_SPLIT_MIN_ROWS_FULL_GRID
+    };
+    m <= PAIRED_MAX_ROWS
+        && m as u64 >= 2 * PAIRED_SPLIT_MIN_RANGE
+        && n as u64 <= SPLIT_COUNTER_SLOTS
+        && (!paired_serves(m, n) || m >= min_rows)
+}
+
+/// The split paired kernel's shape: of the splits of its space whose grid
+/// runs in one wave with more blocks than SMs (where there is none, with
+/// blocks on half the SMs or more), and ranges of at least
+/// PAIRED_SPLIT_MIN_RANGE rows, the one whose grid best fills the fewest
+/// blocks per SM that hold it (k = ⌈blocks / SMs⌉: the Grid-Occupancy of a
+/// device that runs k blocks per SM), ties to the smaller split. So 64
+/// blocks of columns (512) split 4 ways on 132 SMs (256 blocks, 0.97 of two
+/// per SM), not 3 (0.73) or 5 (0.81), and 96 (768 columns) 4 ways (384,
+/// 0.97 of three), not 2 or 3 (0.73). Measured on an H200 (kernel time,
+/// `scripts/gemv-ab.py`, ranges of 128 rows, µs, this rule's split first):
+/// 65536 × 512 35.9 (split 2 40.3, 6 38.4), 8192 × 512 7.84 (2: 8.02, 6:
+/// 7.97), 100000 × 256 28.6 (12: 28.8), 16384 × 256 7.72 (4: 7.95, 12:
+/// 8.01), 1000000 × 128 121.8 (24: 122.0), 300000 × 64 22.2 (49: 23.2),
+/// 1048576 × 16 20.8 (198: 22.2), 200000 × 768 144.1 (3: 149.2), 100000 ×
+/// 1024 98.8 (3: 99.4); the worst, 50000 × 384 23.2 against 22.2 on a split
+/// of 5 (240 blocks, 0.91 of two). On matrices too small for two blocks per
+/// SM (µs, this rule's split first, then cuBLAS): 4096 × 256 4.31 (split
+/// 2: 5.02; 4.27), 8192 × 128 4.61 (4: 4.99; 5.07), 16384 × 64 4.90 (8:
+/// 5.01; 5.07), 3000 × 512 5.18 (6.55), 2048 × 512 4.22 (3.36; the
+/// unsplit paired kernel, which does not serve fewer than
+/// PAIRED_MIN_COLUMNS columns, 3.59). Without such a split, the space's
+/// first.
+fn paired_split_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, problem: &Problem) -> LaunchPlan {
+    let sms = device.sm_count as u64;
+    let tx = spec.space.tx_min;
+    let plans = spec
+        .space
+        .splits
+        .iter()
+        .map(|&split| LaunchPlan::of_shape(device, kernel, spec, problem, LaunchShape { tx, ty: 1, split }));
+    // (more blocks than SMs, fill): compared in that order.
+    let mut best: Option<((bool, f64), LaunchPlan)> = None;
+    let mut first = None;
+    for plan in plans {
+        first.get_or_insert(plan);
+        let (per_split, _) = reduction_split(Layout::TPaired, problem, &plan.shape);
+        let blocks = plan.geometry.blocks();
+        if !paired_split_pays(device, &plan) || per_split < PAIRED_SPLIT_MIN_RANGE {
+            continue;
+        }
+        let score = (blocks > sms, blocks as f64 / (blocks.div_ceil(sms) * sms) as f64);
+        let better = |(more, fill): (bool, f64)| (score.0 && !more) || (score.0 == more && score.1 > fill + 1e-9);
+        if best.is_none_or(|(best_score, _)| better(best_score)) {
+            best = Some((score, plan));
+        }
+    }
+    best.map(|(_, plan)| plan)
+        .or(first)
+        .unwrap_or_else(|| LaunchPlan::of_shape(device, kernel, spec, problem, LaunchShape { tx, ty: 1, split: 1 }))
+}
+
+/// Whether a split paired plan replaces the default's: split, in one wave,
+/// with blocks on half the SMs or more.
+fn paired_split_pays(device: &DeviceModel, plan: &LaunchPlan) -> bool {
+    plan.geometry.grid.1 > 1
+        && optimizer::waves(device, plan) == 1
+        && 2 * plan.geometry.blocks() >= device.sm_count as u64
 }
 
 /// Whether `gemv_t_f32_l1_any` can take a T call from its default kernel
@@ -677,6 +808,23 @@ fn l1_any_serves(default: &KernelSpec, m: i64, n: i64, default_plan: &LaunchPlan
 /// The kernel and the tuner's plan for a call (what `sgemv` launches; the
 /// benchmark reports it): the default kernel, unless its twin does better by
 /// a rule the occupancies cannot see, or a shape is forced on the default.
+///  - Paired T split over rows, for float4 A and x as float4: wherever
+///    `paired_split_serves` and `paired_split_pays` (in one wave, on more
+///    blocks than SMs), on `paired_split_plan`'s split. Unsplit, a block of
+///    8 columns per SM leaves most of each SM's loads unissued on long
+///    columns, and fewer than 8 × SMs columns leave SMs idle; split, every
+///    SM holds two or three blocks. H200, kernel time
+///    (`scripts/sgemv-builds.py`, µs, the routine before / this kernel /
+///    cuBLAS): 200000 × 768 170.8 / 143.6 / 159.2, 100000 × 1024 107.0 /
+///    98.7 / 107.2, 1000000 × 1024 990.8 / 933.4 / 972.8; on fewer than 768
+///    columns (`scripts/gemv-ab.py`, against the routine's kernel, then
+///    cuBLAS): 8192 × 512 7.84 / 10.45 / 8.40, 20000 × 512 13.72 / 16.86 /
+///    14.80, 100000 × 512 51.6 / 58.7 / 55.6, 16384 × 256 7.72 / 10.30 /
+///    9.70, 1000000 × 128 121.8 / 129.4 / 127.2, 50000 × 384 23.2 / 28.3 /
+///    26.1, 300000 × 64 22.2 / 26.7 / 28.1, 1048576 × 16 20.8 / 24.6 / 24.3.
+///    Where a split of 2 does not fit in one wave (past 12 × SMs columns)
+///    it was slower than unsplit (50000 × 2048 94.0 / 101.4, 16384 × 2048
+///    32.3 / 37.5).
 ///  - Paired T, for float4 A and x as float4: wherever `paired_serves`,
 ///    before the kernels below. A warp per column, as they do, but each
 ///    round's float4s of A and of x are requested together, one memory
@@ -785,6 +933,7 @@ pub fn plan(
     let l1_any = x != XReads::Strided && l1_any_serves(default, m, n, &default_plan);
     for (twin_spec, kind) in twins(default, x) {
         let consider = match kind {
+            Twin::PairedSplit => paired_split_serves(model, m, n),
             Twin::Paired => paired_serves(m, n),
             // Where the kernel for any A serves too, only if the lean kernel saves a wave.
             Twin::LeanL1 => !l1_any || waves(model, &default_plan) > 1,
@@ -800,6 +949,13 @@ pub fn plan(
             continue;
         }
         let twin_plan = match kind {
+            Twin::PairedSplit => {
+                let kernel = device.kernel(twin_spec.name)?;
+                let problem = problem(m, n);
+                device.tuner.plan_with(twin_spec, &kernel.model, &problem, || {
+                    paired_split_plan(model, &kernel.model, twin_spec, &problem)
+                })
+            }
             Twin::Wide | Twin::WideStaged | Twin::Sweep | Twin::Long => {
                 let kernel = device.kernel(twin_spec.name)?;
                 let problem = problem(m, n);
@@ -818,6 +974,7 @@ pub fn plan(
         let forced = device.tuner.forced().get(twin_spec.name).is_some();
         let better = forced
             || match kind {
+                Twin::PairedSplit => paired_split_pays(model, &twin_plan),
                 Twin::Paired => true,
                 Twin::LeanL1 => lean_l1_pays(model, &twin_plan),
                 Twin::Lean => waves(model, &twin_plan) == 1,
@@ -857,7 +1014,7 @@ fn tiles(layout: Layout, problem: &Problem, shape: &LaunchShape) -> u64 {
     let n = match layout {
         Layout::N => problem.m.div_ceil(N_ROWS_PER_THREAD * shape.tx.max(1) as u64),
         Layout::NShort => 1,
-        Layout::T | Layout::TShort => problem.n.div_ceil(t_columns_per_block(problem.m, shape.tx)),
+        Layout::T | Layout::TShort | Layout::TPaired => problem.n.div_ceil(t_columns_per_block(problem.m, shape.tx)),
     };
     n.max(1)
 }
@@ -872,18 +1029,20 @@ pub fn t_columns_per_block(m: u64, tx: u32) -> u64 {
 
 /// The split a launch really uses, (range length, ranges = grid.y): the shape's,
 /// cut down so that no range is empty and the partial vectors fit in
-/// PARTIALS_BYTES_MAX, and 1 when there are more tiles than counters, when
-/// op N has at most N_SPLIT_MIN_COLUMNS columns, or the kernel does not split
-/// (the short T kernels).
+/// PARTIALS_BYTES_MAX, and 1 when there are more tiles (columns, for the split
+/// paired kernel) than counters, when op N has at most N_SPLIT_MIN_COLUMNS
+/// columns, or the kernel does not split (the short T kernels).
 pub fn reduction_split(layout: Layout, problem: &Problem, shape: &LaunchShape) -> (u64, u32) {
     let (len, granule, len_y) = match layout {
         Layout::N => (problem.n, N_COLUMN_GRANULE, problem.m),
         Layout::NShort => (problem.n, SHORT_COLUMN_GRANULE, problem.m),
         Layout::T => (problem.m, T_ROW_GRANULE, problem.n),
+        Layout::TPaired => (problem.m, PAIRED_ROW_GRANULE, problem.n),
         Layout::TShort => return (problem.m.max(1), 1),
     };
     let narrow = matches!(layout, Layout::N) && problem.n <= N_SPLIT_MIN_COLUMNS;
-    if narrow || tiles(layout, problem, shape) > SPLIT_COUNTER_SLOTS {
+    let counted = if layout == Layout::TPaired { problem.n } else { tiles(layout, problem, shape) };
+    if narrow || counted > SPLIT_COUNTER_SLOTS {
         return (len.max(1), 1);
     }
     let fits = (PARTIALS_BYTES_MAX / (len_y.max(1) * 4)).clamp(1, u32::MAX as u64) as u32;
@@ -910,6 +1069,10 @@ fn short_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
 
 fn t_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
     geometry(Layout::T, problem, shape)
+}
+
+fn t_paired_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
+    geometry(Layout::TPaired, problem, shape)
 }
 
 /// The lanes and sweep kernels: a row per thread, Tx rows a block, unsplit.
@@ -1052,7 +1215,7 @@ fn launch(handle: &Handle, spec: &'static KernelSpec, call: &Call, shape: Launch
     let device = &handle.device;
     let kernel = device.kernel(spec.name)?;
     let problem = problem(call.m, call.n);
-    let layout = Layout::of(call.op, call.m);
+    let layout = Layout::of_kernel(spec, call.op, call.m);
     let (_, splits) = reduction_split(layout, &problem, &shape);
     // Held until the launch is queued: calls on this handle from other threads
     // wait, so that two launches never share the counters at once. Without
@@ -1457,6 +1620,62 @@ mod tests {
         assert_eq!(geometry.grid, (125, 1, 1));
     }
 
+    #[test]
+    fn the_split_paired_t_kernel_fills_the_fewest_blocks_per_sm_that_hold_its_grid() {
+        // The kernel as ptxas builds it for sm_90 (80 registers, no shared memory): three blocks of 256 per SM.
+        let device = DeviceModel::h200();
+        let kernel = KernelModel { registers_per_thread: 80, static_shared_bytes: 0, max_threads_per_block: 256 };
+        let split_plan =
+            |m: u64, n: u64| paired_split_plan(&device, &kernel, &GEMV_T_PAIRED_SPLIT, &problem(m as i64, n as i64));
+        // (m, n, split, blocks) on 132 SMs: n / 8 blocks a range.
+        for (m, n, split, blocks) in [
+            (200_000u64, 768u64, 4, 384),
+            (32768, 768, 4, 384),
+            (100_000, 1024, 2, 256),
+            (1_000_000, 1024, 2, 256),
+            (100_000, 1584, 2, 396),
+            (65536, 512, 4, 256),
+            (4096, 512, 4, 256),
+            (100_000, 256, 8, 256),
+            (1_000_000, 128, 16, 256),
+            (50000, 384, 8, 384),
+            (300_000, 64, 33, 264),
+            // 132 ranges of 8064 rows would leave the last empty: 131.
+            (1 << 20, 16, 131, 262),
+        ] {
+            let plan = split_plan(m, n);
+            assert_eq!(
+                (plan.shape.tx, plan.geometry.grid.1, plan.geometry.blocks()),
+                (256, split, blocks),
+                "{m} × {n}"
+            );
+            assert!(paired_split_pays(&device, &plan), "{m} × {n}");
+            assert!(paired_split_serves(&device, m as i64, n as i64), "{m} × {n}");
+        }
+        // Too small for two blocks per SM: the fullest grid of one, on half the SMs at least.
+        for (m, n, split, blocks) in [(2048u64, 512u64, 2, 128), (4096, 256, 4, 128), (16384, 64, 16, 128)] {
+            let plan = split_plan(m, n);
+            assert_eq!((plan.geometry.grid.1, plan.geometry.blocks()), (split, blocks), "{m} × {n}");
+            assert!(paired_split_pays(&device, &plan), "{m} × {n}");
+        }
+        // No split in one wave past 12 × 132 columns; none on half the SMs on ranges of 1024 rows or more for
+        // 4096 × 64 (8 blocks, 4 ranges) or 2048 × 256 (32 blocks, 2 ranges).
+        for (m, n) in [(100_000, 1585), (4096, 64), (2048, 256)] {
+            assert!(!paired_split_pays(&device, &split_plan(m, n)), "{m} × {n}");
+        }
+        // Fewer than two ranges of 1024 rows, 32-bit rows, and where the unsplit paired kernel serves, fewer than
+        // 32768 rows, or 100000 where its 8-column blocks fill more than 7/8 of the SMs (921 columns on 132 SMs).
+        for (m, n) in [(2047, 512), (PAIRED_MAX_ROWS + 1, 512), (32767, 768), (99_999, 921), (65536, 1024)] {
+            assert!(!paired_split_serves(&device, m, n), "{m} × {n}");
+        }
+        assert!(paired_split_serves(&device, 32768, 920) && paired_split_serves(&device, 100_000, 921));
+        // Ranges of whole 128-row stretches, none empty: 32771 rows in 4 ranges of 8320.
+        let shape = LaunchShape { tx: 256, ty: 1, split: 4 };
+        assert_eq!(reduction_split(Layout::TPaired, &problem(32771, 768), &shape), (8320, 4));
+        assert_eq!(Layout::of_kernel(&GEMV_T_PAIRED_SPLIT, Op::T, 32771), Layout::TPaired);
+        assert_eq!(Layout::of_kernel(&GEMV_T_PAIRED, Op::T, 32771), Layout::T);
+    }
+
     fn position(result: Result<Op>) -> u32 {
         match result {
             Err(Error::InvalidArgument { routine: "SGEMV", position }) => position,
@@ -1583,20 +1802,28 @@ mod tests {
             &GEMV_T_LEAN_L1,
             &GEMV_T_L1_ANY,
             &GEMV_T_PAIRED,
+            &GEMV_T_PAIRED_SPLIT,
             &GEMV_T_SHORT,
             &GEMV_T_SHORT_SCALAR,
         ] {
             assert!(KERNEL_NAMES.contains(&spec.name));
         }
-        // The T kernels have lean variants (the float4 one also with x through L1, and the paired kernel first,
-        // for x as float4), the
+        // The T kernels have lean variants (the float4 one also with x through L1, and the paired kernels
+        // first, split and not, for x as float4), the
         // scalar one a kernel for any A with x through L1 (for x with unit stride); the N kernels narrow and
         // wide ones, offered after the default.
         let names = |kernels: Vec<&KernelSpec>| kernels.iter().map(|k| k.name).collect::<Vec<_>>();
         use XReads::{Float4, Strided, UnitStride};
         assert_eq!(
             names(candidate_kernels(Op::T, 1000, 4096, 1000, Float4)),
-            ["gemv_t_f32", "gemv_t_f32_paired", "gemv_t_f32_lean_l1", "gemv_t_f32_lean", "gemv_t_f32_l1_any"]
+            [
+                "gemv_t_f32",
+                "gemv_t_f32_paired_split",
+                "gemv_t_f32_paired",
+                "gemv_t_f32_lean_l1",
+                "gemv_t_f32_lean",
+                "gemv_t_f32_l1_any"
+            ]
         );
         assert_eq!(
             names(candidate_kernels(Op::T, 1000, 4096, 1000, UnitStride)),
@@ -1808,6 +2035,9 @@ mod tests {
             (&GEMV_T_LEAN, Layout::T),
             (&GEMV_T_SCALAR_LEAN, Layout::T),
             (&GEMV_T_LEAN_L1, Layout::T),
+            (&GEMV_T_L1_ANY, Layout::T),
+            (&GEMV_T_PAIRED, Layout::T),
+            (&GEMV_T_PAIRED_SPLIT, Layout::TPaired),
             (&GEMV_T_SHORT, Layout::TShort),
             (&GEMV_T_SHORT_SCALAR, Layout::TShort),
         ];
@@ -1825,13 +2055,20 @@ mod tests {
                             let g = (spec.geometry)(&problem, &shape);
                             let (per, splits) = reduction_split(layout, &problem, &shape);
                             assert_eq!(g.grid.1, splits);
-                            let op = if matches!(layout, Layout::T | Layout::TShort) { Op::T } else { Op::N };
+                            let op = if matches!(layout, Layout::T | Layout::TShort | Layout::TPaired) {
+                                Op::T
+                            } else {
+                                Op::N
+                            };
+                            if !matches!(layout, Layout::NShort | Layout::TShort) {
+                                assert_eq!(Layout::of_kernel(spec, op, 65), layout, "{}", spec.name);
+                            }
                             let len = if op == Op::T { m } else { n };
                             assert!(per * splits as u64 >= len && (splits as u64 - 1) * per < len);
                             let tiles = match layout {
                                 Layout::N => m.div_ceil(4 * tx as u64),
                                 Layout::NShort => 1,
-                                Layout::T | Layout::TShort => n.div_ceil(t_columns_per_block(m, tx)),
+                                Layout::T | Layout::TShort | Layout::TPaired => n.div_ceil(t_columns_per_block(m, tx)),
                             };
                             assert_eq!(g.grid.0 as u64, tiles.max(1));
                             assert_eq!(g.dynamic_shared_bytes, 0, "{shape:?}");
