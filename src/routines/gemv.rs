@@ -809,15 +809,15 @@ fn l1_any_serves(default: &KernelSpec, m: i64, n: i64, default_plan: &LaunchPlan
 /// benchmark reports it): the default kernel, unless its twin does better by
 /// a rule the occupancies cannot see, or a shape is forced on the default.
 ///  - Paired T split over rows, for float4 A and x as float4: wherever
-///    `paired_split_serves` and `paired_split_pays` (in one wave, on more
-///    blocks than SMs), on `paired_split_plan`'s split. Unsplit, a block of
+///    `paired_split_serves` and `paired_split_pays` (in one wave, on half
+///    the SMs or more), on `paired_split_plan`'s split. Unsplit, a block of
 ///    8 columns per SM leaves most of each SM's loads unissued on long
-///    columns, and fewer than 8 × SMs columns leave SMs idle; split, every
-///    SM holds two or three blocks. H200, kernel time
+///    columns, and fewer than 8 × SMs columns leave SMs idle; split, the
+///    SMs hold two or three blocks each (one, on small matrices). H200, kernel time
 ///    (`scripts/sgemv-builds.py`, µs, the routine before / this kernel /
 ///    cuBLAS): 200000 × 768 170.8 / 143.6 / 159.2, 100000 × 1024 107.0 /
 ///    98.7 / 107.2, 1000000 × 1024 990.8 / 933.4 / 972.8; on fewer than 768
-///    columns (`scripts/gemv-ab.py`, against the routine's kernel, then
+///    columns (`scripts/gemv-ab.py`, this kernel / the routine's /
 ///    cuBLAS): 8192 × 512 7.84 / 10.45 / 8.40, 20000 × 512 13.72 / 16.86 /
 ///    14.80, 100000 × 512 51.6 / 58.7 / 55.6, 16384 × 256 7.72 / 10.30 /
 ///    9.70, 1000000 × 128 121.8 / 129.4 / 127.2, 50000 × 384 23.2 / 28.3 /
