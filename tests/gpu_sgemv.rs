@@ -369,8 +369,9 @@ fn gpu_sgemv_case_matrix() {
     say(&format!("{test}: {cases} cases passed"));
 }
 
-/// The paired T kernels through the routine (A and x as float4, 768 columns or more; the case matrix's
-/// offsets and increments never give them): every scalar pair and pointer mode of the case matrix, y's
+/// The paired T kernels through the routine (A and x as float4, 768 columns or more, or 256 with 1 to 16
+/// rows per column; the case matrix's offsets and increments never give them): every scalar pair and
+/// pointer mode of the case matrix, y's
 /// increments 1, -1 and 3, whole and partial last blocks of 8 columns, 0 to 3 rows past the last float4,
 /// one to three rounds of 1024 rows; split over rows from 32768 rows (100000 from 921 columns on, on
 /// 132 SMs), and on fewer than 768 columns (short last ranges, each call finding the per-column
@@ -393,7 +394,8 @@ fn gpu_sgemv_paired_t_kernel_through_the_routine() {
         (40003, 900, 40004, 2),
         (20001, 512, 20004, 4),
         (200_003, 37, 200_004, 48),
-        (4099, 256, 4100, 4),
+        (4093, 256, 4096, 1),
+        (8195, 300, 8196, 6),
     ] {
         for (k, &(alpha, beta, device_scalars)) in SCALARS.iter().enumerate() {
             let incy = [1, -1, 3][k % 3];

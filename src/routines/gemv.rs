@@ -218,8 +218,23 @@ const PAIRED_SPACE: LaunchSpace =
 /// through L1 (H200, kernel time, µs: 512² 2.30 against 2.21, 256² 2.15 /
 /// 2.02; 768² 2.71 / 3.10)…
 const PAIRED_MIN_COLUMNS: i64 = 768;
-/// …and at most this many rows: its row indices are 32-bit.
+/// …and at most this many rows: its row indices are 32-bit. On fewer
+/// columns, down to PAIRED_SHORT_MIN_COLUMNS, it serves matrices of more
+/// rows than columns and fewer than PAIRED_SHORT_ROWS_PER_COLUMN rows per
+/// column (16 rows per lane of each block's 8 warps: 128 per SM slot),
+/// where the split paired kernel's ranges and partial sums cost more than
+/// its extra warps bring (H200, kernel time, µs, unsplit / split / cuBLAS:
+/// 2048 × 512 3.24 / 4.55 / 3.36, 4096 × 512 4.85 / 5.73 / 5.01, 1024 × 512
+/// 2.25 / - / 2.95, 3000 × 384 3.81 / 5.15 / 6.33, 4096 × 384 4.52 / 5.27 /
+/// 4.63, 8192 × 700 8.67 / 9.44; the lean kernel with x through L1, which
+/// the routine ran on some of these, 4.65 at 2048 × 512 and 3.30 at 1024 ×
+/// 512). At 16 rows per column they tied (4096 × 256 4.22 / 4.61 as
+/// kernels, 4.63 / 4.64 through the library; 8192 × 512 7.81 / 7.78); past
+/// it the split won (6000 × 300 5.94 / 5.30 through the library, 8192 × 256
+/// 7.20 / 5.71, 16384 × 384 12.80 / 9.84).
 const PAIRED_MAX_ROWS: i64 = i32::MAX as i64 - 1024;
+const PAIRED_SHORT_MIN_COLUMNS: i64 = 256;
+const PAIRED_SHORT_ROWS_PER_COLUMN: i64 = 16;
 /// `gemv_t_f32_paired_split`: the paired kernel's blocks, split over rows;
 /// `paired_split_plan` weighs these splits (2 to 3 blocks per SM for 1 to
 /// 128 blocks of columns on 132 SMs).
@@ -710,10 +725,13 @@ fn lean_l1_pays(device: &DeviceModel, plan: &LaunchPlan) -> bool {
 /// Whether `gemv_t_f32_paired` can take a T call from `gemv_t_f32` (`plan`;
 /// x as float4 is the caller's check): at least PAIRED_MIN_COLUMNS columns
 /// and at most PAIRED_MAX_ROWS rows, split or not (65536 × 1024 ran 68.5 µs
-/// unsplit against 70.6 on the default's split of 4, H200), where the split
-/// paired kernel does not take it.
+/// unsplit against 70.6 on the default's split of 4, H200), or at least
+/// PAIRED_SHORT_MIN_COLUMNS, with more rows than columns and fewer than
+/// PAIRED_SHORT_ROWS_PER_COLUMN times as many; where the split paired kernel
+/// does not take it.
 fn paired_serves(m: i64, n: i64) -> bool {
-    n >= PAIRED_MIN_COLUMNS && m <= PAIRED_MAX_ROWS
+    (n >= PAIRED_MIN_COLUMNS && m <= PAIRED_MAX_ROWS)
+        || (n >= PAIRED_SHORT_MIN_COLUMNS && n < m && m < PAIRED_SHORT_ROWS_PER_COLUMN * n)
 }
 
 /// Whether `gemv_t_f32_paired_split` can take a T call from `gemv_t_f32`
@@ -1613,6 +1631,13 @@ mod tests {
         for (m, n) in [(512, 512), (100_000, 767), (1 << 20, 16)] {
             assert!(!paired_serves(m, n), "{m} × {n}: too few columns");
         }
+        // From 256 columns, more rows than columns and fewer than 16 times as many.
+        for (m, n) in [(2048, 512), (4095, 256), (8192, 700), (1024, 767), (257, 256)] {
+            assert!(paired_serves(m, n) && !paired_split_serves(&DeviceModel::h200(), m, n), "{m} × {n}");
+        }
+        for (m, n) in [(8192, 512), (4096, 256), (4000, 255), (512, 512), (700, 767), (6000, 300)] {
+            assert!(!paired_serves(m, n), "{m} × {n}");
+        }
         assert!(paired_serves(PAIRED_MAX_ROWS, 768) && !paired_serves(PAIRED_MAX_ROWS + 1, 768), "32-bit rows");
         // Its only block shape: 256 threads, 8 columns a block, never split.
         assert_eq!((PAIRED_SPACE.tx_min, PAIRED_SPACE.tx_max, PAIRED_SPACE.splits), (256, 256, &[1][..]));
@@ -1635,7 +1660,8 @@ mod tests {
             (1_000_000, 1024, 2, 256),
             (100_000, 1584, 2, 396),
             (65536, 512, 4, 256),
-            (4096, 512, 4, 256),
+            (8192, 512, 4, 256),
+            (8195, 300, 6, 228),
             (100_000, 256, 8, 256),
             (1_000_000, 128, 16, 256),
             (50000, 384, 8, 384),
