@@ -15,6 +15,14 @@ __device__ __forceinline__ float load_scalar(float value, const float *address) 
     return address ? *address : value;
 }
 
+// The sum of v over the 32 lanes of a warp, in the same order on every lane
+// (pairs at distance 16, 8, 4, 2, 1). Every lane of the warp calls it.
+__device__ __forceinline__ float warp_sum(float v) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
+    return v;
+}
+
 // True when `p` is 16-byte aligned, so float4 accesses are legal.
 __device__ __forceinline__ bool aligned16(const void *p) {
     return (reinterpret_cast<u64>(p) & 15) == 0;

@@ -1576,9 +1576,7 @@ __device__ __forceinline__ void skinny_along_k(SKINNY_PARAMS) {
     for (int r = 0; r < 4; ++r) {
 #pragma unroll
         for (int j = 0; j < NB; ++j) {
-            float v = acc[r][j];
-#pragma unroll
-            for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
+            const float v = warp_sum(acc[r][j]);
             if (lane == 0) out[(warp * 4 + r) * NB + j] = v;
         }
     }

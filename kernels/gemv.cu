@@ -787,9 +787,7 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
         }
     }
 
-    float sum = (acc.x + acc.y) + (acc.z + acc.w);
-#pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    float sum = warp_sum((acc.x + acc.y) + (acc.z + acc.w));
     if (ways > 1) {
         // The slices of a column, added in the order 0, 1, ..., ways-1 by slice 0.
         __syncthreads();  // xs is no longer read
@@ -858,10 +856,7 @@ __device__ __forceinline__ float gemv_t_paired_sum(const float *__restrict__ a, 
     if (tail < rows && ((tail >> 2) & 31) == lane) {
         for (int r = tail; r < rows; ++r) acc.x = fmaf(__ldg(a + r), __ldg(x + r), acc.x);
     }
-    float sum = (acc.x + acc.y) + (acc.z + acc.w);
-#pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
-    return sum;
+    return warp_sum((acc.x + acc.y) + (acc.z + acc.w));
 }
 template <int U>
 __device__ __forceinline__ void gemv_t_paired(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
@@ -903,33 +898,30 @@ __device__ __forceinline__ void gemv_t_paired_split(i64 m, i64 n, float alpha_va
     const int rows = static_cast<int>(min(m - r_begin, per_split));
     const float sum = gemv_t_paired_sum<U>(A + col * lda + r_begin, x + r_begin, rows, lane);
     const unsigned split = gridDim.y;
-    if (split == 1) {  // the routine's fallback without a work buffer, and forced shapes on few rows
+    // Unsplit (the routine's fallback without a work buffer, and forced shapes on few rows), the warp's
+    // sum is the column's.
+    float total = sum;
+    if (split > 1) {
+        int last = 0;
         if (lane == 0) {
-            const float alpha = load_scalar(alpha_value, alpha_ptr), beta = load_scalar(beta_value, beta_ptr);
-            float *yc = y + col * incy;
-            *yc = gemv_result(alpha, sum, beta, gemv_y_early(beta, yc));
+            partials[static_cast<i64>(blockIdx.y) * n + col] = sum;
+            __threadfence();  // the partial is visible device-wide before the count
+            last = atomicAdd(counters + col, 1u) == split - 1;
         }
-        return;
+        if (!__shfl_sync(0xffffffffu, last, 0)) return;
+        __threadfence();
+        // Lane l adds the splits l, l + 32, ... in order, then the lanes' sums are folded pairwise.
+        total = 0.0f;
+        for (unsigned s = lane; s < split; s += 32) total += __ldcg(partials + static_cast<i64>(s) * n + col);
+        total = warp_sum(total);
     }
-    int last = 0;
     if (lane == 0) {
-        partials[static_cast<i64>(blockIdx.y) * n + col] = sum;
-        __threadfence();  // the partial is visible device-wide before the count
-        last = atomicAdd(counters + col, 1u) == split - 1;
-    }
-    if (!__shfl_sync(0xffffffffu, last, 0)) return;
-    __threadfence();
-    // Lane l adds the splits l, l + 32, ... in order, then the lanes' sums are folded pairwise.
-    float total = 0.0f;
-    for (unsigned s = lane; s < split; s += 32) total += __ldcg(partials + static_cast<i64>(s) * n + col);
-#pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) total += __shfl_xor_sync(0xffffffffu, total, offset);
-    if (lane == 0) {
-        // The scalars and y are read here, by the last warp only: held over the rows' loop they cost registers.
+        // The scalars and y are read here, by the column's last warp only: held over the rows' loop they
+        // cost registers.
         const float alpha = load_scalar(alpha_value, alpha_ptr), beta = load_scalar(beta_value, beta_ptr);
         float *yc = y + col * incy;
         *yc = gemv_result(alpha, total, beta, gemv_y_early(beta, yc));
-        counters[col] = 0;
+        if (split > 1) counters[col] = 0;
     }
 }
 
@@ -1175,9 +1167,10 @@ extern "C" __global__ void __maxnreg__(64) gemv_t_f32_l1_any(GEMV_PARAMS) { gemv
 extern "C" __global__ void __launch_bounds__(256) gemv_t_f32_paired(GEMV_PARAMS) {
     gemv_t_paired<GEMV_T_UNROLL>(m, n, alpha_value, alpha_ptr, A, lda, x, beta_value, beta_ptr, y, incy);
 }
-// The split paired kernel: held to three blocks of 256 per SM (80 registers;
-// ptxas spills 4 bytes on sm_90, none on sm_80, 52 on sm_70), where its own
-// 88 would give two. Against the unsplit kernel (H200, kernel time, µs,
+// The split paired kernel: held to three blocks of 256 per SM (80 registers
+// on sm_90 and sm_70, 79 on sm_80; ptxas spills 44 bytes on sm_70, none on
+// the others), where its own 88 would give two. (Timed below with a second
+// copy of the final write, since merged: 4 bytes of spill on sm_90 then.) Against the unsplit kernel (H200, kernel time, µs,
 // split 2 / 3 / 4 and 2 at 88 registers): 100000 × 1024 97.1 / 97.2 / 101.0
 // and 96.0 (unsplit 104.6), 200000 × 768 149.4 / 149.5 / 141.6 and 175.1 at
 // 3 (unsplit 168.0); `plan` in src/routines/gemv.rs has the rest.
