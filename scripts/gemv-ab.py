@@ -14,7 +14,8 @@ that together they pass 256 MiB, four at least (ROT=r: r of them; four
 stay in the H100's and H200's L2 up to 1024²): the kernels' own time,
 without launch cost (from Python, longer than these kernels). A split's
 rows (T) or columns (N) per block are rounded up to a multiple of 2048 (T)
-or 128 (N), as the routine's are (GRANULE=g: g). Each result is checked against a float64 product.
+or 128 (N), as the routine's are (GRANULE=g: g). Each result is checked
+against a float64 product.
 
 usage: gemv-ab.py FILE.cubin N|MxN SPEC...   SPEC: KERNEL@TXxTY[xSPLIT]
   e.g. gemv-ab.py gemv.cubin 2000 gemv_n_f32@32x16x16 gemv_n_f32_c8@8x64

@@ -371,11 +371,10 @@ fn gpu_sgemv_case_matrix() {
 
 /// The paired T kernels through the routine (A and x as float4, 768 columns or more, or 256 with 1 to 16
 /// rows per column; the case matrix's offsets and increments never give them): every scalar pair and
-/// pointer mode of the case matrix, y's
-/// increments 1, -1 and 3, whole and partial last blocks of 8 columns, 0 to 3 rows past the last float4,
-/// one to three rounds of 1024 rows; split over rows from 32768 rows (100000 from 921 columns on, on
-/// 132 SMs), and on fewer than 768 columns (short last ranges, each call finding the per-column
-/// counters the last one reset). The split on a 132-SM GPU last.
+/// pointer mode of the case matrix, y's increments 1, -1 and 3, whole and partial last blocks of 8
+/// columns, 0 to 3 rows past the last float4, one to three rounds of 1024 rows; split over rows from
+/// 32768 rows (100000 from 921 columns on, on 132 SMs), and on fewer than 768 columns (short last
+/// ranges, each call finding the per-column counters the last one reset). The split on a 132-SM GPU last.
 #[test]
 fn gpu_sgemv_paired_t_kernel_through_the_routine() {
     let test = "gpu_sgemv_paired_t_kernel_through_the_routine";

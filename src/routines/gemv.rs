@@ -742,7 +742,7 @@ fn paired_serves(m: i64, n: i64) -> bool {
 /// blocks of 8 columns leave at least 1/8 of the SMs idle) or
 /// PAIRED_SPLIT_MIN_ROWS_FULL_GRID (where they do not).
 fn paired_split_serves(device: &DeviceModel, m: i64, n: i64) -> bool {
-    let unsplit_blocks = (n as u64).div_ceil(8);
+    let unsplit_blocks = (n as u64).div_ceil(t_columns_per_block(m as u64, PAIRED_SPACE.tx_min));
     let min_rows = if 8 * unsplit_blocks <= 7 * device.sm_count as u64 {
         PAIRED_SPLIT_MIN_ROWS
     } else {
