@@ -1,6 +1,6 @@
 // SGEMV: y = alpha * op(A) * x + beta * y, A column-major (m rows, n columns, lda).
 //
-// Twenty-three kernels; the routine (src/routines/gemv.rs) picks one of twenty-two per call:
+// Twenty-four kernels; the routine (src/routines/gemv.rs) picks one of twenty-three per call:
 //  - gemv_n_f32 / gemv_n_f32_scalar: op N. Block (Tx, Ty); the block owns
 //    GEMV_N_ROWS * Tx rows, each thread GEMV_N_ROWS of them; the Ty thread rows
 //    split the block's columns in groups of GEMV_N_COLS (the loads of a group are
@@ -21,6 +21,8 @@
 //    columns and x read through the read-only path instead of staged,
 //    unsplit, in one wave of row tiles of 32 to 256 rows;
 //    gemv_n_f32_wide_staged: the same with x staged, for wider matrices.
+//    gemv_n_f32_few: the float4 wide kernel on 32-row tiles with as many
+//    thread rows as the columns keep busy, for matrices of few columns.
 //    gemv_n_f32_wide_any: the float4 wide kernel for any A and lda
 //    (gemv_n_any_columns). Checked on the CPU (scripts/cpu-emulation) and
 //    timed on the GPU (docs/performance.md), where it was no faster than the
@@ -1110,6 +1112,12 @@ extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_wide_staged(GEMV_PA
 extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_wide_any(GEMV_PARAMS) {
     gemv_n<true, 8, true, true>(GEMV_ARGS);
 }
+// The float4 wide kernel under a name of its own, for matrices of few columns
+// (src/routines/gemv.rs, Twin::Few): 32-row tiles, as many thread rows as
+// the columns keep busy and one wave allows, so that every load of A is in
+// flight at once and the fold of the thread rows is short. The same code,
+// so the same __launch_bounds__ and registers as gemv_n_f32_wide.
+extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_few(GEMV_PARAMS) { gemv_n<true, 8, true>(GEMV_ARGS); }
 // The scalar N kernel under a name of its own, for one wave of one block per SM
 // on long columns (src/routines/gemv.rs, Twin::Long): the same code, so the same
 // __launch_bounds__ and registers as gemv_n_f32_scalar.

@@ -15,7 +15,7 @@ use mublas::real_cublas::{CublasHandle, RealCublas};
 use mublas::routines::Scalar;
 use mublas::routines::gemm::{self, TileChoice};
 use mublas::routines::gemv::{self, Op, XReads};
-use mublas::tuner::{KernelSpec, LaunchShape};
+use mublas::tuner::{KernelSpec, LaunchPlan, LaunchShape};
 
 #[derive(Clone, Copy, Debug)]
 struct Case {
@@ -369,37 +369,25 @@ fn gpu_sgemv_case_matrix() {
     say(&format!("{test}: {cases} cases passed"));
 }
 
-/// The paired T kernels through the routine (A and x as float4, 768 columns or more, or 256 with 1 to 16
-/// rows per column; the case matrix's offsets and increments never give them): every scalar pair and
-/// pointer mode of the case matrix, y's increments 1, -1 and 3, whole and partial last blocks of 8
-/// columns, 0 to 3 rows past the last float4, one to three rounds of 1024 rows; split over rows from
-/// 32768 rows (100000 from 921 columns on, on 132 SMs), and on fewer than 768 columns (short last
-/// ranges, each call finding the per-column counters the last one reset). The split on a 132-SM GPU last.
-#[test]
-fn gpu_sgemv_paired_t_kernel_through_the_routine() {
-    let test = "gpu_sgemv_paired_t_kernel_through_the_routine";
-    let Some(gpu) = gpu_or_skip(test) else { return };
+/// Each shape (m, n, lda) through the routine with A and x as float4 (the case matrix's offsets and
+/// increments never give some kernels): every scalar pair and pointer mode of the case matrix, y off its
+/// 16-byte boundary by 0 to 2 floats and with increments 1, -1 and 3 in turn. `expect` checks each shape's
+/// kernel and plan (its index in `shapes`, the kernel's name, the plan).
+fn float4_shapes_through_the_routine(
+    gpu: &Gpu,
+    test: &str,
+    trans: i32,
+    shapes: &[(usize, usize, usize)],
+    expect: impl Fn(usize, &str, &LaunchPlan),
+) {
     let mut random = random(test);
     let cublas = CublasSession::open(test);
-    let h100_like = gpu.inner().device.model().sm_count == 132;
     let mut cases = 0;
-    for (m, n, lda, split) in [
-        (1000, 800, 1000, 1),
-        (2101, 1003, 2104, 1),
-        (130, 1100, 132, 1),
-        (3072, 768, 3072, 1),
-        (32771, 768, 32772, 4),
-        (40003, 1030, 40004, 1),
-        (40003, 900, 40004, 2),
-        (20001, 512, 20004, 4),
-        (200_003, 37, 200_004, 48),
-        (4093, 256, 4096, 1),
-        (8195, 300, 8196, 6),
-    ] {
+    for (shape, &(m, n, lda)) in shapes.iter().enumerate() {
         for (k, &(alpha, beta, device_scalars)) in SCALARS.iter().enumerate() {
             let incy = [1, -1, 3][k % 3];
             let case = Case {
-                trans: MUBLAS_OP_T,
+                trans,
                 m,
                 n,
                 lda,
@@ -412,25 +400,97 @@ fn gpu_sgemv_paired_t_kernel_through_the_routine() {
                 beta,
                 device_scalars,
             };
-            let prepared = Prepared::new(&gpu, &mut random, case);
+            let prepared = Prepared::new(gpu, &mut random, case);
             let x = gemv::x_reads(prepared.dx.address(), 1);
-            let op = gemv::check_arguments(MUBLAS_OP_T, m as i64, n as i64, lda as i64, 1, incy).unwrap();
+            let op = gemv::check_arguments(trans, m as i64, n as i64, lda as i64, 1, incy).unwrap();
             let (spec, plan) =
                 gemv::plan(gpu.inner(), op, m as i64, n as i64, prepared.da.address(), lda as i64, x).unwrap();
             if k == 0 {
-                say(&format!("{test}: {m} × {n}: {} grid {:?}", spec.name, plan.geometry.grid));
+                say(&format!("{test}: {m} × {n}: {} {:?} grid {:?}", spec.name, plan.shape, plan.geometry.grid));
             }
-            if h100_like {
-                let expected = if split > 1 { "gemv_t_f32_paired_split" } else { "gemv_t_f32_paired" };
-                assert_eq!((spec.name, plan.geometry.grid.1), (expected, split), "{m} × {n} lda {lda}");
-            } else {
-                assert!(spec.name.starts_with("gemv_t_f32_paired"), "{m} × {n} lda {lda}: {}", spec.name);
-            }
-            run_prepared(&gpu, &prepared, cublas.as_ref().map(CublasSession::pair));
+            expect(shape, spec.name, &plan);
+            run_prepared(gpu, &prepared, cublas.as_ref().map(CublasSession::pair));
             cases += 1;
         }
     }
     say(&format!("{test}: {cases} cases passed"));
+}
+
+/// The paired T kernels through the routine (768 columns or more, or 256 with 1 to 16 rows per column):
+/// whole and partial last blocks of 8 columns, 0 to 3 rows past the last float4, one to three rounds of
+/// 1024 rows; split over rows from 32768 rows (100000 from 921 columns on, on 132 SMs), and on fewer than
+/// 768 columns (short last ranges, each call finding the per-column counters the last one reset). The
+/// split on a 132-SM GPU last.
+#[test]
+fn gpu_sgemv_paired_t_kernel_through_the_routine() {
+    // (m, n, lda) and the split on 132 SMs.
+    let shapes = [
+        ((1000, 800, 1000), 1),
+        ((2101, 1003, 2104), 1),
+        ((130, 1100, 132), 1),
+        ((3072, 768, 3072), 1),
+        ((32771, 768, 32772), 4),
+        ((40003, 1030, 40004), 1),
+        ((40003, 900, 40004), 2),
+        ((20001, 512, 20004), 4),
+        ((200_003, 37, 200_004), 48),
+        ((4093, 256, 4096), 1),
+        ((8195, 300, 8196), 6),
+        // 64 blocks: a quarter to half of 132 SMs.
+        ((4093, 128, 4096), 4),
+    ];
+    let test = "gpu_sgemv_paired_t_kernel_through_the_routine";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    // The split's figures are for 132 SMs (H100, H200).
+    let h100_like = gpu.inner().device.model().sm_count == 132;
+    float4_shapes_through_the_routine(&gpu, test, MUBLAS_OP_T, &shapes.map(|(shape, _)| shape), |i, name, plan| {
+        let split = shapes[i].1;
+        if h100_like {
+            let expected = if split > 1 { "gemv_t_f32_paired_split" } else { "gemv_t_f32_paired" };
+            assert_eq!((name, plan.geometry.grid.1), (expected, split), "{:?}", shapes[i].0);
+        } else {
+            assert!(name.starts_with("gemv_t_f32_paired"), "{:?}: {name}", shapes[i].0);
+        }
+    });
+}
+
+/// The few-columns N kernel through the routine (on fast DRAM: 256 to 200000 rows, at most 1536
+/// columns): partial last row tiles of 32 and groups of 8 columns, thread rows past the last column, 4 to
+/// 64 thread rows (on 132 SMs), two waves of blocks where none runs in one. Elsewhere the shapes run
+/// whatever the routine takes.
+#[test]
+fn gpu_sgemv_few_columns_n_kernel_through_the_routine() {
+    let test = "gpu_sgemv_few_columns_n_kernel_through_the_routine";
+    // (m, n, lda) and the thread rows on a 132-SM GPU with fast DRAM.
+    let shapes = [
+        ((256, 256, 256), 32),
+        ((1021, 131, 1024), 32),
+        ((4093, 517, 4096), 64),
+        ((6001, 383, 6004), 32),
+        ((8191, 700, 8192), 32),
+        ((12001, 509, 12004), 16),
+        ((20003, 100, 20004), 16),
+        ((33001, 64, 33004), 8),
+        ((100_003, 61, 100_004), 4),
+        ((2000, 1536, 2000), 64),
+    ];
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let model = gpu.inner().device.model();
+    let checked = gemv::fast_dram(model) && model.sm_count == 132;
+    float4_shapes_through_the_routine(&gpu, test, MUBLAS_OP_N, &shapes.map(|(shape, _)| shape), |i, name, plan| {
+        if checked {
+            let (tx, ty) = (plan.shape.tx, plan.shape.ty);
+            assert_eq!(
+                (name, tx, ty, plan.geometry.grid.1),
+                ("gemv_n_f32_few", 8, shapes[i].1, 1),
+                "{:?}",
+                shapes[i].0
+            );
+        }
+    });
+    if !checked {
+        say(&format!("{test}: not a 132-SM GPU with fast DRAM: kernels printed, not checked"));
+    }
 }
 
 #[test]
@@ -855,15 +915,18 @@ fn gpu_sgemv_same_bits_on_repeated_calls() {
 fn gpu_sgemv_plan_takes_the_narrow_kernel_where_row_tiles_leave_sms_idle() {
     let test = "gpu_sgemv_plan_takes_the_narrow_kernel_where_row_tiles_leave_sms_idle";
     let Some(gpu) = gpu_or_skip(test) else { return };
-    let sms = gpu.inner().device.model().sm_count as i64;
+    let model = gpu.inner().device.model();
+    let sms = model.sm_count as i64;
+    // On fast DRAM the few-columns kernel takes float4 A first (gpu_sgemv_few_columns_n_kernel_through_the_routine).
+    let float4 = |kernel| if gemv::fast_dram(model) { "gemv_n_f32_few" } else { kernel };
     // (m, n, lda, A's address offset in bytes, expected kernel)
     let cases = [
-        (512, 512, 512, 0, if sms > 4 { "gemv_n_f32_narrow" } else { "gemv_n_f32" }),
+        (512, 512, 512, 0, float4(if sms > 4 { "gemv_n_f32_narrow" } else { "gemv_n_f32" })),
         (300, 500, 301, 4, if sms > 3 { "gemv_n_f32_scalar_narrow" } else { "gemv_n_f32_scalar" }),
         // More than 512 columns: the default kernel, which may split.
-        (512, 513, 512, 0, "gemv_n_f32"),
+        (512, 513, 512, 0, float4("gemv_n_f32")),
         // Enough 128-row tiles for every SM: the default kernel.
-        (128 * sms, 512, 128 * sms, 0, "gemv_n_f32"),
+        (128 * sms, 512, 128 * sms, 0, float4("gemv_n_f32")),
     ];
     for (m, n, lda, offset, expected) in cases {
         let op = gemv::check_arguments(MUBLAS_OP_N, m, n, lda, 1, 1).unwrap();

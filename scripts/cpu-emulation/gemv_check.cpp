@@ -28,7 +28,7 @@ typedef void (*GemvKernel)(i64, i64, float, const float *, const float *, i64, c
 enum class Layout { N, Lanes, NShort, T, TShort, TPaired };
 
 // The launch spaces of src/routines/gemv.rs, as block shapes (Tx, Ty) tried and whether they split.
-enum class Space { N, Narrow, Wide, Lanes, Sweep, Short, T, L1Any, Paired, PairedSplit, TShort };
+enum class Space { N, Narrow, Wide, Few, Lanes, Sweep, Short, T, L1Any, Paired, PairedSplit, TShort };
 
 struct KernelInfo {
     const char *name;
@@ -51,6 +51,7 @@ static const KernelInfo KERNELS[] = {
     {"gemv_n_f32_scalar_wide", gemv_n_f32_scalar_wide, Layout::N, Space::Wide, false, false, false},
     {"gemv_n_f32_wide_staged", gemv_n_f32_wide_staged, Layout::N, Space::Wide, true, false, false},
     {"gemv_n_f32_wide_any", gemv_n_f32_wide_any, Layout::N, Space::Wide, false, false, false},
+    {"gemv_n_f32_few", gemv_n_f32_few, Layout::N, Space::Few, true, false, false},
     {"gemv_n_f32_scalar_lanes", gemv_n_f32_scalar_lanes, Layout::Lanes, Space::Lanes, false, false, false},
     {"gemv_n_f32_sweep", gemv_n_f32_sweep, Layout::Lanes, Space::Sweep, false, false, false},
     {"gemv_n_f32_short", gemv_n_f32_short, Layout::NShort, Space::Short, true, false, false},
@@ -72,6 +73,8 @@ static std::vector<std::pair<int, int>> shapes(Space space) {
         case Space::N: return {{32, 4}, {64, 2}};
         case Space::Narrow: return {{8, 16}, {32, 4}};
         case Space::Wide: return {{8, 16}, {24, 8}, {64, 8}};
+        // The fewest and most thread rows, and 16: past the last column on the narrower cases.
+        case Space::Few: return {{8, 4}, {8, 16}, {8, 64}};
         case Space::Lanes: return {{32, 4}, {32, 1}};
         // Thread rows past the last column, ranges ending in a part group of 32, row tiles of 1 to 3 warps.
         case Space::Sweep: return {{32, 4}, {64, 3}, {96, 8}, {32, 1}};

@@ -178,6 +178,26 @@ const WIDE_L1_MAX_COLUMNS: i64 = 16384;
 /// the SMs (2000 × 8192, 63 blocks: 28.1 µs against 27.0 for the default's
 /// 8-way split; the L1 kernel took 24.2 there).
 const WIDE_STAGED_MIN_COVERAGE: f64 = 0.5;
+/// The few-columns N kernel (`gemv_n_f32_few`, the float4 wide kernel's
+/// code): row tiles of FEW_TX · 4 = 32 rows, unsplit, Ty thread rows of 8
+/// columns each; [`few_plan`] chooses Ty.
+const FEW_TX: u32 = 8;
+const FEW_SPACE: LaunchSpace =
+    LaunchSpace { tx_step: 8, tx_min: FEW_TX, tx_max: FEW_TX, ty_min: 4, ty_max: 64, splits: &[1] };
+/// Where it serves ([`few_serves`]): on fast DRAM (only an H200 measured), at
+/// most FEW_MAX_COLUMNS columns, FEW_MIN_ROWS to FEW_MAX_ROWS rows, the
+/// range timed (H200, kernel time, `scripts/gemv-ab.py` and
+/// `scripts/sgemv-builds.py`, µs, the routine's kernel before / this one /
+/// cuBLAS): 4096 × 768 8.31 / 5.93 / 6.42, 4096 × 1536 11.20 / 8.68 /
+/// 8.64, 8192 × 128 3.93 / 3.48 / 3.20, 20000 × 256 8.14 / 7.45 / 7.35,
+/// 100000 × 32 10.18 / 5.66 / 7.30, 512 × 128 2.94 / 2.38 / 2.74.
+const FEW_MAX_COLUMNS: i64 = 1536;
+const FEW_MIN_ROWS: i64 = 256;
+const FEW_MAX_ROWS: i64 = 200_000;
+/// Where no grid of it runs in one wave, it pays on at most this many
+/// columns (`few_pays`; 200000 rows, µs, the default's split / this one:
+/// 256 columns 53.5 / 52.1, 512 101.3 / 102.0, 1000 193.9 / 198.8).
+const FEW_MAX_COLUMNS_IN_WAVES: i64 = 256;
 /// At most 512 threads: a block of 1024 holds an SM alone (60 registers), so
 /// the 256 ranges that fill the GPU would run in two waves (H100, m = 16,
 /// n = 2^20: 39 µs against 36 µs with 512 threads).
@@ -283,6 +303,8 @@ pub static GEMV_N_SCALAR_NARROW: KernelSpec =
 pub static GEMV_N_WIDE: KernelSpec = KernelSpec { name: "gemv_n_f32_wide", space: WIDE_SPACE, geometry: n_geometry };
 pub static GEMV_N_SCALAR_WIDE: KernelSpec =
     KernelSpec { name: "gemv_n_f32_scalar_wide", space: WIDE_SPACE, geometry: n_geometry };
+/// GEMV_N_WIDE on 32-row tiles with as many thread rows as the columns keep busy (FEW_SPACE).
+pub static GEMV_N_FEW: KernelSpec = KernelSpec { name: "gemv_n_f32_few", space: FEW_SPACE, geometry: n_geometry };
 /// GEMV_N_SCALAR unsplit in one wave of one block of LONG_THREADS per SM.
 pub static GEMV_N_SCALAR_LONG: KernelSpec =
     KernelSpec { name: "gemv_n_f32_scalar_long", space: LONG_SPACE, geometry: n_geometry };
@@ -352,6 +374,7 @@ pub const KERNEL_NAMES: &[&str] = &[
     GEMV_N_SCALAR_LONG.name,
     GEMV_N_SCALAR_THIN.name,
     GEMV_N_WIDE_STAGED.name,
+    GEMV_N_FEW.name,
     GEMV_N_SCALAR_LANES.name,
     GEMV_N_SWEEP.name,
     GEMV_N_SHORT.name,
@@ -519,6 +542,8 @@ enum Twin {
     Wide,
     /// The same past WIDE_L1_MAX_COLUMNS columns, x staged.
     WideStaged,
+    /// The few-columns N kernel: [`few_serves`], shaped by [`few_plan`].
+    Few,
     /// The scalar lanes kernel: where it runs in one wave what the scalar wide kernel would.
     Lanes,
     /// The sweep kernel, for float4 and scalar A: [`sweep_serves`], in one wave.
@@ -530,7 +555,7 @@ enum Twin {
     Thin,
 }
 
-const TWINS: [(&KernelSpec, &KernelSpec, Twin); 17] = [
+const TWINS: [(&KernelSpec, &KernelSpec, Twin); 18] = [
     (&GEMV_T, &GEMV_T_PAIRED_SPLIT, Twin::PairedSplit),
     (&GEMV_T, &GEMV_T_PAIRED, Twin::Paired),
     (&GEMV_T, &GEMV_T_LEAN_L1, Twin::LeanL1),
@@ -539,6 +564,7 @@ const TWINS: [(&KernelSpec, &KernelSpec, Twin); 17] = [
     (&GEMV_T_SCALAR, &GEMV_T_SCALAR_LEAN, Twin::Lean),
     (&GEMV_T_SCALAR, &GEMV_T_L1_ANY, Twin::L1Any),
     (&GEMV_N, &GEMV_N_SWEEP, Twin::Sweep),
+    (&GEMV_N, &GEMV_N_FEW, Twin::Few),
     (&GEMV_N_SCALAR, &GEMV_N_SCALAR_LONG, Twin::Long),
     (&GEMV_N_SCALAR, &GEMV_N_SWEEP, Twin::Sweep),
     (&GEMV_N, &GEMV_N_NARROW, Twin::Narrow),
@@ -630,6 +656,7 @@ fn wide_serves(kind: Twin, m: i64, n: i64) -> bool {
             | Twin::Lean
             | Twin::L1Any
             | Twin::Narrow
+            | Twin::Few
             | Twin::Sweep
             | Twin::Long
             | Twin::Thin => false,
@@ -691,6 +718,42 @@ fn long_thread_rows(tx: u32) -> u32 {
 /// Thread rows of a wide block of Tx: as many as WIDE_THREADS holds.
 fn wide_thread_rows(tx: u32) -> u32 {
     WIDE_THREADS / tx
+}
+
+/// Whether the few-columns N kernel takes an N call from the float4 default
+/// (`plan`, after the sweep): on fast DRAM, FEW_MIN_ROWS to FEW_MAX_ROWS rows
+/// and at most FEW_MAX_COLUMNS columns.
+fn few_serves(device: &DeviceModel, m: i64, n: i64) -> bool {
+    fast_dram(device) && (FEW_MIN_ROWS..=FEW_MAX_ROWS).contains(&m) && n <= FEW_MAX_COLUMNS
+}
+
+/// Whether the few-columns kernel's plan replaces the default's: in one
+/// wave, or on at most FEW_MAX_COLUMNS_IN_WAVES columns.
+fn few_pays(device: &DeviceModel, n: i64, plan: &LaunchPlan) -> bool {
+    optimizer::waves(device, plan) == 1 || n <= FEW_MAX_COLUMNS_IN_WAVES
+}
+
+/// The few-columns kernel's shape: 32-row tiles and, from one thread row per
+/// group of 8 columns (a power of two, at most 64 = 512 threads), half as
+/// many until the grid runs in one wave, 4 at least. Each thread then
+/// requests its columns' loads together, every block's at once, and the
+/// fold of the thread rows takes log2(Ty) steps. Against the fastest of 11
+/// (Tx, Ty) timed at each of 36 shapes from 256 × 256 to 200000 × 16 (H200,
+/// `scripts/gemv-ab.py`), this rule's shape was within 3 %
+/// (16384 × 256: 8 × 16 6.62 µs, 16 × 16 6.49; 100000 × 64, where no
+/// grid runs in one wave: 8 × 4 9.04, 16 × 8 8.85).
+fn few_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, problem: &Problem) -> LaunchPlan {
+    let space = spec.space;
+    let groups = problem.n.div_ceil(8).next_power_of_two();
+    let mut ty = groups.clamp(space.ty_min as u64, space.ty_max as u64) as u32;
+    loop {
+        let shape = LaunchShape { tx: FEW_TX, ty, split: 1 };
+        let plan = LaunchPlan::of_shape(device, kernel, spec, problem, shape);
+        if ty <= space.ty_min || optimizer::waves(device, &plan) == 1 {
+            return plan;
+        }
+        ty /= 2;
+    }
 }
 
 /// Whether the device's DRAM is fast enough for its SMs that the sweep
@@ -756,7 +819,7 @@ fn paired_split_serves(device: &DeviceModel, m: i64, n: i64) -> bool {
 
 /// The split paired kernel's shape: of the splits of its space whose grid
 /// runs in one wave with more blocks than SMs (where there is none, with
-/// blocks on half the SMs or more), and ranges of at least
+/// blocks on a quarter of the SMs or more), and ranges of at least
 /// PAIRED_SPLIT_MIN_RANGE rows, the one whose grid best fills the fewest
 /// blocks per SM that hold it (k = ⌈blocks / SMs⌉: the Grid-Occupancy of a
 /// device that runs k blocks per SM), ties to the smaller split. So 64
@@ -806,11 +869,14 @@ fn paired_split_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSp
 }
 
 /// Whether a split paired plan replaces the default's: split, in one wave,
-/// with blocks on half the SMs or more.
+/// with blocks on a quarter of the SMs or more. Below half of them the
+/// default's and lean kernels were slower still (H200, kernel time, µs,
+/// `scripts/gemv-ab.py`, the routine's kernel / split / cuBLAS): 4096 × 128
+/// 6.21 / 4.03 (4 ranges, 64 blocks) / 4.52.
 fn paired_split_pays(device: &DeviceModel, plan: &LaunchPlan) -> bool {
     plan.geometry.grid.1 > 1
         && optimizer::waves(device, plan) == 1
-        && 2 * plan.geometry.blocks() >= device.sm_count as u64
+        && 4 * plan.geometry.blocks() >= device.sm_count as u64
 }
 
 /// Whether `gemv_t_f32_l1_any` can take a T call from its default kernel
@@ -827,7 +893,7 @@ fn l1_any_serves(default: &KernelSpec, m: i64, n: i64, default_plan: &LaunchPlan
 /// benchmark reports it): the default kernel, unless its twin does better by
 /// a rule the occupancies cannot see, or a shape is forced on the default.
 ///  - Paired T split over rows, for float4 A and x as float4: wherever
-///    `paired_split_serves` and `paired_split_pays` (in one wave, on half
+///    `paired_split_serves` and `paired_split_pays` (in one wave, on a quarter of
 ///    the SMs or more), on `paired_split_plan`'s split. Unsplit, a block of
 ///    8 columns per SM leaves most of each SM's loads unissued on long
 ///    columns, and fewer than 8 × SMs columns leave SMs idle; split, the
@@ -882,6 +948,10 @@ fn l1_any_serves(default: &KernelSpec, m: i64, n: i64, default_plan: &LaunchPlan
 ///    90.55, 2048 × 8192 24.53 / 26.18). The split tall shapes keep the
 ///    default (1048577 × 100, scalar: 162.6 against 155.6 on the same split;
 ///    65537 × 1024 99.6 / 98.5).
+///  - Few-columns N, for float4 A on fast DRAM: wherever `few_serves` and
+///    `few_pays`, on `few_plan`'s shape, after the sweep (H200, over 66
+///    shapes of 16 to 1536 columns, 1.29× faster than the kernels it
+///    replaces; 8192 × 128 3.94 → 3.35 µs, cuBLAS 3.36).
 ///  - Narrow N: at most N_SPLIT_MIN_COLUMNS columns (no split) and row tiles
 ///    that leave SMs idle: the narrow kernel's smaller tiles engage more SMs
 ///    (`mublas bench sgemv`: N 256², 8 blocks of 32 rows, 9.6–10.0 µs against
@@ -960,6 +1030,7 @@ pub fn plan(
             Twin::Narrow => n as u64 <= N_SPLIT_MIN_COLUMNS && sm_coverage(model, &default_plan) < 1.0,
             Twin::Wide | Twin::WideStaged | Twin::Lanes => wide_serves(kind, m, n),
             Twin::Sweep => sweep_serves(model, default, m, n),
+            Twin::Few => few_serves(model, m, n),
             Twin::Long => long_serves(model, m, n, &default_plan),
             Twin::Thin => !fast_dram(model) && n >= LONG_MIN_COLUMNS && doubles_up(model, &default_plan),
         };
@@ -972,6 +1043,13 @@ pub fn plan(
                 let problem = problem(m, n);
                 device.tuner.plan_with(twin_spec, &kernel.model, &problem, || {
                     paired_split_plan(model, &kernel.model, twin_spec, &problem)
+                })
+            }
+            Twin::Few => {
+                let kernel = device.kernel(twin_spec.name)?;
+                let problem = problem(m, n);
+                device.tuner.plan_with(twin_spec, &kernel.model, &problem, || {
+                    few_plan(model, &kernel.model, twin_spec, &problem)
                 })
             }
             Twin::Wide | Twin::WideStaged | Twin::Sweep | Twin::Long => {
@@ -1002,6 +1080,7 @@ pub fn plan(
                     wide_pays(model, kind, m, n, default_plan.geometry.grid.1, &twin_plan)
                 }
                 Twin::Sweep => waves(model, &twin_plan) == 1,
+                Twin::Few => few_pays(model, n, &twin_plan),
                 Twin::Long => long_pays(model, &twin_plan),
                 Twin::Thin => true,
             };
@@ -1646,6 +1725,50 @@ mod tests {
     }
 
     #[test]
+    fn the_few_columns_kernel_halves_its_thread_rows_until_one_wave_holds_the_grid() {
+        // The wide kernel's code as the driver reports it on sm_90 (94 registers, 8 KiB of x): on 132 SMs,
+        // 1, 2, 5, 10 and 21 blocks of 64, 32, 16, 8 and 4 thread rows of 8 threads per SM.
+        let device = DeviceModel::h200();
+        let [kernel, _] = wide_models();
+        // (m, n, thread rows, blocks): 32-row tiles, from one thread row per 8 columns (a power of two, 4 to 64).
+        for (m, n, ty, blocks) in [
+            (1024u64, 128u64, 16, 32),
+            (4096, 512, 64, 128),
+            (4096, 1536, 64, 128),
+            (8192, 512, 32, 256),
+            (6000, 384, 32, 188),
+            (12000, 512, 16, 375),
+            (16384, 128, 16, 512),
+            (20000, 128, 16, 625),
+            (32768, 128, 8, 1024),
+            (50000, 128, 4, 1563),
+            // No grid in one wave: the fewest thread rows, in two or three waves.
+            (100_000, 64, 4, 3125),
+            (200_000, 256, 4, 6250),
+        ] {
+            let plan = few_plan(&device, &kernel, &GEMV_N_FEW, &problem(m as i64, n as i64));
+            assert_eq!(
+                (plan.shape.tx, plan.shape.ty, plan.geometry.grid.1, plan.geometry.blocks()),
+                (8, ty, 1, blocks),
+                "{m} × {n}"
+            );
+            assert!(few_serves(&device, m as i64, n as i64), "{m} × {n}");
+            assert!(few_pays(&device, n as i64, &plan), "{m} × {n}");
+        }
+        // More waves on more columns: not taken.
+        let plan = few_plan(&device, &kernel, &GEMV_N_FEW, &problem(200_000, 257));
+        assert_eq!((plan.shape.ty, optimizer::waves(&device, &plan)), (4, 3));
+        assert!(!few_pays(&device, 257, &plan));
+        // Only on fast DRAM, and only where it was timed.
+        assert!(!few_serves(&DeviceModel::h100_sxm(), 4096, 512));
+        assert!(few_serves(&device, 256, 1536));
+        assert!(few_serves(&device, 200_000, 16));
+        for (m, n) in [(255, 100), (4096, 1537), (200_001, 16)] {
+            assert!(!few_serves(&device, m, n), "{m} × {n}");
+        }
+    }
+
+    #[test]
     fn the_split_paired_t_kernel_fills_the_fewest_blocks_per_sm_that_hold_its_grid() {
         // The kernel as ptxas builds it for sm_90 (80 registers, no shared memory): three blocks of 256 per SM.
         let device = DeviceModel::h200();
@@ -1678,16 +1801,22 @@ mod tests {
             assert!(paired_split_pays(&device, &plan), "{m} × {n}");
             assert!(paired_split_serves(&device, m as i64, n as i64), "{m} × {n}");
         }
-        // Too small for two blocks per SM: the fullest grid of one, on half the SMs at least.
+        // Too small for two blocks per SM: the fullest grid of one, on a quarter of the SMs at least.
         for (m, n, split, blocks) in [(2048u64, 512u64, 2, 128), (4096, 256, 4, 128), (16384, 64, 16, 128)] {
             let plan = split_plan(m, n);
             assert_eq!((plan.geometry.grid.1, plan.geometry.blocks()), (split, blocks), "{m} × {n}");
             assert!(paired_split_pays(&device, &plan), "{m} × {n}");
         }
-        // No split in one wave past 12 × 132 columns; none on half the SMs on ranges of 1024 rows or more for
-        // 4096 × 64 (8 blocks, 4 ranges) or 2048 × 256 (32 blocks, 2 ranges).
-        for (m, n) in [(100_000, 1585), (4096, 64), (2048, 256)] {
+        // No split in one wave past 12 × 132 columns; none on a quarter of the SMs on ranges of 1024 rows or
+        // more for 4096 × 64 (8 blocks, 4 ranges) or 2048 × 128 (16 blocks, 2 ranges).
+        for (m, n) in [(100_000, 1585), (4096, 64), (2048, 128)] {
             assert!(!paired_split_pays(&device, &split_plan(m, n)), "{m} × {n}");
+        }
+        // On a quarter to half of them: 4096 × 128 in 4 ranges (64 blocks), 3000 × 128 in 3 (48).
+        for (m, n, split) in [(4096u64, 128u64, 4), (3000, 128, 3)] {
+            let plan = split_plan(m, n);
+            assert_eq!(plan.geometry.grid.1, split, "{m} × {n}");
+            assert!(paired_split_pays(&device, &plan), "{m} × {n}");
         }
         // Fewer than two ranges of 1024 rows, 32-bit rows, and where the unsplit paired kernel serves, fewer than
         // 32768 rows, or 100000 where its 8-column blocks fill more than 7/8 of the SMs (921 columns on 132 SMs).
@@ -1818,6 +1947,7 @@ mod tests {
             &GEMV_N_SCALAR_LONG,
             &GEMV_N_SCALAR_THIN,
             &GEMV_N_WIDE_STAGED,
+            &GEMV_N_FEW,
             &GEMV_N_SCALAR_LANES,
             &GEMV_N_SHORT,
             &GEMV_N_SHORT_SCALAR,
@@ -1874,7 +2004,14 @@ mod tests {
             assert_eq!(names(candidate_kernels(Op::T, 8, 4096, 8, x)), ["gemv_t_f32_short"]);
             assert_eq!(
                 names(candidate_kernels(Op::N, 1000, 4096, 1000, x)),
-                ["gemv_n_f32", "gemv_n_f32_sweep", "gemv_n_f32_narrow", "gemv_n_f32_wide", "gemv_n_f32_wide_staged"]
+                [
+                    "gemv_n_f32",
+                    "gemv_n_f32_sweep",
+                    "gemv_n_f32_few",
+                    "gemv_n_f32_narrow",
+                    "gemv_n_f32_wide",
+                    "gemv_n_f32_wide_staged"
+                ]
             );
             assert_eq!(
                 names(candidate_kernels(Op::N, 1000, 4096, 1001, x)),
@@ -2054,6 +2191,7 @@ mod tests {
             (&GEMV_N_SCALAR_LONG, Layout::N),
             (&GEMV_N_SCALAR_THIN, Layout::N),
             (&GEMV_N_WIDE_STAGED, Layout::N),
+            (&GEMV_N_FEW, Layout::N),
             (&GEMV_N_SHORT, Layout::NShort),
             (&GEMV_N_SHORT_SCALAR, Layout::NShort),
             (&GEMV_T, Layout::T),
