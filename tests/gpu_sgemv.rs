@@ -436,8 +436,10 @@ fn gpu_sgemv_paired_t_kernel_through_the_routine() {
         ((200_003, 37, 200_004), 48),
         ((4093, 256, 4096), 1),
         ((8195, 300, 8196), 6),
-        // 64 blocks: a quarter to half of 132 SMs.
+        // 64 blocks: a quarter to half of 132 SMs; on at most 64 columns in ranges of 512 rows.
         ((4093, 128, 4096), 4),
+        ((4093, 64, 4096), 8),
+        ((8191, 32, 8192), 16),
     ];
     let test = "gpu_sgemv_paired_t_kernel_through_the_routine";
     let Some(gpu) = gpu_or_skip(test) else { return };

@@ -274,6 +274,14 @@ const PAIRED_ROW_GRANULE: u64 = 128;
 /// …and at least this long, one round of the kernel's loads: 2048 × 512 ran
 /// 4.22 µs in 2 ranges, 4.62 in 4 (H200, kernel time; 5.37 on the default).
 const PAIRED_SPLIT_MIN_RANGE: u64 = 1024;
+/// On at most PAIRED_SPLIT_SHORT_RANGE_MAX_COLUMNS columns, where ranges of
+/// PAIRED_SPLIT_MIN_RANGE rows give no grid that pays, ranges of half as
+/// many: there the default ran 4 to 8 blocks (H200, kernel time, µs,
+/// `scripts/gemv-ab.py`: 4096 × 64 6.19 on the default, 3.76 split 8 ways
+/// into 512-row ranges, cuBLAS 3.74). On more columns the short ranges lost
+/// to the routine's kernels (2048 × 128: 3.77 split 4 ways, 3.69 lean).
+const PAIRED_SPLIT_SHORT_RANGE: u64 = 512;
+const PAIRED_SPLIT_SHORT_RANGE_MAX_COLUMNS: u64 = 64;
 /// From PAIRED_MIN_COLUMNS columns on, where the unsplit paired kernel
 /// serves, the split one serves matrices of at least this many rows where
 /// the unsplit grid leaves an eighth of the SMs idle or more: on fewer, the
@@ -820,7 +828,9 @@ fn paired_split_serves(device: &DeviceModel, m: i64, n: i64) -> bool {
 /// The split paired kernel's shape: of the splits of its space whose grid
 /// runs in one wave with more blocks than SMs (where there is none, with
 /// blocks on a quarter of the SMs or more), and ranges of at least
-/// PAIRED_SPLIT_MIN_RANGE rows, the one whose grid best fills the fewest
+/// PAIRED_SPLIT_MIN_RANGE rows (where none pays, on at most
+/// PAIRED_SPLIT_SHORT_RANGE_MAX_COLUMNS columns, PAIRED_SPLIT_SHORT_RANGE),
+/// the one whose grid best fills the fewest
 /// blocks per SM that hold it (k = ⌈blocks / SMs⌉: the Grid-Occupancy of a
 /// device that runs k blocks per SM), ties to the smaller split. So 64
 /// blocks of columns (512) split 4 ways on 132 SMs (256 blocks, 0.97 of two
@@ -842,29 +852,34 @@ fn paired_split_serves(device: &DeviceModel, m: i64, n: i64) -> bool {
 fn paired_split_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, problem: &Problem) -> LaunchPlan {
     let sms = device.sm_count as u64;
     let tx = spec.space.tx_min;
-    let plans = spec
+    let plans: Vec<LaunchPlan> = spec
         .space
         .splits
         .iter()
-        .map(|&split| LaunchPlan::of_shape(device, kernel, spec, problem, LaunchShape { tx, ty: 1, split }));
-    // (more blocks than SMs, fill): compared in that order.
-    let mut best: Option<((bool, f64), LaunchPlan)> = None;
-    let mut first = None;
-    for plan in plans {
-        first.get_or_insert(plan);
-        let (per_split, _) = reduction_split(Layout::TPaired, problem, &plan.shape);
-        let blocks = plan.geometry.blocks();
-        if !paired_split_pays(device, &plan) || per_split < PAIRED_SPLIT_MIN_RANGE {
-            continue;
+        .map(|&split| LaunchPlan::of_shape(device, kernel, spec, problem, LaunchShape { tx, ty: 1, split }))
+        .collect();
+    // The best plan that pays on ranges of at least `min_range` rows, by (more blocks than SMs, fill) in that order.
+    let best_on = |min_range: u64| {
+        let mut best: Option<((bool, f64), LaunchPlan)> = None;
+        for &plan in &plans {
+            let (per_split, _) = reduction_split(Layout::TPaired, problem, &plan.shape);
+            let blocks = plan.geometry.blocks();
+            if !paired_split_pays(device, &plan) || per_split < min_range {
+                continue;
+            }
+            let score = (blocks > sms, blocks as f64 / (blocks.div_ceil(sms) * sms) as f64);
+            let better = |(more, fill): (bool, f64)| (score.0 && !more) || (score.0 == more && score.1 > fill + 1e-9);
+            if best.is_none_or(|(best_score, _)| better(best_score)) {
+                best = Some((score, plan));
+            }
         }
-        let score = (blocks > sms, blocks as f64 / (blocks.div_ceil(sms) * sms) as f64);
-        let better = |(more, fill): (bool, f64)| (score.0 && !more) || (score.0 == more && score.1 > fill + 1e-9);
-        if best.is_none_or(|(best_score, _)| better(best_score)) {
-            best = Some((score, plan));
-        }
-    }
-    best.map(|(_, plan)| plan)
-        .or(first)
+        best.map(|(_, plan)| plan)
+    };
+    best_on(PAIRED_SPLIT_MIN_RANGE)
+        .or_else(|| {
+            (problem.n <= PAIRED_SPLIT_SHORT_RANGE_MAX_COLUMNS).then(|| best_on(PAIRED_SPLIT_SHORT_RANGE)).flatten()
+        })
+        .or(plans.first().copied())
         .unwrap_or_else(|| LaunchPlan::of_shape(device, kernel, spec, problem, LaunchShape { tx, ty: 1, split: 1 }))
 }
 
@@ -1808,9 +1823,15 @@ mod tests {
             assert!(paired_split_pays(&device, &plan), "{m} × {n}");
         }
         // No split in one wave past 12 × 132 columns; none on a quarter of the SMs on ranges of 1024 rows or
-        // more for 4096 × 64 (8 blocks, 4 ranges) or 2048 × 128 (16 blocks, 2 ranges).
-        for (m, n) in [(100_000, 1585), (4096, 64), (2048, 128)] {
+        // more for 2048 × 128 (16 blocks, 2 ranges), nor of 512 for 4096 × 32 (4 blocks, 8 ranges) or 2048 × 64.
+        for (m, n) in [(100_000, 1585), (2048, 128), (4096, 32), (2048, 64)] {
             assert!(!paired_split_pays(&device, &split_plan(m, n)), "{m} × {n}");
+        }
+        // Ranges of 512 rows on at most 64 columns where those of 1024 give no grid that pays.
+        for (m, n, split) in [(4096u64, 64u64, 8), (3000, 64, 6), (8192, 32, 16), (6000, 32, 12)] {
+            let plan = split_plan(m, n);
+            assert_eq!(plan.geometry.grid.1, split, "{m} × {n}");
+            assert!(paired_split_pays(&device, &plan), "{m} × {n}");
         }
         // On a quarter to half of them: 4096 × 128 in 4 ranges (64 blocks), 3000 × 128 in 3 (48).
         for (m, n, split) in [(4096u64, 128u64, 4), (3000, 128, 3)] {
