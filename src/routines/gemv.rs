@@ -182,6 +182,8 @@ const WIDE_STAGED_MIN_COVERAGE: f64 = 0.5;
 /// code): row tiles of FEW_TX · 4 = 32 rows, unsplit, Ty thread rows of 8
 /// columns each; [`few_plan`] chooses Ty.
 const FEW_TX: u32 = 8;
+/// Columns a thread row of the wide kernels has in flight (`gemv_n<VEC, 8, …>` in kernels/gemv.cu).
+const WIDE_GROUP_COLUMNS: u64 = 8;
 const FEW_SPACE: LaunchSpace =
     LaunchSpace { tx_step: 8, tx_min: FEW_TX, tx_max: FEW_TX, ty_min: 4, ty_max: 64, splits: &[1] };
 /// Where it serves ([`few_serves`]): on fast DRAM (only an H200 measured), at
@@ -752,7 +754,7 @@ fn few_pays(device: &DeviceModel, n: i64, plan: &LaunchPlan) -> bool {
 /// grid runs in one wave: 8 × 4 9.04, 16 × 8 8.85).
 fn few_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, problem: &Problem) -> LaunchPlan {
     let space = spec.space;
-    let groups = problem.n.div_ceil(8).next_power_of_two();
+    let groups = problem.n.div_ceil(WIDE_GROUP_COLUMNS).next_power_of_two();
     let mut ty = groups.clamp(space.ty_min as u64, space.ty_max as u64) as u32;
     loop {
         let shape = LaunchShape { tx: FEW_TX, ty, split: 1 };
