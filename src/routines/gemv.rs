@@ -164,6 +164,8 @@ const SWEEP_MIN_COLUMNS: i64 = 1024;
 /// at every size tried (H100, kernel time with x staged, `scripts/gemv-ab.py`: 4100²
 /// 27.2 µs on 8 × 64 against 28.6 on 8 × 32, 5000² 37.2 on 16 × 32 against 42.3 on 16 × 16).
 const WIDE_THREADS: u32 = 512;
+/// Columns a thread row of the wide kernels has in flight (`gemv_n<VEC, 8, …>` in kernels/gemv.cu).
+const WIDE_GROUP_COLUMNS: u64 = 8;
 /// The wide N kernels need at least this many rows (`wide_pays`; the fewest
 /// measured: at 1000² their 32 blocks were not tried)…
 const WIDE_MIN_ROWS: i64 = 2000;
@@ -182,8 +184,6 @@ const WIDE_STAGED_MIN_COVERAGE: f64 = 0.5;
 /// code): row tiles of FEW_TX · 4 = 32 rows, unsplit, Ty thread rows of 8
 /// columns each; [`few_plan`] chooses Ty.
 const FEW_TX: u32 = 8;
-/// Columns a thread row of the wide kernels has in flight (`gemv_n<VEC, 8, …>` in kernels/gemv.cu).
-const WIDE_GROUP_COLUMNS: u64 = 8;
 const FEW_SPACE: LaunchSpace =
     LaunchSpace { tx_step: 8, tx_min: FEW_TX, tx_max: FEW_TX, ty_min: 4, ty_max: 64, splits: &[1] };
 /// Where it serves ([`few_serves`]): on fast DRAM (only an H200 measured), at
@@ -1027,6 +1027,13 @@ pub fn plan(
         let kernel = device.kernel(spec.name)?;
         Ok(device.tuner.plan(spec, &kernel.model, &problem(m, n)))
     };
+    // A twin shaped by its own rule instead of the optimizer (forced shapes and the plan cache still first).
+    let plan_by =
+        |spec: &'static KernelSpec, rule: &dyn Fn(&KernelModel, &Problem) -> LaunchPlan| -> Result<LaunchPlan> {
+            let kernel = device.kernel(spec.name)?;
+            let problem = problem(m, n);
+            Ok(device.tuner.plan_with(spec, &kernel.model, &problem, || rule(&kernel.model, &problem)))
+        };
     let default = select_kernel(op, m, a, lda);
     let default_plan = plan_of(default)?;
     if device.tuner.forced().get(default.name).is_some() {
@@ -1056,30 +1063,16 @@ pub fn plan(
         }
         let twin_plan = match kind {
             Twin::PairedSplit => {
-                let kernel = device.kernel(twin_spec.name)?;
-                let problem = problem(m, n);
-                device.tuner.plan_with(twin_spec, &kernel.model, &problem, || {
-                    paired_split_plan(model, &kernel.model, twin_spec, &problem)
-                })
+                plan_by(twin_spec, &|kernel, problem| paired_split_plan(model, kernel, twin_spec, problem))?
             }
-            Twin::Few => {
-                let kernel = device.kernel(twin_spec.name)?;
-                let problem = problem(m, n);
-                device.tuner.plan_with(twin_spec, &kernel.model, &problem, || {
-                    few_plan(model, &kernel.model, twin_spec, &problem)
-                })
-            }
+            Twin::Few => plan_by(twin_spec, &|kernel, problem| few_plan(model, kernel, twin_spec, problem))?,
             Twin::Wide | Twin::WideStaged | Twin::Sweep | Twin::Long => {
-                let kernel = device.kernel(twin_spec.name)?;
-                let problem = problem(m, n);
                 let thread_rows = match kind {
                     Twin::Sweep => sweep_thread_rows,
                     Twin::Long => long_thread_rows,
                     _ => wide_thread_rows,
                 };
-                device.tuner.plan_with(twin_spec, &kernel.model, &problem, || {
-                    wide_plan(model, &kernel.model, twin_spec, &problem, thread_rows)
-                })
+                plan_by(twin_spec, &|kernel, problem| wide_plan(model, kernel, twin_spec, problem, thread_rows))?
             }
             _ => plan_of(twin_spec)?,
         };
