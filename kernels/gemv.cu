@@ -1,6 +1,6 @@
 // SGEMV: y = alpha * op(A) * x + beta * y, A column-major (m rows, n columns, lda).
 //
-// Twenty-four kernels; the routine (src/routines/gemv.rs) picks one of twenty-three per call:
+// Twenty-five kernels; the routine (src/routines/gemv.rs) picks one of twenty-four per call:
 //  - gemv_n_f32 / gemv_n_f32_scalar: op N. Block (Tx, Ty); the block owns
 //    GEMV_N_ROWS * Tx rows, each thread GEMV_N_ROWS of them; the Ty thread rows
 //    split the block's columns in groups of GEMV_N_COLS (the loads of a group are
@@ -57,7 +57,9 @@
 //    warp per column, unsplit, each round's loads of A and of x requested
 //    together (gemv_t_paired). gemv_t_f32_paired_split: the same split over
 //    rows, with an arrival counter per column instead of per block
-//    (gemv_t_paired_split).
+//    (gemv_t_paired_split). gemv_t_f32_stacked: the same, unsplit, on
+//    blocks (32, Ty): Ty warps share a column, each a range of its rows,
+//    their sums added through shared memory (gemv_t_stacked).
 //  - gemv_t_f32_short / gemv_t_f32_short_scalar: op T with m <= 64: L lanes per
 //    column, GEMV_T_SMALL_COLUMNS columns per lane, 4 * Tx / L columns per block,
 //    no split. The float4 variants need A 16-byte aligned and lda % 4 == 0.
@@ -927,6 +929,44 @@ __device__ __forceinline__ void gemv_t_paired_split(i64 m, i64 n, float alpha_va
     }
 }
 
+// The paired sums on blocks (32 * C, Ty): C columns a block, the Ty warps of a column each taking one
+// contiguous range of whole 128-row stretches, their sums added in warp order through shared memory by the
+// column's first warp. A split over rows inside the block: no partial vectors, counters or second pass.
+template <int U>
+__device__ __forceinline__ void gemv_t_stacked(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
+                                               const float *__restrict__ A, i64 lda, const float *__restrict__ x,
+                                               float beta_value, const float *beta_ptr, float *y, i64 incy) {
+    __shared__ float sums[32];  // [warp row][column of the block]: at most 1024 threads, one per warp
+    const int lane = threadIdx.x & 31, column = threadIdx.x >> 5, columns = blockDim.x >> 5;
+    const i64 col = static_cast<i64>(blockIdx.x) * columns + column;
+    const bool inside = col < n;
+    const bool writer = inside && threadIdx.y == 0 && lane == 0;
+    float *yc = y + col * incy;
+    const float alpha = load_scalar(alpha_value, alpha_ptr);
+    if (alpha == 0.0f) {
+        if (writer) gemv_scale_only(load_scalar(beta_value, beta_ptr), yc);
+        return;  // every thread of the block: alpha is the same for all
+    }
+    // Warps past the last column stay for the barrier, with no rows.
+    const i64 per_warp = ((m + blockDim.y - 1) / blockDim.y + 127) / 128 * 128;
+    const i64 r_begin = threadIdx.y * per_warp;
+    const int rows = inside ? static_cast<int>(max(i64(0), min(m - r_begin, per_warp))) : 0;
+    const float sum = gemv_t_paired_sum<U>(A + (inside ? col : 0) * lda + r_begin, x + r_begin, rows, lane);
+    float total = sum;
+    if (blockDim.y > 1) {
+        if (lane == 0) sums[threadIdx.y * columns + column] = sum;
+        __syncthreads();
+        if (!writer) return;
+        total = 0.0f;
+        for (int w = 0; w < static_cast<int>(blockDim.y); ++w) total += sums[w * columns + column];
+    }
+    if (writer) {
+        // beta and y are read here, after the rows (as in gemv_t_paired_split): held over them they cost registers.
+        const float beta = load_scalar(beta_value, beta_ptr);
+        *yc = gemv_result(alpha, total, beta, gemv_y_early(beta, yc));
+    }
+}
+
 // The start of the row-per-thread N kernels (lanes, sweep), whose blocks
 // own `tile_rows` rows: alpha, beta, this thread's row r and whether it is
 // inside A. Returns false where alpha = 0, after scaling y by beta (device
@@ -1184,6 +1224,17 @@ extern "C" __global__ void __launch_bounds__(256) gemv_t_f32_paired(GEMV_PARAMS)
 // 3 (unsplit 168.0); `plan` in src/routines/gemv.rs has the rest.
 extern "C" __global__ void __launch_bounds__(256, 3) gemv_t_f32_paired_split(GEMV_PARAMS) {
     gemv_t_paired_split<GEMV_T_UNROLL>(GEMV_ARGS_NO_INCX);
+}
+// The stacked T kernel (gemv_t_stacked), for T matrices of few columns,
+// where a warp per column leaves most SMs idle and a split over blocks pays
+// its partial sums' round trips (about 1.4 us at 1024 x 32): against those
+// (H200, kernel time, `OP=T scripts/gemv-ab.py`, µs, stacked (32, Ty) /
+// paired on blocks of 64 / split paired, best of 2 to 33 ranges / cuBLAS):
+// 4096 x 32 (Ty 4) 2.62 / 3.92 / 3.63 / 3.42, 8192 x 32 (8) 2.84 / 6.31 /
+// 3.73 / 3.95, 16384 x 128 (16) 4.73 / 11.39 / 5.84 / 7.71. The full
+// paired round (8 float4s a lane) and 512 threads at most.
+extern "C" __global__ void __launch_bounds__(512) gemv_t_f32_stacked(GEMV_PARAMS) {
+    gemv_t_stacked<GEMV_T_UNROLL>(m, n, alpha_value, alpha_ptr, A, lda, x, beta_value, beta_ptr, y, incy);
 }
 #define GEMV_T_SHORT_ARGS m, n, alpha_value, alpha_ptr, A, lda, x, incx, beta_value, beta_ptr, y, incy
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short(GEMV_PARAMS) { gemv_t_short<true>(GEMV_T_SHORT_ARGS); }

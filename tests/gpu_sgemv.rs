@@ -434,12 +434,7 @@ fn gpu_sgemv_paired_t_kernel_through_the_routine() {
         ((40003, 900, 40004), 2),
         ((20001, 512, 20004), 4),
         ((200_003, 37, 200_004), 48),
-        ((4093, 256, 4096), 1),
         ((8195, 300, 8196), 6),
-        // 64 blocks: a quarter to half of 132 SMs; on at most 64 columns in ranges of 512 rows.
-        ((4093, 128, 4096), 4),
-        ((4093, 64, 4096), 8),
-        ((8191, 32, 8192), 16),
     ];
     let test = "gpu_sgemv_paired_t_kernel_through_the_routine";
     let Some(gpu) = gpu_or_skip(test) else { return };
@@ -454,6 +449,47 @@ fn gpu_sgemv_paired_t_kernel_through_the_routine() {
             assert!(name.starts_with("gemv_t_f32_paired"), "{:?}: {name}", shapes[i].0);
         }
     });
+}
+
+/// The stacked T kernel through the routine (1025 to 32768 rows, 24576 on fewer than 16 columns, at most
+/// 512 columns, 128 with 2 warps a column): 2 to 16 warps a column, ranges of whole 128-row stretches with
+/// the last one short or empty, 0 to 3 rows past the last float4, one column and 511. On a 132-SM GPU each
+/// shape's warps are checked.
+#[test]
+fn gpu_sgemv_stacked_t_kernel_through_the_routine() {
+    let test = "gpu_sgemv_stacked_t_kernel_through_the_routine";
+    // (m, n, lda) and the warps a column on 132 SMs.
+    let shapes = [
+        ((1500, 33, 1500), 2),
+        ((2049, 100, 2052), 4),
+        ((3001, 512, 3004), 4),
+        ((4093, 256, 4096), 4),
+        ((4093, 128, 4096), 4),
+        ((4093, 64, 4096), 4),
+        ((5001, 1, 5004), 8),
+        ((8191, 32, 8192), 8),
+        ((8189, 511, 8192), 4),
+        ((16383, 200, 16384), 8),
+        ((20001, 3, 20004), 16),
+        ((24573, 15, 24576), 16),
+        ((32768, 17, 32768), 16),
+    ];
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let checked = gpu.inner().device.model().sm_count == 132;
+    float4_shapes_through_the_routine(&gpu, test, MUBLAS_OP_T, &shapes.map(|(shape, _)| shape), |i, name, plan| {
+        if checked {
+            let (tx, ty) = (plan.shape.tx, plan.shape.ty);
+            assert_eq!(
+                (name, tx, ty, plan.geometry.grid.1),
+                ("gemv_t_f32_stacked", 32, shapes[i].1, 1),
+                "{:?}",
+                shapes[i].0
+            );
+        }
+    });
+    if !checked {
+        say(&format!("{test}: not a 132-SM GPU: kernels printed, not checked"));
+    }
 }
 
 /// The few-columns N kernel through the routine (on fast DRAM: 256 to 200000 rows, at most 1536
@@ -1066,7 +1102,8 @@ fn gpu_sgemv_plan_reads_x_through_l1_where_x_allows() {
         ));
         assert!(
             x == XReads::Float4
-                || !["gemv_t_f32_lean_l1", "gemv_t_f32_paired", "gemv_t_f32_paired_split"].contains(&spec.name),
+                || !["gemv_t_f32_lean_l1", "gemv_t_f32_paired", "gemv_t_f32_paired_split", "gemv_t_f32_stacked"]
+                    .contains(&spec.name),
             "{n}²: x is not float4"
         );
         assert!(x != XReads::Strided || spec.name != "gemv_t_f32_l1_any", "{n}²: x is strided");

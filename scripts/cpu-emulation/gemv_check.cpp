@@ -28,7 +28,7 @@ typedef void (*GemvKernel)(i64, i64, float, const float *, const float *, i64, c
 enum class Layout { N, Lanes, NShort, T, TShort, TPaired };
 
 // The launch spaces of src/routines/gemv.rs, as block shapes (Tx, Ty) tried and whether they split.
-enum class Space { N, Narrow, Wide, Few, Lanes, Sweep, Short, T, L1Any, Paired, PairedSplit, TShort };
+enum class Space { N, Narrow, Wide, Few, Lanes, Sweep, Short, T, L1Any, Paired, PairedSplit, Stacked, TShort };
 
 struct KernelInfo {
     const char *name;
@@ -64,6 +64,7 @@ static const KernelInfo KERNELS[] = {
     {"gemv_t_f32_l1_any", gemv_t_f32_l1_any, Layout::T, Space::L1Any, false, false, true},
     {"gemv_t_f32_paired", gemv_t_f32_paired, Layout::T, Space::Paired, true, true, false},
     {"gemv_t_f32_paired_split", gemv_t_f32_paired_split, Layout::TPaired, Space::PairedSplit, true, true, false},
+    {"gemv_t_f32_stacked", gemv_t_f32_stacked, Layout::T, Space::Stacked, true, true, false},
     {"gemv_t_f32_short", gemv_t_f32_short, Layout::TShort, Space::TShort, true, false, false},
     {"gemv_t_f32_short_scalar", gemv_t_f32_short_scalar, Layout::TShort, Space::TShort, false, false, false},
 };
@@ -84,6 +85,9 @@ static std::vector<std::pair<int, int>> shapes(Space space) {
         // The library's 256, and blocks of 2 warps for partial last blocks on the small cases.
         case Space::Paired:
         case Space::PairedSplit: return {{64, 1}, {256, 1}};
+        // One warp a column, 2, 5 (a range of rows that is not a power of two) and 16 (warps with no rows on
+        // the smaller cases), and 2 columns a block of 3 warps each (a partial last block).
+        case Space::Stacked: return {{32, 1}, {32, 2}, {32, 5}, {32, 16}, {64, 3}};
         case Space::TShort: return {{32, 1}, {64, 1}};
     }
     return {};

@@ -297,6 +297,33 @@ const PAIRED_SPLIT_MIN_ROWS: i64 = 32768;
 /// 43.2 against 44.0, where 100000 × 1024 ran 104.9 against 97.1 and
 /// 1000000 × 1024 972.5 against 914.0 (H200, `scripts/sgemv-builds.py`).
 const PAIRED_SPLIT_MIN_ROWS_FULL_GRID: i64 = 100_000;
+/// `gemv_t_f32_stacked`: one column a block, Ty warps sharing its rows
+/// ([`stacked_plan`]), at most 512 threads (its launch bounds). Two columns
+/// a block (Tx 64) ran 1-8 % slower at Ty 4 and 8 (H200, kernel time:
+/// 8192 x 128 3.60 / 3.70 µs at Ty 8, 4096 x 32 2.62 / 2.70 at Ty 4).
+const STACKED_SPACE: LaunchSpace =
+    LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 32, ty_min: 1, ty_max: 16, splits: &[1] };
+/// A stacked warp's rows: one round of the paired loads (8 float4s a lane)…
+const STACKED_WARP_ROWS: u64 = 1024;
+/// …and at most twice as many once [`stacked_plan`] has halved Ty to fit one
+/// wave; on more the split paired kernel's grid over every SM won (H200,
+/// kernel time, µs, stacked / split / cuBLAS: 32768 x 32 on 16 warps 4.60 /
+/// 4.83 / 5.06, 65536 x 32 6.81 / 6.01 / 6.22, 131072 x 16 10.20 / 6.52 /
+/// 6.37).
+const STACKED_MAX_WARP_ROWS: u64 = 2 * STACKED_WARP_ROWS;
+/// It serves at most this many columns: from 768 on, with Ty 2, it lost to
+/// the paired kernel's warp per column (2048 x 768 4.08 / 3.64 µs)…
+const STACKED_MAX_COLUMNS: i64 = 512;
+/// …and with Ty 2, at most this many (2048 x 256: 2.98 against the paired
+/// kernel's 2.72; 2048 x 128 2.68 / 2.86).
+const STACKED_PAIR_MAX_COLUMNS: i64 = 128;
+/// On fewer than STACKED_FEW_COLUMNS columns (as many SMs), at most this
+/// many rows: the split kernel's ranges on 64 SMs read 32768 x 1 in 2.90 µs
+/// against 3.29 on one SM's 16 warps, 32768 x 8 3.61 / 3.73, where 24000 x
+/// 1 ran 3.20 / 3.13 and 24000 x 8 3.70 / 3.49 (H200, kernel time through
+/// the library).
+const STACKED_FEW_COLUMNS: i64 = 16;
+const STACKED_FEW_COLUMNS_MAX_ROWS: i64 = 24576;
 const T_SHORT_SPACE: LaunchSpace =
     LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 64, ty_min: 1, ty_max: 1, splits: &[1] };
 
@@ -363,6 +390,10 @@ pub static GEMV_T_PAIRED: KernelSpec =
 /// see `plan`).
 pub static GEMV_T_PAIRED_SPLIT: KernelSpec =
     KernelSpec { name: "gemv_t_f32_paired_split", space: PAIRED_SPLIT_SPACE, geometry: t_paired_geometry };
+/// GEMV_T_PAIRED unsplit on blocks (32, Ty): Ty warps share a column
+/// (STACKED_SPACE; see `plan`).
+pub static GEMV_T_STACKED: KernelSpec =
+    KernelSpec { name: "gemv_t_f32_stacked", space: STACKED_SPACE, geometry: t_geometry };
 /// op T, m ≤ SHORT_ROWS_MAX, A 16-byte aligned and lda % 4 == 0.
 pub static GEMV_T_SHORT: KernelSpec =
     KernelSpec { name: "gemv_t_f32_short", space: T_SHORT_SPACE, geometry: t_short_geometry };
@@ -397,6 +428,7 @@ pub const KERNEL_NAMES: &[&str] = &[
     GEMV_T_L1_ANY.name,
     GEMV_T_PAIRED.name,
     GEMV_T_PAIRED_SPLIT.name,
+    GEMV_T_STACKED.name,
     GEMV_T_SHORT.name,
     GEMV_T_SHORT_SCALAR.name,
 ];
@@ -536,6 +568,8 @@ pub fn x_reads(x: u64, incx: i64) -> XReads {
 /// A kernel besides the default that can serve a call, and when `plan` takes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Twin {
+    /// The stacked T kernel (x as float4 only): [`stacked_serves`], shaped by [`stacked_plan`].
+    Stacked,
     /// The paired T kernel split over rows (x as float4 only): [`paired_split_serves`], in one wave.
     PairedSplit,
     /// The paired T kernel (x as float4 only): [`paired_serves`].
@@ -565,7 +599,8 @@ enum Twin {
     Thin,
 }
 
-const TWINS: [(&KernelSpec, &KernelSpec, Twin); 18] = [
+const TWINS: [(&KernelSpec, &KernelSpec, Twin); 19] = [
+    (&GEMV_T, &GEMV_T_STACKED, Twin::Stacked),
     (&GEMV_T, &GEMV_T_PAIRED_SPLIT, Twin::PairedSplit),
     (&GEMV_T, &GEMV_T_PAIRED, Twin::Paired),
     (&GEMV_T, &GEMV_T_LEAN_L1, Twin::LeanL1),
@@ -593,7 +628,7 @@ fn twins(default: &'static KernelSpec, x: XReads) -> impl Iterator<Item = (&'sta
         .filter(move |(d, _, kind)| {
             std::ptr::eq(*d, default)
                 && match kind {
-                    Twin::PairedSplit | Twin::Paired | Twin::LeanL1 => x == XReads::Float4,
+                    Twin::Stacked | Twin::PairedSplit | Twin::Paired | Twin::LeanL1 => x == XReads::Float4,
                     Twin::L1Any => x != XReads::Strided,
                     _ => true,
                 }
@@ -660,7 +695,8 @@ fn wide_serves(kind: Twin, m: i64, n: i64) -> bool {
         && match kind {
             Twin::Wide | Twin::Lanes => n <= WIDE_L1_MAX_COLUMNS,
             Twin::WideStaged => n > WIDE_L1_MAX_COLUMNS,
-            Twin::PairedSplit
+            Twin::Stacked
+            | Twin::PairedSplit
             | Twin::Paired
             | Twin::LeanL1
             | Twin::Lean
@@ -807,6 +843,49 @@ fn paired_serves(m: i64, n: i64) -> bool {
         || (n >= PAIRED_SHORT_MIN_COLUMNS && n < m && m < PAIRED_SHORT_ROWS_PER_COLUMN * n)
 }
 
+/// Whether `gemv_t_f32_stacked` can take a T call from `gemv_t_f32` (`plan`,
+/// which then needs [`stacked_pays`]; x as float4 is the caller's check):
+/// more rows than one warp's round (Ty 2 at least), at most
+/// STACKED_MAX_COLUMNS columns, with Ty 2 at most STACKED_PAIR_MAX_COLUMNS,
+/// and on fewer than STACKED_FEW_COLUMNS at most STACKED_FEW_COLUMNS_MAX_ROWS
+/// rows.
+fn stacked_serves(m: i64, n: i64) -> bool {
+    let rows = m as u64;
+    rows > STACKED_WARP_ROWS
+        && rows <= STACKED_SPACE.ty_max as u64 * STACKED_MAX_WARP_ROWS
+        && n <= STACKED_MAX_COLUMNS
+        && (rows > 2 * STACKED_WARP_ROWS || n <= STACKED_PAIR_MAX_COLUMNS)
+        && (n >= STACKED_FEW_COLUMNS || m <= STACKED_FEW_COLUMNS_MAX_ROWS)
+}
+
+/// The stacked kernel's shape: one column a block and Ty warps on it, from
+/// the power of two at or above the warps that give each one round
+/// (STACKED_WARP_ROWS rows), at most 16, halved until the grid runs in one
+/// wave. Against the fastest Ty of 2 to 16 at each of 25 shapes from 2048 x
+/// 16 to 32768 x 64 (H200, kernel time, `scripts/gemv-ab.py`), the rule's
+/// was within 3 % (3000 x 32: Ty 4 2.59 µs, 8 2.59; 4096 x 512: Ty 4 4.61,
+/// 8 5.66, as Ty 8 needs two waves there).
+fn stacked_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, problem: &Problem) -> LaunchPlan {
+    let space = spec.space;
+    let warps = problem.m.div_ceil(STACKED_WARP_ROWS).next_power_of_two();
+    let mut ty = warps.clamp(space.ty_min as u64, space.ty_max as u64) as u32;
+    loop {
+        let shape = LaunchShape { tx: space.tx_min, ty, split: 1 };
+        let plan = LaunchPlan::of_shape(device, kernel, spec, problem, shape);
+        if ty <= space.ty_min || optimizer::waves(device, &plan) == 1 {
+            return plan;
+        }
+        ty /= 2;
+    }
+}
+
+/// Whether the stacked plan replaces the default's: two warps a column or
+/// more, in one wave, at most STACKED_MAX_WARP_ROWS rows a warp.
+fn stacked_pays(device: &DeviceModel, m: i64, plan: &LaunchPlan) -> bool {
+    let ty = plan.shape.ty as u64;
+    ty >= 2 && optimizer::waves(device, plan) == 1 && (m as u64).div_ceil(ty) <= STACKED_MAX_WARP_ROWS
+}
+
 /// Whether `gemv_t_f32_paired_split` can take a T call from `gemv_t_f32`
 /// (`plan`, which then needs [`paired_split_pays`]; x as float4 is the
 /// caller's check): rows in 32 bits, two ranges of PAIRED_SPLIT_MIN_RANGE
@@ -909,6 +988,17 @@ fn l1_any_serves(default: &KernelSpec, m: i64, n: i64, default_plan: &LaunchPlan
 /// The kernel and the tuner's plan for a call (what `sgemv` launches; the
 /// benchmark reports it): the default kernel, unless its twin does better by
 /// a rule the occupancies cannot see, or a shape is forced on the default.
+///  - Stacked T, for float4 A and x as float4: wherever `stacked_serves`
+///    and `stacked_pays` (1025 to 32768 rows, at most 512 columns), on
+///    `stacked_plan`'s warps a column. Few columns give a warp per column
+///    few SMs, and the split over blocks pays two round trips through L2
+///    for its partial sums; Ty warps of one block on a column share its rows
+///    and add their sums through shared memory (H200, kernel time,
+///    `scripts/sgemv-builds.py`, µs, the routine before / this kernel /
+///    cuBLAS; over 51 shapes 1.49x faster by geometric mean): 3000 x 32
+///    7.12 / 2.17 / 3.61, 8192 x 32 3.58 / 2.47 / 3.94, 8192 x 1 5.03 /
+///    2.10 / 10.17, 2048 x 128 3.74 / 2.30 / 4.61, 16384 x 256 7.45 / 6.24 /
+///    9.79, 8192 x 512 7.82 / 6.52 / 8.60.
 ///  - Paired T split over rows, for float4 A and x as float4: wherever
 ///    `paired_split_serves` and `paired_split_pays` (in one wave, on a quarter of
 ///    the SMs or more), on `paired_split_plan`'s split. Unsplit, a block of
@@ -1045,6 +1135,7 @@ pub fn plan(
     let l1_any = x != XReads::Strided && l1_any_serves(default, m, n, &default_plan);
     for (twin_spec, kind) in twins(default, x) {
         let consider = match kind {
+            Twin::Stacked => stacked_serves(m, n),
             Twin::PairedSplit => paired_split_serves(model, m, n),
             Twin::Paired => paired_serves(m, n),
             // Where the kernel for any A serves too, only if the lean kernel saves a wave.
@@ -1066,6 +1157,7 @@ pub fn plan(
                 plan_by(twin_spec, &|kernel, problem| paired_split_plan(model, kernel, twin_spec, problem))?
             }
             Twin::Few => plan_by(twin_spec, &|kernel, problem| few_plan(model, kernel, twin_spec, problem))?,
+            Twin::Stacked => plan_by(twin_spec, &|kernel, problem| stacked_plan(model, kernel, twin_spec, problem))?,
             Twin::Wide | Twin::WideStaged | Twin::Sweep | Twin::Long => {
                 let thread_rows = match kind {
                     Twin::Sweep => sweep_thread_rows,
@@ -1080,6 +1172,7 @@ pub fn plan(
         let forced = device.tuner.forced().get(twin_spec.name).is_some();
         let better = forced
             || match kind {
+                Twin::Stacked => stacked_pays(model, m, &twin_plan),
                 Twin::PairedSplit => paired_split_pays(model, &twin_plan),
                 Twin::Paired => true,
                 Twin::LeanL1 => lean_l1_pays(model, &twin_plan),
@@ -1735,6 +1828,48 @@ mod tests {
     }
 
     #[test]
+    fn the_stacked_kernel_gives_each_warp_a_round_of_rows_and_halves_its_warps_until_one_wave() {
+        // The stacked kernel as ptxas compiles it for sm_90 (102 registers): 16 warps per SM, so 1, 2, 4 and
+        // 8 blocks of 16, 8, 4 and 2 warps.
+        let device = DeviceModel::h200();
+        let kernel = KernelModel { registers_per_thread: 102, static_shared_bytes: 128, max_threads_per_block: 512 };
+        // (m, n, warps a column = blocks' Ty): from a warp per 1024 rows (a power of two, at most 16).
+        for (m, n, ty) in [
+            (1500u64, 33u64, 2),
+            (2049, 100, 4),
+            (3001, 512, 4),
+            (4093, 256, 4),
+            (8191, 32, 8),
+            (20001, 3, 16),
+            (32768, 17, 16),
+            // Halved to fit one wave: 16 → 8 (200 blocks), 8 → 4 (511).
+            (16383, 200, 8),
+            (8189, 511, 4),
+        ] {
+            let plan = stacked_plan(&device, &kernel, &GEMV_T_STACKED, &problem(m as i64, n as i64));
+            assert_eq!(
+                (plan.shape.tx, plan.shape.ty, plan.geometry.grid, optimizer::waves(&device, &plan)),
+                (32, ty, (n as u32, 1, 1), 1),
+                "{m} × {n}"
+            );
+            assert!(stacked_serves(m as i64, n as i64), "{m} × {n}");
+            assert!(stacked_pays(&device, m as i64, &plan), "{m} × {n}");
+        }
+        // One round for one warp; 2 warps on more than 128 columns; more than 512 columns or 32768 rows, or
+        // 24576 on fewer than 16 columns.
+        assert!(stacked_serves(24576, 1) && stacked_serves(32768, 16));
+        for (m, n) in [(1024, 32), (2048, 129), (2048, 256), (4096, 513), (32769, 32), (24577, 15), (32768, 1)] {
+            assert!(!stacked_serves(m, n), "{m} × {n}");
+        }
+        // More than 2048 rows a warp once halved to one wave: the split paired kernel's.
+        for (m, n) in [(8195, 511), (16384, 512)] {
+            let plan = stacked_plan(&device, &kernel, &GEMV_T_STACKED, &problem(m, n));
+            assert_eq!(plan.shape.ty, 4, "{m} × {n}");
+            assert!(stacked_serves(m, n) && !stacked_pays(&device, m, &plan), "{m} × {n}");
+        }
+    }
+
+    #[test]
     fn the_few_columns_kernel_halves_its_thread_rows_until_one_wave_holds_the_grid() {
         // The wide kernel's code as the driver reports it on sm_90 (94 registers, 8 KiB of x): on 132 SMs,
         // 1, 2, 5, 10 and 21 blocks of 64, 32, 16, 8 and 4 thread rows of 8 threads per SM.
@@ -1975,13 +2110,14 @@ mod tests {
             &GEMV_T_L1_ANY,
             &GEMV_T_PAIRED,
             &GEMV_T_PAIRED_SPLIT,
+            &GEMV_T_STACKED,
             &GEMV_T_SHORT,
             &GEMV_T_SHORT_SCALAR,
         ] {
             assert!(KERNEL_NAMES.contains(&spec.name));
         }
         // The T kernels have lean variants (the float4 one also with x through L1, and the paired kernels
-        // first, split and not, for x as float4), the
+        // first, stacked, split and not, for x as float4), the
         // scalar one a kernel for any A with x through L1 (for x with unit stride); the N kernels narrow and
         // wide ones, offered after the default.
         let names = |kernels: Vec<&KernelSpec>| kernels.iter().map(|k| k.name).collect::<Vec<_>>();
@@ -1990,6 +2126,7 @@ mod tests {
             names(candidate_kernels(Op::T, 1000, 4096, 1000, Float4)),
             [
                 "gemv_t_f32",
+                "gemv_t_f32_stacked",
                 "gemv_t_f32_paired_split",
                 "gemv_t_f32_paired",
                 "gemv_t_f32_lean_l1",
@@ -2218,6 +2355,7 @@ mod tests {
             (&GEMV_T_L1_ANY, Layout::T),
             (&GEMV_T_PAIRED, Layout::T),
             (&GEMV_T_PAIRED_SPLIT, Layout::TPaired),
+            (&GEMV_T_STACKED, Layout::T),
             (&GEMV_T_SHORT, Layout::TShort),
             (&GEMV_T_SHORT_SCALAR, Layout::TShort),
         ];
