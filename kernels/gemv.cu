@@ -1,6 +1,6 @@
 // SGEMV: y = alpha * op(A) * x + beta * y, A column-major (m rows, n columns, lda).
 //
-// Twenty-five kernels; the routine (src/routines/gemv.rs) picks one of twenty-four per call:
+// Twenty-six kernels; the routine (src/routines/gemv.rs) picks one of twenty-five per call:
 //  - gemv_n_f32 / gemv_n_f32_scalar: op N. Block (Tx, Ty); the block owns
 //    GEMV_N_ROWS * Tx rows, each thread GEMV_N_ROWS of them; the Ty thread rows
 //    split the block's columns in groups of GEMV_N_COLS (the loads of a group are
@@ -59,7 +59,9 @@
 //    rows, with an arrival counter per column instead of per block
 //    (gemv_t_paired_split). gemv_t_f32_stacked: the same, unsplit, on
 //    blocks (32, Ty): Ty warps share a column, each a range of its rows,
-//    their sums added through shared memory (gemv_t_stacked).
+//    their sums added through shared memory (gemv_t_stacked);
+//    gemv_t_f32_l1_any_stacked: the same layout for any A, x of unit stride
+//    (gemv_t with STACKED, each way one contiguous range of rows).
 //  - gemv_t_f32_short / gemv_t_f32_short_scalar: op T with m <= 64: L lanes per
 //    column, GEMV_T_SMALL_COLUMNS columns per lane, 4 * Tx / L columns per block,
 //    no split. The float4 variants need A 16-byte aligned and lda % 4 == 0.
@@ -691,13 +693,14 @@ __device__ __forceinline__ void gemv_t_short(i64 m, i64 n, float alpha_value, co
 // X_FROM_L1 (VEC only; x 16-byte aligned, incx == 1): x read as float4
 // through the read-only path where it is used instead of staged, with no
 // barrier in the row loop.
-template <bool VEC, int U, bool X_FROM_L1 = false, bool ANY_A = false>
+template <bool VEC, int U, bool X_FROM_L1 = false, bool ANY_A = false, bool STACKED = false>
 __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
                                        const float *__restrict__ A, i64 lda, const float *__restrict__ x, i64 incx,
                                        float beta_value, const float *beta_ptr, float *y, i64 incy,
                                        i64 per_split, unsigned *counters, float *partials) {
     static_assert(VEC || !X_FROM_L1, "x through L1 is read as float4");
     static_assert(!ANY_A || (VEC && X_FROM_L1), "ANY_A: float4 loads of A, x through L1");
+    static_assert(!STACKED || X_FROM_L1, "STACKED: each way its own rows, so x is not staged for the block");
     // A chunk of x; at the end, the slices' sums and the split's final sum.
     __shared__ __align__(16) float xs[GEMV_T_XCHUNK];
 
@@ -707,10 +710,13 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
     // m > GEMV_SHORT_ROWS (gemv_t_short takes the rest). One warp per column; when the block has more warps than columns left (the
     // last tile, or a matrix narrower than the block), `ways` warps share a
     // column, each taking every ways-th round of its rows.
-    const int tid = threadIdx.x, threads = blockDim.x;
+    // STACKED: blocks (32 * C, Ty) of C columns, Ty ways on each.
+    const int tid = STACKED ? threadIdx.y * blockDim.x + threadIdx.x : threadIdx.x;
+    const int threads = STACKED ? blockDim.x * blockDim.y : blockDim.x;
     const int lane = tid & 31, warp = tid >> 5, warps = threads >> 5;
-    const i64 col0 = static_cast<i64>(blockIdx.x) * warps;
-    const int columns = static_cast<int>(min(static_cast<i64>(warps), n - col0));
+    const int block_columns = STACKED ? blockDim.x >> 5 : warps;
+    const i64 col0 = static_cast<i64>(blockIdx.x) * block_columns;
+    const int columns = static_cast<int>(min(static_cast<i64>(block_columns), n - col0));
     const int ways = warps / columns;
     const int slice = warp / columns;
     const bool active = slice < ways;
@@ -729,8 +735,16 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
         y_early = gemv_y_early(beta, y + (split == 1 ? col : col0 + tid) * incy);
     }
 
-    const i64 r_begin = static_cast<i64>(blockIdx.y) * per_split;
-    const i64 r_end = min(m, r_begin + per_split);
+    i64 r_begin = static_cast<i64>(blockIdx.y) * per_split;
+    i64 r_end = min(m, r_begin + per_split);
+    // STACKED: way `slice` takes one contiguous range of whole 128-row stretches and reads it as a column of
+    // its own (its head, rounds and tail); otherwise the ways take every ways-th round of the rows.
+    if (STACKED) {
+        const i64 per_way = ((r_end - r_begin + ways - 1) / ways + 127) / 128 * 128;
+        r_begin += slice * per_way;
+        r_end = min(r_end, r_begin + per_way);
+    }
+    const int own_slice = STACKED ? 0 : slice, own_ways = STACKED ? 1 : ways;
     const float *Acol = A + col * lda;
     // Lane l reads rows 4l..4l+3 (VEC) or l of each stretch; a round is U stretches.
     const int stretch = VEC ? 128 : 32;
@@ -741,13 +755,13 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
         // ANY_A: the chunk's first `head` rows (0-3) lie before the column's first 16-byte boundary; lanes of
         // slice 0 read them one by one, and the float4 rounds below start at that boundary.
         const int head = ANY_A ? min(chunk_len, static_cast<int>((0u - static_cast<unsigned>(reinterpret_cast<u64>(Acol + c) >> 2)) & 3u)) : 0;
-        if (ANY_A && active && slice == 0 && lane < head) acc.y = fmaf(__ldg(Acol + c + lane), __ldg(x + c + lane), acc.y);
+        if (ANY_A && active && own_slice == 0 && lane < head) acc.y = fmaf(__ldg(Acol + c + lane), __ldg(x + c + lane), acc.y);
         const int len = chunk_len - head;
         const float *xc = x + c + head;  // X_FROM_L1: x of the chunk's rows from `a` on (unit stride)
         // Rows (of the chunk) a lane reads: i + stretch * u; whole float4s only (VEC).
         const int last = VEC ? len - 4 : len - 1;
         const float *a = Acol + c + head;
-        int i = (VEC ? 4 * lane : lane) + round * slice;
+        int i = (VEC ? 4 * lane : lane) + round * own_slice;
         bool more = active && i <= last;
         float av[VEC ? 4 * U : U];
         // A does not depend on x: the first round is requested before x is staged.
@@ -777,7 +791,7 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
                     }
                 }
             }
-            i += round * ways;
+            i += round * own_ways;
             more = i <= last;
             if (more) gemv_t_load_round<VEC, U>(av, a, i, stretch, last);
         }
@@ -785,7 +799,7 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
         // read by the lane (and slice) whose float4 would start there.
         if (VEC && active) {
             const int tail = len & ~3;
-            if (tail < len && ((tail >> 2) & 31) == lane && (tail / round) % ways == slice) {
+            if (tail < len && ((tail >> 2) & 31) == lane && (tail / round) % own_ways == own_slice) {
                 for (int r = tail; r < len; ++r) acc.x = fmaf(__ldg(a + r), X_FROM_L1 ? __ldg(xc + r) : xs[r], acc.x);
             }
         }
@@ -1203,6 +1217,15 @@ extern "C" __global__ void __maxnreg__(48) gemv_t_f32_lean_l1(GEMV_PARAMS) { gem
 // (gemv_t_f32_lean_l1), 4096² 25.00 / 25.91, 1024 × 65536 87.57 / 90.55
 // (gemv_t_f32), 16384² 352.0 / 350.1. At 48 registers it spilled; at 64 none.
 extern "C" __global__ void __maxnreg__(64) gemv_t_f32_l1_any(GEMV_PARAMS) { gemv_t<true, GEMV_T_UNROLL / 2, true, true>(GEMV_ARGS); }
+// The same on blocks (32, Ty), Ty ways a column each reading one range of its rows (STACKED), with the
+// default kernel's 8 float4s a lane: the stacked kernel's layout for any A and lda, x of unit stride. Against
+// the routine's scalar kernel and cuBLAS (H200, kernel time, `OP=T scripts/gemv-ab.py`, odd lda, µs): 4093 x
+// 32 (Ty 4) 3.46 / 8.53 / 3.46, 8191 x 32 (8) 3.87 / 12.52 / 3.97; with 4 float4s a lane (64 registers)
+// 3.65 and 4.10 on the best Ty; the ways taking every Ty-th round of 2048-row chunks, as gemv_t_f32_l1_any's
+// do, 4.23 and 6.82. 97 registers on sm_90.
+extern "C" __global__ void __launch_bounds__(512) gemv_t_f32_l1_any_stacked(GEMV_PARAMS) {
+    gemv_t<true, GEMV_T_UNROLL, true, true, true>(GEMV_ARGS);
+}
 // The paired T kernel (gemv_t_paired): against the kernels it replaces (H200,
 // kernel time, `OP=T scripts/gemv-ab.py` with the matrices rotated past the
 // L2, µs, on 256 threads): 1000² 3.17 / 3.47 (gemv_t_f32_lean_l1), 2048²

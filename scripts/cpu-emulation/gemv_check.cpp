@@ -65,6 +65,7 @@ static const KernelInfo KERNELS[] = {
     {"gemv_t_f32_paired", gemv_t_f32_paired, Layout::T, Space::Paired, true, true, false},
     {"gemv_t_f32_paired_split", gemv_t_f32_paired_split, Layout::TPaired, Space::PairedSplit, true, true, false},
     {"gemv_t_f32_stacked", gemv_t_f32_stacked, Layout::T, Space::Stacked, true, true, false},
+    {"gemv_t_f32_l1_any_stacked", gemv_t_f32_l1_any_stacked, Layout::T, Space::Stacked, false, false, true},
     {"gemv_t_f32_short", gemv_t_f32_short, Layout::TShort, Space::TShort, true, false, false},
     {"gemv_t_f32_short_scalar", gemv_t_f32_short_scalar, Layout::TShort, Space::TShort, false, false, false},
 };

@@ -394,6 +394,9 @@ pub static GEMV_T_PAIRED_SPLIT: KernelSpec =
 /// (STACKED_SPACE; see `plan`).
 pub static GEMV_T_STACKED: KernelSpec =
     KernelSpec { name: "gemv_t_f32_stacked", space: STACKED_SPACE, geometry: t_geometry };
+/// GEMV_T_L1_ANY on the stacked kernel's blocks, for any A, x of unit stride.
+pub static GEMV_T_L1_ANY_STACKED: KernelSpec =
+    KernelSpec { name: "gemv_t_f32_l1_any_stacked", space: STACKED_SPACE, geometry: t_geometry };
 /// op T, m ≤ SHORT_ROWS_MAX, A 16-byte aligned and lda % 4 == 0.
 pub static GEMV_T_SHORT: KernelSpec =
     KernelSpec { name: "gemv_t_f32_short", space: T_SHORT_SPACE, geometry: t_short_geometry };
@@ -429,6 +432,7 @@ pub const KERNEL_NAMES: &[&str] = &[
     GEMV_T_PAIRED.name,
     GEMV_T_PAIRED_SPLIT.name,
     GEMV_T_STACKED.name,
+    GEMV_T_L1_ANY_STACKED.name,
     GEMV_T_SHORT.name,
     GEMV_T_SHORT_SCALAR.name,
 ];
@@ -570,6 +574,8 @@ pub fn x_reads(x: u64, incx: i64) -> XReads {
 enum Twin {
     /// The stacked T kernel (x as float4 only): [`stacked_serves`], shaped by [`stacked_plan`].
     Stacked,
+    /// Its twin for any A (x of unit stride): the same rules.
+    StackedAny,
     /// The paired T kernel split over rows (x as float4 only): [`paired_split_serves`], in one wave.
     PairedSplit,
     /// The paired T kernel (x as float4 only): [`paired_serves`].
@@ -599,13 +605,15 @@ enum Twin {
     Thin,
 }
 
-const TWINS: [(&KernelSpec, &KernelSpec, Twin); 19] = [
+const TWINS: [(&KernelSpec, &KernelSpec, Twin); 21] = [
     (&GEMV_T, &GEMV_T_STACKED, Twin::Stacked),
+    (&GEMV_T, &GEMV_T_L1_ANY_STACKED, Twin::StackedAny),
     (&GEMV_T, &GEMV_T_PAIRED_SPLIT, Twin::PairedSplit),
     (&GEMV_T, &GEMV_T_PAIRED, Twin::Paired),
     (&GEMV_T, &GEMV_T_LEAN_L1, Twin::LeanL1),
     (&GEMV_T, &GEMV_T_LEAN, Twin::Lean),
     (&GEMV_T, &GEMV_T_L1_ANY, Twin::L1Any),
+    (&GEMV_T_SCALAR, &GEMV_T_L1_ANY_STACKED, Twin::StackedAny),
     (&GEMV_T_SCALAR, &GEMV_T_SCALAR_LEAN, Twin::Lean),
     (&GEMV_T_SCALAR, &GEMV_T_L1_ANY, Twin::L1Any),
     (&GEMV_N, &GEMV_N_SWEEP, Twin::Sweep),
@@ -629,7 +637,7 @@ fn twins(default: &'static KernelSpec, x: XReads) -> impl Iterator<Item = (&'sta
             std::ptr::eq(*d, default)
                 && match kind {
                     Twin::Stacked | Twin::PairedSplit | Twin::Paired | Twin::LeanL1 => x == XReads::Float4,
-                    Twin::L1Any => x != XReads::Strided,
+                    Twin::L1Any | Twin::StackedAny => x != XReads::Strided,
                     _ => true,
                 }
         })
@@ -696,6 +704,7 @@ fn wide_serves(kind: Twin, m: i64, n: i64) -> bool {
             Twin::Wide | Twin::Lanes => n <= WIDE_L1_MAX_COLUMNS,
             Twin::WideStaged => n > WIDE_L1_MAX_COLUMNS,
             Twin::Stacked
+            | Twin::StackedAny
             | Twin::PairedSplit
             | Twin::Paired
             | Twin::LeanL1
@@ -998,7 +1007,9 @@ fn l1_any_serves(default: &KernelSpec, m: i64, n: i64, default_plan: &LaunchPlan
 ///    cuBLAS; over 51 shapes 1.49x faster by geometric mean): 3000 x 32
 ///    7.12 / 2.17 / 3.61, 8192 x 32 3.58 / 2.47 / 3.94, 8192 x 1 5.03 /
 ///    2.10 / 10.17, 2048 x 128 3.74 / 2.30 / 4.61, 16384 x 256 7.45 / 6.24 /
-///    9.79, 8192 x 512 7.82 / 6.52 / 8.60.
+///    9.79, 8192 x 512 7.82 / 6.52 / 8.60. Its twin for any A (x of unit
+///    stride) on the same rules, after it: odd lda, over 65 shapes 1.62x
+///    faster (4093 x 32 7.57 / 3.12 / 3.67, 16383 x 64 8.57 / 5.37 / 5.92).
 ///  - Paired T split over rows, for float4 A and x as float4: wherever
 ///    `paired_split_serves` and `paired_split_pays` (in one wave, on a quarter of
 ///    the SMs or more), on `paired_split_plan`'s split. Unsplit, a block of
@@ -1135,7 +1146,7 @@ pub fn plan(
     let l1_any = x != XReads::Strided && l1_any_serves(default, m, n, &default_plan);
     for (twin_spec, kind) in twins(default, x) {
         let consider = match kind {
-            Twin::Stacked => stacked_serves(m, n),
+            Twin::Stacked | Twin::StackedAny => stacked_serves(m, n),
             Twin::PairedSplit => paired_split_serves(model, m, n),
             Twin::Paired => paired_serves(m, n),
             // Where the kernel for any A serves too, only if the lean kernel saves a wave.
@@ -1157,7 +1168,9 @@ pub fn plan(
                 plan_by(twin_spec, &|kernel, problem| paired_split_plan(model, kernel, twin_spec, problem))?
             }
             Twin::Few => plan_by(twin_spec, &|kernel, problem| few_plan(model, kernel, twin_spec, problem))?,
-            Twin::Stacked => plan_by(twin_spec, &|kernel, problem| stacked_plan(model, kernel, twin_spec, problem))?,
+            Twin::Stacked | Twin::StackedAny => {
+                plan_by(twin_spec, &|kernel, problem| stacked_plan(model, kernel, twin_spec, problem))?
+            }
             Twin::Wide | Twin::WideStaged | Twin::Sweep | Twin::Long => {
                 let thread_rows = match kind {
                     Twin::Sweep => sweep_thread_rows,
@@ -1172,7 +1185,7 @@ pub fn plan(
         let forced = device.tuner.forced().get(twin_spec.name).is_some();
         let better = forced
             || match kind {
-                Twin::Stacked => stacked_pays(model, m, &twin_plan),
+                Twin::Stacked | Twin::StackedAny => stacked_pays(model, m, &twin_plan),
                 Twin::PairedSplit => paired_split_pays(model, &twin_plan),
                 Twin::Paired => true,
                 Twin::LeanL1 => lean_l1_pays(model, &twin_plan),
@@ -2111,6 +2124,7 @@ mod tests {
             &GEMV_T_PAIRED,
             &GEMV_T_PAIRED_SPLIT,
             &GEMV_T_STACKED,
+            &GEMV_T_L1_ANY_STACKED,
             &GEMV_T_SHORT,
             &GEMV_T_SHORT_SCALAR,
         ] {
@@ -2127,6 +2141,7 @@ mod tests {
             [
                 "gemv_t_f32",
                 "gemv_t_f32_stacked",
+                "gemv_t_f32_l1_any_stacked",
                 "gemv_t_f32_paired_split",
                 "gemv_t_f32_paired",
                 "gemv_t_f32_lean_l1",
@@ -2136,17 +2151,17 @@ mod tests {
         );
         assert_eq!(
             names(candidate_kernels(Op::T, 1000, 4096, 1000, UnitStride)),
-            ["gemv_t_f32", "gemv_t_f32_lean", "gemv_t_f32_l1_any"]
+            ["gemv_t_f32", "gemv_t_f32_l1_any_stacked", "gemv_t_f32_lean", "gemv_t_f32_l1_any"]
         );
         assert_eq!(names(candidate_kernels(Op::T, 1000, 4096, 1000, Strided)), ["gemv_t_f32", "gemv_t_f32_lean"]);
         for x in [Float4, UnitStride] {
             assert_eq!(
                 names(candidate_kernels(Op::T, 1000, 4096, 1001, x)),
-                ["gemv_t_f32_scalar", "gemv_t_f32_scalar_lean", "gemv_t_f32_l1_any"]
+                ["gemv_t_f32_scalar", "gemv_t_f32_l1_any_stacked", "gemv_t_f32_scalar_lean", "gemv_t_f32_l1_any"]
             );
             assert_eq!(
                 names(candidate_kernels(Op::T, 1000, 4100, 1000, x)),
-                ["gemv_t_f32_scalar", "gemv_t_f32_scalar_lean", "gemv_t_f32_l1_any"]
+                ["gemv_t_f32_scalar", "gemv_t_f32_l1_any_stacked", "gemv_t_f32_scalar_lean", "gemv_t_f32_l1_any"]
             );
         }
         assert_eq!(
@@ -2356,6 +2371,7 @@ mod tests {
             (&GEMV_T_PAIRED, Layout::T),
             (&GEMV_T_PAIRED_SPLIT, Layout::TPaired),
             (&GEMV_T_STACKED, Layout::T),
+            (&GEMV_T_L1_ANY_STACKED, Layout::T),
             (&GEMV_T_SHORT, Layout::TShort),
             (&GEMV_T_SHORT_SCALAR, Layout::TShort),
         ];
