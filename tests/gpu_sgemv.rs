@@ -416,6 +416,37 @@ fn float4_shapes_through_the_routine(
     say(&format!("{test}: {cases} cases passed"));
 }
 
+/// Each shape through the routine as `float4_shapes_through_the_routine` runs it, where the routine's rule
+/// puts it on one unsplit twin: on a GPU where `checked` holds (the one the rule's figures are for, described
+/// by `checked_on`), the shape's plan is `kernel` on Tx = `tx` and its Ty; elsewhere the kernels are printed.
+fn unsplit_twin_through_the_routine(
+    test: &str,
+    trans: i32,
+    kernel: &str,
+    tx: u32,
+    shapes: &[((usize, usize, usize), u32)],
+    checked: impl FnOnce(&Gpu) -> bool,
+    checked_on: &str,
+) {
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let checked = checked(&gpu);
+    let dims: Vec<_> = shapes.iter().map(|&(shape, _)| shape).collect();
+    float4_shapes_through_the_routine(&gpu, test, trans, &dims, |i, name, plan| {
+        if checked {
+            let (plan_tx, plan_ty) = (plan.shape.tx, plan.shape.ty);
+            assert_eq!(
+                (name, plan_tx, plan_ty, plan.geometry.grid.1),
+                (kernel, tx, shapes[i].1, 1),
+                "{:?}",
+                shapes[i].0
+            );
+        }
+    });
+    if !checked {
+        say(&format!("{test}: not {checked_on}: kernels printed, not checked"));
+    }
+}
+
 /// The paired T kernels through the routine (768 columns or more, or 256 with 1 to 16 rows per column):
 /// whole and partial last blocks of 8 columns, 0 to 3 rows past the last float4, one to three rounds of
 /// 1024 rows; split over rows from 32768 rows (100000 from 921 columns on, on 132 SMs), and on fewer than
@@ -474,22 +505,8 @@ fn gpu_sgemv_stacked_t_kernel_through_the_routine() {
         ((24573, 15, 24576), 16),
         ((32768, 17, 32768), 16),
     ];
-    let Some(gpu) = gpu_or_skip(test) else { return };
-    let checked = gpu.inner().device.model().sm_count == 132;
-    float4_shapes_through_the_routine(&gpu, test, MUBLAS_OP_T, &shapes.map(|(shape, _)| shape), |i, name, plan| {
-        if checked {
-            let (tx, ty) = (plan.shape.tx, plan.shape.ty);
-            assert_eq!(
-                (name, tx, ty, plan.geometry.grid.1),
-                ("gemv_t_f32_stacked", 32, shapes[i].1, 1),
-                "{:?}",
-                shapes[i].0
-            );
-        }
-    });
-    if !checked {
-        say(&format!("{test}: not a 132-SM GPU: kernels printed, not checked"));
-    }
+    let on_132_sms = |gpu: &Gpu| gpu.inner().device.model().sm_count == 132;
+    unsplit_twin_through_the_routine(test, MUBLAS_OP_T, "gemv_t_f32_stacked", 32, &shapes, on_132_sms, "a 132-SM GPU");
 }
 
 /// The stacked T kernel for any A through the routine (odd lda: the scalar default's twin, on the same rules
@@ -510,22 +527,9 @@ fn gpu_sgemv_stacked_t_kernel_for_any_a_through_the_routine() {
         ((24573, 15, 24575), 16),
         ((32767, 17, 32767), 16),
     ];
-    let Some(gpu) = gpu_or_skip(test) else { return };
-    let checked = gpu.inner().device.model().sm_count == 132;
-    float4_shapes_through_the_routine(&gpu, test, MUBLAS_OP_T, &shapes.map(|(shape, _)| shape), |i, name, plan| {
-        if checked {
-            let (tx, ty) = (plan.shape.tx, plan.shape.ty);
-            assert_eq!(
-                (name, tx, ty, plan.geometry.grid.1),
-                ("gemv_t_f32_l1_any_stacked", 32, shapes[i].1, 1),
-                "{:?}",
-                shapes[i].0
-            );
-        }
-    });
-    if !checked {
-        say(&format!("{test}: not a 132-SM GPU: kernels printed, not checked"));
-    }
+    let on_132_sms = |gpu: &Gpu| gpu.inner().device.model().sm_count == 132;
+    let kernel = "gemv_t_f32_l1_any_stacked";
+    unsplit_twin_through_the_routine(test, MUBLAS_OP_T, kernel, 32, &shapes, on_132_sms, "a 132-SM GPU");
 }
 
 /// The few-columns N kernel through the routine (on fast DRAM: 256 to 200000 rows, at most 1536
@@ -548,23 +552,12 @@ fn gpu_sgemv_few_columns_n_kernel_through_the_routine() {
         ((100_003, 61, 100_004), 4),
         ((2000, 1536, 2000), 64),
     ];
-    let Some(gpu) = gpu_or_skip(test) else { return };
-    let model = gpu.inner().device.model();
-    let checked = gemv::fast_dram(model) && model.sm_count == 132;
-    float4_shapes_through_the_routine(&gpu, test, MUBLAS_OP_N, &shapes.map(|(shape, _)| shape), |i, name, plan| {
-        if checked {
-            let (tx, ty) = (plan.shape.tx, plan.shape.ty);
-            assert_eq!(
-                (name, tx, ty, plan.geometry.grid.1),
-                ("gemv_n_f32_few", 8, shapes[i].1, 1),
-                "{:?}",
-                shapes[i].0
-            );
-        }
-    });
-    if !checked {
-        say(&format!("{test}: not a 132-SM GPU with fast DRAM: kernels printed, not checked"));
-    }
+    let fast_on_132_sms = |gpu: &Gpu| {
+        let model = gpu.inner().device.model();
+        gemv::fast_dram(model) && model.sm_count == 132
+    };
+    let on = "a 132-SM GPU with fast DRAM";
+    unsplit_twin_through_the_routine(test, MUBLAS_OP_N, "gemv_n_f32_few", 8, &shapes, fast_on_132_sms, on);
 }
 
 #[test]
