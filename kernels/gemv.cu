@@ -1,6 +1,6 @@
 // SGEMV: y = alpha * op(A) * x + beta * y, A column-major (m rows, n columns, lda).
 //
-// Twenty-six kernels; the routine (src/routines/gemv.rs) picks one of twenty-five per call:
+// Twenty-nine kernels; the routine (src/routines/gemv.rs) picks one of twenty-eight per call:
 //  - gemv_n_f32 / gemv_n_f32_scalar: op N. Block (Tx, Ty); the block owns
 //    GEMV_N_ROWS * Tx rows, each thread GEMV_N_ROWS of them; the Ty thread rows
 //    split the block's columns in groups of GEMV_N_COLS (the loads of a group are
@@ -59,9 +59,11 @@
 //    rows, with an arrival counter per column instead of per block
 //    (gemv_t_paired_split). gemv_t_f32_stacked: the same, unsplit, on
 //    blocks (32, Ty): Ty warps share a column, each a range of its rows,
-//    their sums added through shared memory (gemv_t_stacked);
-//    gemv_t_f32_l1_any_stacked: the same layout for any A, x of unit stride
-//    (gemv_t with STACKED, each way one contiguous range of rows).
+//    their sums added through shared memory (gemv_t_stacked).
+//    gemv_t_f32_paired_any, gemv_t_f32_paired_split_any and
+//    gemv_t_f32_stacked_any: the same three for any A and lda, x of unit
+//    stride at any alignment (ANY in gemv_t_paired_sum: x's float4s shifted
+//    into place by shuffles).
 //  - gemv_t_f32_short / gemv_t_f32_short_scalar: op T with m <= 64: L lanes per
 //    column, GEMV_T_SMALL_COLUMNS columns per lane, 4 * Tx / L columns per block,
 //    no split. The float4 variants need A 16-byte aligned and lda % 4 == 0.
@@ -693,14 +695,13 @@ __device__ __forceinline__ void gemv_t_short(i64 m, i64 n, float alpha_value, co
 // X_FROM_L1 (VEC only; x 16-byte aligned, incx == 1): x read as float4
 // through the read-only path where it is used instead of staged, with no
 // barrier in the row loop.
-template <bool VEC, int U, bool X_FROM_L1 = false, bool ANY_A = false, bool STACKED = false>
+template <bool VEC, int U, bool X_FROM_L1 = false, bool ANY_A = false>
 __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
                                        const float *__restrict__ A, i64 lda, const float *__restrict__ x, i64 incx,
                                        float beta_value, const float *beta_ptr, float *y, i64 incy,
                                        i64 per_split, unsigned *counters, float *partials) {
     static_assert(VEC || !X_FROM_L1, "x through L1 is read as float4");
     static_assert(!ANY_A || (VEC && X_FROM_L1), "ANY_A: float4 loads of A, x through L1");
-    static_assert(!STACKED || X_FROM_L1, "STACKED: each way its own rows, so x is not staged for the block");
     // A chunk of x; at the end, the slices' sums and the split's final sum.
     __shared__ __align__(16) float xs[GEMV_T_XCHUNK];
 
@@ -710,13 +711,10 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
     // m > GEMV_SHORT_ROWS (gemv_t_short takes the rest). One warp per column; when the block has more warps than columns left (the
     // last tile, or a matrix narrower than the block), `ways` warps share a
     // column, each taking every ways-th round of its rows.
-    // STACKED: blocks (32 * C, Ty) of C columns, Ty ways on each.
-    const int tid = STACKED ? threadIdx.y * blockDim.x + threadIdx.x : threadIdx.x;
-    const int threads = STACKED ? blockDim.x * blockDim.y : blockDim.x;
+    const int tid = threadIdx.x, threads = blockDim.x;
     const int lane = tid & 31, warp = tid >> 5, warps = threads >> 5;
-    const int block_columns = STACKED ? blockDim.x >> 5 : warps;
-    const i64 col0 = static_cast<i64>(blockIdx.x) * block_columns;
-    const int columns = static_cast<int>(min(static_cast<i64>(block_columns), n - col0));
+    const i64 col0 = static_cast<i64>(blockIdx.x) * warps;
+    const int columns = static_cast<int>(min(static_cast<i64>(warps), n - col0));
     const int ways = warps / columns;
     const int slice = warp / columns;
     const bool active = slice < ways;
@@ -735,16 +733,8 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
         y_early = gemv_y_early(beta, y + (split == 1 ? col : col0 + tid) * incy);
     }
 
-    i64 r_begin = static_cast<i64>(blockIdx.y) * per_split;
-    i64 r_end = min(m, r_begin + per_split);
-    // STACKED: way `slice` takes one contiguous range of whole 128-row stretches and reads it as a column of
-    // its own (its head, rounds and tail); otherwise the ways take every ways-th round of the rows.
-    if (STACKED) {
-        const i64 per_way = ((r_end - r_begin + ways - 1) / ways + 127) / 128 * 128;
-        r_begin += slice * per_way;
-        r_end = min(r_end, r_begin + per_way);
-    }
-    const int own_slice = STACKED ? 0 : slice, own_ways = STACKED ? 1 : ways;
+    const i64 r_begin = static_cast<i64>(blockIdx.y) * per_split;
+    const i64 r_end = min(m, r_begin + per_split);
     const float *Acol = A + col * lda;
     // Lane l reads rows 4l..4l+3 (VEC) or l of each stretch; a round is U stretches.
     const int stretch = VEC ? 128 : 32;
@@ -755,13 +745,13 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
         // ANY_A: the chunk's first `head` rows (0-3) lie before the column's first 16-byte boundary; lanes of
         // slice 0 read them one by one, and the float4 rounds below start at that boundary.
         const int head = ANY_A ? min(chunk_len, static_cast<int>((0u - static_cast<unsigned>(reinterpret_cast<u64>(Acol + c) >> 2)) & 3u)) : 0;
-        if (ANY_A && active && own_slice == 0 && lane < head) acc.y = fmaf(__ldg(Acol + c + lane), __ldg(x + c + lane), acc.y);
+        if (ANY_A && active && slice == 0 && lane < head) acc.y = fmaf(__ldg(Acol + c + lane), __ldg(x + c + lane), acc.y);
         const int len = chunk_len - head;
         const float *xc = x + c + head;  // X_FROM_L1: x of the chunk's rows from `a` on (unit stride)
         // Rows (of the chunk) a lane reads: i + stretch * u; whole float4s only (VEC).
         const int last = VEC ? len - 4 : len - 1;
         const float *a = Acol + c + head;
-        int i = (VEC ? 4 * lane : lane) + round * own_slice;
+        int i = (VEC ? 4 * lane : lane) + round * slice;
         bool more = active && i <= last;
         float av[VEC ? 4 * U : U];
         // A does not depend on x: the first round is requested before x is staged.
@@ -791,7 +781,7 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
                     }
                 }
             }
-            i += round * own_ways;
+            i += round * ways;
             more = i <= last;
             if (more) gemv_t_load_round<VEC, U>(av, a, i, stretch, last);
         }
@@ -799,7 +789,7 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
         // read by the lane (and slice) whose float4 would start there.
         if (VEC && active) {
             const int tail = len & ~3;
-            if (tail < len && ((tail >> 2) & 31) == lane && (tail / round) % own_ways == own_slice) {
+            if (tail < len && ((tail >> 2) & 31) == lane && (tail / round) % ways == slice) {
                 for (int r = tail; r < len; ++r) acc.x = fmaf(__ldg(a + r), X_FROM_L1 ? __ldg(xc + r) : xs[r], acc.x);
             }
         }
@@ -835,48 +825,116 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
 // and each round requests its U float4s of the column together with the
 // float4s of x they meet, before the round's sums. In gemv_t (x through L1)
 // x's loads are issued after A's arrive, a second round trip per round.
-template <int U>
-__device__ __forceinline__ void gemv_t_paired_round(float4 (&av)[U], float4 (&xv)[U], const float *__restrict__ a,
-                                                    const float *__restrict__ x, int i, int last) {
+// Q (1-3): x lies Q floats past the 16-byte boundary where a's float4s start, so x is read from `xb` = x - Q,
+// the boundary below it: the float4 at xb + r holds the lane's first 4 - Q floats of x, the next lane's
+// float4 the other Q, handed over by shuffles (lane 31 takes them from lane 0's next float4, xw[u + 1];
+// xw[U] is the next round's first). Four floats of x a float4 of a, each its own load, cost 4 times the L1
+// wavefronts of one float4: T 12001 x 8 3.87 us on the stacked kernel, 3.42 shuffled, 3.20 with one
+// aligned load and wrong sums (H200, kernel time). With Q, the float4 of x at r is read up to r = last + 4
+// (the lane below needs it), and none where there are no rows; gemv_t_paired_sum keeps them inside the rows.
+template <int U, int Q>
+__device__ __forceinline__ void gemv_t_paired_round(float4 (&av)[U], float4 (&xw)[U + (Q != 0)], const float *__restrict__ a,
+                                                    const float *__restrict__ xb, int i, int last) {
 #pragma unroll
     for (int u = 0; u < U; ++u) {
         const int r = i + 128 * u;
         const bool inside = r <= last;
         av[u] = inside ? __ldg(reinterpret_cast<const float4 *>(a + r)) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        xv[u] = inside ? __ldg(reinterpret_cast<const float4 *>(x + r)) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        xw[u] = (Q != 0 ? r <= last + 4 && last >= 0 : inside) ? __ldg(reinterpret_cast<const float4 *>(xb + r))
+                                                               : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    }
+    if constexpr (Q != 0) {
+        const int r = i + 128 * U;
+        xw[U] = r <= last + 4 && last >= 0 ? __ldg(reinterpret_cast<const float4 *>(xb + r)) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     }
 }
-// The sum over `rows` rows (< 2^31) of a[r] * x[r], for the whole warp: lane l reads rows 4l..4l+3 of each
-// stretch of 128, whole float4s only, then the last rows % 4 rows. Row indices in 32 bits (86 registers with
-// 64, two blocks per SM instead of three): the routine takes these kernels for m < 2^31 only.
-template <int U>
-__device__ __forceinline__ float gemv_t_paired_sum(const float *__restrict__ a, const float *__restrict__ x, int rows, int lane) {
-    const int last = rows - 4;
+// The float4 rows 0..last + 3 of a (16-byte aligned) against x at xb + Q: lane l's sums of rows 4l..4l+3 of
+// each stretch of 128. With Q the warp stays in the loop together (shuffles) until no lane has rows left.
+template <int U, int Q>
+__device__ __forceinline__ float4 gemv_t_paired_rows(const float *__restrict__ a, const float *__restrict__ xb, int last,
+                                                     int lane) {
     float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     // The next round is requested after this one's sums, outside the loop's
     // test: loads of a round issued within its iteration were interleaved with
     // the sums by the compiler (40 registers, not 80).
     int i = 4 * lane;
-    float4 av[U], xv[U];
-    gemv_t_paired_round<U>(av, xv, a, x, i, last);
-    while (i <= last) {
+    float4 av[U], xw[U + (Q != 0)];
+    gemv_t_paired_round<U, Q>(av, xw, a, xb, i, last);
+    while (Q != 0 ? __any_sync(0xffffffffu, i <= last) : i <= last) {
 #pragma unroll
         for (int u = 0; u < U; ++u) {
-            acc.x = fmaf(av[u].x, xv[u].x, acc.x);
-            acc.y = fmaf(av[u].y, xv[u].y, acc.y);
-            acc.z = fmaf(av[u].z, xv[u].z, acc.z);
-            acc.w = fmaf(av[u].w, xv[u].w, acc.w);
+            float4 xv = xw[u];
+            if constexpr (Q != 0) {
+                const float4 given = lane == 0 ? xw[u + 1] : xw[u];
+                const int from = (lane + 1) & 31;
+                const float w0 = __shfl_sync(0xffffffffu, given.x, from);
+                const float w1 = Q >= 2 ? __shfl_sync(0xffffffffu, given.y, from) : 0.0f;
+                const float w2 = Q >= 3 ? __shfl_sync(0xffffffffu, given.z, from) : 0.0f;
+                xv = Q == 1 ? make_float4(xv.y, xv.z, xv.w, w0)
+                     : Q == 2 ? make_float4(xv.z, xv.w, w0, w1)
+                              : make_float4(xv.w, w0, w1, w2);
+            }
+            acc.x = fmaf(av[u].x, xv.x, acc.x);
+            acc.y = fmaf(av[u].y, xv.y, acc.y);
+            acc.z = fmaf(av[u].z, xv.z, acc.z);
+            acc.w = fmaf(av[u].w, xv.w, acc.w);
         }
         i += 128 * U;
-        if (i <= last) gemv_t_paired_round<U>(av, xv, a, x, i, last);
+        if (Q != 0 ? __any_sync(0xffffffffu, i <= last) : i <= last) gemv_t_paired_round<U, Q>(av, xw, a, xb, i, last);
     }
-    const int tail = rows & ~3;
-    if (tail < rows && ((tail >> 2) & 31) == lane) {
-        for (int r = tail; r < rows; ++r) acc.x = fmaf(__ldg(a + r), __ldg(x + r), acc.x);
+    return acc;
+}
+// gemv_t_paired_rows as a function of its own, for the switch on Q: with all four inlined, ptxas held the
+// any-A kernels at 128 registers and spilled (sm_90: 24-28 bytes, sm_80: 150), one at a time they fit.
+template <int U, int Q>
+__device__ __noinline__ float4 gemv_t_paired_rows_apart(const float *__restrict__ a, const float *__restrict__ xb, int last,
+                                                     int lane) {
+    return gemv_t_paired_rows<U, Q>(a, xb, last, lane);
+}
+// The sum over `rows` rows (< 2^31) of a[r] * x[r], for the whole warp: lane l reads rows 4l..4l+3 of each
+// stretch of 128, whole float4s only, then the last rows % 4 rows. Row indices in 32 bits (86 registers with
+// 64, two blocks per SM instead of three): the routine takes these kernels for m < 2^31 only.
+// ANY: a and x at any alignment (x of unit stride). The float4s of a start at its first 16-byte boundary, x
+// shuffled into place (gemv_t_paired_round). Read one a lane with the first round, not after the loop, and
+// added last: the 0-3 rows before that boundary (lanes 0-2), the 0-3 after the last whole float4 (lanes 4-6)
+// and, where x is not aligned with a, the first and last 4 rows of whole float4s (lanes 8-15), so that no
+// float4 of x reaches past the rows.
+template <int U, bool ANY = false>
+__device__ __forceinline__ float gemv_t_paired_sum(const float *__restrict__ a, const float *__restrict__ x, int rows, int lane) {
+    float4 acc;
+    if constexpr (!ANY) {
+        acc = gemv_t_paired_rows<U, 0>(a, x, rows - 4, lane);
+        const int tail = rows & ~3;
+        if (tail < rows && ((tail >> 2) & 31) == lane) {
+            for (int r = tail; r < rows; ++r) acc.x = fmaf(__ldg(a + r), __ldg(x + r), acc.x);
+        }
+    } else {
+        const int head = min(rows, static_cast<int>((0u - static_cast<unsigned>(reinterpret_cast<u64>(a) >> 2)) & 3u));
+        const int body = (rows - head) & ~3;  // rows in whole float4s of a
+        const int q = static_cast<int>((reinterpret_cast<u64>(x + head) >> 2) & 3);
+        // Of the body, the first and last 4 rows go one a lane too where q != 0 (all of it up to 8 rows).
+        const int peel = q == 0 ? 0 : min(body, 4);
+        const int peel_end = q == 0 ? 0 : body <= 8 ? body - peel : 4;
+        int r = -1;
+        if (lane < 4) r = lane < head ? lane : -1;
+        else if (lane < 8) r = head + body + lane - 4 < rows ? head + body + lane - 4 : -1;
+        else if (lane < 12) r = lane - 8 < peel ? head + lane - 8 : -1;
+        else if (lane < 16) r = lane - 12 < peel_end ? head + body - 4 + lane - 12 : -1;
+        const float a_odd = r >= 0 ? __ldg(a + r) : 0.0f, x_odd = r >= 0 ? __ldg(x + r) : 0.0f;
+        const int begin = head + peel;
+        const float *ab = a + begin, *xb = x + begin - q;
+        const int last = body - peel - peel_end - 4;
+        switch (q) {
+            case 0: acc = gemv_t_paired_rows_apart<U, 0>(ab, xb, last, lane); break;
+            case 1: acc = gemv_t_paired_rows_apart<U, 1>(ab, xb, last, lane); break;
+            case 2: acc = gemv_t_paired_rows_apart<U, 2>(ab, xb, last, lane); break;
+            default: acc = gemv_t_paired_rows_apart<U, 3>(ab, xb, last, lane); break;
+        }
+        acc.x = fmaf(a_odd, x_odd, acc.x);
     }
     return warp_sum((acc.x + acc.y) + (acc.z + acc.w));
 }
-template <int U>
+template <int U, bool ANY = false>
 __device__ __forceinline__ void gemv_t_paired(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
                                               const float *__restrict__ A, i64 lda, const float *__restrict__ x,
                                               float beta_value, const float *beta_ptr, float *y, i64 incy) {
@@ -893,14 +951,14 @@ __device__ __forceinline__ void gemv_t_paired(i64 m, i64 n, float alpha_value, c
         return;
     }
     const float y_early = lane == 0 ? gemv_y_early(beta, yc) : 0.0f;
-    const float sum = gemv_t_paired_sum<U>(A + col * lda, x, static_cast<int>(m), lane);
+    const float sum = gemv_t_paired_sum<U, ANY>(A + col * lda, x, static_cast<int>(m), lane);
     if (lane == 0) *yc = gemv_result(alpha, sum, beta, y_early);
 }
 // The same, split: block (bx, by) reads rows [by * per_split, (by + 1) * per_split) of its columns
 // (per_split a multiple of 4). Each warp counts itself in its column's counter (counters[col]: n of them,
 // where gemv_t counts blocks) and the last warp of a column to arrive adds the column's partial sums in a
 // fixed order, so that warps past the last column can leave as above (no block barrier).
-template <int U>
+template <int U, bool ANY = false>
 __device__ __forceinline__ void gemv_t_paired_split(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
                                                     const float *__restrict__ A, i64 lda, const float *__restrict__ x,
                                                     float beta_value, const float *beta_ptr, float *y, i64 incy,
@@ -914,7 +972,7 @@ __device__ __forceinline__ void gemv_t_paired_split(i64 m, i64 n, float alpha_va
     }
     const int r_begin = static_cast<int>(blockIdx.y * per_split);
     const int rows = static_cast<int>(min(m - r_begin, per_split));
-    const float sum = gemv_t_paired_sum<U>(A + col * lda + r_begin, x + r_begin, rows, lane);
+    const float sum = gemv_t_paired_sum<U, ANY>(A + col * lda + r_begin, x + r_begin, rows, lane);
     const unsigned split = gridDim.y;
     // Unsplit (the routine's fallback without a work buffer, and forced shapes on few rows), the warp's
     // sum is the column's.
@@ -946,7 +1004,7 @@ __device__ __forceinline__ void gemv_t_paired_split(i64 m, i64 n, float alpha_va
 // The paired sums on blocks (32 * C, Ty): C columns a block, the Ty warps of a column each taking one
 // contiguous range of whole 128-row stretches, their sums added in warp order through shared memory by the
 // column's first warp. A split over rows inside the block: no partial vectors, counters or second pass.
-template <int U>
+template <int U, bool ANY = false>
 __device__ __forceinline__ void gemv_t_stacked(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
                                                const float *__restrict__ A, i64 lda, const float *__restrict__ x,
                                                float beta_value, const float *beta_ptr, float *y, i64 incy) {
@@ -965,7 +1023,7 @@ __device__ __forceinline__ void gemv_t_stacked(i64 m, i64 n, float alpha_value, 
     const i64 per_warp = ((m + blockDim.y - 1) / blockDim.y + 127) / 128 * 128;
     const i64 r_begin = threadIdx.y * per_warp;
     const int rows = inside ? static_cast<int>(max(i64(0), min(m - r_begin, per_warp))) : 0;
-    const float sum = gemv_t_paired_sum<U>(A + (inside ? col : 0) * lda + r_begin, x + r_begin, rows, lane);
+    const float sum = gemv_t_paired_sum<U, ANY>(A + (inside ? col : 0) * lda + r_begin, x + r_begin, rows, lane);
     float total = sum;
     if (blockDim.y > 1) {
         if (lane == 0) sums[threadIdx.y * columns + column] = sum;
@@ -1217,15 +1275,6 @@ extern "C" __global__ void __maxnreg__(48) gemv_t_f32_lean_l1(GEMV_PARAMS) { gem
 // (gemv_t_f32_lean_l1), 4096² 25.00 / 25.91, 1024 × 65536 87.57 / 90.55
 // (gemv_t_f32), 16384² 352.0 / 350.1. At 48 registers it spilled; at 64 none.
 extern "C" __global__ void __maxnreg__(64) gemv_t_f32_l1_any(GEMV_PARAMS) { gemv_t<true, GEMV_T_UNROLL / 2, true, true>(GEMV_ARGS); }
-// The same on blocks (32, Ty), Ty ways a column each reading one range of its rows (STACKED), with the
-// default kernel's 8 float4s a lane: the stacked kernel's layout for any A and lda, x of unit stride. Against
-// the routine's scalar kernel and cuBLAS (H200, kernel time, `OP=T scripts/gemv-ab.py`, odd lda, µs): 4093 x
-// 32 (Ty 4) 3.46 / 8.53 / 3.46, 8191 x 32 (8) 3.87 / 12.52 / 3.97; with 4 float4s a lane (64 registers)
-// 3.65 and 4.10 on the best Ty; the ways taking every Ty-th round of 2048-row chunks, as gemv_t_f32_l1_any's
-// do, 4.23 and 6.82. 97 registers on sm_90.
-extern "C" __global__ void __launch_bounds__(512) gemv_t_f32_l1_any_stacked(GEMV_PARAMS) {
-    gemv_t<true, GEMV_T_UNROLL, true, true, true>(GEMV_ARGS);
-}
 // The paired T kernel (gemv_t_paired): against the kernels it replaces (H200,
 // kernel time, `OP=T scripts/gemv-ab.py` with the matrices rotated past the
 // L2, µs, on 256 threads): 1000² 3.17 / 3.47 (gemv_t_f32_lean_l1), 2048²
@@ -1258,6 +1307,22 @@ extern "C" __global__ void __launch_bounds__(256, 3) gemv_t_f32_paired_split(GEM
 // paired round (8 float4s a lane) and 512 threads at most.
 extern "C" __global__ void __launch_bounds__(512) gemv_t_f32_stacked(GEMV_PARAMS) {
     gemv_t_stacked<GEMV_T_UNROLL>(m, n, alpha_value, alpha_ptr, A, lda, x, beta_value, beta_ptr, y, incy);
+}
+// The paired kernels for any A and lda, x of unit stride at any alignment (ANY in gemv_t_paired_sum), the
+// float4 ones' twins on the same rules. Against the kernels the routine ran before (H200, kernel time through
+// the library, odd lda, µs, before / after / cuBLAS): stacked 4093 x 32 3.14 / 2.56 / 3.69 (before, gemv_t
+// with its ways each on a range of rows, x read after A: a second round trip a round), split 32767 x 8 6.02 /
+// 3.70 / 4.03 and unsplit 2049 x 600 8.06 / 4.29 / 4.04 (before, the scalar default). With the shuffles they
+// hold 122-128 registers (sm_70 to sm_90, no spills), so the split one is held to two blocks of 256 per SM
+// (at three it spilled 400 bytes) and the unsplit one runs blocks of 64 (src/routines/gemv.rs says why).
+extern "C" __global__ void __launch_bounds__(256) gemv_t_f32_paired_any(GEMV_PARAMS) {
+    gemv_t_paired<GEMV_T_UNROLL, true>(m, n, alpha_value, alpha_ptr, A, lda, x, beta_value, beta_ptr, y, incy);
+}
+extern "C" __global__ void __launch_bounds__(256, 2) gemv_t_f32_paired_split_any(GEMV_PARAMS) {
+    gemv_t_paired_split<GEMV_T_UNROLL, true>(GEMV_ARGS_NO_INCX);
+}
+extern "C" __global__ void __launch_bounds__(512) gemv_t_f32_stacked_any(GEMV_PARAMS) {
+    gemv_t_stacked<GEMV_T_UNROLL, true>(m, n, alpha_value, alpha_ptr, A, lda, x, beta_value, beta_ptr, y, incy);
 }
 #define GEMV_T_SHORT_ARGS m, n, alpha_value, alpha_ptr, A, lda, x, incx, beta_value, beta_ptr, y, incy
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short(GEMV_PARAMS) { gemv_t_short<true>(GEMV_T_SHORT_ARGS); }

@@ -528,8 +528,58 @@ fn gpu_sgemv_stacked_t_kernel_for_any_a_through_the_routine() {
         ((32767, 17, 32767), 16),
     ];
     let on_132_sms = |gpu: &Gpu| gpu.inner().device.model().sm_count == 132;
-    let kernel = "gemv_t_f32_l1_any_stacked";
+    let kernel = "gemv_t_f32_stacked_any";
     unsplit_twin_through_the_routine(test, MUBLAS_OP_T, kernel, 32, &shapes, on_132_sms, "a 132-SM GPU");
+}
+
+/// The split paired T kernel for any A through the routine (odd lda: the scalar default's twin, on the float4
+/// kernel's rules): tall matrices the stacked kernels do not take, split over rows. Each range starts at any
+/// alignment (its head before the first 16-byte boundary) and x lies 0 to 3 floats off A's float4s, column
+/// by column (lda odd); blocks of 8 columns whole and partial. On a 132-SM GPU the kernel and a split are
+/// checked.
+#[test]
+fn gpu_sgemv_paired_split_t_kernel_for_any_a_through_the_routine() {
+    let test = "gpu_sgemv_paired_split_t_kernel_for_any_a_through_the_routine";
+    let shapes = [
+        (32767, 8, 32767),
+        (65537, 1, 65539),
+        (40001, 33, 40001),
+        (200_003, 37, 200_005),
+        (32771, 768, 32773),
+        (8195, 300, 8197),
+    ];
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let on_132_sms = gpu.inner().device.model().sm_count == 132;
+    float4_shapes_through_the_routine(&gpu, test, MUBLAS_OP_T, &shapes, |i, name, plan| {
+        if on_132_sms {
+            assert_eq!(name, "gemv_t_f32_paired_split_any", "{:?}", shapes[i]);
+            assert!(plan.geometry.grid.1 > 1, "{:?}: unsplit", shapes[i]);
+        }
+    });
+    if !on_132_sms {
+        say(&format!("{test}: not a 132-SM GPU: kernels printed, not checked"));
+    }
+}
+
+/// The paired T kernel for any A through the routine (odd lda, where the stacked and split kernels and the one
+/// reading x through L1 do not take the call: 256 to 1999 columns): 2 columns a block, x 0 to 3 floats off
+/// A's float4s column by column, whole and partial rounds of 1024 rows. On a 132-SM GPU the kernel and its
+/// blocks are checked.
+#[test]
+fn gpu_sgemv_paired_t_kernel_for_any_a_through_the_routine() {
+    let test = "gpu_sgemv_paired_t_kernel_for_any_a_through_the_routine";
+    // (m, n, lda) and the warps a column (one).
+    let shapes = [
+        ((1025, 256, 1027), 1),
+        ((2049, 600, 2049), 1),
+        ((3001, 701, 3001), 1),
+        ((1001, 1001, 1003), 1),
+        ((8191, 600, 8191), 1),
+        ((1500, 1999, 1501), 1),
+    ];
+    let on_132_sms = |gpu: &Gpu| gpu.inner().device.model().sm_count == 132;
+    let kernel = "gemv_t_f32_paired_any";
+    unsplit_twin_through_the_routine(test, MUBLAS_OP_T, kernel, 64, &shapes, on_132_sms, "a 132-SM GPU");
 }
 
 /// The few-columns N kernel through the routine (on fast DRAM: 256 to 200000 rows, at most 1536
@@ -1094,13 +1144,14 @@ fn gpu_sgemv_plan_reads_x_through_l1_where_x_allows() {
         (4097, 4097, 1, 1, "gemv_t_f32_l1_any"),
         (4096, 4099, 3, 1, "gemv_t_f32_l1_any"),
         (8191, 8191, 0, 1, "gemv_t_f32_l1_any"),
+        // …on fewer, the paired kernel for any A (x of unit stride, at any alignment)…
+        (1000, 1000, 1, 1, "gemv_t_f32_paired_any"),
+        (1999, 2001, 0, 1, "gemv_t_f32_paired_any"),
         // …else, for A float4, x as float4 through L1 only where it is 16-byte aligned with unit stride…
         (512, 512, 0, 1, "gemv_t_f32_lean_l1"),
-        (1000, 1000, 1, 1, "gemv_t_f32"),
         (3000, 3000, 0, -1, "gemv_t_f32"),
         (4097, 4097, 0, -1, "gemv_t_f32_scalar"),
         (4097, 4097, 0, 2, "gemv_t_f32_scalar"),
-        (1999, 2001, 0, 1, "gemv_t_f32_scalar"),
         // …and the lean kernels first where they save a wave.
         (5000, 5000, 2, 1, "gemv_t_f32_lean"),
         (5001, 5001, 0, 1, "gemv_t_f32_scalar_lean"),
@@ -1135,7 +1186,7 @@ fn gpu_sgemv_plan_reads_x_through_l1_where_x_allows() {
                     .contains(&spec.name),
             "{n}²: x is not float4"
         );
-        assert!(x != XReads::Strided || !spec.name.starts_with("gemv_t_f32_l1_any"), "{n}²: x is strided");
+        assert!(x != XReads::Strided || !spec.name.contains("_any"), "{n}²: x is strided");
         if h100_like {
             assert_eq!(spec.name, expected, "{n}² lda {lda} x_offset {x_offset} incx {incx}");
         }

@@ -22,6 +22,7 @@
 #define __device__
 #define __global__
 #define __forceinline__ inline
+#define __noinline__
 #define __launch_bounds__(...)
 #define __maxnreg__(...)
 #define __shared__ static
@@ -36,14 +37,37 @@ struct float4 {
     float x, y, z, w;
 };
 inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+namespace emu {
+// Arrays no read may leave (the check's matrix and vectors). A fence page catches a read past an array's
+// end only where the end is page-aligned, and a 16-byte-aligned float4 never crosses a page: so a read that
+// starts within 16 bytes of an array's ends must also lie inside it, or the run stops.
+struct Span {
+    const void *begin, *end;
+};
+inline std::vector<Span> read_spans;
+inline void check_read(const void *p, size_t bytes) {
+    const char *q = static_cast<const char *>(p);
+    for (const Span &s : read_spans) {
+        const char *b = static_cast<const char *>(s.begin), *e = static_cast<const char *>(s.end);
+        if (q + bytes > b - 16 && q < e + 16 && (q < b || q + bytes > e)) {
+            std::fprintf(stderr, "read of %zu bytes at %p leaves the array [%p, %p)\n", bytes, p, s.begin, s.end);
+            std::abort();
+        }
+    }
+}
+}  // namespace emu
 template <class T>
-inline T __ldg(const T *p) { return *p; }
+inline T __ldg(const T *p) {
+    emu::check_read(p, sizeof(T));
+    return *p;
+}
 // A float4 load from an address that is not 16-byte aligned faults on the GPU: here it stops the run.
 inline float4 __ldg(const float4 *p) {
     if (reinterpret_cast<unsigned long long>(p) % 16) {
         std::fprintf(stderr, "misaligned float4 load at %p\n", static_cast<const void *>(p));
         std::abort();
     }
+    emu::check_read(p, sizeof(float4));
     return *p;
 }
 using std::max;
@@ -104,6 +128,22 @@ inline float __shfl_down_sync(unsigned, float v, unsigned delta) {
 }
 inline int __shfl_sync(unsigned, int v, int src_lane) {
     return warp_exchange(v, [&](unsigned) { return static_cast<unsigned>(src_lane); });
+}
+inline float __shfl_sync(unsigned, float v, int src_lane) {
+    return warp_exchange(v, [&](unsigned) { return static_cast<unsigned>(src_lane); });
+}
+// Whether any lane of the warp passes a true predicate: every lane's, gathered through the warp's barrier.
+inline bool __any_sync(unsigned, bool predicate) {
+    static bool slots[1024];
+    const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
+    const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    std::barrier<> &warp = (*emu::warp_barriers)[t / 32u];
+    slots[t] = predicate;
+    warp.arrive_and_wait();
+    bool any = false;
+    for (unsigned l = t & ~31u; l < std::min(threads, (t & ~31u) + 32u); ++l) any = any || slots[l];
+    warp.arrive_and_wait();
+    return any;
 }
 // Blocks run one after another: a block waits only for blocks of lower index,
 // which have finished (stream-K's fixup).

@@ -65,7 +65,9 @@ static const KernelInfo KERNELS[] = {
     {"gemv_t_f32_paired", gemv_t_f32_paired, Layout::T, Space::Paired, true, true, false},
     {"gemv_t_f32_paired_split", gemv_t_f32_paired_split, Layout::TPaired, Space::PairedSplit, true, true, false},
     {"gemv_t_f32_stacked", gemv_t_f32_stacked, Layout::T, Space::Stacked, true, true, false},
-    {"gemv_t_f32_l1_any_stacked", gemv_t_f32_l1_any_stacked, Layout::T, Space::Stacked, false, false, true},
+    {"gemv_t_f32_paired_any", gemv_t_f32_paired_any, Layout::T, Space::Paired, false, false, true},
+    {"gemv_t_f32_paired_split_any", gemv_t_f32_paired_split_any, Layout::TPaired, Space::PairedSplit, false, false, true},
+    {"gemv_t_f32_stacked_any", gemv_t_f32_stacked_any, Layout::T, Space::Stacked, false, false, true},
     {"gemv_t_f32_short", gemv_t_f32_short, Layout::TShort, Space::TShort, true, false, false},
     {"gemv_t_f32_short_scalar", gemv_t_f32_short_scalar, Layout::TShort, Space::TShort, false, false, false},
 };
@@ -107,6 +109,7 @@ struct Case {
     i64 incx, incy;
     float alpha, beta;
     bool device_scalars;
+    bool x_at_end = false;  // x's span ends at a fence (else it starts x_offset floats past one)
 };
 
 // The host's split_ranges: (range length, ranges).
@@ -133,8 +136,9 @@ static int run_case(const KernelInfo &k, const Case &c) {
     const bool t = k.layout == Layout::T || k.layout == Layout::TShort || k.layout == Layout::TPaired;
     const i64 len_x = t ? c.m : c.n, len_y = t ? c.n : c.m;
     const i64 nx = 1 + (len_x - 1) * std::llabs(c.incx), ny = 1 + (len_y - 1) * std::llabs(c.incy);
-    std::vector<float> xs(nx + 8), y0(ny);
-    float *x = xs.data() + (4 - reinterpret_cast<uintptr_t>(xs.data()) / 4 % 4) % 4 + c.x_offset;
+    Fenced xf(static_cast<size_t>(nx), c.x_offset, c.x_at_end);
+    float *x = xf.data;
+    std::vector<float> y0(ny);
     for (i64 i = 0; i < nx; ++i) x[i] = random_value();
     for (auto &v : y0) v = random_value();
     // Element i of a strided vector, reference-BLAS style.
@@ -180,12 +184,14 @@ static int run_case(const KernelInfo &k, const Case &c) {
     const float *beta_ptr = c.device_scalars ? &scalars[1] : nullptr;
     const float *x0 = x + at(0, len_x, c.incx);
     float *yfirst = y.data() + at(0, len_y, c.incy);
+    emu::read_spans = {{a.data, a.data + span}, {x, x + nx}};
     emu::launch(uint3{blocks, static_cast<unsigned>(ranges), 1},
                 uint3{static_cast<unsigned>(c.tx), static_cast<unsigned>(c.ty), 1}, [&] {
                     k.fn(c.m, c.n, c.device_scalars ? 0.0f : c.alpha, alpha_ptr, a.data, c.lda, x0, c.incx,
                          c.device_scalars ? 0.0f : c.beta, beta_ptr, yfirst, c.incy, per_split, counters.data(),
                          partials.data());
                 });
+    emu::read_spans.clear();
 
     int failures = 0;
     auto fail = [&](const char *what, i64 i, double got, double want) {
@@ -271,6 +277,7 @@ int main(int argc, char **argv) {
                         const int turn = cases;
                         c.at_end = !k.vec && turn % 3 == 1;
                         c.x_offset = k.x_float4 ? 0 : turn % 2;
+                        c.x_at_end = !k.x_float4 && turn % 4 == 3;
                         c.incx = k.x_float4 || k.x_unit ? 1 : turn % 4 == 2 ? -2 : 1;
                         c.incy = turn % 5 == 1 ? 3 : turn % 5 == 3 ? -1 : 1;
                         c.alpha = turn % 13 == 6 ? 0.0f : 1.25f;
@@ -315,6 +322,29 @@ int main(int argc, char **argv) {
             for (i64 n : {1, 5, 40}) {
                 ++cases;
                 failed += run_case(any, Case{m, n, m, 1, false, 8, 4, 1, 0, 1, 1, 0.75f, 0.5f, false}) ? 1 : 0;
+            }
+        }
+    }
+    // The paired T kernels for any A and x (gemv_t_paired_sum's ANY): every A offset and x offset (so every
+    // shift Q of x against A's float4s), lda mod 4, rows from a few float4s (the peeled rows alone) to several
+    // rounds, ranges of a warp that start and end anywhere, x's span against a fence at either end.
+    for (const char *name : {"gemv_t_f32_paired_any", "gemv_t_f32_paired_split_any", "gemv_t_f32_stacked_any"}) {
+        if (!std::strstr(name, only)) continue;
+        const KernelInfo &k = *std::find_if(std::begin(KERNELS), std::end(KERNELS),
+                                            [&](const KernelInfo &e) { return std::strcmp(e.name, name) == 0; });
+        const bool split = k.space == Space::PairedSplit, stacked = k.space == Space::Stacked;
+        for (i64 m : {65, 66, 67, 68, 69, 70, 71, 72, 129, 134, 300, 1031, 2101}) {
+            for (int offset = 0; offset < 4; ++offset) {
+                for (int x_offset = 0; x_offset < 4; ++x_offset) {
+                    const int turn = cases;
+                    Case c{m, turn % 3 == 0 ? 1 : 3, m + (offset + x_offset + m) % 4, offset, false,
+                           stacked ? 32 * (1 + turn % 2) : 64, stacked ? (turn % 4 == 0 ? 16 : 3 + turn % 3) : 1,
+                           split ? 2 + turn % 7 : 1, x_offset, 1, turn % 3 == 1 ? -2 : 1,
+                           turn % 17 == 8 ? 0.0f : 1.25f, turn % 5 == 2 ? 0.0f : -0.5f, turn % 2 == 1};
+                    c.x_at_end = turn % 2 == 0;
+                    ++cases;
+                    failed += run_case(k, c) ? 1 : 0;
+                }
             }
         }
     }

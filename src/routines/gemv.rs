@@ -235,6 +235,12 @@ const L1_ANY_FLOAT4_MAX_ROWS: i64 = 10000;
 /// 6.18 / 6.13, 10000² 89.9 / 90.0 / 90.5, 65536 × 1024 68.6 / 68.6 / 68.5).
 const PAIRED_SPACE: LaunchSpace =
     LaunchSpace { tx_step: 32, tx_min: 256, tx_max: 256, ty_min: 1, ty_max: 1, splits: &[1] };
+/// `gemv_t_f32_paired_any` on blocks of 64 threads: 2 columns a block, so that
+/// 600 columns fill every SM (300 blocks, not 75), and 1-4 % faster than 256
+/// on squares too (H200, kernel time, odd lda, µs, 64 / 256: 3001² 12.17 /
+/// 12.68, 4097² 18.76 / 19.13, 5001² 27.24 / 28.40, 10001² 93.5 / 95.3).
+const PAIRED_ANY_SPACE: LaunchSpace =
+    LaunchSpace { tx_step: 32, tx_min: 64, tx_max: 64, ty_min: 1, ty_max: 1, splits: &[1] };
 /// `gemv_t_f32_paired` takes matrices of at least this many columns: on
 /// fewer, as many warps as columns left it behind the lean kernel with x
 /// through L1 (H200, kernel time, µs: 512² 2.30 against 2.21, 256² 2.15 /
@@ -394,9 +400,17 @@ pub static GEMV_T_PAIRED_SPLIT: KernelSpec =
 /// (STACKED_SPACE; see `plan`).
 pub static GEMV_T_STACKED: KernelSpec =
     KernelSpec { name: "gemv_t_f32_stacked", space: STACKED_SPACE, geometry: t_geometry };
-/// GEMV_T_L1_ANY on the stacked kernel's blocks, for any A, x of unit stride.
-pub static GEMV_T_L1_ANY_STACKED: KernelSpec =
-    KernelSpec { name: "gemv_t_f32_l1_any_stacked", space: STACKED_SPACE, geometry: t_geometry };
+/// GEMV_T_PAIRED for any A and lda, x of unit stride at any alignment
+/// ([`XReads::UnitStride`] or better; PAIRED_ANY_SPACE, see `plan`).
+pub static GEMV_T_PAIRED_ANY: KernelSpec =
+    KernelSpec { name: "gemv_t_f32_paired_any", space: PAIRED_ANY_SPACE, geometry: t_geometry };
+/// GEMV_T_PAIRED_SPLIT for any A and lda, x of unit stride at any alignment
+/// ([`XReads::UnitStride`] or better; see `plan`).
+pub static GEMV_T_PAIRED_SPLIT_ANY: KernelSpec =
+    KernelSpec { name: "gemv_t_f32_paired_split_any", space: PAIRED_SPLIT_SPACE, geometry: t_paired_geometry };
+/// GEMV_T_STACKED for any A and lda, x of unit stride at any alignment.
+pub static GEMV_T_STACKED_ANY: KernelSpec =
+    KernelSpec { name: "gemv_t_f32_stacked_any", space: STACKED_SPACE, geometry: t_geometry };
 /// op T, m ≤ SHORT_ROWS_MAX, A 16-byte aligned and lda % 4 == 0.
 pub static GEMV_T_SHORT: KernelSpec =
     KernelSpec { name: "gemv_t_f32_short", space: T_SHORT_SPACE, geometry: t_short_geometry };
@@ -430,9 +444,11 @@ pub const KERNEL_NAMES: &[&str] = &[
     GEMV_T_LEAN_L1.name,
     GEMV_T_L1_ANY.name,
     GEMV_T_PAIRED.name,
+    GEMV_T_PAIRED_ANY.name,
     GEMV_T_PAIRED_SPLIT.name,
+    GEMV_T_PAIRED_SPLIT_ANY.name,
     GEMV_T_STACKED.name,
-    GEMV_T_L1_ANY_STACKED.name,
+    GEMV_T_STACKED_ANY.name,
     GEMV_T_SHORT.name,
     GEMV_T_SHORT_SCALAR.name,
 ];
@@ -518,7 +534,11 @@ impl Layout {
 
     /// The layout `spec` launches with for a call of `op` on m rows.
     pub fn of_kernel(spec: &KernelSpec, op: Op, m: i64) -> Layout {
-        if std::ptr::eq(spec, &GEMV_T_PAIRED_SPLIT) { Layout::TPaired } else { Layout::of(op, m) }
+        if std::ptr::eq(spec, &GEMV_T_PAIRED_SPLIT) || std::ptr::eq(spec, &GEMV_T_PAIRED_SPLIT_ANY) {
+            Layout::TPaired
+        } else {
+            Layout::of(op, m)
+        }
     }
 }
 
@@ -578,8 +598,13 @@ enum Twin {
     StackedAny,
     /// The paired T kernel split over rows (x as float4 only): [`paired_split_serves`], in one wave.
     PairedSplit,
+    /// Its twin for any A (x of unit stride): the same rules.
+    PairedSplitAny,
     /// The paired T kernel (x as float4 only): [`paired_serves`].
     Paired,
+    /// Its twin for any A (x of unit stride): [`paired_serves`] where the kernel
+    /// for any A with x through L1 does not serve.
+    PairedAny,
     /// The lean T kernel with x through L1 (x as float4 only): where it runs unsplit in one wave.
     LeanL1,
     /// The lean T kernels: where they run in one wave what the default needs more for.
@@ -605,15 +630,19 @@ enum Twin {
     Thin,
 }
 
-const TWINS: [(&KernelSpec, &KernelSpec, Twin); 21] = [
+const TWINS: [(&KernelSpec, &KernelSpec, Twin); 25] = [
     (&GEMV_T, &GEMV_T_STACKED, Twin::Stacked),
-    (&GEMV_T, &GEMV_T_L1_ANY_STACKED, Twin::StackedAny),
+    (&GEMV_T, &GEMV_T_STACKED_ANY, Twin::StackedAny),
     (&GEMV_T, &GEMV_T_PAIRED_SPLIT, Twin::PairedSplit),
+    (&GEMV_T, &GEMV_T_PAIRED_SPLIT_ANY, Twin::PairedSplitAny),
     (&GEMV_T, &GEMV_T_PAIRED, Twin::Paired),
+    (&GEMV_T, &GEMV_T_PAIRED_ANY, Twin::PairedAny),
     (&GEMV_T, &GEMV_T_LEAN_L1, Twin::LeanL1),
     (&GEMV_T, &GEMV_T_LEAN, Twin::Lean),
     (&GEMV_T, &GEMV_T_L1_ANY, Twin::L1Any),
-    (&GEMV_T_SCALAR, &GEMV_T_L1_ANY_STACKED, Twin::StackedAny),
+    (&GEMV_T_SCALAR, &GEMV_T_STACKED_ANY, Twin::StackedAny),
+    (&GEMV_T_SCALAR, &GEMV_T_PAIRED_SPLIT_ANY, Twin::PairedSplitAny),
+    (&GEMV_T_SCALAR, &GEMV_T_PAIRED_ANY, Twin::PairedAny),
     (&GEMV_T_SCALAR, &GEMV_T_SCALAR_LEAN, Twin::Lean),
     (&GEMV_T_SCALAR, &GEMV_T_L1_ANY, Twin::L1Any),
     (&GEMV_N, &GEMV_N_SWEEP, Twin::Sweep),
@@ -637,7 +666,7 @@ fn twins(default: &'static KernelSpec, x: XReads) -> impl Iterator<Item = (&'sta
             std::ptr::eq(*d, default)
                 && match kind {
                     Twin::Stacked | Twin::PairedSplit | Twin::Paired | Twin::LeanL1 => x == XReads::Float4,
-                    Twin::L1Any | Twin::StackedAny => x != XReads::Strided,
+                    Twin::L1Any | Twin::StackedAny | Twin::PairedSplitAny | Twin::PairedAny => x != XReads::Strided,
                     _ => true,
                 }
         })
@@ -706,7 +735,9 @@ fn wide_serves(kind: Twin, m: i64, n: i64) -> bool {
             Twin::Stacked
             | Twin::StackedAny
             | Twin::PairedSplit
+            | Twin::PairedSplitAny
             | Twin::Paired
+            | Twin::PairedAny
             | Twin::LeanL1
             | Twin::Lean
             | Twin::L1Any
@@ -1008,8 +1039,19 @@ fn l1_any_serves(default: &KernelSpec, m: i64, n: i64, default_plan: &LaunchPlan
 ///    7.12 / 2.17 / 3.61, 8192 x 32 3.58 / 2.47 / 3.94, 8192 x 1 5.03 /
 ///    2.10 / 10.17, 2048 x 128 3.74 / 2.30 / 4.61, 16384 x 256 7.45 / 6.24 /
 ///    9.79, 8192 x 512 7.82 / 6.52 / 8.60. Its twin for any A (x of unit
-///    stride) on the same rules, after it: odd lda, over 65 shapes 1.62x
-///    faster (4093 x 32 7.57 / 3.12 / 3.67, 16383 x 64 8.57 / 5.37 / 5.92).
+///    stride, at any alignment) on the same rules, after it.
+///  - The paired kernels' twins for any A (`gemv_t_f32_stacked_any`,
+///    `gemv_t_f32_paired_split_any`, `gemv_t_f32_paired_any`), each after
+///    its float4 twin on the same rules, the unsplit one only where
+///    `gemv_t_f32_l1_any` does not serve: x's float4s shifted into place by
+///    shuffles, not read as four floats (a quarter of the L1 wavefronts). Odd
+///    lda, against the build before (H200, kernel time,
+///    `scripts/sgemv-builds.py`, µs, before / after / cuBLAS; 96 shapes from
+///    1025 to 1048577 rows on 1 to 1024 columns, 1.27x faster by geometric
+///    mean, 1.22x to 1.54x cuBLAS's speed): 4093 x 32 3.12 / 2.54 / 3.70,
+///    16383 x 8 4.45 / 3.49 / 3.69, 2049 x 512 4.59 / 3.88 / 3.76, 32767 x 8
+///    6.02 / 3.70 / 4.03, 40001 x 32 9.64 / 5.60 / 6.26, 65537 x 16 8.49 /
+///    5.19 / 5.92, 32771 x 768 37.82 / 29.64 / 31.29.
 ///  - Paired T split over rows, for float4 A and x as float4: wherever
 ///    `paired_split_serves` and `paired_split_pays` (in one wave, on a quarter of
 ///    the SMs or more), on `paired_split_plan`'s split. Unsplit, a block of
@@ -1147,8 +1189,9 @@ pub fn plan(
     for (twin_spec, kind) in twins(default, x) {
         let consider = match kind {
             Twin::Stacked | Twin::StackedAny => stacked_serves(m, n),
-            Twin::PairedSplit => paired_split_serves(model, m, n),
+            Twin::PairedSplit | Twin::PairedSplitAny => paired_split_serves(model, m, n),
             Twin::Paired => paired_serves(m, n),
+            Twin::PairedAny => paired_serves(m, n) && !l1_any,
             // Where the kernel for any A serves too, only if the lean kernel saves a wave.
             Twin::LeanL1 => !l1_any || waves(model, &default_plan) > 1,
             Twin::Lean => waves(model, &default_plan) > 1,
@@ -1164,7 +1207,7 @@ pub fn plan(
             continue;
         }
         let twin_plan = match kind {
-            Twin::PairedSplit => {
+            Twin::PairedSplit | Twin::PairedSplitAny => {
                 plan_by(twin_spec, &|kernel, problem| paired_split_plan(model, kernel, twin_spec, problem))?
             }
             Twin::Few => plan_by(twin_spec, &|kernel, problem| few_plan(model, kernel, twin_spec, problem))?,
@@ -1186,8 +1229,8 @@ pub fn plan(
         let better = forced
             || match kind {
                 Twin::Stacked | Twin::StackedAny => stacked_pays(model, m, &twin_plan),
-                Twin::PairedSplit => paired_split_pays(model, &twin_plan),
-                Twin::Paired => true,
+                Twin::PairedSplit | Twin::PairedSplitAny => paired_split_pays(model, &twin_plan),
+                Twin::Paired | Twin::PairedAny => true,
                 Twin::LeanL1 => lean_l1_pays(model, &twin_plan),
                 Twin::Lean => waves(model, &twin_plan) == 1,
                 Twin::L1Any => true,
@@ -2122,9 +2165,11 @@ mod tests {
             &GEMV_T_LEAN_L1,
             &GEMV_T_L1_ANY,
             &GEMV_T_PAIRED,
+            &GEMV_T_PAIRED_ANY,
             &GEMV_T_PAIRED_SPLIT,
+            &GEMV_T_PAIRED_SPLIT_ANY,
             &GEMV_T_STACKED,
-            &GEMV_T_L1_ANY_STACKED,
+            &GEMV_T_STACKED_ANY,
             &GEMV_T_SHORT,
             &GEMV_T_SHORT_SCALAR,
         ] {
@@ -2141,9 +2186,11 @@ mod tests {
             [
                 "gemv_t_f32",
                 "gemv_t_f32_stacked",
-                "gemv_t_f32_l1_any_stacked",
+                "gemv_t_f32_stacked_any",
                 "gemv_t_f32_paired_split",
+                "gemv_t_f32_paired_split_any",
                 "gemv_t_f32_paired",
+                "gemv_t_f32_paired_any",
                 "gemv_t_f32_lean_l1",
                 "gemv_t_f32_lean",
                 "gemv_t_f32_l1_any"
@@ -2151,18 +2198,28 @@ mod tests {
         );
         assert_eq!(
             names(candidate_kernels(Op::T, 1000, 4096, 1000, UnitStride)),
-            ["gemv_t_f32", "gemv_t_f32_l1_any_stacked", "gemv_t_f32_lean", "gemv_t_f32_l1_any"]
+            [
+                "gemv_t_f32",
+                "gemv_t_f32_stacked_any",
+                "gemv_t_f32_paired_split_any",
+                "gemv_t_f32_paired_any",
+                "gemv_t_f32_lean",
+                "gemv_t_f32_l1_any"
+            ]
         );
         assert_eq!(names(candidate_kernels(Op::T, 1000, 4096, 1000, Strided)), ["gemv_t_f32", "gemv_t_f32_lean"]);
+        let scalar_default = [
+            "gemv_t_f32_scalar",
+            "gemv_t_f32_stacked_any",
+            "gemv_t_f32_paired_split_any",
+            "gemv_t_f32_paired_any",
+            "gemv_t_f32_scalar_lean",
+            "gemv_t_f32_l1_any",
+        ];
         for x in [Float4, UnitStride] {
-            assert_eq!(
-                names(candidate_kernels(Op::T, 1000, 4096, 1001, x)),
-                ["gemv_t_f32_scalar", "gemv_t_f32_l1_any_stacked", "gemv_t_f32_scalar_lean", "gemv_t_f32_l1_any"]
-            );
-            assert_eq!(
-                names(candidate_kernels(Op::T, 1000, 4100, 1000, x)),
-                ["gemv_t_f32_scalar", "gemv_t_f32_l1_any_stacked", "gemv_t_f32_scalar_lean", "gemv_t_f32_l1_any"]
-            );
+            // Odd lda, then A off its 16-byte boundary.
+            assert_eq!(names(candidate_kernels(Op::T, 1000, 4096, 1001, x)), scalar_default);
+            assert_eq!(names(candidate_kernels(Op::T, 1000, 4100, 1000, x)), scalar_default);
         }
         assert_eq!(
             names(candidate_kernels(Op::T, 1000, 4096, 1001, Strided)),
@@ -2369,9 +2426,11 @@ mod tests {
             (&GEMV_T_LEAN_L1, Layout::T),
             (&GEMV_T_L1_ANY, Layout::T),
             (&GEMV_T_PAIRED, Layout::T),
+            (&GEMV_T_PAIRED_ANY, Layout::T),
             (&GEMV_T_PAIRED_SPLIT, Layout::TPaired),
+            (&GEMV_T_PAIRED_SPLIT_ANY, Layout::TPaired),
             (&GEMV_T_STACKED, Layout::T),
-            (&GEMV_T_L1_ANY_STACKED, Layout::T),
+            (&GEMV_T_STACKED_ANY, Layout::T),
             (&GEMV_T_SHORT, Layout::TShort),
             (&GEMV_T_SHORT_SCALAR, Layout::TShort),
         ];
