@@ -1046,12 +1046,13 @@ fn l1_any_serves(default: &KernelSpec, m: i64, n: i64, default_plan: &LaunchPlan
 ///    `gemv_t_f32_l1_any` does not serve: x's float4s shifted into place by
 ///    shuffles, not read as four floats (a quarter of the L1 wavefronts). Odd
 ///    lda, against the build before (H200, kernel time,
-///    `scripts/sgemv-builds.py`, µs, before / after / cuBLAS; 96 shapes from
-///    1025 to 1048577 rows on 1 to 1024 columns, 1.27x faster by geometric
-///    mean, 1.22x to 1.54x cuBLAS's speed): 4093 x 32 3.12 / 2.54 / 3.70,
-///    16383 x 8 4.45 / 3.49 / 3.69, 2049 x 512 4.59 / 3.88 / 3.76, 32767 x 8
-///    6.02 / 3.70 / 4.03, 40001 x 32 9.64 / 5.60 / 6.26, 65537 x 16 8.49 /
-///    5.19 / 5.92, 32771 x 768 37.82 / 29.64 / 31.29.
+///    `scripts/sgemv-builds.py`, µs, before / after / cuBLAS; 164 shapes from
+///    1025 to 1048577 rows on 1 to 1999 columns, 1.30x faster by geometric
+///    mean, none slower, 1.06x to 1.38x cuBLAS's speed): 4093 x 32 3.12 /
+///    2.54 / 3.70, 16383 x 8 4.45 / 3.49 / 3.69, 2049 x 512 4.59 / 3.88 /
+///    3.76, 32767 x 8 6.02 / 3.70 / 4.03, 40001 x 32 9.64 / 5.60 / 6.26,
+///    65537 x 16 8.49 / 5.19 / 5.92, 32771 x 768 37.82 / 29.64 / 31.29, 2049
+///    x 600 8.06 / 4.29 / 4.04 (unsplit).
 ///  - Paired T split over rows, for float4 A and x as float4: wherever
 ///    `paired_split_serves` and `paired_split_pays` (in one wave, on a quarter of
 ///    the SMs or more), on `paired_split_plan`'s split. Unsplit, a block of
