@@ -955,7 +955,7 @@ __device__ __forceinline__ void gemv_t_paired(i64 m, i64 n, float alpha_value, c
     if (lane == 0) *yc = gemv_result(alpha, sum, beta, y_early);
 }
 // The same, split: block (bx, by) reads rows [by * per_split, (by + 1) * per_split) of its columns
-// (per_split a multiple of 4). Each warp counts itself in its column's counter (counters[col]: n of them,
+// (per_split a multiple of 4 unless ANY). Each warp counts itself in its column's counter (counters[col]: n of them,
 // where gemv_t counts blocks) and the last warp of a column to arrive adds the column's partial sums in a
 // fixed order, so that warps past the last column can leave as above (no block barrier).
 template <int U, bool ANY = false>

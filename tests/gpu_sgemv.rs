@@ -416,6 +416,11 @@ fn float4_shapes_through_the_routine(
     say(&format!("{test}: {cases} cases passed"));
 }
 
+/// Whether this GPU has the 132 SMs (H100, H200) that the routine's measured rules are for.
+fn on_132_sms(gpu: &Gpu) -> bool {
+    gpu.inner().device.model().sm_count == 132
+}
+
 /// Each shape through the routine as `float4_shapes_through_the_routine` runs it, where the routine's rule
 /// puts it on one unsplit twin: on a GPU where `checked` holds (the one the rule's figures are for, described
 /// by `checked_on`), the shape's plan is `kernel` on Tx = `tx` and its Ty; elsewhere the kernels are printed.
@@ -470,7 +475,7 @@ fn gpu_sgemv_paired_t_kernel_through_the_routine() {
     let test = "gpu_sgemv_paired_t_kernel_through_the_routine";
     let Some(gpu) = gpu_or_skip(test) else { return };
     // The split's figures are for 132 SMs (H100, H200).
-    let h100_like = gpu.inner().device.model().sm_count == 132;
+    let h100_like = on_132_sms(&gpu);
     float4_shapes_through_the_routine(&gpu, test, MUBLAS_OP_T, &shapes.map(|(shape, _)| shape), |i, name, plan| {
         let split = shapes[i].1;
         if h100_like {
@@ -505,7 +510,6 @@ fn gpu_sgemv_stacked_t_kernel_through_the_routine() {
         ((24573, 15, 24576), 16),
         ((32768, 17, 32768), 16),
     ];
-    let on_132_sms = |gpu: &Gpu| gpu.inner().device.model().sm_count == 132;
     unsplit_twin_through_the_routine(test, MUBLAS_OP_T, "gemv_t_f32_stacked", 32, &shapes, on_132_sms, "a 132-SM GPU");
 }
 
@@ -527,7 +531,6 @@ fn gpu_sgemv_stacked_t_kernel_for_any_a_through_the_routine() {
         ((24573, 15, 24575), 16),
         ((32767, 17, 32767), 16),
     ];
-    let on_132_sms = |gpu: &Gpu| gpu.inner().device.model().sm_count == 132;
     let kernel = "gemv_t_f32_stacked_any";
     unsplit_twin_through_the_routine(test, MUBLAS_OP_T, kernel, 32, &shapes, on_132_sms, "a 132-SM GPU");
 }
@@ -549,14 +552,14 @@ fn gpu_sgemv_paired_split_t_kernel_for_any_a_through_the_routine() {
         (8195, 300, 8197),
     ];
     let Some(gpu) = gpu_or_skip(test) else { return };
-    let on_132_sms = gpu.inner().device.model().sm_count == 132;
+    let checked = on_132_sms(&gpu);
     float4_shapes_through_the_routine(&gpu, test, MUBLAS_OP_T, &shapes, |i, name, plan| {
-        if on_132_sms {
+        if checked {
             assert_eq!(name, "gemv_t_f32_paired_split_any", "{:?}", shapes[i]);
             assert!(plan.geometry.grid.1 > 1, "{:?}: unsplit", shapes[i]);
         }
     });
-    if !on_132_sms {
+    if !checked {
         say(&format!("{test}: not a 132-SM GPU: kernels printed, not checked"));
     }
 }
@@ -577,7 +580,6 @@ fn gpu_sgemv_paired_t_kernel_for_any_a_through_the_routine() {
         ((8191, 600, 8191), 1),
         ((1500, 1999, 1501), 1),
     ];
-    let on_132_sms = |gpu: &Gpu| gpu.inner().device.model().sm_count == 132;
     let kernel = "gemv_t_f32_paired_any";
     unsplit_twin_through_the_routine(test, MUBLAS_OP_T, kernel, 64, &shapes, on_132_sms, "a 132-SM GPU");
 }
@@ -602,10 +604,7 @@ fn gpu_sgemv_few_columns_n_kernel_through_the_routine() {
         ((100_003, 61, 100_004), 4),
         ((2000, 1536, 2000), 64),
     ];
-    let fast_on_132_sms = |gpu: &Gpu| {
-        let model = gpu.inner().device.model();
-        gemv::fast_dram(model) && model.sm_count == 132
-    };
+    let fast_on_132_sms = |gpu: &Gpu| gemv::fast_dram(gpu.inner().device.model()) && on_132_sms(gpu);
     let on = "a 132-SM GPU with fast DRAM";
     unsplit_twin_through_the_routine(test, MUBLAS_OP_N, "gemv_n_f32_few", 8, &shapes, fast_on_132_sms, on);
 }
@@ -1064,7 +1063,7 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
     // the H200's faster DRAM the sweep kernel takes float4 A from 12000 rows and odd lda from 4096
     // rows.
     let model = gpu.inner().device.model();
-    let h100_like = model.sm_count == 132;
+    let h100_like = on_132_sms(&gpu);
     let fast_dram = gemv::fast_dram(model);
     const SWEEP: &str = "gemv_n_f32_sweep";
     // (m, n, lda, A's address offset in bytes, expected kernel and the wide kernels' shape, the same on fast DRAM)
@@ -1129,7 +1128,7 @@ fn gpu_sgemv_plan_reads_x_through_l1_where_x_allows() {
     let test = "gpu_sgemv_plan_reads_x_through_l1_where_x_allows";
     let Some(gpu) = gpu_or_skip(test) else { return };
     let mut random = random(test);
-    let h100_like = gpu.inner().device.model().sm_count == 132;
+    let h100_like = on_132_sms(&gpu);
     // (n, lda, x_offset, incx, expected kernel on a 132-SM GPU): T n × n.
     let cases = [
         // For A and x as float4, the paired kernel from 768 columns on…

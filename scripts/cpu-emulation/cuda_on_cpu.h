@@ -126,10 +126,8 @@ inline float __shfl_xor_sync(unsigned, float v, int lane_mask) {
 inline float __shfl_down_sync(unsigned, float v, unsigned delta) {
     return warp_exchange(v, [&](unsigned lane) { return lane + delta; });
 }
-inline int __shfl_sync(unsigned, int v, int src_lane) {
-    return warp_exchange(v, [&](unsigned) { return static_cast<unsigned>(src_lane); });
-}
-inline float __shfl_sync(unsigned, float v, int src_lane) {
+template <class T>
+inline T __shfl_sync(unsigned, T v, int src_lane) {
     return warp_exchange(v, [&](unsigned) { return static_cast<unsigned>(src_lane); });
 }
 // Whether any lane of the warp passes a true predicate: every lane's, gathered through the warp's barrier.
