@@ -6,7 +6,8 @@ kernels/gemv.cu with extra lines such as
 compiled by `scripts/nvrtc-ptx.py FILE.cu sm_90 > FILE.cubin`) before wiring
 it into the tuner. Square n×n or m×n, y = A·x (OP=T in the environment: y = Aᵀ·x,
 for the T kernels, TX threads a block, a warp per column; LDA=l: A's
-leading dimension, m by default), alpha = 1,
+leading dimension, m by default; XOFF=k: x starts k floats past a 16-byte
+boundary, for the kernels that read x at any alignment), alpha = 1,
 beta = 0 (BETA=b in the environment: beta = b, y read). Twenty calls (or
 one per matrix) captured in a CUDA graph and replayed between two events,
 median of 15 replays, the matrices and y vectors rotated: enough matrices
@@ -47,7 +48,8 @@ def main():
     assert lda >= m
     rotated = int(os.environ.get("ROT", max(4, -(-(256 << 20) // (4 * lda * n)))))
     matrices = [cp.random.rand(lda * n, dtype=cp.float32) - 0.5 for _ in range(rotated)]
-    x = cp.random.rand(m if OP_T else n, dtype=cp.float32) - 0.5
+    x_offset = int(os.environ.get("XOFF", 0))
+    x = (cp.random.rand(x_offset + (m if OP_T else n), dtype=cp.float32) - 0.5)[x_offset:]
     ys = [cp.zeros(n if OP_T else m, dtype=cp.float32) for _ in range(rotated)]
     y = ys[0]
     a = matrices[0].reshape(n, lda)[:, :m]  # row j of `a` is column j of A
@@ -69,8 +71,8 @@ def main():
         # The float4 kernels fault on lda % 4 != 0 (the arrays here are 16-byte aligned), and a faulted
         # process can hang until the machine's time limit: refuse them.
         any_a = any(tag in name for tag in ("scalar", "_any", "_lanes", "_sweep"))
-        if lda % 4 and not any_a:
-            sys.exit(f"{spec}: a float4 kernel, but lda = {lda} is not a multiple of 4")
+        if (lda % 4 or x_offset % 4) and not any_a:
+            sys.exit(f"{spec}: a float4 kernel, but lda = {lda} or x offset {x_offset} is not a multiple of 4")
         f = module.get_function(name)
         # Blocks along x: row tiles of 4·TX rows (N; TX rows for the _lanes and _sweep kernels, a row per thread) or column
         # groups of TX / 32 (T); the split cuts the other dimension.

@@ -1137,13 +1137,17 @@ fn gpu_sgemv_plan_reads_x_through_l1_where_x_allows() {
         (3000, 3000, 0, 1, "gemv_t_f32_paired"),
         (5000, 5000, 0, 1, "gemv_t_f32_paired"),
         (8192, 8192, 0, 1, "gemv_t_f32_paired"),
-        // …the kernel for any A wherever x has unit stride, on 2000 columns or more…
+        // …the kernel for any A wherever x has unit stride, on 2000 columns or more, for float4 A…
         (3000, 3000, 1, 1, "gemv_t_f32_l1_any"),
+        (4096, 4096, 3, 1, "gemv_t_f32_l1_any"),
+        // …and for odd lda where it runs in one wave under 0.9 full and the paired kernel for any A needs two…
         (3001, 3001, 0, 1, "gemv_t_f32_l1_any"),
-        (4097, 4097, 1, 1, "gemv_t_f32_l1_any"),
-        (4096, 4099, 3, 1, "gemv_t_f32_l1_any"),
-        (8191, 8191, 0, 1, "gemv_t_f32_l1_any"),
-        // …on fewer, the paired kernel for any A (x of unit stride, at any alignment)…
+        // …elsewhere, and on fewer columns, the paired kernel for any A (x of unit stride, at any alignment)…
+        (2001, 2001, 0, 1, "gemv_t_f32_paired_any"),
+        (4097, 4097, 1, 1, "gemv_t_f32_paired_any"),
+        (4096, 4099, 3, 1, "gemv_t_f32_paired_any"),
+        (5001, 5001, 0, 1, "gemv_t_f32_paired_any"),
+        (8191, 8191, 0, 1, "gemv_t_f32_paired_any"),
         (1000, 1000, 1, 1, "gemv_t_f32_paired_any"),
         (1999, 2001, 0, 1, "gemv_t_f32_paired_any"),
         // …else, for A float4, x as float4 through L1 only where it is 16-byte aligned with unit stride…
@@ -1153,7 +1157,7 @@ fn gpu_sgemv_plan_reads_x_through_l1_where_x_allows() {
         (4097, 4097, 0, 2, "gemv_t_f32_scalar"),
         // …and the lean kernels first where they save a wave.
         (5000, 5000, 2, 1, "gemv_t_f32_lean"),
-        (5001, 5001, 0, 1, "gemv_t_f32_scalar_lean"),
+        (5001, 5001, 0, 2, "gemv_t_f32_scalar_lean"),
     ];
     for (n, lda, x_offset, incx, expected) in cases {
         let case = Case {

@@ -241,6 +241,33 @@ const PAIRED_SPACE: LaunchSpace =
 /// 12.68, 4097² 18.76 / 19.13, 5001² 27.24 / 28.40, 10001² 93.5 / 95.3).
 const PAIRED_ANY_SPACE: LaunchSpace =
     LaunchSpace { tx_step: 32, tx_min: 64, tx_max: 64, ty_min: 1, ty_max: 1, splits: &[1] };
+/// Where `gemv_t_f32_l1_any` serves an odd lda (A not float4), the unsplit
+/// paired kernel for any A takes the call from it on columns of at least
+/// this many rows ([`paired_any_over_l1_any`]). H200, kernel time, odd lda, µs, paired any on 64 threads / l1 any /
+/// cuBLAS (`scripts/gemv-ab.py`): 2049² 6.68 / 7.23 / 7.29, 4103² 18.77 /
+/// 19.86 / 23.15, 5001² 27.24 / 33.72 / 30.93 (the routine ran the scalar
+/// lean kernel, 29.44 through the library), 6001² 36.20 / 40.65 / 42.30,
+/// 10001² 93.48 / 102.54 / 117.98, 20001² 365.4 / 377.7 / 410.6, 30001 ×
+/// 2001 57.70 / 67.82 / 60.95, 2049 × 8192 19.18 / 19.97 / 25.32. On
+/// shorter columns its head, tail and shifted rounds cost more than its
+/// paired requests save: 1023 × 65536 80.26 / 66.04 / 66.87, 513 × 10001
+/// 11.51 / 9.21 / 8.64…
+const PAIRED_ANY_OVER_L1_ANY_MIN_ROWS: i64 = 2000;
+/// …except where `gemv_t_f32_l1_any` runs in one wave filled to less than
+/// this Grid-Occupancy and the paired kernel, at half its warps per SM
+/// (128 registers against 64), needs a second, part-filled wave (132 SMs:
+/// 2113 to 3801 columns; µs as above, 2501² 10.45 / 9.51, 3001² 12.15 /
+/// 11.74, 3583² 15.74 / 15.37, 1001 × 3001 6.42 / 5.85). From 0.9 on the
+/// paired kernel's second wave is nearly full (3999² 18.06 / 18.29, 4097²
+/// 18.74 / 19.25, 4223² 20.83 / 20.90). Through the library against the
+/// build before (`scripts/sgemv-builds.py`, µs, 127 shapes changed): off the
+/// saw-tooth 31 shapes 1.05x faster by geometric mean (0.96–1.15x; 1.15x to
+/// 1.21x cuBLAS's speed; 9001² 91.25 → 79.42, 5001² 29.17 → 27.28 from the
+/// scalar lean kernel; 2001 × 4001 10.56 → 11.00 the one slower); on the
+/// T saw-tooth's 96 sizes with n % 4 ≠ 0 level (1.000x; 4097² 19.33 → 18.80,
+/// 4105² 20.13 → 18.96, 4186² 20.12 → 20.68), the slowest 2.0 % above the
+/// median instead of 3.4 %.
+const L1_ANY_KEEPS_BELOW_GRID_OCCUPANCY: f64 = 0.9;
 /// `gemv_t_f32_paired` takes matrices of at least this many columns: on
 /// fewer, as many warps as columns left it behind the lean kernel with x
 /// through L1 (H200, kernel time, µs: 512² 2.30 against 2.21, 256² 2.15 /
@@ -1025,6 +1052,18 @@ fn l1_any_serves(default: &KernelSpec, m: i64, n: i64, default_plan: &LaunchPlan
         && (std::ptr::eq(default, &GEMV_T_SCALAR) || m <= L1_ANY_FLOAT4_MAX_ROWS)
 }
 
+/// Whether the unsplit paired kernel for any A (`paired_any`) takes a call
+/// that `gemv_t_f32_l1_any` (`l1_any`) serves, on columns of at least
+/// PAIRED_ANY_OVER_L1_ANY_MIN_ROWS rows (the caller's check): unless
+/// `l1_any` runs in one wave filled to less than
+/// L1_ANY_KEEPS_BELOW_GRID_OCCUPANCY where `paired_any` needs more.
+fn paired_any_over_l1_any(device: &DeviceModel, l1_any: &LaunchPlan, paired_any: &LaunchPlan) -> bool {
+    let l1_any_keeps = optimizer::waves(device, l1_any) == 1
+        && optimizer::waves(device, paired_any) > 1
+        && l1_any.occupancy.grid < L1_ANY_KEEPS_BELOW_GRID_OCCUPANCY;
+    !l1_any_keeps
+}
+
 /// The kernel and the tuner's plan for a call (what `sgemv` launches; the
 /// benchmark reports it): the default kernel, unless its twin does better by
 /// a rule the occupancies cannot see, or a shape is forced on the default.
@@ -1042,8 +1081,9 @@ fn l1_any_serves(default: &KernelSpec, m: i64, n: i64, default_plan: &LaunchPlan
 ///    stride, at any alignment) on the same rules, after it.
 ///  - The paired kernels' twins for any A (`gemv_t_f32_stacked_any`,
 ///    `gemv_t_f32_paired_split_any`, `gemv_t_f32_paired_any`), each after
-///    its float4 twin on the same rules, the unsplit one only where
-///    `gemv_t_f32_l1_any` does not serve: x's float4s shifted into place by
+///    its float4 twin on the same rules, the unsplit one where
+///    `gemv_t_f32_l1_any` does not serve or, for odd lda,
+///    [`paired_any_over_l1_any`] (before the lean twins): x's float4s shifted into place by
 ///    shuffles, not read as four floats (a quarter of the L1 wavefronts). Odd
 ///    lda, against the build before (H200, kernel time,
 ///    `scripts/sgemv-builds.py`, µs, before / after / cuBLAS; 164 shapes from
@@ -1192,7 +1232,10 @@ pub fn plan(
             Twin::Stacked | Twin::StackedAny => stacked_serves(m, n),
             Twin::PairedSplit | Twin::PairedSplitAny => paired_split_serves(model, m, n),
             Twin::Paired => paired_serves(m, n),
-            Twin::PairedAny => paired_serves(m, n) && !l1_any,
+            Twin::PairedAny => {
+                paired_serves(m, n)
+                    && (!l1_any || (std::ptr::eq(default, &GEMV_T_SCALAR) && m >= PAIRED_ANY_OVER_L1_ANY_MIN_ROWS))
+            }
             // Where the kernel for any A serves too, only if the lean kernel saves a wave.
             Twin::LeanL1 => !l1_any || waves(model, &default_plan) > 1,
             Twin::Lean => waves(model, &default_plan) > 1,
@@ -1231,7 +1274,8 @@ pub fn plan(
             || match kind {
                 Twin::Stacked | Twin::StackedAny => stacked_pays(model, m, &twin_plan),
                 Twin::PairedSplit | Twin::PairedSplitAny => paired_split_pays(model, &twin_plan),
-                Twin::Paired | Twin::PairedAny => true,
+                Twin::Paired => true,
+                Twin::PairedAny => !l1_any || paired_any_over_l1_any(model, &plan_of(&GEMV_T_L1_ANY)?, &twin_plan),
                 Twin::LeanL1 => lean_l1_pays(model, &twin_plan),
                 Twin::Lean => waves(model, &twin_plan) == 1,
                 Twin::L1Any => true,
