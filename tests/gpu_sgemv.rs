@@ -536,7 +536,8 @@ fn gpu_sgemv_stacked_t_kernel_for_any_a_through_the_routine() {
 }
 
 /// The split paired T kernel for any A through the routine (odd lda: the scalar default's twin, on the float4
-/// kernel's rules): tall matrices the stacked kernels do not take, split over rows. Each range starts at any
+/// kernel's rules, and past 60000 rows in ranges of at most 48000 in as many waves as it takes, as at 65537 × 2001):
+/// tall matrices the stacked kernels do not take, split over rows. Each range starts at any
 /// alignment (its head before the first 16-byte boundary) and x lies 0 to 3 floats off A's float4s, column
 /// by column (lda odd); blocks of 8 columns whole and partial. On a 132-SM GPU the kernel and a split are
 /// checked.
@@ -550,6 +551,7 @@ fn gpu_sgemv_paired_split_t_kernel_for_any_a_through_the_routine() {
         (200_003, 37, 200_005),
         (32771, 768, 32773),
         (8195, 300, 8197),
+        (65537, 2001, 65539),
     ];
     let Some(gpu) = gpu_or_skip(test) else { return };
     let checked = on_132_sms(&gpu);

@@ -330,6 +330,30 @@ const PAIRED_SPLIT_MIN_ROWS: i64 = 32768;
 /// 43.2 against 44.0, where 100000 × 1024 ran 104.9 against 97.1 and
 /// 1000000 × 1024 972.5 against 914.0 (H200, `scripts/sgemv-builds.py`).
 const PAIRED_SPLIT_MIN_ROWS_FULL_GRID: i64 = 100_000;
+/// Where x lies an odd number of floats off A's float4s in some column
+/// (lda odd, or A and x at floats of different parity: shifts of 1 and 3
+/// floats), the split paired kernel for any A takes columns of more than
+/// this many rows whether or not its grid fits one wave
+/// (`long_any_split_serves`)… Unsplit, or split to fit one wave, those
+/// calls fell behind from 50000 rows on; with x 0 or 2 floats off (even
+/// lda, x and A of one parity) they did not, nor did the float4 kernel.
+/// H200, kernel time (`OP=T GRANULE=128 scripts/gemv-ab.py`), µs, unsplit
+/// / best split (of 2, 3, 5, 8) / cuBLAS: odd lda 40001 × 2001 78.6 / 81.1
+/// / 80.5, 65537 × 2001 140.7 / 132.1 / 131.5, 100001 × 2001 214.5 / 192.3
+/// / 208.0, 200001 × 2001 431.1 / 370.8 / 394.2, 400001 × 2001 875.4 /
+/// 728.8 / 752.3, 131073 × 1001 162.3 / 128.6 / 136.6 (split 2, one wave:
+/// 142.1); lda 16-byte aligned, x 1 float off: 65536 × 2001 172.7 / 150.6 /
+/// 130.0, 100000 × 2001 247.7 / 214.0 / 202.4, 100000 × 1001 183.1 / 106.1
+/// / 102.8; x 2 floats off: 100000 × 2001 184.1 / 187.0 / 202.3; lda ≡ 2
+/// (mod 4): 65538 × 2001 123.9 / 131.7 / 128.6, 200002 × 2001 360.4 /
+/// 361.8 / 383.7; float4: 131072 × 2048 246.8 / 253.4 / 271.6.
+const PAIRED_ANY_LONG_MIN_ROWS: i64 = 60_000;
+/// …cut into ranges of at most this many rows (`long_any_split_plan`: the
+/// smallest split of its space that gives them). The fastest splits timed
+/// above had ranges of 16385 to 50001 rows; this rule's split was the
+/// fastest or within 3 % of it, except at 131073 × 1001 (3 ranges: 137.6
+/// against 128.6 on 8).
+const PAIRED_ANY_MAX_RANGE_ROWS: u64 = 48_000;
 /// `gemv_t_f32_stacked`: one column a block, Ty warps sharing its rows
 /// ([`stacked_plan`]), at most 512 threads (its launch bounds). Two columns
 /// a block (Tx 64) ran 1-8 % slower at Ty 4 and 8 (H200, kernel time:
@@ -601,8 +625,9 @@ pub fn select_kernel(op: Op, m: i64, a: u64, lda: i64) -> &'static KernelSpec {
 pub enum XReads {
     /// 16-byte aligned, unit stride: as float4 (`gemv_t_f32_paired`, `gemv_t_f32_lean_l1`).
     Float4,
-    /// Unit stride at any alignment: as consecutive floats (`gemv_t_f32_l1_any`).
-    UnitStride,
+    /// Unit stride at any alignment: as consecutive floats (`gemv_t_f32_l1_any`);
+    /// `odd_float`: x starts 4 or 12 bytes past a 16-byte boundary.
+    UnitStride { odd_float: bool },
     /// Any other stride: staged by the kernels that take it.
     Strided,
 }
@@ -611,7 +636,7 @@ pub enum XReads {
 pub fn x_reads(x: u64, incx: i64) -> XReads {
     match incx {
         1 if x.is_multiple_of(16) => XReads::Float4,
-        1 => XReads::UnitStride,
+        1 => XReads::UnitStride { odd_float: (x / 4) % 2 == 1 },
         _ => XReads::Strided,
     }
 }
@@ -625,7 +650,9 @@ enum Twin {
     StackedAny,
     /// The paired T kernel split over rows (x as float4 only): [`paired_split_serves`], in one wave.
     PairedSplit,
-    /// Its twin for any A (x of unit stride): the same rules.
+    /// Its twin for any A (x of unit stride): the same rules, and on long
+    /// columns with x an odd number of floats off A's float4s
+    /// [`long_any_split_serves`], shaped by [`long_any_split_plan`].
     PairedSplitAny,
     /// The paired T kernel (x as float4 only): [`paired_serves`].
     Paired,
@@ -1042,6 +1069,59 @@ fn paired_split_pays(device: &DeviceModel, plan: &LaunchPlan) -> bool {
         && 4 * plan.geometry.blocks() >= device.sm_count as u64
 }
 
+/// Whether x lies an odd number of floats off A's float4s in some column
+/// (lda odd, or A and x at floats of different parity), where the any-A
+/// kernels shift x by 1 or 3 floats.
+fn x_off_a_by_odd_floats(a: u64, lda: i64, x: XReads) -> bool {
+    let a_odd = (a / 4) % 2 == 1;
+    lda % 2 != 0
+        || match x {
+            XReads::Float4 => a_odd,
+            XReads::UnitStride { odd_float } => a_odd != odd_float,
+            XReads::Strided => false,
+        }
+}
+
+/// Whether the split paired kernel for any A takes a call for its long
+/// columns alone, in as many waves as it needs: x an odd number of floats
+/// off A's float4s (`odd_shift`, [`x_off_a_by_odd_floats`]), more than
+/// PAIRED_ANY_LONG_MIN_ROWS rows, on no more columns than the split's counters.
+fn long_any_split_serves(m: i64, n: i64, odd_shift: bool) -> bool {
+    odd_shift && m > PAIRED_ANY_LONG_MIN_ROWS && m <= PAIRED_MAX_ROWS && n as u64 <= SPLIT_COUNTER_SLOTS
+}
+
+/// The split paired kernel for any A's shape on long columns
+/// ([`long_any_split_serves`]): `plan` (`paired_split_plan`'s, which the
+/// tuner caches for every call of the problem's size) where that pays on
+/// ranges of at most PAIRED_ANY_MAX_RANGE_ROWS rows, or pays at all where
+/// lda is even; else the smallest split of its space whose ranges are that
+/// short. With every column's x one float off (lda even) the split that
+/// pays was the fastest on 1001 columns, with lda odd the short ranges
+/// (H200, kernel time, µs, split 2 (one wave) / 5 / 8: x 1 float off,
+/// 200000 × 1001 208.6 / 225.3 / 210.2, 100000 × 1001 106.1 / 117.9 /
+/// 110.4; lda odd, 200001 × 1001 213.1 / 191.3 (6) / 189.9).
+fn long_any_split_plan(
+    device: &DeviceModel,
+    kernel: &KernelModel,
+    spec: &KernelSpec,
+    problem: &Problem,
+    plan: LaunchPlan,
+    odd_lda: bool,
+) -> LaunchPlan {
+    let short_ranges =
+        |plan: &LaunchPlan| reduction_split(Layout::TPaired, problem, &plan.shape).0 <= PAIRED_ANY_MAX_RANGE_ROWS;
+    if paired_split_pays(device, &plan) && (short_ranges(&plan) || !odd_lda) {
+        return plan;
+    }
+    let tx = spec.space.tx_min;
+    spec.space
+        .splits
+        .iter()
+        .map(|&split| LaunchPlan::of_shape(device, kernel, spec, problem, LaunchShape { tx, ty: 1, split }))
+        .find(short_ranges)
+        .unwrap_or(plan)
+}
+
 /// Whether `gemv_t_f32_l1_any` can take a T call from its default kernel
 /// (`plan`; x with unit stride is the caller's check): the default's plan
 /// unsplit on at least L1_ANY_MIN_COLUMNS columns, and for float4 A at most
@@ -1083,7 +1163,10 @@ fn paired_any_over_l1_any(device: &DeviceModel, l1_any: &LaunchPlan, paired_any:
 ///    `gemv_t_f32_paired_split_any`, `gemv_t_f32_paired_any`), each after
 ///    its float4 twin on the same rules, the unsplit one where
 ///    `gemv_t_f32_l1_any` does not serve or, for odd lda,
-///    [`paired_any_over_l1_any`] (before the lean twins): x's float4s shifted into place by
+///    [`paired_any_over_l1_any`] (before the lean twins), the split one
+///    also where x lies an odd number of floats off A's float4s on columns
+///    of more than PAIRED_ANY_LONG_MIN_ROWS rows, in ranges of at most
+///    PAIRED_ANY_MAX_RANGE_ROWS, in as many waves as it takes: x's float4s shifted into place by
 ///    shuffles, not read as four floats (a quarter of the L1 wavefronts). Odd
 ///    lda, against the build before (H200, kernel time,
 ///    `scripts/sgemv-builds.py`, µs, before / after / cuBLAS; 164 shapes from
@@ -1227,10 +1310,12 @@ pub fn plan(
     use optimizer::{sm_coverage, waves};
     let model = device.model();
     let l1_any = x != XReads::Strided && l1_any_serves(default, m, n, &default_plan);
+    let long_any = long_any_split_serves(m, n, x_off_a_by_odd_floats(a, lda, x));
     for (twin_spec, kind) in twins(default, x) {
         let consider = match kind {
             Twin::Stacked | Twin::StackedAny => stacked_serves(m, n),
-            Twin::PairedSplit | Twin::PairedSplitAny => paired_split_serves(model, m, n),
+            Twin::PairedSplit => paired_split_serves(model, m, n),
+            Twin::PairedSplitAny => paired_split_serves(model, m, n) || long_any,
             Twin::Paired => paired_serves(m, n),
             Twin::PairedAny => {
                 paired_serves(m, n)
@@ -1252,7 +1337,14 @@ pub fn plan(
         }
         let twin_plan = match kind {
             Twin::PairedSplit | Twin::PairedSplitAny => {
-                plan_by(twin_spec, &|kernel, problem| paired_split_plan(model, kernel, twin_spec, problem))?
+                let plan = plan_by(twin_spec, &|kernel, problem| paired_split_plan(model, kernel, twin_spec, problem))?;
+                // The long-column shape apart from the tuner's cache, whose key does not tell x's offset.
+                if kind == Twin::PairedSplitAny && long_any && device.tuner.forced().get(twin_spec.name).is_none() {
+                    let kernel = device.kernel(twin_spec.name)?;
+                    long_any_split_plan(model, &kernel.model, twin_spec, &problem(m, n), plan, lda % 2 != 0)
+                } else {
+                    plan
+                }
             }
             Twin::Few => plan_by(twin_spec, &|kernel, problem| few_plan(model, kernel, twin_spec, problem))?,
             Twin::Stacked | Twin::StackedAny => {
@@ -1273,7 +1365,10 @@ pub fn plan(
         let better = forced
             || match kind {
                 Twin::Stacked | Twin::StackedAny => stacked_pays(model, m, &twin_plan),
-                Twin::PairedSplit | Twin::PairedSplitAny => paired_split_pays(model, &twin_plan),
+                Twin::PairedSplit => paired_split_pays(model, &twin_plan),
+                Twin::PairedSplitAny => {
+                    paired_split_pays(model, &twin_plan) || (long_any && twin_plan.geometry.grid.1 > 1)
+                }
                 Twin::Paired => true,
                 Twin::PairedAny => !l1_any || paired_any_over_l1_any(model, &plan_of(&GEMV_T_L1_ANY)?, &twin_plan),
                 Twin::LeanL1 => lean_l1_pays(model, &twin_plan),
@@ -2083,6 +2178,66 @@ mod tests {
         assert_eq!(Layout::of_kernel(&GEMV_T_PAIRED, Op::T, 32771), Layout::T);
     }
 
+    #[test]
+    fn the_split_paired_t_kernel_for_any_a_cuts_long_columns_into_ranges_of_at_most_48000_rows() {
+        // The kernel as ptxas builds it for sm_90 (128 registers): two blocks of 256 per SM.
+        let device = DeviceModel::h200();
+        let kernel = KernelModel { registers_per_thread: 128, static_shared_bytes: 0, max_threads_per_block: 256 };
+        let float4_rule = |m: u64, n: u64| {
+            paired_split_plan(&device, &kernel, &GEMV_T_PAIRED_SPLIT_ANY, &problem(m as i64, n as i64))
+        };
+        let long_plan = |m: u64, n: u64| {
+            let problem = problem(m as i64, n as i64);
+            long_any_split_plan(&device, &kernel, &GEMV_T_PAIRED_SPLIT_ANY, &problem, float4_rule(m, n), true)
+        };
+        // (m, n, split, rows a range) for long columns: the smallest split of the space with ranges that
+        // short, in as many waves as it takes (131073 × 1001 fits one wave split 2, on ranges of 65536 rows).
+        for (m, n, split, range) in [
+            (60_001u64, 2001u64, 2, 30_080),
+            (65_537, 4001, 2, 32_896),
+            (100_001, 2001, 3, 33_408),
+            (131_073, 1001, 3, 43_776),
+            (200_001, 1001, 5, 40_064),
+            (400_001, 2001, 12, 33_408),
+        ] {
+            let long = long_plan(m, n);
+            let rows = reduction_split(Layout::TPaired, &problem(m as i64, n as i64), &long.shape).0;
+            assert_eq!((long.geometry.grid.1, rows), (split, range), "{m} × {n}");
+            assert!(long_any_split_serves(m as i64, n as i64, true), "{m} × {n}");
+            assert!(!long_any_split_serves(m as i64, n as i64, false), "{m} × {n}: x 0 or 2 floats off A's float4s");
+        }
+        // With lda even, the float4 kernel's split wherever it pays (200000 × 1001: 2 ranges in one wave)…
+        let problem_200k = problem(200_000, 1001);
+        let one_wave = float4_rule(200_000, 1001);
+        assert_eq!(one_wave.geometry.grid.1, 2);
+        let even_lda = long_any_split_plan(&device, &kernel, &GEMV_T_PAIRED_SPLIT_ANY, &problem_200k, one_wave, false);
+        assert_eq!(even_lda, one_wave);
+        // …and where none pays, short ranges (100000 × 2048: 3 ranges in two waves).
+        let unpaid = float4_rule(100_000, 2048);
+        assert!(!paired_split_pays(&device, &unpaid));
+        let problem_100k = problem(100_000, 2048);
+        let split = long_any_split_plan(&device, &kernel, &GEMV_T_PAIRED_SPLIT_ANY, &problem_100k, unpaid, false);
+        assert_eq!(split.geometry.grid.1, 3);
+        // Where the float4 kernel's split pays on ranges that short, that split (1048577 × 16: 131 ranges).
+        let short = long_plan(1 << 20 | 1, 16);
+        assert_eq!(short.geometry.grid.1, 131);
+        assert!(paired_split_pays(&device, &short));
+        // 60000 rows or fewer, past 32-bit rows or the split's counters: not long.
+        for (m, n) in
+            [(60_000, 2001), (50_001, 2001), (PAIRED_MAX_ROWS + 1, 2001), (100_001, SPLIT_COUNTER_SLOTS as i64 + 1)]
+        {
+            assert!(!long_any_split_serves(m, n, true), "{m} × {n}");
+        }
+        // x an odd number of floats off A's float4s: lda odd, or A and x at floats of different parity.
+        use XReads::{Float4, Strided, UnitStride};
+        let (even_x, odd_x) = (UnitStride { odd_float: false }, UnitStride { odd_float: true });
+        assert!(x_off_a_by_odd_floats(4096, 65537, Float4) && x_off_a_by_odd_floats(4096, 65537, even_x));
+        assert!(x_off_a_by_odd_floats(4096, 65536, odd_x) && x_off_a_by_odd_floats(4100, 65536, Float4));
+        assert!(x_off_a_by_odd_floats(4100, 65538, even_x) && !x_off_a_by_odd_floats(4100, 65538, odd_x));
+        assert!(!x_off_a_by_odd_floats(4096, 65536, Float4) && !x_off_a_by_odd_floats(4104, 65538, even_x));
+        assert!(!x_off_a_by_odd_floats(4096, 65536, Strided));
+    }
+
     fn position(result: Result<Op>) -> u32 {
         match result {
             Err(Error::InvalidArgument { routine: "SGEMV", position }) => position,
@@ -2225,7 +2380,8 @@ mod tests {
         // scalar one a kernel for any A with x through L1 (for x with unit stride); the N kernels narrow and
         // wide ones, offered after the default.
         let names = |kernels: Vec<&KernelSpec>| kernels.iter().map(|k| k.name).collect::<Vec<_>>();
-        use XReads::{Float4, Strided, UnitStride};
+        use XReads::{Float4, Strided};
+        const UNIT_STRIDE: XReads = XReads::UnitStride { odd_float: false };
         assert_eq!(
             names(candidate_kernels(Op::T, 1000, 4096, 1000, Float4)),
             [
@@ -2242,7 +2398,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            names(candidate_kernels(Op::T, 1000, 4096, 1000, UnitStride)),
+            names(candidate_kernels(Op::T, 1000, 4096, 1000, UNIT_STRIDE)),
             [
                 "gemv_t_f32",
                 "gemv_t_f32_stacked_any",
@@ -2261,7 +2417,7 @@ mod tests {
             "gemv_t_f32_scalar_lean",
             "gemv_t_f32_l1_any",
         ];
-        for x in [Float4, UnitStride] {
+        for x in [Float4, UNIT_STRIDE] {
             // Odd lda, then A off its 16-byte boundary.
             assert_eq!(names(candidate_kernels(Op::T, 1000, 4096, 1001, x)), scalar_default);
             assert_eq!(names(candidate_kernels(Op::T, 1000, 4100, 1000, x)), scalar_default);
@@ -2270,7 +2426,7 @@ mod tests {
             names(candidate_kernels(Op::T, 1000, 4096, 1001, Strided)),
             ["gemv_t_f32_scalar", "gemv_t_f32_scalar_lean"]
         );
-        for x in [Float4, UnitStride, Strided] {
+        for x in [Float4, UNIT_STRIDE, Strided] {
             assert_eq!(names(candidate_kernels(Op::T, 8, 4096, 8, x)), ["gemv_t_f32_short"]);
             assert_eq!(
                 names(candidate_kernels(Op::N, 1000, 4096, 1000, x)),
@@ -2299,7 +2455,8 @@ mod tests {
         }
         // x as float4: 16-byte aligned, unit stride; as floats: unit stride.
         assert_eq!(x_reads(4096, 1), Float4);
-        assert_eq!(x_reads(4100, 1), UnitStride);
+        assert_eq!(x_reads(4100, 1), XReads::UnitStride { odd_float: true });
+        assert_eq!(x_reads(4104, 1), XReads::UnitStride { odd_float: false });
         assert_eq!(x_reads(4096, 2), Strided);
         assert_eq!(x_reads(4096, -1), Strided);
     }
