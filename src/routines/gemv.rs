@@ -243,8 +243,9 @@ const PAIRED_ANY_SPACE: LaunchSpace =
     LaunchSpace { tx_step: 32, tx_min: 64, tx_max: 64, ty_min: 1, ty_max: 1, splits: &[1] };
 /// Where `gemv_t_f32_l1_any` serves an odd lda (A not float4), the unsplit
 /// paired kernel for any A takes the call from it on columns of at least
-/// this many rows ([`paired_any_over_l1_any`]). H200, kernel time, odd lda, µs, paired any on 64 threads / l1 any /
-/// cuBLAS (`scripts/gemv-ab.py`): 2049² 6.68 / 7.23 / 7.29, 4103² 18.77 /
+/// this many rows ([`paired_any_over_l1_any`]). H200, kernel time, odd lda,
+/// µs, paired any on 64 threads / l1 any / cuBLAS (`scripts/gemv-ab.py`):
+/// 2049² 6.68 / 7.23 / 7.29, 4103² 18.77 /
 /// 19.86 / 23.15, 5001² 27.24 / 33.72 / 30.93 (the routine ran the scalar
 /// lean kernel, 29.44 through the library), 6001² 36.20 / 40.65 / 42.30,
 /// 10001² 93.48 / 102.54 / 117.98, 20001² 365.4 / 377.7 / 410.6, 30001 ×
@@ -1163,11 +1164,12 @@ fn paired_any_over_l1_any(device: &DeviceModel, l1_any: &LaunchPlan, paired_any:
 ///    `gemv_t_f32_paired_split_any`, `gemv_t_f32_paired_any`), each after
 ///    its float4 twin on the same rules, the unsplit one where
 ///    `gemv_t_f32_l1_any` does not serve or, for odd lda,
-///    [`paired_any_over_l1_any`] (before the lean twins), the split one
+///    `paired_any_over_l1_any` (before the lean twins), the split one
 ///    also where x lies an odd number of floats off A's float4s on columns
 ///    of more than PAIRED_ANY_LONG_MIN_ROWS rows, in ranges of at most
-///    PAIRED_ANY_MAX_RANGE_ROWS, in as many waves as it takes: x's float4s shifted into place by
-///    shuffles, not read as four floats (a quarter of the L1 wavefronts). Odd
+///    PAIRED_ANY_MAX_RANGE_ROWS, in as many waves as it takes: x's float4s
+///    shifted into place by shuffles, not read as four floats (a quarter of
+///    the L1 wavefronts). Odd
 ///    lda, against the build before (H200, kernel time,
 ///    `scripts/sgemv-builds.py`, µs, before / after / cuBLAS; 164 shapes from
 ///    1025 to 1048577 rows on 1 to 1999 columns, 1.30x faster by geometric
