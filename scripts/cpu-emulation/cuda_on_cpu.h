@@ -166,6 +166,7 @@ inline void copy_async(float *shared, const float *global, bool full) {
         std::fprintf(stderr, "misaligned 16-byte cp.async\n");
         std::abort();
     }
+    if (full) emu::check_read(global, BYTES);
     const emu::Copy c{shared, global, BYTES, full};
     if (emu::copy_mode == emu::CopyMode::Eager) {
         emu::perform(c);

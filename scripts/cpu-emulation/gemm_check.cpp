@@ -107,6 +107,11 @@ static int run_case(const KernelInfo &kinfo, const Case &c) {
     const float *alpha_ptr = c.device_scalars ? &scalars[0] : nullptr;
     const float *beta_ptr = c.device_scalars ? &scalars[1] : nullptr;
     const i64 tiles = ((c.m + kinfo.bm - 1) / kinfo.bm) * ((c.n + kinfo.bn - 1) / kinfo.bn);
+    // A and B: no read may leave them (cuda_on_cpu.h: a fence page cannot see a 16-byte-aligned over-read).
+    auto matrix = [](const float *p, i64 rows, i64 cols, i64 ld) {
+        return emu::Span{p, p + (rows > 0 && cols > 0 ? ld * (cols - 1) + rows : 0)};
+    };
+    emu::read_spans = {matrix(A, a_rows, a_cols, lda), matrix(B, b_rows, b_cols, ldb)};
 
     if (c.split < 0) {
         // The host's stream-K: counters at 0, a piece slot per stream-K tile and block.
@@ -146,6 +151,7 @@ static int run_case(const KernelInfo &kinfo, const Case &c) {
             reduce(c.m, c.n, c.split, W, ldp, stride, c.alpha, alpha_ptr, c.beta, beta_ptr, C, ldc);
         });
     }
+    emu::read_spans.clear();
 
     int failures = 0;
     auto fail = [&](const char *what, i64 row, i64 col, double got, double want) {
@@ -271,10 +277,13 @@ static int check_skinny(const SkinnyInfo &sk, const SkinnyCase &c) {
     std::vector<float> partials(static_cast<size_t>(splits) * c.M * c.N, NAN);
     float scalars[2] = {c.alpha, c.beta};
     const uint3 block = block_2d ? uint3{32, 8, 1} : uint3{256, 1, 1};
+    // A and B (P and Q): no read may leave them (cuda_on_cpu.h: a fence page cannot see a 16-byte-aligned over-read).
+    emu::read_spans = {{P.data, P.data + p_len}, {Q.data, Q.data + q_len}};
     emu::launch({static_cast<unsigned>(blocks), splits, 1}, block, [&] {
         sk.fn(c.M, c.N, c.K, per, c.alpha, c.scalars_from_memory ? scalars : nullptr, P.data, ldp, Q.data, qsl, qsj, c.beta,
            c.scalars_from_memory ? scalars + 1 : nullptr, D.data, dsi, dsj, counters.data(), partials.data());
     });
+    emu::read_spans.clear();
     int bad = 0;
     for (unsigned v : counters) bad += v != 0;
     for (i64 t = 0; t < d_len; ++t) {

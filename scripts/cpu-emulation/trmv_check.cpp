@@ -70,6 +70,8 @@ static int run_case(const Case &c) {
     std::vector<float> partial(static_cast<size_t>(layout.partial_vectors() * c.n), NAN);
     const auto pass1 = c.trans ? (vec4 ? trmv_t_f32_vec4 : trmv_t_f32_scalar) : (vec4 ? trmv_n_f32_vec4 : trmv_n_f32_scalar);
     float *xfirst = x.data() + at(0);
+    // A and x: no read may leave them (cuda_on_cpu.h: a fence page cannot see a 16-byte-aligned over-read).
+    emu::read_spans = {{a.data, a.data + span}, {x.data(), x.data() + nx}};
     emu::launch(uint3{static_cast<unsigned>(layout.items()), 1, 1},
                 uint3{static_cast<unsigned>(c.tx), static_cast<unsigned>(c.ty), 1}, [&] {
                     pass1(c.n, layout.tile, layout.q, layout.tiles, c.lower, c.unit, a.data, c.lda, xfirst, c.incx,
@@ -81,6 +83,7 @@ static int run_case(const Case &c) {
                     trmv_sum_f32(c.n, layout.tile, layout.q, layout.tiles, suffix, c.unit, partial.data(), xfirst,
                                  c.incx);
                 });
+    emu::read_spans.clear();
 
     int failures = 0;
     auto fail = [&](const char *what, i64 i, double got, double want) {
