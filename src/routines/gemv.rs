@@ -1028,12 +1028,7 @@ fn paired_split_serves(device: &DeviceModel, m: i64, n: i64) -> bool {
 fn paired_split_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, problem: &Problem) -> LaunchPlan {
     let sms = device.sm_count as u64;
     let tx = spec.space.tx_min;
-    let plans: Vec<LaunchPlan> = spec
-        .space
-        .splits
-        .iter()
-        .map(|&split| LaunchPlan::of_shape(device, kernel, spec, problem, LaunchShape { tx, ty: 1, split }))
-        .collect();
+    let plans: Vec<LaunchPlan> = paired_split_plans(device, kernel, spec, problem).collect();
     // The best plan that pays on ranges of at least `min_range` rows, by (more blocks than SMs, fill) in that order.
     let best_on = |min_range: u64| {
         let mut best: Option<((bool, f64), LaunchPlan)> = None;
@@ -1114,13 +1109,22 @@ fn long_any_split_plan(
     if paired_split_pays(device, &plan) && (short_ranges(&plan) || !odd_lda) {
         return plan;
     }
+    paired_split_plans(device, kernel, spec, problem).find(short_ranges).unwrap_or(plan)
+}
+
+/// The split paired kernels' plans, one per split of their space (on its one
+/// block size), in the space's order.
+fn paired_split_plans<'a>(
+    device: &'a DeviceModel,
+    kernel: &'a KernelModel,
+    spec: &'a KernelSpec,
+    problem: &'a Problem,
+) -> impl Iterator<Item = LaunchPlan> + 'a {
     let tx = spec.space.tx_min;
     spec.space
         .splits
         .iter()
-        .map(|&split| LaunchPlan::of_shape(device, kernel, spec, problem, LaunchShape { tx, ty: 1, split }))
-        .find(short_ranges)
-        .unwrap_or(plan)
+        .map(move |&split| LaunchPlan::of_shape(device, kernel, spec, problem, LaunchShape { tx, ty: 1, split }))
 }
 
 /// Whether `gemv_t_f32_l1_any` can take a T call from its default kernel
