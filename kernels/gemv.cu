@@ -850,7 +850,22 @@ __device__ __forceinline__ void gemv_t_paired_round(float4 (&av)[U], float4 (&xw
 }
 // The float4 rows 0..last + 3 of a (16-byte aligned) against x at xb + Q: lane l's sums of rows 4l..4l+3 of
 // each stretch of 128. With Q the warp stays in the loop together (shuffles) until no lane has rows left.
-template <int U, int Q>
+// The any-A kernels' sm_90 code for x 1 float off A's float4s (ShiftOne); MUBLAS_EMULATE_SM90 takes it on the
+// CPU (scripts/cpu-emulation/gemv-check.sh), where holding a value in place does nothing.
+#if __CUDA_ARCH__ >= 900 || defined(MUBLAS_EMULATE_SM90)
+#define GEMV_SM90_SHIFT_ONE 1
+#else
+#define GEMV_SM90_SHIFT_ONE 0
+#endif
+// The value as it is, here: no copy of it made earlier stands in for it.
+__device__ __forceinline__ void hold_in_place(float &v) {
+#ifdef __CUDA_ARCH__
+    asm("" : "+f"(v));
+#else
+    (void)v;
+#endif
+}
+template <int U, int Q, bool HOLD_SHIFT_ONE = false>
 __device__ __forceinline__ float4 gemv_t_paired_rows(const float *__restrict__ a, const float *__restrict__ xb, int last,
                                                      int lane) {
     float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
@@ -861,6 +876,16 @@ __device__ __forceinline__ float4 gemv_t_paired_rows(const float *__restrict__ a
     float4 av[U], xw[U + (Q != 0)];
     gemv_t_paired_round<U, Q>(av, xw, a, xb, i, last);
     while (Q != 0 ? __any_sync(0xffffffffu, i <= last) : i <= last) {
+#if GEMV_SM90_SHIFT_ONE
+        // With Q = 1 only the first float of each x float4 is shuffled, and ptxas for sm_90 carried it round the
+        // loop as a copy made where the next round's loads are issued, which waits for them there (ptxas for
+        // sm_80 does not): 100000 x 2001 ran 248.8 us with x 1 float off, 188.6 with 2 (H200, kernel time).
+        // Taken as it is here (HOLD_SHIFT_ONE), it is not (ShiftOne has the rest of the fix).
+        if constexpr (Q == 1 && HOLD_SHIFT_ONE) {
+#pragma unroll
+            for (int u = 0; u <= U; ++u) hold_in_place(xw[u].x);
+        }
+#endif
 #pragma unroll
         for (int u = 0; u < U; ++u) {
             float4 xv = xw[u];
@@ -886,11 +911,17 @@ __device__ __forceinline__ float4 gemv_t_paired_rows(const float *__restrict__ a
 }
 // gemv_t_paired_rows as a function of its own, for the switch on Q: with all four inlined, ptxas held the
 // any-A kernels at 128 registers and spilled (sm_90: 24-28 bytes, sm_80: 150), one at a time they fit.
-template <int U, int Q>
+template <int U, int Q, bool HOLD_SHIFT_ONE = false>
 __device__ __noinline__ float4 gemv_t_paired_rows_apart(const float *__restrict__ a, const float *__restrict__ xb, int last,
                                                      int lane) {
-    return gemv_t_paired_rows<U, Q>(a, xb, last, lane);
+    return gemv_t_paired_rows<U, Q, HOLD_SHIFT_ONE>(a, xb, last, lane);
 }
+// How an any-A kernel runs its loop for x 1 float off A's float4s (Q = 1) on sm_90 (below sm_90, as written:
+// ptxas for sm_80 makes no early copy, and inlined the loop spilled). HELD keeps the loop's x in place
+// (gemv_t_paired_rows); apart, that let ptxas give all four loops fewer registers (the paired any kernel 122
+// -> 108) and Q = 2 and 3 ran up to 4 % slower (H200, kernel time, x 3 floats off, 4096 x 4096 18.83 / 19.52
+// us). HELD_INLINE: held and inlined, where no loop of the unsplit paired kernel was slower.
+enum ShiftOne : int { SHIFT_ONE_AS_WRITTEN, SHIFT_ONE_HELD, SHIFT_ONE_HELD_INLINE };
 // The sum over `rows` rows (< 2^31) of a[r] * x[r], for the whole warp: lane l reads rows 4l..4l+3 of each
 // stretch of 128, whole float4s only, then the last rows % 4 rows. Row indices in 32 bits (86 registers with
 // 64, two blocks per SM instead of three): the routine takes these kernels for m < 2^31 only.
@@ -899,7 +930,7 @@ __device__ __noinline__ float4 gemv_t_paired_rows_apart(const float *__restrict_
 // added last: the 0-3 rows before that boundary (lanes 0-2), the 0-3 after the last whole float4 (lanes 4-6)
 // and, where x is not aligned with a, the first and last 4 rows of whole float4s (lanes 8-15), so that no
 // float4 of x reaches past the rows.
-template <int U, bool ANY = false>
+template <int U, bool ANY = false, int ONE = SHIFT_ONE_AS_WRITTEN>
 __device__ __forceinline__ float gemv_t_paired_sum(const float *__restrict__ a, const float *__restrict__ x, int rows, int lane) {
     float4 acc;
     if constexpr (!ANY) {
@@ -926,7 +957,14 @@ __device__ __forceinline__ float gemv_t_paired_sum(const float *__restrict__ a, 
         const int last = body - peel - peel_end - 4;
         switch (q) {
             case 0: acc = gemv_t_paired_rows_apart<U, 0>(ab, xb, last, lane); break;
+#if GEMV_SM90_SHIFT_ONE
+            case 1:
+                if constexpr (ONE == SHIFT_ONE_HELD_INLINE) acc = gemv_t_paired_rows<U, 1, true>(ab, xb, last, lane);
+                else acc = gemv_t_paired_rows_apart<U, 1, ONE == SHIFT_ONE_HELD>(ab, xb, last, lane);
+                break;
+#else
             case 1: acc = gemv_t_paired_rows_apart<U, 1>(ab, xb, last, lane); break;
+#endif
             case 2: acc = gemv_t_paired_rows_apart<U, 2>(ab, xb, last, lane); break;
             default: acc = gemv_t_paired_rows_apart<U, 3>(ab, xb, last, lane); break;
         }
@@ -934,7 +972,7 @@ __device__ __forceinline__ float gemv_t_paired_sum(const float *__restrict__ a, 
     }
     return warp_sum((acc.x + acc.y) + (acc.z + acc.w));
 }
-template <int U, bool ANY = false>
+template <int U, bool ANY = false, int ONE = SHIFT_ONE_AS_WRITTEN>
 __device__ __forceinline__ void gemv_t_paired(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
                                               const float *__restrict__ A, i64 lda, const float *__restrict__ x,
                                               float beta_value, const float *beta_ptr, float *y, i64 incy) {
@@ -951,14 +989,14 @@ __device__ __forceinline__ void gemv_t_paired(i64 m, i64 n, float alpha_value, c
         return;
     }
     const float y_early = lane == 0 ? gemv_y_early(beta, yc) : 0.0f;
-    const float sum = gemv_t_paired_sum<U, ANY>(A + col * lda, x, static_cast<int>(m), lane);
+    const float sum = gemv_t_paired_sum<U, ANY, ONE>(A + col * lda, x, static_cast<int>(m), lane);
     if (lane == 0) *yc = gemv_result(alpha, sum, beta, y_early);
 }
 // The same, split: block (bx, by) reads rows [by * per_split, (by + 1) * per_split) of its columns
 // (per_split a multiple of 4 unless ANY). Each warp counts itself in its column's counter (counters[col]: n of them,
 // where gemv_t counts blocks) and the last warp of a column to arrive adds the column's partial sums in a
 // fixed order, so that warps past the last column can leave as above (no block barrier).
-template <int U, bool ANY = false>
+template <int U, bool ANY = false, int ONE = SHIFT_ONE_AS_WRITTEN>
 __device__ __forceinline__ void gemv_t_paired_split(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
                                                     const float *__restrict__ A, i64 lda, const float *__restrict__ x,
                                                     float beta_value, const float *beta_ptr, float *y, i64 incy,
@@ -972,7 +1010,7 @@ __device__ __forceinline__ void gemv_t_paired_split(i64 m, i64 n, float alpha_va
     }
     const int r_begin = static_cast<int>(blockIdx.y * per_split);
     const int rows = static_cast<int>(min(m - r_begin, per_split));
-    const float sum = gemv_t_paired_sum<U, ANY>(A + col * lda + r_begin, x + r_begin, rows, lane);
+    const float sum = gemv_t_paired_sum<U, ANY, ONE>(A + col * lda + r_begin, x + r_begin, rows, lane);
     const unsigned split = gridDim.y;
     // Unsplit (the routine's fallback without a work buffer, and forced shapes on few rows), the warp's
     // sum is the column's.
@@ -1004,7 +1042,7 @@ __device__ __forceinline__ void gemv_t_paired_split(i64 m, i64 n, float alpha_va
 // The paired sums on blocks (32 * C, Ty): C columns a block, the Ty warps of a column each taking one
 // contiguous range of whole 128-row stretches, their sums added in warp order through shared memory by the
 // column's first warp. A split over rows inside the block: no partial vectors, counters or second pass.
-template <int U, bool ANY = false>
+template <int U, bool ANY = false, int ONE = SHIFT_ONE_AS_WRITTEN>
 __device__ __forceinline__ void gemv_t_stacked(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
                                                const float *__restrict__ A, i64 lda, const float *__restrict__ x,
                                                float beta_value, const float *beta_ptr, float *y, i64 incy) {
@@ -1023,7 +1061,7 @@ __device__ __forceinline__ void gemv_t_stacked(i64 m, i64 n, float alpha_value, 
     const i64 per_warp = ((m + blockDim.y - 1) / blockDim.y + 127) / 128 * 128;
     const i64 r_begin = threadIdx.y * per_warp;
     const int rows = inside ? static_cast<int>(max(i64(0), min(m - r_begin, per_warp))) : 0;
-    const float sum = gemv_t_paired_sum<U, ANY>(A + (inside ? col : 0) * lda + r_begin, x + r_begin, rows, lane);
+    const float sum = gemv_t_paired_sum<U, ANY, ONE>(A + (inside ? col : 0) * lda + r_begin, x + r_begin, rows, lane);
     float total = sum;
     if (blockDim.y > 1) {
         if (lane == 0) sums[threadIdx.y * columns + column] = sum;
@@ -1313,16 +1351,20 @@ extern "C" __global__ void __launch_bounds__(512) gemv_t_f32_stacked(GEMV_PARAMS
 // the library, odd lda, µs, before / after / cuBLAS): stacked 4093 x 32 3.14 / 2.56 / 3.69 (before, gemv_t
 // with its ways each on a range of rows, x read after A: a second round trip a round), split 32767 x 8 6.02 /
 // 3.70 / 4.03 and unsplit 2049 x 600 8.06 / 4.29 / 4.04 (before, the scalar default). With the shuffles they
-// hold 122-128 registers (sm_70 to sm_90, no spills), so the split one is held to two blocks of 256 per SM
+// hold 119-128 registers (sm_70 to sm_90, no spills), so the split one is held to two blocks of 256 per SM
 // (at three it spilled 400 bytes) and the unsplit one runs blocks of 64 (src/routines/gemv.rs says why).
+// Their Q = 1 loops (ShiftOne), each kernel's fastest (H200, kernel time, µs, as written / held / held and
+// inlined): unsplit 4096 x 4096 x 3 floats off 18.83 / 19.52 / 18.69, 100000 x 2001 x 1 float off 248.5 /
+// 189.0 / 190.8; split 65536 x 4000 x 1 float off 299.3 / 246.9 / 253.5, 131073 x 1001 odd lda 135.2 /
+// 135.5 / 139.8; stacked 4096 x 256 x 1 float off 3.72 / 3.69 / 3.42, 3001 x 512 odd lda 4.07 / 4.07 / 4.13.
 extern "C" __global__ void __launch_bounds__(256) gemv_t_f32_paired_any(GEMV_PARAMS) {
-    gemv_t_paired<GEMV_T_UNROLL, true>(m, n, alpha_value, alpha_ptr, A, lda, x, beta_value, beta_ptr, y, incy);
+    gemv_t_paired<GEMV_T_UNROLL, true, SHIFT_ONE_HELD_INLINE>(m, n, alpha_value, alpha_ptr, A, lda, x, beta_value, beta_ptr, y, incy);
 }
 extern "C" __global__ void __launch_bounds__(256, 2) gemv_t_f32_paired_split_any(GEMV_PARAMS) {
-    gemv_t_paired_split<GEMV_T_UNROLL, true>(GEMV_ARGS_NO_INCX);
+    gemv_t_paired_split<GEMV_T_UNROLL, true, SHIFT_ONE_HELD>(GEMV_ARGS_NO_INCX);
 }
 extern "C" __global__ void __launch_bounds__(512) gemv_t_f32_stacked_any(GEMV_PARAMS) {
-    gemv_t_stacked<GEMV_T_UNROLL, true>(m, n, alpha_value, alpha_ptr, A, lda, x, beta_value, beta_ptr, y, incy);
+    gemv_t_stacked<GEMV_T_UNROLL, true, SHIFT_ONE_HELD_INLINE>(m, n, alpha_value, alpha_ptr, A, lda, x, beta_value, beta_ptr, y, incy);
 }
 #define GEMV_T_SHORT_ARGS m, n, alpha_value, alpha_ptr, A, lda, x, incx, beta_value, beta_ptr, y, incy
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short(GEMV_PARAMS) { gemv_t_short<true>(GEMV_T_SHORT_ARGS); }
