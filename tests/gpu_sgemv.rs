@@ -455,8 +455,9 @@ fn unsplit_twin_through_the_routine(
 /// The paired T kernels through the routine (768 columns or more, or 256 with 1 to 16 rows per column):
 /// whole and partial last blocks of 8 columns, 0 to 3 rows past the last float4, one to three rounds of
 /// 1024 rows; split over rows from 32768 rows (100000 from 921 columns on, on 132 SMs), and on fewer than
-/// 768 columns (short last ranges, each call finding the per-column counters the last one reset). The
-/// split on a 132-SM GPU last.
+/// 768 columns (short last ranges, each call finding the per-column counters the last one reset), and in 4
+/// ranges where the unsplit grid would leave a part-filled last wave among two or three. The split on a
+/// 132-SM GPU last.
 #[test]
 fn gpu_sgemv_paired_t_kernel_through_the_routine() {
     // (m, n, lda) and the split on 132 SMs.
@@ -471,6 +472,8 @@ fn gpu_sgemv_paired_t_kernel_through_the_routine() {
         ((20001, 512, 20004), 4),
         ((200_003, 37, 200_004), 48),
         ((8195, 300, 8196), 6),
+        // Two waves unsplit (401 blocks, a partial one last), the last nearly empty: the tail's 4 ranges.
+        ((32771, 3203, 32772), 4),
     ];
     let test = "gpu_sgemv_paired_t_kernel_through_the_routine";
     let Some(gpu) = gpu_or_skip(test) else { return };

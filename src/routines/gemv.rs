@@ -331,6 +331,29 @@ const PAIRED_SPLIT_MIN_ROWS: i64 = 32768;
 /// 43.2 against 44.0, where 100000 × 1024 ran 104.9 against 97.1 and
 /// 1000000 × 1024 972.5 against 914.0 (H200, `scripts/sgemv-builds.py`).
 const PAIRED_SPLIT_MIN_ROWS_FULL_GRID: i64 = 100_000;
+/// Where the unsplit paired kernel's grid needs two waves or more, at most
+/// this many, and fills the last to less than PAIRED_TAIL_MAX_LAST_FILL, the
+/// split paired kernel takes matrices of PAIRED_SPLIT_MIN_ROWS rows or more
+/// in PAIRED_TAIL_SPLIT ranges ([`paired_tail_split_serves`]): blocks a
+/// quarter as long shorten a part-filled last wave, whose few blocks do not
+/// keep DRAM busy. H200, kernel time, `OP=T GRANULE=128 scripts/gemv-ab.py`, µs,
+/// unsplit / split 4 / cuBLAS (3 blocks of 8 columns per SM, 396 a wave):
+/// 65536 × 3200 (400 blocks, the last wave 0.01 full) 220.5 / 201.7 /
+/// 213.4, 65536 × 3584 241.0 / 225.1 / 238.4, 65536 × 4096 (0.29) 265.1 /
+/// 255.2 / 273.6, 65536 × 5120 (0.62) 325.7 / 318.2 / 333.0, 65536 × 7040
+/// (3 waves, 0.22) 447.2 / 428.6 / 459.1, 131072 × 3500 462.0 / 432.5 /
+/// 454.6, 200000 × 3456 689.6 / 634.2 / 674.0, 262144 × 5000 1247.1 /
+/// 1184.2 / 1266.9, 32768 × 3500 123.2 / 116.3 / 119.4. Split 2 and 8 were
+/// within 2 % of 4 or slower, but for 8 on 200000 rows and more (up to 1.9 %
+/// faster). Where the last wave is fuller the split was level or slower
+/// (65536 × 6144 (0.94) 373.4 / 374.6, 65536 × 3072 (one wave, 0.97) 191.5
+/// / 194.0), as on more waves (65536 × 16384 (6 waves) 965.6 / 972.8,
+/// 20000² 360.4 / 375.0) and on shorter columns (16384 × 4000 63.1 / 65.2,
+/// 24576 × 4000 93.3 / 93.8). The one loss measured inside the rule:
+/// 32768 × 8192 (3 waves, 0.59) 254.9 / 257.0.
+const PAIRED_TAIL_MAX_WAVES: u64 = 3;
+const PAIRED_TAIL_MAX_LAST_FILL: f64 = 0.85;
+const PAIRED_TAIL_SPLIT: u32 = 4;
 /// Where x lies an odd number of floats off A's float4s in some column
 /// (lda odd, or A and x at floats of different parity: shifts of 1 and 3
 /// floats), the split paired kernel for any A takes columns of more than
@@ -347,7 +370,11 @@ const PAIRED_SPLIT_MIN_ROWS_FULL_GRID: i64 = 100_000;
 /// 130.0, 100000 × 2001 247.7 / 214.0 / 202.4, 100000 × 1001 183.1 / 106.1
 /// / 102.8; x 2 floats off: 100000 × 2001 184.1 / 187.0 / 202.3; lda ≡ 2
 /// (mod 4): 65538 × 2001 123.9 / 131.7 / 128.6, 200002 × 2001 360.4 /
-/// 361.8 / 383.7; float4: 131072 × 2048 246.8 / 253.4 / 271.6.
+/// 361.8 / 383.7; float4: 131072 × 2048 246.8 / 253.4 / 271.6. The x 1
+/// float off figures predate the sm_90 fix of that loop (kernels/gemv.cu,
+/// gemv_t_paired_rows): since, unsplit 100000 × 2001 188.7 against split
+/// 2 191.0, 65536 × 4000 247.4 / 251.0, where odd lda still wants the
+/// split (200001 × 2001 381.7 / 369.8).
 const PAIRED_ANY_LONG_MIN_ROWS: i64 = 60_000;
 /// …cut into ranges of at most this many rows (`long_any_split_plan`: the
 /// smallest split of its space that gives them). The fastest splits timed
@@ -649,7 +676,8 @@ enum Twin {
     Stacked,
     /// Its twin for any A (x of unit stride): the same rules.
     StackedAny,
-    /// The paired T kernel split over rows (x as float4 only): [`paired_split_serves`], in one wave.
+    /// The paired T kernel split over rows (x as float4 only): [`paired_split_serves`], in one wave; or
+    /// for the tail of the unsplit grid's last wave ([`paired_tail_split_serves`]), in 4 ranges.
     PairedSplit,
     /// Its twin for any A (x of unit stride): the same rules, and on long
     /// columns with x an odd number of floats off A's float4s
@@ -1065,6 +1093,41 @@ fn paired_split_pays(device: &DeviceModel, plan: &LaunchPlan) -> bool {
         && 4 * plan.geometry.blocks() >= device.sm_count as u64
 }
 
+/// Whether the split paired kernel takes a T call from the unsplit one
+/// (`paired`, its plan) for the tail of its last wave: at least
+/// PAIRED_SPLIT_MIN_ROWS rows in 32 bits, no more columns than the split's
+/// counters, and an unsplit grid of two to PAIRED_TAIL_MAX_WAVES waves, the
+/// last filled to less than PAIRED_TAIL_MAX_LAST_FILL. It then runs in
+/// PAIRED_TAIL_SPLIT ranges (`paired_tail_split_plan`).
+fn paired_tail_split_serves(device: &DeviceModel, m: i64, n: i64, paired: &LaunchPlan) -> bool {
+    let waves = optimizer::waves(device, paired);
+    (PAIRED_SPLIT_MIN_ROWS..=PAIRED_MAX_ROWS).contains(&m)
+        && n as u64 <= SPLIT_COUNTER_SLOTS
+        && (2..=PAIRED_TAIL_MAX_WAVES).contains(&waves)
+        && last_wave_fill(device, paired) < PAIRED_TAIL_MAX_LAST_FILL
+}
+
+/// The split paired kernel's shape for the tail of the unsplit one's last wave: PAIRED_TAIL_SPLIT ranges.
+fn paired_tail_split_plan(
+    device: &DeviceModel,
+    kernel: &KernelModel,
+    spec: &KernelSpec,
+    problem: &Problem,
+) -> LaunchPlan {
+    let shape = LaunchShape { tx: spec.space.tx_min, ty: 1, split: PAIRED_TAIL_SPLIT };
+    LaunchPlan::of_shape(device, kernel, spec, problem, shape)
+}
+
+/// The share of a wave the plan's last wave fills: 1 when every wave is full.
+fn last_wave_fill(device: &DeviceModel, plan: &LaunchPlan) -> f64 {
+    let per_wave = plan.occupancy.blocks_per_wave(device);
+    let waves = optimizer::waves(device, plan);
+    if per_wave == 0 || waves == 0 {
+        return 0.0;
+    }
+    (plan.geometry.blocks() - (waves - 1) * per_wave) as f64 / per_wave as f64
+}
+
 /// Whether x lies an odd number of floats off A's float4s in some column
 /// (lda odd, or A and x at floats of different parity), where the any-A
 /// kernels shift x by 1 or 3 floats.
@@ -1198,7 +1261,10 @@ fn paired_any_over_l1_any(device: &DeviceModel, l1_any: &LaunchPlan, paired_any:
 ///    26.1, 300000 × 64 22.2 / 26.7 / 28.1, 1048576 × 16 20.8 / 24.6 / 24.3.
 ///    Where a split of 2 does not fit in one wave (past 12 × SMs columns)
 ///    it was slower than unsplit (50000 × 2048 94.0 / 101.4, 16384 × 2048
-///    32.3 / 37.5).
+///    32.3 / 37.5). Past one wave, it also takes the calls whose unsplit
+///    grid leaves a part-filled last wave among two or three
+///    (`paired_tail_split_serves`), in 4 ranges: 65536 × 3200 220.5 /
+///    201.7 / 213.4 (kernel time, PAIRED_TAIL_MAX_WAVES has the sweep).
 ///  - Paired T, for float4 A and x as float4: wherever `paired_serves`,
 ///    before the kernels below. A warp per column, as they do, but each
 ///    round's float4s of A and of x are requested together, one memory
@@ -1317,10 +1383,15 @@ pub fn plan(
     let model = device.model();
     let l1_any = x != XReads::Strided && l1_any_serves(default, m, n, &default_plan);
     let long_any = long_any_split_serves(m, n, x_off_a_by_odd_floats(a, lda, x));
+    // The split paired kernel for the tail of the unsplit one's last wave (float4 A and x).
+    let paired_tail = std::ptr::eq(default, &GEMV_T)
+        && x == XReads::Float4
+        && paired_serves(m, n)
+        && paired_tail_split_serves(model, m, n, &plan_of(&GEMV_T_PAIRED)?);
     for (twin_spec, kind) in twins(default, x) {
         let consider = match kind {
             Twin::Stacked | Twin::StackedAny => stacked_serves(m, n),
-            Twin::PairedSplit => paired_split_serves(model, m, n),
+            Twin::PairedSplit => paired_split_serves(model, m, n) || paired_tail,
             Twin::PairedSplitAny => paired_split_serves(model, m, n) || long_any,
             Twin::Paired => paired_serves(m, n),
             Twin::PairedAny => {
@@ -1342,6 +1413,9 @@ pub fn plan(
             continue;
         }
         let twin_plan = match kind {
+            Twin::PairedSplit if paired_tail => {
+                plan_by(twin_spec, &|kernel, problem| paired_tail_split_plan(model, kernel, twin_spec, problem))?
+            }
             Twin::PairedSplit | Twin::PairedSplitAny => {
                 let plan = plan_by(twin_spec, &|kernel, problem| paired_split_plan(model, kernel, twin_spec, problem))?;
                 // The long-column shape apart from the tuner's cache, whose key does not tell x's offset.
@@ -1371,7 +1445,9 @@ pub fn plan(
         let better = forced
             || match kind {
                 Twin::Stacked | Twin::StackedAny => stacked_pays(model, m, &twin_plan),
-                Twin::PairedSplit => paired_split_pays(model, &twin_plan),
+                Twin::PairedSplit => {
+                    paired_split_pays(model, &twin_plan) || (paired_tail && twin_plan.geometry.grid.1 > 1)
+                }
                 Twin::PairedSplitAny => {
                     paired_split_pays(model, &twin_plan) || (long_any && twin_plan.geometry.grid.1 > 1)
                 }
@@ -2182,6 +2258,40 @@ mod tests {
         assert_eq!(reduction_split(Layout::TPaired, &problem(32771, 768), &shape), (8320, 4));
         assert_eq!(Layout::of_kernel(&GEMV_T_PAIRED_SPLIT, Op::T, 32771), Layout::TPaired);
         assert_eq!(Layout::of_kernel(&GEMV_T_PAIRED, Op::T, 32771), Layout::T);
+    }
+
+    #[test]
+    fn the_split_paired_t_kernel_takes_the_tail_of_a_part_filled_last_wave_in_4_ranges() {
+        // Both paired kernels as ptxas builds them for sm_90 (80 registers): three blocks of 256 per SM, 396 a wave.
+        let device = DeviceModel::h200();
+        let kernel = KernelModel { registers_per_thread: 80, static_shared_bytes: 0, max_threads_per_block: 256 };
+        let unsplit = |m: i64, n: i64| {
+            let shape = LaunchShape { tx: 256, ty: 1, split: 1 };
+            LaunchPlan::of_shape(&device, &kernel, &GEMV_T_PAIRED, &problem(m, n), shape)
+        };
+        let serves = |m: i64, n: i64| paired_tail_split_serves(&device, m, n, &unsplit(m, n));
+        // (m, n, unsplit blocks, last wave's fill in blocks): two or three waves, the last under 0.85 full.
+        for (m, n, blocks, last) in [
+            (65536, 3200, 400, 4),
+            (65536, 5120, 640, 244),
+            (32768, 4000, 500, 104),
+            (200_000, 3456, 432, 36),
+            (65536, 7040, 880, 88),
+        ] {
+            let plan = unsplit(m, n);
+            assert_eq!(plan.geometry.blocks(), blocks, "{m} × {n}");
+            assert!((last_wave_fill(&device, &plan) - last as f64 / 396.0).abs() < 1e-9, "{m} × {n}");
+            assert!(serves(m, n), "{m} × {n}");
+            let split = paired_tail_split_plan(&device, &kernel, &GEMV_T_PAIRED_SPLIT, &problem(m, n));
+            assert_eq!((split.shape.tx, split.geometry.grid.1, split.geometry.blocks()), (256, 4, 4 * blocks));
+        }
+        // One wave (3168 columns at most), a last wave 0.85 full or more (6040: 359 of 396; 9504: three full
+        // waves), four waves or more, fewer than 32768 rows, or rows past 32 bits: the unsplit kernel keeps the call.
+        for (m, n) in [(65536, 3168), (65536, 6144), (65536, 6040), (65536, 9504), (65536, 9505), (32767, 4000)] {
+            assert!(!serves(m, n), "{m} × {n}");
+        }
+        assert!(serves(PAIRED_MAX_ROWS, 4000) && !serves(PAIRED_MAX_ROWS + 1, 4000));
+        assert!((last_wave_fill(&device, &unsplit(65536, 9504)) - 1.0).abs() < 1e-12);
     }
 
     #[test]
