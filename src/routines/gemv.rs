@@ -1098,13 +1098,20 @@ fn paired_split_pays(device: &DeviceModel, plan: &LaunchPlan) -> bool {
 /// PAIRED_SPLIT_MIN_ROWS rows in 32 bits, no more columns than the split's
 /// counters, and an unsplit grid of two to PAIRED_TAIL_MAX_WAVES waves, the
 /// last filled to less than PAIRED_TAIL_MAX_LAST_FILL. It then runs in
-/// PAIRED_TAIL_SPLIT ranges (`paired_tail_split_plan`).
-fn paired_tail_split_serves(device: &DeviceModel, m: i64, n: i64, paired: &LaunchPlan) -> bool {
-    let waves = optimizer::waves(device, paired);
-    (PAIRED_SPLIT_MIN_ROWS..=PAIRED_MAX_ROWS).contains(&m)
-        && n as u64 <= SPLIT_COUNTER_SLOTS
-        && (2..=PAIRED_TAIL_MAX_WAVES).contains(&waves)
-        && last_wave_fill(device, paired) < PAIRED_TAIL_MAX_LAST_FILL
+/// PAIRED_TAIL_SPLIT ranges (`paired_tail_split_plan`). The unsplit plan is
+/// asked for only past the size checks, which most calls fail.
+fn paired_tail_split_serves(
+    device: &DeviceModel,
+    m: i64,
+    n: i64,
+    paired: impl FnOnce() -> Result<LaunchPlan>,
+) -> Result<bool> {
+    if !(PAIRED_SPLIT_MIN_ROWS..=PAIRED_MAX_ROWS).contains(&m) || n as u64 > SPLIT_COUNTER_SLOTS {
+        return Ok(false);
+    }
+    let paired = paired()?;
+    Ok((2..=PAIRED_TAIL_MAX_WAVES).contains(&optimizer::waves(device, &paired))
+        && last_wave_fill(device, &paired) < PAIRED_TAIL_MAX_LAST_FILL)
 }
 
 /// The split paired kernel's shape for the tail of the unsplit one's last wave: PAIRED_TAIL_SPLIT ranges.
@@ -1387,7 +1394,7 @@ pub fn plan(
     let paired_tail = std::ptr::eq(default, &GEMV_T)
         && x == XReads::Float4
         && paired_serves(m, n)
-        && paired_tail_split_serves(model, m, n, &plan_of(&GEMV_T_PAIRED)?);
+        && paired_tail_split_serves(model, m, n, || plan_of(&GEMV_T_PAIRED))?;
     for (twin_spec, kind) in twins(default, x) {
         let consider = match kind {
             Twin::Stacked | Twin::StackedAny => stacked_serves(m, n),
@@ -2269,7 +2276,7 @@ mod tests {
             let shape = LaunchShape { tx: 256, ty: 1, split: 1 };
             LaunchPlan::of_shape(&device, &kernel, &GEMV_T_PAIRED, &problem(m, n), shape)
         };
-        let serves = |m: i64, n: i64| paired_tail_split_serves(&device, m, n, &unsplit(m, n));
+        let serves = |m: i64, n: i64| paired_tail_split_serves(&device, m, n, || Ok(unsplit(m, n))).unwrap();
         // (m, n, unsplit blocks, last wave's fill in blocks): two or three waves, the last under 0.85 full.
         for (m, n, blocks, last) in [
             (65536, 3200, 400, 4),
