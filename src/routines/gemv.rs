@@ -164,6 +164,33 @@ const SWEEP_MIN_COLUMNS: i64 = 1024;
 /// at every size tried (H100, kernel time with x staged, `scripts/gemv-ab.py`: 4100²
 /// 27.2 µs on 8 × 64 against 28.6 on 8 × 32, 5000² 37.2 on 16 × 32 against 42.3 on 16 × 16).
 const WIDE_THREADS: u32 = 512;
+/// On fast DRAM (`fast_dram`), past one wave of 32-row tiles, the float4 wide
+/// kernel's row tiles are any multiple of 8 rows (`wide_fine_plan`): Tx even, the
+/// fewest rows that still give every block an SM of its own, and blocks of at
+/// most this many threads. Against [`wide_plan`]'s shapes (H200, kernel time,
+/// `scripts/gemv-ab.py`, µs, the fastest of 8 to 16 shapes per size / this
+/// rule's / wide_plan's): 4500² 22.59 / 22.59 (10 × 32) / 23.20 (16 × 32),
+/// 5000² 26.21 / 26.21–26.34 (10 × 32) / 27.47–27.62, 5500² 31.57 / 31.66
+/// (12 × 32) / 32.44, 6000² 36.25 / 36.38 (12 × 32) / 36.93, 6500² 42.33 /
+/// 42.33 (14 × 24) / 43.52, 7000² 47.86 / 47.86 (14 × 24) / 49.36, 8192²
+/// 64.51 / 66.05 (16 × 24) / 66.26, 9000² 79.51 / 79.51 (18 × 16) / 81.48 (24
+/// × 21), 10000² 95.30 / 95.60 (20 × 16) / 96.84, 11000² 116.82 / 116.82 (22 ×
+/// 16) / 121.47. Fuller blocks lost with these tiles (5000²: 10 × 48 27.05–27.11,
+/// 10 × 51 27.60–27.77), and up to one wave of 32-row tiles wide_plan's 8 × 64
+/// stays (2500²: 6 × 64, 105 blocks, 9.43 against 9.14; 4096² 8 × 48 18.98
+/// against 18.58). On the H100 not timed, so not taken there.
+const WIDE_FINE_THREADS: u32 = 384;
+/// On the same shapes, the float4 wide kernel's twin for any A
+/// (`gemv_n_f32_wide_any`) takes A that is not float4 up to this many rows
+/// (Tx 12), before the sweep (H200, kernel time, `scripts/gemv-ab.py`, lda =
+/// m, µs, this / the sweep's 64 × 16 / cuBLAS): 4501² 23.65 / 26.52 / 26.73,
+/// 5001² 26.66 / 30.72 / 30.92, 6001² 36.24 / 39.53 / 39.83; 4609² to 4639²
+/// (m mod 32 = 1, 9, 14, 17, 22, 25, 30, 31) 0.86–0.91 of the sweep's time,
+/// 5505² to 5535² 0.91–0.98; but 7009² to 7039² 0.97–1.03 (14 × 24), 9985²
+/// to 10015² 1.01–1.04 (20 × 16 against 96 × 8), 11489² to 11519² 0.98–1.02.
+/// Up to one wave of 32-row tiles (4096² to 4224²) it stays off: its time
+/// there follows m mod 32 (4097² 19.30 µs, 4126² 23.51; the sweep 20.1–21.2).
+const WIDE_ANY_MAX_ROWS: i64 = 6336;
 /// Columns a thread row of the wide kernels has in flight (`gemv_n<VEC, 8, …>` in kernels/gemv.cu).
 const WIDE_GROUP_COLUMNS: u64 = 8;
 /// The wide N kernels need at least this many rows (`wide_pays`; the fewest
@@ -425,6 +452,9 @@ pub static GEMV_N_SCALAR_NARROW: KernelSpec =
 pub static GEMV_N_WIDE: KernelSpec = KernelSpec { name: "gemv_n_f32_wide", space: WIDE_SPACE, geometry: n_geometry };
 pub static GEMV_N_SCALAR_WIDE: KernelSpec =
     KernelSpec { name: "gemv_n_f32_scalar_wide", space: WIDE_SPACE, geometry: n_geometry };
+/// GEMV_N_WIDE's float4 loads for any A and lda >= 4 (`wide_any_serves`).
+pub static GEMV_N_WIDE_ANY: KernelSpec =
+    KernelSpec { name: "gemv_n_f32_wide_any", space: WIDE_SPACE, geometry: n_geometry };
 /// GEMV_N_WIDE on 32-row tiles with as many thread rows as the columns keep busy (FEW_SPACE).
 pub static GEMV_N_FEW: KernelSpec = KernelSpec { name: "gemv_n_f32_few", space: FEW_SPACE, geometry: n_geometry };
 /// GEMV_N_SCALAR unsplit in one wave of one block of LONG_THREADS per SM.
@@ -511,6 +541,7 @@ pub const KERNEL_NAMES: &[&str] = &[
     GEMV_N_SCALAR_LONG.name,
     GEMV_N_SCALAR_THIN.name,
     GEMV_N_WIDE_STAGED.name,
+    GEMV_N_WIDE_ANY.name,
     GEMV_N_FEW.name,
     GEMV_N_SCALAR_LANES.name,
     GEMV_N_SWEEP.name,
@@ -700,6 +731,8 @@ enum Twin {
     Wide,
     /// The same past WIDE_L1_MAX_COLUMNS columns, x staged.
     WideStaged,
+    /// The float4 wide kernel's twin for any A: [`wide_any_serves`], shaped by [`wide_fine_plan`].
+    WideAny,
     /// The few-columns N kernel: [`few_serves`], shaped by [`few_plan`].
     Few,
     /// The scalar lanes kernel: where it runs in one wave what the scalar wide kernel would.
@@ -713,7 +746,7 @@ enum Twin {
     Thin,
 }
 
-const TWINS: [(&KernelSpec, &KernelSpec, Twin); 25] = [
+const TWINS: [(&KernelSpec, &KernelSpec, Twin); 26] = [
     (&GEMV_T, &GEMV_T_STACKED, Twin::Stacked),
     (&GEMV_T, &GEMV_T_STACKED_ANY, Twin::StackedAny),
     (&GEMV_T, &GEMV_T_PAIRED_SPLIT, Twin::PairedSplit),
@@ -731,6 +764,7 @@ const TWINS: [(&KernelSpec, &KernelSpec, Twin); 25] = [
     (&GEMV_N, &GEMV_N_SWEEP, Twin::Sweep),
     (&GEMV_N, &GEMV_N_FEW, Twin::Few),
     (&GEMV_N_SCALAR, &GEMV_N_SCALAR_LONG, Twin::Long),
+    (&GEMV_N_SCALAR, &GEMV_N_WIDE_ANY, Twin::WideAny),
     (&GEMV_N_SCALAR, &GEMV_N_SWEEP, Twin::Sweep),
     (&GEMV_N, &GEMV_N_NARROW, Twin::Narrow),
     (&GEMV_N_SCALAR, &GEMV_N_SCALAR_NARROW, Twin::Narrow),
@@ -805,6 +839,37 @@ fn wide_plan(
     })
 }
 
+/// Whether the float4 wide kernel takes its shape from [`wide_fine_plan`]
+/// (WIDE_FINE_THREADS): on fast DRAM, past one wave of 32-row tiles.
+fn wide_fine_serves(device: &DeviceModel, spec: &KernelSpec, m: i64) -> bool {
+    std::ptr::eq(spec, &GEMV_N_WIDE) && past_one_wave_of_32_row_tiles_on_fast_dram(device, m)
+}
+
+fn past_one_wave_of_32_row_tiles_on_fast_dram(device: &DeviceModel, m: i64) -> bool {
+    let one_wave_of_shortest_tiles = device.sm_count as u64 * N_ROWS_PER_THREAD * WIDE_SPACE.tx_min as u64;
+    fast_dram(device) && m as u64 > one_wave_of_shortest_tiles
+}
+
+/// Whether the wide kernel for any A can take an N call from the scalar
+/// default (`plan`, which then needs [`wide_pays`]): where the float4 one
+/// would take [`wide_fine_plan`]'s shape, up to WIDE_ANY_MAX_ROWS rows, on
+/// the columns the wide kernels serve.
+fn wide_any_serves(device: &DeviceModel, m: i64, n: i64) -> bool {
+    past_one_wave_of_32_row_tiles_on_fast_dram(device, m) && m <= WIDE_ANY_MAX_ROWS && wide_serves(Twin::WideAny, m, n)
+}
+
+/// The float4 wide kernel's shape on fast DRAM past one wave of 32-row tiles:
+/// the smallest even Tx whose row tiles (4·Tx rows) number at most one per SM,
+/// and as many thread rows, a multiple of 8, as WIDE_FINE_THREADS holds (8 at
+/// least). Past one wave of the longest tiles (Tx 64) the grid needs two, and
+/// [`wide_pays`] refuses it.
+fn wide_fine_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, problem: &Problem) -> LaunchPlan {
+    let rows_per_tx_pair = 2 * N_ROWS_PER_THREAD * device.sm_count as u64;
+    let tx = (2 * problem.m.div_ceil(rows_per_tx_pair)).min(spec.space.tx_max as u64) as u32;
+    let ty = (WIDE_FINE_THREADS / tx / 8 * 8).max(8);
+    LaunchPlan::of_shape(device, kernel, spec, problem, LaunchShape { tx, ty, split: 1 })
+}
+
 /// Whether a wide N kernel (or the scalar lanes kernel, which takes the
 /// scalar wide kernel's problems) can serve the problem at all: at least
 /// WIDE_MIN_ROWS rows, and the kernels that read x through L1 at most
@@ -813,7 +878,7 @@ fn wide_plan(
 fn wide_serves(kind: Twin, m: i64, n: i64) -> bool {
     m >= WIDE_MIN_ROWS
         && match kind {
-            Twin::Wide | Twin::Lanes => n <= WIDE_L1_MAX_COLUMNS,
+            Twin::Wide | Twin::WideAny | Twin::Lanes => n <= WIDE_L1_MAX_COLUMNS,
             Twin::WideStaged => n > WIDE_L1_MAX_COLUMNS,
             Twin::Stacked
             | Twin::StackedAny
@@ -941,7 +1006,7 @@ fn wide_pays(device: &DeviceModel, kind: Twin, m: i64, n: i64, default_split: u3
         return false;
     }
     match kind {
-        Twin::Wide | Twin::Lanes => {
+        Twin::Wide | Twin::WideAny | Twin::Lanes => {
             (default_split >= WIDE_MIN_SPLIT && n <= WIDE_MAX_SPLIT_COLUMNS) || n >= WIDE_MIN_ROWS
         }
         _ => optimizer::sm_coverage(device, wide) >= WIDE_STAGED_MIN_COVERAGE,
@@ -1411,6 +1476,7 @@ pub fn plan(
             Twin::L1Any => l1_any,
             Twin::Narrow => n as u64 <= N_SPLIT_MIN_COLUMNS && sm_coverage(model, &default_plan) < 1.0,
             Twin::Wide | Twin::WideStaged | Twin::Lanes => wide_serves(kind, m, n),
+            Twin::WideAny => wide_any_serves(model, m, n),
             Twin::Sweep => sweep_serves(model, default, m, n),
             Twin::Few => few_serves(model, m, n),
             Twin::Long => long_serves(model, m, n, &default_plan),
@@ -1436,6 +1502,10 @@ pub fn plan(
             Twin::Few => plan_by(twin_spec, &|kernel, problem| few_plan(model, kernel, twin_spec, problem))?,
             Twin::Stacked | Twin::StackedAny => {
                 plan_by(twin_spec, &|kernel, problem| stacked_plan(model, kernel, twin_spec, problem))?
+            }
+            Twin::WideAny => plan_by(twin_spec, &|kernel, problem| wide_fine_plan(model, kernel, twin_spec, problem))?,
+            Twin::Wide if wide_fine_serves(model, twin_spec, m) => {
+                plan_by(twin_spec, &|kernel, problem| wide_fine_plan(model, kernel, twin_spec, problem))?
             }
             Twin::Wide | Twin::WideStaged | Twin::Sweep | Twin::Long => {
                 let thread_rows = match kind {
@@ -1464,7 +1534,7 @@ pub fn plan(
                 Twin::Lean => waves(model, &twin_plan) == 1,
                 Twin::L1Any => true,
                 Twin::Narrow => sm_coverage(model, &twin_plan) > sm_coverage(model, &default_plan),
-                Twin::Wide | Twin::WideStaged | Twin::Lanes => {
+                Twin::Wide | Twin::WideStaged | Twin::Lanes | Twin::WideAny => {
                     wide_pays(model, kind, m, n, default_plan.geometry.grid.1, &twin_plan)
                 }
                 Twin::Sweep => waves(model, &twin_plan) == 1,
@@ -1863,6 +1933,48 @@ mod tests {
             assert_eq!((plan.shape.tx, plan.geometry.blocks()), (64, 256));
             assert_eq!(optimizer::waves(&device, &plan), 2);
         }
+    }
+
+    #[test]
+    fn on_fast_dram_the_wide_kernels_take_one_tile_per_sm_past_one_wave_of_32_row_tiles() {
+        let (h100, h200) = (DeviceModel::h100_sxm(), DeviceModel::h200());
+        for kernel in wide_models() {
+            for (m, shape, blocks) in [
+                (4225u64, (10, 32), 106),
+                (4500, (10, 32), 113),
+                (5000, (10, 32), 125),
+                (5500, (12, 32), 115),
+                (6000, (12, 32), 125),
+                (6500, (14, 24), 117),
+                (7000, (14, 24), 125),
+                (8192, (16, 24), 128),
+                (9000, (18, 16), 125),
+                (10000, (20, 16), 125),
+                (11000, (22, 16), 125),
+            ] {
+                assert!(wide_fine_serves(&h200, &GEMV_N_WIDE, m as i64), "{m}");
+                let plan = wide_fine_plan(&h200, &kernel, &GEMV_N_WIDE, &Problem { m, n: m, k: 0 });
+                assert_eq!((plan.shape.tx, plan.shape.ty, plan.shape.split), (shape.0, shape.1, 1), "{m}²");
+                assert_eq!(plan.geometry.blocks(), blocks, "{m}²");
+                assert!(wide_pays(&h200, Twin::Wide, m as i64, m as i64, 1, &plan), "{m}²");
+            }
+            // Past one wave of the longest tiles: two waves, which wide_pays refuses.
+            let plan = wide_fine_plan(&h200, &kernel, &GEMV_N_WIDE, &Problem { m: 40000, n: 2048, k: 0 });
+            assert_eq!((plan.shape.tx, plan.shape.ty), (64, 8));
+            assert!(!wide_pays(&h200, Twin::Wide, 40000, 2048, 1, &plan));
+        }
+        // The twin for any A on the same shapes, up to 48-row tiles (Tx 12), on the columns the wide kernels serve.
+        for m in [4225, 5001, 6001, 6336] {
+            assert!(wide_any_serves(&h200, m, 2000) && wide_any_serves(&h200, m, 16384), "{m}");
+            assert!(!wide_any_serves(&h100, m, m), "{m}");
+        }
+        assert!(!wide_any_serves(&h200, 4224, 4224) && !wide_any_serves(&h200, 6337, 6337));
+        assert!(!wide_any_serves(&h200, 5001, 16385));
+        // Up to one wave of 32-row tiles, on the H100, and for the other wide kernels: wide_plan's shapes.
+        assert!(!wide_fine_serves(&h200, &GEMV_N_WIDE, 4224));
+        assert!(!wide_fine_serves(&h100, &GEMV_N_WIDE, 5000));
+        assert!(!wide_fine_serves(&h200, &GEMV_N_SCALAR_WIDE, 5000));
+        assert!(!wide_fine_serves(&h200, &GEMV_N_WIDE_STAGED, 5000));
     }
 
     /// The sweep kernel as the driver reports it on sm_90 (64 registers).
@@ -2567,6 +2679,7 @@ mod tests {
                 [
                     "gemv_n_f32_scalar",
                     "gemv_n_f32_scalar_long",
+                    "gemv_n_f32_wide_any",
                     "gemv_n_f32_sweep",
                     "gemv_n_f32_scalar_narrow",
                     "gemv_n_f32_scalar_lanes",
