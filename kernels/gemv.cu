@@ -413,19 +413,27 @@ __device__ __forceinline__ void gemv_n(i64 m, i64 n, float alpha_value, const fl
         return;
     }
 
-    // This thread's rows: r0 + k * step, k = 0..3; its position in the tile: l0 + k * step.
+    // ANY_A, unsplit: a part-filled last tile, where there is more than one, is read as the whole tile that ends
+    // at row m, its rows below row0 left to the tile before (they are its rows): float4 loads, as in the others.
+    // Row by row its block took longer than the whole tiles from about 10 rows on (8 x 64, 4097..4126 rows:
+    // 19.3 -> 23.5 us, the time of the last tile's rows, H200).
+    const bool shifted = ANY_A && split == 1 && row0 + tile_rows > m && m >= tile_rows && lda >= 4;
+    const i64 tile0 = shifted ? m - tile_rows : row0;
+
+    // This thread's rows: r0 + k * step, k = 0..3; its position in the tile: l0 + k * step. It writes those
+    // from row0 on (below row0 only in a shifted tile).
     const int step = VEC ? 1 : Tx;
     const int l0 = VEC ? GEMV_N_ROWS * tx : tx;
-    const i64 r0 = row0 + l0;
+    const i64 r0 = tile0 + l0;
 
     const i64 c_begin = static_cast<i64>(blockIdx.y) * per_split;
     const i64 c_end = min(n, c_begin + per_split);
     // Only the last row tile may hold rows past m; the choice is the whole block's, so its barriers match.
-    // ANY_A (unsplit): whole tiles through gemv_n_any_columns where lda >= 4, else row by row.
+    // ANY_A: whole tiles (and a shifted last one) through gemv_n_any_columns where lda >= 4, else row by row.
     static_assert(!ANY_A || (VEC && X_FROM_L1), "ANY_A: VEC's layout, x through L1");
     float4 acc;
-    if (row0 + tile_rows <= m && (!ANY_A || lda >= 4)) {
-        acc = ANY_A ? gemv_n_any_columns(A, lda, x, incx, n, row0, xs, tx, Tx, ty, Ty)
+    if ((row0 + tile_rows <= m || shifted) && (!ANY_A || lda >= 4)) {
+        acc = ANY_A ? gemv_n_any_columns(A, lda, x, incx, n, tile0, xs, tx, Tx, ty, Ty)
                     : gemv_n_columns<VEC, true, COLS, X_FROM_L1>(A, lda, x, incx, m, r0, step, c_begin, c_end, xs, ty,
                                                                   Ty, tid, threads);
     } else {
@@ -443,7 +451,7 @@ __device__ __forceinline__ void gemv_n(i64 m, i64 n, float alpha_value, const fl
 #pragma unroll
         for (int k = 0; k < GEMV_N_ROWS; ++k) {
             const i64 r = r0 + k * step;
-            if (r < m) y_early[k] = gemv_y_early(beta, y + r * incy);
+            if (r < m && (!ANY_A || r >= row0)) y_early[k] = gemv_y_early(beta, y + r * incy);
         }
     } else if (split > 1 && tid < rows) {
         y_early[0] = gemv_y_early(beta, y + (row0 + tid) * incy);
@@ -483,7 +491,7 @@ __device__ __forceinline__ void gemv_n(i64 m, i64 n, float alpha_value, const fl
 #pragma unroll
         for (int k = 0; k < GEMV_N_ROWS; ++k) {
             const i64 r = r0 + k * step;
-            if (r < m) {
+            if (r < m && (!ANY_A || r >= row0)) {
                 y[r * incy] = gemv_result(alpha, component(acc, k), beta, y_early[k]);
             }
         }

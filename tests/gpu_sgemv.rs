@@ -616,10 +616,11 @@ fn gpu_sgemv_few_columns_n_kernel_through_the_routine() {
 
 /// The wide N kernels on fast DRAM past one wave of 32-row tiles (`wide_fine_plan`): row tiles of any
 /// multiple of 8 rows, one per SM, so that warps straddle two thread rows (Tx 10, 14, 18, 22), with partial
-/// last tiles; float4 A, then lda ≡ 1, 2 and 3 (mod 4) on the kernel for any A (up to 6336 rows).
+/// last tiles; float4 A, then lda ≡ 1, 2 and 3 (mod 4) on the kernel for any A (`wide_any_plan`: from 2000
+/// rows, 32-row tiles up to 4000 rows, its last tile read as the whole tile that ends at row m).
 #[test]
-fn gpu_sgemv_wide_n_kernels_one_tile_per_sm_through_the_routine() {
-    let test = "gpu_sgemv_wide_n_kernels_one_tile_per_sm_through_the_routine";
+fn gpu_sgemv_wide_n_kernels_on_fast_dram_through_the_routine() {
+    let test = "gpu_sgemv_wide_n_kernels_on_fast_dram_through_the_routine";
     let Some(gpu) = gpu_or_skip(test) else { return };
     let checked = gemv::fast_dram(gpu.inner().device.model()) && on_132_sms(&gpu);
     // (m, n, lda) and (Tx, Ty) on a 132-SM GPU with fast DRAM.
@@ -629,6 +630,9 @@ fn gpu_sgemv_wide_n_kernels_one_tile_per_sm_through_the_routine() {
         ((6499, 2001, 6500), (14, 24)),
         ((8999, 3001, 9000), (18, 16)),
         ((11003, 2048, 11004), (22, 16)),
+        ((2001, 2001, 2001), (8, 64)),
+        ((3001, 2003, 3002), (8, 64)),
+        ((4000, 4001, 4001), (8, 64)),
         ((4225, 2001, 4225), (10, 32)),
         ((5001, 2003, 5003), (10, 32)),
         ((6001, 3001, 6002), (12, 32)),
@@ -1099,23 +1103,24 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
     let test = "gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave";
     let Some(gpu) = gpu_or_skip(test) else { return };
     // The rule's figures are the H100's and H200's (132 SMs, one 512-thread wide block per SM); on
-    // the H200's faster DRAM the sweep kernel takes float4 A from 12000 rows and odd lda from 4096
-    // rows (from 4225 to 6336, the wide kernel for any A).
+    // the H200's faster DRAM the sweep kernel takes float4 A from 12000 rows and odd lda from 4096 to
+    // 4224 rows and past 6336, the wide kernel for any A 2000 to 4000 and 4225 to 6336.
     let model = gpu.inner().device.model();
     let h100_like = on_132_sms(&gpu);
     let fast_dram = gemv::fast_dram(model);
     const SWEEP: &str = "gemv_n_f32_sweep";
-    // From 4225 to 6336 rows on fast DRAM (gpu_sgemv_wide_n_kernels_one_tile_per_sm_through_the_routine).
+    // From 2000 to 4000 and 4225 to 6336 rows on fast DRAM
+    // (gpu_sgemv_wide_n_kernels_on_fast_dram_through_the_routine).
     const WIDE_ANY: &str = "gemv_n_f32_wide_any";
     // (m, n, lda, A's address offset in bytes, expected kernel and the wide kernels' shape, the same on fast DRAM)
     type Expected = (&'static str, Option<(u32, u32)>);
     let cases: [(i64, i64, i64, u64, Expected, Expected); 19] = [
         (3000, 3000, 3000, 0, ("gemv_n_f32_wide", Some((8, 64))), ("gemv_n_f32_wide", Some((8, 64)))),
-        (3000, 3000, 3001, 4, ("gemv_n_f32_scalar_lanes", Some((32, 32))), ("gemv_n_f32_scalar_lanes", Some((32, 32)))),
+        (3000, 3000, 3001, 4, ("gemv_n_f32_scalar_lanes", Some((32, 32))), (WIDE_ANY, Some((8, 64)))),
         (4223, 4224, 4223, 0, ("gemv_n_f32_scalar_lanes", Some((32, 32))), (SWEEP, Some((32, 32)))),
         // Past 132 tiles of 32 rows, the scalar wide kernel's larger tiles (the sweep's 64-row tiles).
         (4225, 4225, 4225, 0, ("gemv_n_f32_scalar_wide", Some((16, 32))), (WIDE_ANY, Some((10, 32)))),
-        // On fast DRAM, one tile per SM (gpu_sgemv_wide_n_kernels_one_tile_per_sm_through_the_routine).
+        // On fast DRAM, one tile per SM (gpu_sgemv_wide_n_kernels_on_fast_dram_through_the_routine).
         (5000, 5000, 5000, 0, ("gemv_n_f32_wide", Some((16, 32))), ("gemv_n_f32_wide", Some((10, 32)))),
         (16384, 16384, 16384, 0, ("gemv_n_f32_wide", Some((32, 16))), (SWEEP, Some((128, 8)))),
         (5000, 5001, 5001, 0, ("gemv_n_f32_scalar_wide", Some((16, 32))), (WIDE_ANY, Some((10, 32)))),

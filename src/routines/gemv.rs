@@ -152,7 +152,8 @@ const SWEEP_MIN_ROWS: i64 = 12000;
 /// 16383² 317.8 / 277.7 / 273.8, 20001² 422.6 / 380.8 / 422.9, but 5001²
 /// 28.4 / 30.1 / 30.8 and 14001² 183.5 / 188.5 / 195.0; behind cuBLAS at
 /// 28001² and 32767² (0.93 and 0.90; the split scalar kernel 0.88 at 32767²;
-/// the long kernel now goes first there, `long_pays`)…
+/// the long kernel now goes first there, `long_pays`; up to WIDE_ANY_MAX_ROWS
+/// the wide kernel for any A goes first)…
 const SWEEP_MIN_ROWS_SCALAR: i64 = 4096;
 /// …on at least this many columns, so that each thread row sweeps several
 /// groups of 32 (65536 × 1024: 62.3 µs against 67.9 for the wide kernel,
@@ -180,17 +181,30 @@ const WIDE_THREADS: u32 = 512;
 /// stays (2500²: 6 × 64, 105 blocks, 9.43 against 9.14; 4096² 8 × 48 18.98
 /// against 18.58). On the H100 not timed, so not taken there.
 const WIDE_FINE_THREADS: u32 = 384;
-/// On the same shapes, the float4 wide kernel's twin for any A
-/// (`gemv_n_f32_wide_any`) takes A that is not float4 up to this many rows
-/// (Tx 12), before the sweep (H200, kernel time, `scripts/gemv-ab.py`, lda =
-/// m, µs, this / the sweep's 64 × 16 / cuBLAS): 4501² 23.65 / 26.52 / 26.73,
-/// 5001² 26.66 / 30.72 / 30.92, 6001² 36.24 / 39.53 / 39.83; 4609² to 4639²
-/// (m mod 32 = 1, 9, 14, 17, 22, 25, 30, 31) 0.86–0.91 of the sweep's time,
-/// 5505² to 5535² 0.91–0.98; but 7009² to 7039² 0.97–1.03 (14 × 24), 9985²
-/// to 10015² 1.01–1.04 (20 × 16 against 96 × 8), 11489² to 11519² 0.98–1.02.
-/// Up to one wave of 32-row tiles (4096² to 4224²) it stays off: its time
-/// there follows m mod 32 (4097² 19.30 µs, 4126² 23.51; the sweep 20.1–21.2).
+/// On fast DRAM the float4 wide kernel's twin for any A
+/// (`gemv_n_f32_wide_any`) takes A that is not float4 from WIDE_MIN_ROWS up
+/// to this many rows (Tx 12), before the sweep and the scalar lanes kernel
+/// ([`wide_any_plan`]; `wide_any_serves` has where). Past one wave of 32-row tiles, on wide_fine_plan's
+/// shapes (H200, kernel time, `scripts/gemv-ab.py`, lda = m, µs, this / the
+/// sweep's 64 × 16 / cuBLAS): 4501² 23.65 / 26.52 / 26.73, 5001² 26.66 /
+/// 30.72 / 30.92, 6001² 36.24 / 39.53 / 39.83; 4609² to 4639² (m mod 32 = 1,
+/// 9, 14, 17, 22, 25, 30, 31) 0.86–0.91 of the sweep's time, 5505² to 5535²
+/// 0.91–0.98; but 7009² to 7039² 0.97–1.03 (14 × 24), 9985² to 10015²
+/// 1.01–1.04 (20 × 16 against 96 × 8), 11489² to 11519² 0.98–1.02. Up to
+/// one wave of 32-row tiles, on 8 × 64 (µs, this / the sweep's 32 × 32 /
+/// the lanes kernel's / cuBLAS): 2001² 7.79 / 8.42 / 9.84 / 8.14, 2501²
+/// 9.80 / 10.73 / 11.89 / 10.52, 3001² 12.53 / 12.73 / 14.57 / 13.78, 3501²
+/// 15.75 / 15.62 / 17.59 / 16.48. Where its tiles engage nearly every SM it
+/// is not taken: on 8 × 48 4001² ran 18.44 (8 × 64 18.52) / 19.08 / 20.58 /
+/// 18.16, and over n = 4097…4223 (n % 4 != 0, beta 0.5) 0.956–0.994 of the
+/// sweep's time by n mod 32 (8 × 64 0.976–1.027), but through the library
+/// (beta 0) 4097² to 4223² ran within 1 % of the sweep either way, and 4097
+/// × 2001 and 4095 × 2000 4–5 % slower than the sweep and the lanes kernel
+/// (11.68 against 11.16, 12.48 against 11.96).
 const WIDE_ANY_MAX_ROWS: i64 = 6336;
+/// The any-A kernel takes 32-row tiles where they engage less than this
+/// share of the SMs (up to 4000 rows on 132 SMs).
+const WIDE_ANY_32_ROW_TILES_MAX_COVERAGE: f64 = 0.95;
 /// Columns a thread row of the wide kernels has in flight (`gemv_n<VEC, 8, …>` in kernels/gemv.cu).
 const WIDE_GROUP_COLUMNS: u64 = 8;
 /// The wide N kernels need at least this many rows (`wide_pays`; the fewest
@@ -731,7 +745,7 @@ enum Twin {
     Wide,
     /// The same past WIDE_L1_MAX_COLUMNS columns, x staged.
     WideStaged,
-    /// The float4 wide kernel's twin for any A: [`wide_any_serves`], shaped by [`wide_fine_plan`].
+    /// The float4 wide kernel's twin for any A: [`wide_any_serves`], shaped by [`wide_any_plan`].
     WideAny,
     /// The few-columns N kernel: [`few_serves`], shaped by [`few_plan`].
     Few,
@@ -851,11 +865,28 @@ fn past_one_wave_of_32_row_tiles_on_fast_dram(device: &DeviceModel, m: i64) -> b
 }
 
 /// Whether the wide kernel for any A can take an N call from the scalar
-/// default (`plan`, which then needs [`wide_pays`]): where the float4 one
-/// would take [`wide_fine_plan`]'s shape, up to WIDE_ANY_MAX_ROWS rows, on
-/// the columns the wide kernels serve.
+/// default (`plan`, which then needs [`wide_pays`]): on fast DRAM, up to
+/// WIDE_ANY_MAX_ROWS rows, where the wide kernels serve, and where its
+/// 32-row tiles would engage less than WIDE_ANY_32_ROW_TILES_MAX_COVERAGE
+/// of the SMs or number more than one a SM (the lanes kernel and the sweep
+/// keep the rest).
 fn wide_any_serves(device: &DeviceModel, m: i64, n: i64) -> bool {
-    past_one_wave_of_32_row_tiles_on_fast_dram(device, m) && m <= WIDE_ANY_MAX_ROWS && wide_serves(Twin::WideAny, m, n)
+    let tiles_32_rows = (m.max(0) as u64).div_ceil(N_ROWS_PER_THREAD * WIDE_SPACE.tx_min as u64) as f64;
+    let leaves_sms_idle = tiles_32_rows < WIDE_ANY_32_ROW_TILES_MAX_COVERAGE * device.sm_count as f64;
+    fast_dram(device)
+        && m <= WIDE_ANY_MAX_ROWS
+        && (leaves_sms_idle || past_one_wave_of_32_row_tiles_on_fast_dram(device, m))
+        && wide_serves(Twin::WideAny, m, n)
+}
+
+/// The any-A wide kernel's shape: [`wide_fine_plan`]'s past one wave of
+/// 32-row tiles, else 32-row tiles (Tx 8) of WIDE_THREADS.
+fn wide_any_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, problem: &Problem) -> LaunchPlan {
+    if past_one_wave_of_32_row_tiles_on_fast_dram(device, problem.m as i64) {
+        return wide_fine_plan(device, kernel, spec, problem);
+    }
+    let tx = spec.space.tx_min;
+    LaunchPlan::of_shape(device, kernel, spec, problem, LaunchShape { tx, ty: WIDE_THREADS / tx, split: 1 })
 }
 
 /// The float4 wide kernel's shape on fast DRAM past one wave of 32-row tiles:
@@ -1503,7 +1534,7 @@ pub fn plan(
             Twin::Stacked | Twin::StackedAny => {
                 plan_by(twin_spec, &|kernel, problem| stacked_plan(model, kernel, twin_spec, problem))?
             }
-            Twin::WideAny => plan_by(twin_spec, &|kernel, problem| wide_fine_plan(model, kernel, twin_spec, problem))?,
+            Twin::WideAny => plan_by(twin_spec, &|kernel, problem| wide_any_plan(model, kernel, twin_spec, problem))?,
             Twin::Wide if wide_fine_serves(model, twin_spec, m) => {
                 plan_by(twin_spec, &|kernel, problem| wide_fine_plan(model, kernel, twin_spec, problem))?
             }
@@ -1936,7 +1967,7 @@ mod tests {
     }
 
     #[test]
-    fn on_fast_dram_the_wide_kernels_take_one_tile_per_sm_past_one_wave_of_32_row_tiles() {
+    fn on_fast_dram_the_wide_kernels_take_one_tile_per_sm_past_one_wave_of_32_row_tiles_and_any_a_from_2000_rows() {
         let (h100, h200) = (DeviceModel::h100_sxm(), DeviceModel::h200());
         for kernel in wide_models() {
             for (m, shape, blocks) in [
@@ -1963,12 +1994,27 @@ mod tests {
             assert_eq!((plan.shape.tx, plan.shape.ty), (64, 8));
             assert!(!wide_pays(&h200, Twin::Wide, 40000, 2048, 1, &plan));
         }
-        // The twin for any A on the same shapes, up to 48-row tiles (Tx 12), on the columns the wide kernels serve.
-        for m in [4225, 5001, 6001, 6336] {
-            assert!(wide_any_serves(&h200, m, 2000) && wide_any_serves(&h200, m, 16384), "{m}");
-            assert!(!wide_any_serves(&h100, m, m), "{m}");
+        // The twin for any A from 2000 rows up to 48-row tiles (Tx 12), on the columns the wide kernels serve:
+        // the same shapes past one wave of 32-row tiles, and below it 32-row tiles of 512 threads where they
+        // engage less than 95 % of the SMs.
+        for (m, shape, blocks) in [
+            (2000u64, (8, 64), 63),
+            (3501, (8, 64), 110),
+            (4000, (8, 64), 125),
+            (4225, (10, 32), 106),
+            (5001, (10, 32), 126),
+            (6336, (12, 32), 132),
+        ] {
+            assert!(wide_any_serves(&h200, m as i64, 2000) && wide_any_serves(&h200, m as i64, 16384), "{m}");
+            assert!(!wide_any_serves(&h100, m as i64, m as i64), "{m}");
+            let plan = wide_any_plan(&h200, &wide_models()[0], &GEMV_N_WIDE_ANY, &Problem { m, n: m, k: 0 });
+            assert_eq!((plan.shape.tx, plan.shape.ty, plan.geometry.blocks()), (shape.0, shape.1, blocks), "{m}²");
         }
-        assert!(!wide_any_serves(&h200, 4224, 4224) && !wide_any_serves(&h200, 6337, 6337));
+        assert!(!wide_any_serves(&h200, 1999, 2000) && !wide_any_serves(&h200, 6337, 6337));
+        // Where 32-row tiles engage 95 % of the SMs or more (126 of 132): the lanes kernel and the sweep.
+        for m in [4001, 4095, 4096, 4224] {
+            assert!(!wide_any_serves(&h200, m, m), "{m}");
+        }
         assert!(!wide_any_serves(&h200, 5001, 16385));
         // Up to one wave of 32-row tiles, on the H100, and for the other wide kernels: wide_plan's shapes.
         assert!(!wide_fine_serves(&h200, &GEMV_N_WIDE, 4224));
