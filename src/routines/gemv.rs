@@ -184,9 +184,9 @@ const WIDE_FINE_THREADS: u32 = 384;
 /// On fast DRAM the float4 wide kernel's twin for any A
 /// (`gemv_n_f32_wide_any`) takes A that is not float4 from WIDE_MIN_ROWS up
 /// to this many rows (Tx 12), before the sweep and the scalar lanes kernel
-/// ([`wide_any_plan`]; `wide_any_serves` has where). Past one wave of 32-row tiles, on wide_fine_plan's
-/// shapes (H200, kernel time, `scripts/gemv-ab.py`, lda = m, µs, this / the
-/// sweep's 64 × 16 / cuBLAS): 4501² 23.65 / 26.52 / 26.73, 5001² 26.66 /
+/// (where: [`wide_any_serves`]; shapes: [`wide_any_plan`]). Past one wave of
+/// 32-row tiles, on wide_fine_plan's shapes (H200, kernel time,
+/// `scripts/gemv-ab.py`, lda = m, µs, this / the sweep's 64 × 16 / cuBLAS): 4501² 23.65 / 26.52 / 26.73, 5001² 26.66 /
 /// 30.72 / 30.92, 6001² 36.24 / 39.53 / 39.83; 4609² to 4639² (m mod 32 = 1,
 /// 9, 14, 17, 22, 25, 30, 31) 0.86–0.91 of the sweep's time, 5505² to 5535²
 /// 0.91–0.98; but 7009² to 7039² 0.97–1.03 (14 × 24), 9985² to 10015²
@@ -859,6 +859,7 @@ fn wide_fine_serves(device: &DeviceModel, spec: &KernelSpec, m: i64) -> bool {
     std::ptr::eq(spec, &GEMV_N_WIDE) && past_one_wave_of_32_row_tiles_on_fast_dram(device, m)
 }
 
+/// Whether the device has fast DRAM and m rows need more 32-row tiles than it has SMs.
 fn past_one_wave_of_32_row_tiles_on_fast_dram(device: &DeviceModel, m: i64) -> bool {
     let one_wave_of_shortest_tiles = device.sm_count as u64 * N_ROWS_PER_THREAD * WIDE_SPACE.tx_min as u64;
     fast_dram(device) && m as u64 > one_wave_of_shortest_tiles
@@ -868,7 +869,7 @@ fn past_one_wave_of_32_row_tiles_on_fast_dram(device: &DeviceModel, m: i64) -> b
 /// default (`plan`, which then needs [`wide_pays`]): on fast DRAM, up to
 /// WIDE_ANY_MAX_ROWS rows, where the wide kernels serve, and where its
 /// 32-row tiles would engage less than WIDE_ANY_32_ROW_TILES_MAX_COVERAGE
-/// of the SMs or number more than one a SM (the lanes kernel and the sweep
+/// of the SMs or need more than one wave (the lanes kernel and the sweep
 /// keep the rest).
 fn wide_any_serves(device: &DeviceModel, m: i64, n: i64) -> bool {
     let tiles_32_rows = (m.max(0) as u64).div_ceil(N_ROWS_PER_THREAD * WIDE_SPACE.tx_min as u64) as f64;
@@ -1967,7 +1968,7 @@ mod tests {
     }
 
     #[test]
-    fn on_fast_dram_the_wide_kernels_take_one_tile_per_sm_past_one_wave_of_32_row_tiles_and_any_a_from_2000_rows() {
+    fn on_fast_dram_the_wide_kernels_take_one_tile_per_sm_and_the_any_a_one_serves_from_2000_rows() {
         let (h100, h200) = (DeviceModel::h100_sxm(), DeviceModel::h200());
         for kernel in wide_models() {
             for (m, shape, blocks) in [
