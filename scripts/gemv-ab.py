@@ -18,7 +18,8 @@ rows (T) or columns (N) per block are rounded up to a multiple of 2048 (T)
 or 128 (N), as the routine's are (GRANULE=g: g). Each result is checked
 against a float64 product.
 
-usage: gemv-ab.py FILE.cubin N|MxN SPEC...   SPEC: KERNEL@TXxTY[xSPLIT]
+usage: gemv-ab.py FILE.cubin N|MxN SPEC...   SPEC: KERNEL@TXxTY[xSPLIT], or floor@THREADSxBLOCKS
+(gemv_read_floor_f32, `mublas bench floor`'s kernel: reads the matrices only, not checked)
   e.g. gemv-ab.py gemv.cubin 2000 gemv_n_f32@32x16x16 gemv_n_f32_c8@8x64
        OP=T gemv-ab.py gemv.cubin 4096 gemv_t_f32@512x1
 """
@@ -65,8 +66,14 @@ def main():
         assert cublas.cublasSgemv_v2(handle, 1 if OP_T else 0, m, n, ctypes.byref(one), ctypes.c_void_p(A.data.ptr), lda,
                                      ctypes.c_void_p(x.data.ptr), 1, ctypes.byref(beta), ctypes.c_void_p(y.data.ptr), 1) == 0
 
+    sink = cp.zeros(1, dtype=cp.float32)
+
     def kernel(spec):
         name, shape = spec.split("@")
+        if name == "floor":
+            t, b = map(int, shape.split("x"))
+            f = module.get_function("gemv_read_floor_f32")
+            return (lambda A, y: f((b,), (t,), (np.int64(lda * n // 4), A, sink))), f"{b} blocks"
         tx, ty, split = (list(map(int, shape.split("x"))) + [1])[:3]
         # The float4 kernels fault on lda % 4 != 0 (the arrays here are 16-byte aligned), and a faulted
         # process can hang until the machine's time limit: refuse them.
@@ -95,7 +102,8 @@ def main():
             launch(matrices[0], y)
         stream.synchronize()
         error = float(cp.max(cp.abs(y - reference)) / cp.max(cp.abs(reference)))
-        print(f"{size} {label:32s} {blocks:>12s} {median(times):8.2f} us  error {error:.1e}", flush=True)
+        checked = f"error {error:.1e}" if not label.startswith("floor@") else "reads A only"
+        print(f"{size} {label:32s} {blocks:>12s} {median(times):8.2f} us  {checked}", flush=True)
 
 
 if __name__ == "__main__":
