@@ -861,8 +861,12 @@ fn wide_fine_serves(device: &DeviceModel, spec: &KernelSpec, m: i64) -> bool {
 
 /// Whether the device has fast DRAM and m rows need more 32-row tiles than it has SMs.
 fn past_one_wave_of_32_row_tiles_on_fast_dram(device: &DeviceModel, m: i64) -> bool {
-    let one_wave_of_shortest_tiles = device.sm_count as u64 * N_ROWS_PER_THREAD * WIDE_SPACE.tx_min as u64;
-    fast_dram(device) && m as u64 > one_wave_of_shortest_tiles
+    fast_dram(device) && tiles_of_32_rows(m) > device.sm_count as u64
+}
+
+/// Row tiles of the wide kernels' shortest tiles (Tx 8: 32 rows) that m rows need.
+fn tiles_of_32_rows(m: i64) -> u64 {
+    (m.max(0) as u64).div_ceil(N_ROWS_PER_THREAD * WIDE_SPACE.tx_min as u64)
 }
 
 /// Whether the wide kernel for any A can take an N call from the scalar
@@ -872,8 +876,7 @@ fn past_one_wave_of_32_row_tiles_on_fast_dram(device: &DeviceModel, m: i64) -> b
 /// of the SMs or need more than one wave (the lanes kernel and the sweep
 /// keep the rest).
 fn wide_any_serves(device: &DeviceModel, m: i64, n: i64) -> bool {
-    let tiles_32_rows = (m.max(0) as u64).div_ceil(N_ROWS_PER_THREAD * WIDE_SPACE.tx_min as u64) as f64;
-    let leaves_sms_idle = tiles_32_rows < WIDE_ANY_32_ROW_TILES_MAX_COVERAGE * device.sm_count as f64;
+    let leaves_sms_idle = (tiles_of_32_rows(m) as f64) < WIDE_ANY_32_ROW_TILES_MAX_COVERAGE * device.sm_count as f64;
     fast_dram(device)
         && m <= WIDE_ANY_MAX_ROWS
         && (leaves_sms_idle || past_one_wave_of_32_row_tiles_on_fast_dram(device, m))
