@@ -1211,7 +1211,7 @@ fn paired_tail_split_serves(
     }
     let paired = paired()?;
     Ok((2..=PAIRED_TAIL_MAX_WAVES).contains(&optimizer::waves(device, &paired))
-        && last_wave_fill(device, &paired) < PAIRED_TAIL_MAX_LAST_FILL)
+        && optimizer::last_wave_fill(device, &paired) < PAIRED_TAIL_MAX_LAST_FILL)
 }
 
 /// The split paired kernel's shape for the tail of the unsplit one's last wave: PAIRED_TAIL_SPLIT ranges.
@@ -1223,16 +1223,6 @@ fn paired_tail_split_plan(
 ) -> LaunchPlan {
     let shape = LaunchShape { tx: spec.space.tx_min, ty: 1, split: PAIRED_TAIL_SPLIT };
     LaunchPlan::of_shape(device, kernel, spec, problem, shape)
-}
-
-/// The share of a wave the plan's last wave fills: 1 when every wave is full.
-fn last_wave_fill(device: &DeviceModel, plan: &LaunchPlan) -> f64 {
-    let per_wave = plan.occupancy.blocks_per_wave(device);
-    let waves = optimizer::waves(device, plan);
-    if per_wave == 0 || waves == 0 {
-        return 0.0;
-    }
-    (plan.geometry.blocks() - (waves - 1) * per_wave) as f64 / per_wave as f64
 }
 
 /// Whether x lies an odd number of floats off A's float4s in some column
@@ -2449,7 +2439,7 @@ mod tests {
         ] {
             let plan = unsplit(m, n);
             assert_eq!(plan.geometry.blocks(), blocks, "{m} × {n}");
-            assert!((last_wave_fill(&device, &plan) - last as f64 / 396.0).abs() < 1e-9, "{m} × {n}");
+            assert!((optimizer::last_wave_fill(&device, &plan) - last as f64 / 396.0).abs() < 1e-9, "{m} × {n}");
             assert!(serves(m, n), "{m} × {n}");
             let split = paired_tail_split_plan(&device, &kernel, &GEMV_T_PAIRED_SPLIT, &problem(m, n));
             assert_eq!((split.shape.tx, split.geometry.grid.1, split.geometry.blocks()), (256, 4, 4 * blocks));
@@ -2460,7 +2450,7 @@ mod tests {
             assert!(!serves(m, n), "{m} × {n}");
         }
         assert!(serves(PAIRED_MAX_ROWS, 4000) && !serves(PAIRED_MAX_ROWS + 1, 4000));
-        assert!((last_wave_fill(&device, &unsplit(65536, 9504)) - 1.0).abs() < 1e-12);
+        assert!((optimizer::last_wave_fill(&device, &unsplit(65536, 9504)) - 1.0).abs() < 1e-12);
     }
 
     #[test]

@@ -214,6 +214,17 @@ pub fn waves(device: &DeviceModel, plan: &LaunchPlan) -> u64 {
     occupancy::waves(plan.geometry.blocks(), plan.occupancy.blocks_per_wave(device))
 }
 
+/// The share of a wave the plan's last wave fills: 1 when every wave is full
+/// (0 when nothing fits or nothing is launched).
+pub fn last_wave_fill(device: &DeviceModel, plan: &LaunchPlan) -> f64 {
+    let per_wave = plan.occupancy.blocks_per_wave(device);
+    let waves = waves(device, plan);
+    if per_wave == 0 || waves == 0 {
+        return 0.0;
+    }
+    (plan.geometry.blocks() - (waves - 1) * per_wave) as f64 / per_wave as f64
+}
+
 /// The fewer-waves extension: the same Grid-Occupancy as `best` in fewer waves.
 fn ties_in_fewer_waves(device: &DeviceModel, candidate: &LaunchPlan, best: &LaunchPlan) -> bool {
     (candidate.occupancy.grid - best.occupancy.grid).abs() < 1e-12 && waves(device, candidate) < waves(device, best)
