@@ -1,6 +1,7 @@
 // SGEMV: y = alpha * op(A) * x + beta * y, A column-major (m rows, n columns, lda).
 //
-// Twenty-nine kernels; the routine (src/routines/gemv.rs) picks one of twenty-eight per call:
+// Thirty kernels; the routine (src/routines/gemv.rs) picks one of twenty-nine per call (the thirtieth,
+// gemv_read_floor_f32, is `mublas bench floor`'s):
 //  - gemv_n_f32 / gemv_n_f32_scalar: op N. Block (Tx, Ty); the block owns
 //    GEMV_N_ROWS * Tx rows, each thread GEMV_N_ROWS of them; the Ty thread rows
 //    split the block's columns in groups of GEMV_N_COLS (the loads of a group are
@@ -24,10 +25,8 @@
 //    gemv_n_f32_few: the float4 wide kernel on 32-row tiles with as many
 //    thread rows as the columns keep busy, for matrices of few columns.
 //    gemv_n_f32_wide_any: the float4 wide kernel for any A and lda
-//    (gemv_n_any_columns). Checked on the CPU (scripts/cpu-emulation) and
-//    timed on the GPU (docs/performance.md), where it was no faster than the
-//    kernels the routine takes for odd lda and its time varied more with n,
-//    so the routine does not launch it.
+//    (gemv_n_any_columns), which the routine launches on GPUs with fast DRAM
+//    from 2000 to 6336 rows (`wide_any_serves`).
 //  - gemv_n_f32_scalar_lanes: op N, any alignment and lda, one wave of row
 //    tiles of 32 rows: block (32, Ty), a row per lane, so that each load of a
 //    warp is 128 contiguous bytes of one column (gemv_n_lanes).

@@ -1103,8 +1103,9 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
     let test = "gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave";
     let Some(gpu) = gpu_or_skip(test) else { return };
     // The rule's figures are the H100's and H200's (132 SMs, one 512-thread wide block per SM); on
-    // the H200's faster DRAM the sweep kernel takes float4 A from 12000 rows and odd lda from 4096 to
-    // 4224 rows and past 6336, the wide kernel for any A 2000 to 4000 and 4225 to 6336.
+    // the H200's faster DRAM the sweep kernel takes float4 A from 12000 rows (and from 4225 where it fills
+    // the SMs) and odd lda from 4096 to 4224 rows and past 6336, the wide kernel for any A 2000 to 4000 and
+    // 4225 to 6336.
     let model = gpu.inner().device.model();
     let h100_like = on_132_sms(&gpu);
     let fast_dram = gemv::fast_dram(model);
@@ -1114,7 +1115,7 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
     const WIDE_ANY: &str = "gemv_n_f32_wide_any";
     // (m, n, lda, A's address offset in bytes, expected kernel and the wide kernels' shape, the same on fast DRAM)
     type Expected = (&'static str, Option<(u32, u32)>);
-    let cases: [(i64, i64, i64, u64, Expected, Expected); 19] = [
+    let cases: [(i64, i64, i64, u64, Expected, Expected); 21] = [
         (3000, 3000, 3000, 0, ("gemv_n_f32_wide", Some((8, 64))), ("gemv_n_f32_wide", Some((8, 64)))),
         (3000, 3000, 3001, 4, ("gemv_n_f32_scalar_lanes", Some((32, 32))), (WIDE_ANY, Some((8, 64)))),
         (4223, 4224, 4223, 0, ("gemv_n_f32_scalar_lanes", Some((32, 32))), (SWEEP, Some((32, 32)))),
@@ -1123,6 +1124,9 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
         // On fast DRAM, one tile per SM (gpu_sgemv_wide_n_kernels_on_fast_dram_through_the_routine).
         (5000, 5000, 5000, 0, ("gemv_n_f32_wide", Some((16, 32))), ("gemv_n_f32_wide", Some((10, 32)))),
         (16384, 16384, 16384, 0, ("gemv_n_f32_wide", Some((32, 16))), (SWEEP, Some((128, 8)))),
+        // Under 12000 rows the sweep takes float4 A where its one wave engages 90 % of the SMs (8192²: 128).
+        (8192, 8192, 8192, 0, ("gemv_n_f32_wide", Some((16, 32))), (SWEEP, Some((64, 16)))),
+        (10000, 10000, 10000, 0, ("gemv_n_f32_wide", Some((24, 21))), ("gemv_n_f32_wide", Some((20, 16)))),
         (5000, 5001, 5001, 0, ("gemv_n_f32_scalar_wide", Some((16, 32))), (WIDE_ANY, Some((10, 32)))),
         (7001, 7001, 7001, 0, ("gemv_n_f32_scalar_wide", Some((16, 32))), (SWEEP, Some((64, 16)))),
         (2000, 8192, 2000, 0, ("gemv_n_f32_wide", Some((8, 64))), ("gemv_n_f32_wide", Some((8, 64)))),

@@ -141,6 +141,21 @@ const SWEEP_MIN_DRAM_BYTES_PER_SM_SECOND: f64 = 30e9;
 /// wide / cuBLAS: 12000² 132.5 / 140.3 / 142.8, 10000² 98.3–98.9 / 96.6 /
 /// 108.4, 5000² 30.0 / 27.6 / 30.5 on 64 × 16, 3000² 12.4 / 11.6 / 13.1)…
 const SWEEP_MIN_ROWS: i64 = 12000;
+/// Below SWEEP_MIN_ROWS, past one wave of 32-row tiles, the sweep takes float4
+/// A on more than FEW_MAX_COLUMNS columns where its one-wave grid engages as
+/// many SMs as the wide kernel's ([`sweep_pays`]). Its row tiles step by 32
+/// rows, the wide kernel's by 8, so its grid fits some sizes and leaves SMs
+/// idle at others; on as many SMs it reads faster. H200, kernel time,
+/// `scripts/gemv-ab.py`, µs, sweep / wide (`wide_fine_plan`) / cuBLAS, the
+/// sweep's blocks / the wide kernel's: 7680² 55.3 / 58.5 / 56.3 (120 / 120),
+/// 8000² 59.4 / 62.9 / 61.3 (125 / 125), 8192² 61.9 / 67.8 / 63.6 (128 /
+/// 128), 8448² 65.7 / 70.6 / 68.9 (132 / 132), 8192 × 16384 120.1 / 128.1
+/// / 123.0, 7400² 53.6 / 53.7 / 54.0 (116 / 116); on fewer SMs than the wide
+/// kernel, 6336² 40.6 / 40.0 (99 / 132), 7000² 49.0 / 48.3 (110 / 125), 9000²
+/// 80.1 / 78.7 (94 / 125), 10000² 95.8 / 94.9 (105 / 125), 10800² 109.0 /
+/// 108.0 (113 / 123), 11500² 123.4 / 123.1 (120 / 131; through the library
+/// 126.1 / 123.6), but 7200² 49.8 / 50.2 (113 / 129) and 11000² 113.2 /
+/// 116.4 (115 / 125).
 /// …and any other A from this many rows (4097² 19.5 against the scalar wide
 /// kernel's 21.7, cuBLAS 19.1; 4223² 19.9–20.8 against the lanes kernel's
 /// 22.6, cuBLAS 22.4–22.9). Past 4224 rows the scalar wide kernel's time
@@ -751,7 +766,7 @@ enum Twin {
     Few,
     /// The scalar lanes kernel: where it runs in one wave what the scalar wide kernel would.
     Lanes,
-    /// The sweep kernel, for float4 and scalar A: [`sweep_serves`], in one wave.
+    /// The sweep kernel, for float4 and scalar A: [`sweep_serves`], [`sweep_pays`].
     Sweep,
     /// The scalar long kernel: [`long_serves`], in one wave.
     Long,
@@ -899,10 +914,21 @@ fn wide_any_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, 
 /// least). Past one wave of the longest tiles (Tx 64) the grid needs two, and
 /// [`wide_pays`] refuses it.
 fn wide_fine_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, problem: &Problem) -> LaunchPlan {
-    let rows_per_tx_pair = 2 * N_ROWS_PER_THREAD * device.sm_count as u64;
-    let tx = (2 * problem.m.div_ceil(rows_per_tx_pair)).min(spec.space.tx_max as u64) as u32;
+    let tx = wide_fine_tx(device, problem.m);
     let ty = (WIDE_FINE_THREADS / tx / 8 * 8).max(8);
     LaunchPlan::of_shape(device, kernel, spec, problem, LaunchShape { tx, ty, split: 1 })
+}
+
+/// [`wide_fine_plan`]'s Tx for m rows.
+fn wide_fine_tx(device: &DeviceModel, m: u64) -> u32 {
+    let rows_per_tx_pair = 2 * N_ROWS_PER_THREAD * device.sm_count.max(1) as u64;
+    (2 * m.div_ceil(rows_per_tx_pair)).min(WIDE_SPACE.tx_max as u64) as u32
+}
+
+/// [`wide_fine_plan`]'s row tiles (blocks) for m rows.
+fn wide_fine_tiles(device: &DeviceModel, m: i64) -> u64 {
+    let m = m.max(0) as u64;
+    m.div_ceil(N_ROWS_PER_THREAD * wide_fine_tx(device, m).max(1) as u64)
 }
 
 /// Whether a wide N kernel (or the scalar lanes kernel, which takes the
@@ -933,14 +959,29 @@ fn wide_serves(kind: Twin, m: i64, n: i64) -> bool {
 }
 
 /// Whether the sweep kernel can take an N call from `default` (`plan`, which
-/// then needs its grid to run in one wave): on a device whose DRAM gives each
-/// SM at least SWEEP_MIN_DRAM_BYTES_PER_SM_SECOND, at least SWEEP_MIN_COLUMNS
-/// columns, and SWEEP_MIN_ROWS rows for float4 A, SWEEP_MIN_ROWS_SCALAR for
-/// any other A. On the H100 the sweep for odd lda was timed too and stays
-/// off (docs/performance.md, "Odd lda past 4224 rows").
+/// then needs [`sweep_pays`]): on a device whose DRAM gives each SM at least
+/// SWEEP_MIN_DRAM_BYTES_PER_SM_SECOND, at least SWEEP_MIN_COLUMNS columns,
+/// and for float4 A SWEEP_MIN_ROWS rows or more than one wave of 32-row
+/// tiles, for any other A SWEEP_MIN_ROWS_SCALAR rows. On the H100 the sweep
+/// for odd lda was timed too and stays off (docs/performance.md, "Odd lda
+/// past 4224 rows").
 fn sweep_serves(device: &DeviceModel, default: &KernelSpec, m: i64, n: i64) -> bool {
-    let min_rows = if std::ptr::eq(default, &GEMV_N_SCALAR) { SWEEP_MIN_ROWS_SCALAR } else { SWEEP_MIN_ROWS };
-    fast_dram(device) && m >= min_rows && n >= SWEEP_MIN_COLUMNS
+    let rows = if std::ptr::eq(default, &GEMV_N_SCALAR) {
+        m >= SWEEP_MIN_ROWS_SCALAR
+    } else {
+        m >= SWEEP_MIN_ROWS || (past_one_wave_of_32_row_tiles_on_fast_dram(device, m) && n > FEW_MAX_COLUMNS)
+    };
+    fast_dram(device) && rows && n >= SWEEP_MIN_COLUMNS
+}
+
+/// Whether the sweep's plan replaces the default's: in one wave, and for
+/// float4 A below SWEEP_MIN_ROWS rows on at least as many blocks as
+/// [`wide_fine_plan`]'s row tiles.
+fn sweep_pays(device: &DeviceModel, default: &KernelSpec, m: i64, plan: &LaunchPlan) -> bool {
+    let as_many_sms_as_the_wide_kernel = std::ptr::eq(default, &GEMV_N_SCALAR)
+        || m >= SWEEP_MIN_ROWS
+        || plan.geometry.blocks() >= wide_fine_tiles(device, m);
+    optimizer::waves(device, plan) == 1 && as_many_sms_as_the_wide_kernel
 }
 
 /// Thread rows of a sweep block of Tx: as many as SWEEP_THREADS holds, down
@@ -1562,7 +1603,7 @@ pub fn plan(
                 Twin::Wide | Twin::WideStaged | Twin::Lanes | Twin::WideAny => {
                     wide_pays(model, kind, m, n, default_plan.geometry.grid.1, &twin_plan)
                 }
-                Twin::Sweep => waves(model, &twin_plan) == 1,
+                Twin::Sweep => sweep_pays(model, default, m, &twin_plan),
                 Twin::Few => few_pays(model, n, &twin_plan),
                 Twin::Long => long_pays(model, &twin_plan),
                 Twin::Thin => true,
@@ -2056,6 +2097,8 @@ mod tests {
         assert!(h100.dram_bytes_per_sm_second() < SWEEP_MIN_DRAM_BYTES_PER_SM_SECOND);
         assert!(h200.dram_bytes_per_sm_second() >= SWEEP_MIN_DRAM_BYTES_PER_SM_SECOND);
         for (default, m, n) in [
+            (&GEMV_N, 4225, 4225),
+            (&GEMV_N, 8192, 8192),
             (&GEMV_N, 12000, 12000),
             (&GEMV_N, 16384, 16384),
             (&GEMV_N, 65536, 1024),
@@ -2069,12 +2112,48 @@ mod tests {
             assert!(sweep_serves(&h200, default, m, n), "{} {m} × {n}", default.name);
             assert!(!sweep_serves(&h100, default, m, n), "{} {m} × {n} on an H100", default.name);
         }
-        assert!(!sweep_serves(&h200, &GEMV_N, 10000, 10000), "float4 A under 12000 rows: the wide kernels");
+        assert!(!sweep_serves(&h200, &GEMV_N, 4224, 4224), "float4 A in one wave of 32-row tiles: the wide kernel");
         assert!(!sweep_serves(&h200, &GEMV_N_SCALAR, 4095, 4095), "scalar A under 4096 rows");
         assert!(!sweep_serves(&h200, &GEMV_N, 1 << 20, 1023), "fewer than 1024 columns");
         assert!(!sweep_serves(&h200, &GEMV_N, 16896, 512), "fewer than 1024 columns");
         let unreported = DeviceModel { memory_clock_khz: 0, ..DeviceModel::h200() };
         assert!(!sweep_serves(&unreported, &GEMV_N, 16384, 16384), "no memory clock reported");
+    }
+
+    #[test]
+    fn under_12000_rows_the_sweep_takes_float4_a_where_its_grid_engages_as_many_sms_as_the_wide_kernels() {
+        let device = DeviceModel::h200();
+        let sweep =
+            |m: u64| wide_plan(&device, &sweep_model(), &GEMV_N_SWEEP, &Problem { m, n: m, k: 0 }, sweep_thread_rows);
+        // (m, the sweep's blocks, the wide kernel's): 64-row tiles up to 8448 rows, 96-row tiles past them.
+        for (m, blocks, wide) in
+            [(7400u64, 116u64, 116u64), (7680, 120, 120), (8000, 125, 125), (8192, 128, 128), (8448, 132, 132)]
+        {
+            let plan = sweep(m);
+            assert_eq!((plan.geometry.blocks(), wide_fine_tiles(&device, m as i64)), (blocks, wide), "{m}²");
+            assert!(sweep_pays(&device, &GEMV_N, m as i64, &plan), "{m}²");
+        }
+        for (m, blocks, wide) in [
+            (6336u64, 99u64, 132u64),
+            (7000, 110, 125),
+            (7200, 113, 129),
+            (8449, 89, 118),
+            (10000, 105, 125),
+            (11500, 120, 131),
+        ] {
+            let plan = sweep(m);
+            assert_eq!((plan.geometry.blocks(), wide_fine_tiles(&device, m as i64)), (blocks, wide), "{m}²");
+            assert!(!sweep_pays(&device, &GEMV_N, m as i64, &plan), "{m}²: the wide kernel");
+        }
+        // The few-columns kernel keeps its columns.
+        assert!(sweep_serves(&device, &GEMV_N, 8192, 1537) && !sweep_serves(&device, &GEMV_N, 8192, 1536));
+        // From 12000 rows, and for any other A, one wave is enough.
+        let plan = sweep(12800);
+        assert_eq!(plan.geometry.blocks(), 100);
+        assert!(sweep_pays(&device, &GEMV_N, 12800, &plan));
+        let plan = sweep(9001);
+        assert_eq!(plan.geometry.blocks(), 94);
+        assert!(sweep_pays(&device, &GEMV_N_SCALAR, 9001, &plan));
     }
 
     #[test]
