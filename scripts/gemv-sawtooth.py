@@ -5,7 +5,9 @@ the environment: y = Aᵀ·x + 0.5·y). Each size runs the kernel the routine
 takes there (src/routines/gemv.rs, `plan`): by default, for T
 gemv_t_f32_l1_any on blocks of 256 threads at every size; for N
 gemv_n_f32_scalar_lanes on 32 × 32 where n % 4 != 0 and gemv_n_f32_wide on
-8 × 64 (wide_plan's shape over this range) where n % 4 == 0; unsplit. Each
+8 × 64 (wide_plan's shape over this range) where n % 4 == 0; unsplit (on
+the H200 the routine takes gemv_n_f32_sweep@32x32 where n % 4 != 0: pass it
+as ANY_LDA_SPEC). Each
 size is timed as scripts/gemv-ab.py does (graph_timing.py: twenty calls
 replayed from a CUDA graph, no launch cost, four matrices rotated past the
 L2), the median of 11 replays. Prints µs and GB/s (of A) per size, then for
@@ -34,7 +36,7 @@ def grid(name, tx, n):
     """Blocks of the unsplit launch: column groups of TX / 32 (T), row tiles of TX rows (lanes) or 4·TX (N)."""
     if OP_T:
         return -(-n // (tx // 32))
-    return -(-n // (tx if "_lanes" in name else 4 * tx))
+    return -(-n // (tx if ("_lanes" in name or "_sweep" in name) else 4 * tx))
 
 
 def main():

@@ -637,6 +637,8 @@ fn gpu_sgemv_wide_n_kernels_on_fast_dram_through_the_routine() {
         ((5001, 2003, 5003), (10, 32)),
         ((6001, 3001, 6002), (12, 32)),
         ((6336, 2048, 6337), (12, 32)),
+        ((9001, 6144, 9001), (18, 16)),
+        ((12671, 6145, 12673), (24, 16)),
     ];
     let dims: Vec<_> = shapes.iter().map(|&(shape, _)| shape).collect();
     float4_shapes_through_the_routine(&gpu, test, MUBLAS_OP_N, &dims, |i, name, plan| {
@@ -1104,18 +1106,18 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
     let Some(gpu) = gpu_or_skip(test) else { return };
     // The rule's figures are the H100's and H200's (132 SMs, one 512-thread wide block per SM); on
     // the H200's faster DRAM the sweep kernel takes float4 A from 12000 rows (and from 4225 where it fills
-    // the SMs) and odd lda from 4096 to 4224 rows and past 6336, the wide kernel for any A 2000 to 4000 and
-    // 4225 to 6336.
+    // the SMs) and odd lda from 4096 to 4224 rows and past 6336 (12672 on 6144 columns or more), the wide
+    // kernel for any A 2000 to 4000 and 4225 to 6336 (12672).
     let model = gpu.inner().device.model();
     let h100_like = on_132_sms(&gpu);
     let fast_dram = gemv::fast_dram(model);
     const SWEEP: &str = "gemv_n_f32_sweep";
-    // From 2000 to 4000 and 4225 to 6336 rows on fast DRAM
+    // From 2000 to 4000 and 4225 to 6336 rows (12672 on 6144 columns or more) on fast DRAM
     // (gpu_sgemv_wide_n_kernels_on_fast_dram_through_the_routine).
     const WIDE_ANY: &str = "gemv_n_f32_wide_any";
     // (m, n, lda, A's address offset in bytes, expected kernel and the wide kernels' shape, the same on fast DRAM)
     type Expected = (&'static str, Option<(u32, u32)>);
-    let cases: [(i64, i64, i64, u64, Expected, Expected); 21] = [
+    let cases: [(i64, i64, i64, u64, Expected, Expected); 22] = [
         (3000, 3000, 3000, 0, ("gemv_n_f32_wide", Some((8, 64))), ("gemv_n_f32_wide", Some((8, 64)))),
         (3000, 3000, 3001, 4, ("gemv_n_f32_scalar_lanes", Some((32, 32))), (WIDE_ANY, Some((8, 64)))),
         (4223, 4224, 4223, 0, ("gemv_n_f32_scalar_lanes", Some((32, 32))), (SWEEP, Some((32, 32)))),
@@ -1128,7 +1130,8 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
         (8192, 8192, 8192, 0, ("gemv_n_f32_wide", Some((16, 32))), (SWEEP, Some((64, 16)))),
         (10000, 10000, 10000, 0, ("gemv_n_f32_wide", Some((24, 21))), ("gemv_n_f32_wide", Some((20, 16)))),
         (5000, 5001, 5001, 0, ("gemv_n_f32_scalar_wide", Some((16, 32))), (WIDE_ANY, Some((10, 32)))),
-        (7001, 7001, 7001, 0, ("gemv_n_f32_scalar_wide", Some((16, 32))), (SWEEP, Some((64, 16)))),
+        (7001, 7001, 7001, 0, ("gemv_n_f32_scalar_wide", Some((16, 32))), (WIDE_ANY, Some((14, 24)))),
+        (12673, 12673, 12673, 0, ("gemv_n_f32_scalar_wide", Some((32, 16))), (SWEEP, Some((128, 8)))),
         (2000, 8192, 2000, 0, ("gemv_n_f32_wide", Some((8, 64))), ("gemv_n_f32_wide", Some((8, 64)))),
         // Past 16384 columns: the staged float4 kernel, on at least half the SMs…
         (20000, 20000, 20000, 0, ("gemv_n_f32_wide_staged", Some((40, 12))), (SWEEP, Some((160, 4)))),

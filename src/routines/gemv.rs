@@ -167,8 +167,9 @@ const SWEEP_MIN_ROWS: i64 = 12000;
 /// 16383² 317.8 / 277.7 / 273.8, 20001² 422.6 / 380.8 / 422.9, but 5001²
 /// 28.4 / 30.1 / 30.8 and 14001² 183.5 / 188.5 / 195.0; behind cuBLAS at
 /// 28001² and 32767² (0.93 and 0.90; the split scalar kernel 0.88 at 32767²;
-/// the long kernel now goes first there, `long_pays`; up to WIDE_ANY_MAX_ROWS
-/// the wide kernel for any A goes first)…
+/// the long kernel now goes first there, `long_pays`; up to WIDE_ANY_MAX_ROWS,
+/// or WIDE_ANY_LONG_MAX_ROWS on wide matrices, the wide kernel for any A goes
+/// first)…
 const SWEEP_MIN_ROWS_SCALAR: i64 = 4096;
 /// …on at least this many columns, so that each thread row sweeps several
 /// groups of 32 (65536 × 1024: 62.3 µs against 67.9 for the wide kernel,
@@ -217,6 +218,25 @@ const WIDE_FINE_THREADS: u32 = 384;
 /// × 2001 and 4095 × 2000 4–5 % slower than the sweep and the lanes kernel
 /// (11.68 against 11.16, 12.48 against 11.96).
 const WIDE_ANY_MAX_ROWS: i64 = 6336;
+/// Past WIDE_ANY_MAX_ROWS it takes A on at least WIDE_ANY_LONG_MIN_COLUMNS
+/// columns, up to this many rows (Tx 24, the last of wide_fine_plan's shapes
+/// with 16 thread rows; at Tx 26 it has 8, and ran 12 % slower than the
+/// sweep at 12673² and 13001²). Through the library against the sweep (H200,
+/// kernel time, `scripts/sgemv-builds.py`, odd lda, beta 0, µs, sweep / this
+/// / cuBLAS): 7681² 59.79 / 57.03 / 59.39, 8001² 64.98 / 61.80 / 68.78,
+/// 8193² 68.20 / 64.90 / 72.52, 9001² 82.40 / 81.25 / 99.58, 11489² 125.69 /
+/// 123.60 / 142.90, 12001² 138.51 / 134.74 / 150.81, 12671² 155.96 / 148.75
+/// / 165.52, 12001 × 16384 190.44 / 182.54 / 201.09, level at 9985² to
+/// 10015² and 11001² (within 0.6 %), but 6553² 45.08 / 46.32 / 46.18
+/// (45.11 / 45.87 in a second run)…
+const WIDE_ANY_LONG_MAX_ROWS: i64 = 12672;
+/// …and on fewer columns the sweep was faster: 8001 × 2001 18.85 / 19.57 /
+/// 19.17, 11001 × 2001 24.04 / 24.67 / 26.05, 9001 × 4096 39.28 / 39.83 /
+/// 47.60. On 6144 columns or more (the final rule, same units): 8001 × 6144
+/// 50.76 / 48.75 / 49.42, 9001 × 6144 57.11 / 56.91 / 68.44, 11001 × 6144
+/// 67.68 / 67.62 / 79.83, 12001 × 8192 95.55 / 93.50 / 107.74, 7001 × 12001
+/// 84.57 / 81.00 / 86.10. Between 4096 and 6144 columns not timed.
+const WIDE_ANY_LONG_MIN_COLUMNS: i64 = 6144;
 /// The any-A kernel takes 32-row tiles where they engage less than this
 /// share of the SMs (up to 4000 rows on 132 SMs).
 const WIDE_ANY_32_ROW_TILES_MAX_COVERAGE: f64 = 0.95;
@@ -886,14 +906,16 @@ fn tiles_of_32_rows(m: i64) -> u64 {
 
 /// Whether the wide kernel for any A can take an N call from the scalar
 /// default (`plan`, which then needs [`wide_pays`]): on fast DRAM, up to
-/// WIDE_ANY_MAX_ROWS rows, where the wide kernels serve, and where its
-/// 32-row tiles would engage less than WIDE_ANY_32_ROW_TILES_MAX_COVERAGE
-/// of the SMs or need more than one wave (the lanes kernel and the sweep
-/// keep the rest).
+/// WIDE_ANY_MAX_ROWS rows (WIDE_ANY_LONG_MAX_ROWS on at least
+/// WIDE_ANY_LONG_MIN_COLUMNS columns), where the wide kernels serve, and
+/// where its 32-row tiles would engage less than
+/// WIDE_ANY_32_ROW_TILES_MAX_COVERAGE of the SMs or need more than one wave
+/// (the lanes kernel and the sweep keep the rest).
 fn wide_any_serves(device: &DeviceModel, m: i64, n: i64) -> bool {
     let leaves_sms_idle = (tiles_of_32_rows(m) as f64) < WIDE_ANY_32_ROW_TILES_MAX_COVERAGE * device.sm_count as f64;
+    let max_rows = if n >= WIDE_ANY_LONG_MIN_COLUMNS { WIDE_ANY_LONG_MAX_ROWS } else { WIDE_ANY_MAX_ROWS };
     fast_dram(device)
-        && m <= WIDE_ANY_MAX_ROWS
+        && m <= max_rows
         && (leaves_sms_idle || past_one_wave_of_32_row_tiles_on_fast_dram(device, m))
         && wide_serves(Twin::WideAny, m, n)
 }
@@ -2039,13 +2061,19 @@ mod tests {
             (4225, (10, 32), 106),
             (5001, (10, 32), 126),
             (6336, (12, 32), 132),
+            (9001, (18, 16), 126),
+            (12672, (24, 16), 132),
         ] {
-            assert!(wide_any_serves(&h200, m as i64, 2000) && wide_any_serves(&h200, m as i64, 16384), "{m}");
+            let fewest_columns = if m > 6336 { 6144 } else { 2000 };
+            assert!(wide_any_serves(&h200, m as i64, fewest_columns) && wide_any_serves(&h200, m as i64, 16384), "{m}");
             assert!(!wide_any_serves(&h100, m as i64, m as i64), "{m}");
             let plan = wide_any_plan(&h200, &wide_models()[0], &GEMV_N_WIDE_ANY, &Problem { m, n: m, k: 0 });
             assert_eq!((plan.shape.tx, plan.shape.ty, plan.geometry.blocks()), (shape.0, shape.1, blocks), "{m}²");
         }
-        assert!(!wide_any_serves(&h200, 1999, 2000) && !wide_any_serves(&h200, 6337, 6337));
+        assert!(!wide_any_serves(&h200, 1999, 2000) && !wide_any_serves(&h200, 12673, 12673));
+        // Past 6336 rows, on at least 6144 columns.
+        assert!(wide_any_serves(&h200, 6337, 6144) && !wide_any_serves(&h200, 6337, 6143));
+        assert!(wide_any_serves(&h200, 6336, 2000));
         // Where 32-row tiles engage 95 % of the SMs or more (126 of 132): the lanes kernel and the sweep.
         for m in [4001, 4095, 4096, 4224] {
             assert!(!wide_any_serves(&h200, m, m), "{m}");
