@@ -76,8 +76,9 @@ static std::vector<std::pair<int, int>> shapes(Space space) {
     switch (space) {
         case Space::N: return {{32, 4}, {64, 2}};
         case Space::Narrow: return {{8, 16}, {32, 4}};
-        // And row tiles of 40 rows (Tx 10, a warp across two thread rows), as the routine takes on fast DRAM.
-        case Space::Wide: return {{8, 16}, {24, 8}, {64, 8}, {10, 32}};
+        // And row tiles of 40 and 72 rows (Tx 10 and 18, a warp across two thread rows), as the routine takes on
+        // fast DRAM.
+        case Space::Wide: return {{8, 16}, {24, 8}, {64, 8}, {10, 32}, {18, 16}};
         // The fewest and most thread rows, and 16: past the last column on the narrower cases.
         case Space::Few: return {{8, 4}, {8, 16}, {8, 64}};
         case Space::Lanes: return {{32, 4}, {32, 1}};
