@@ -1126,7 +1126,8 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
         // On fast DRAM, one tile per SM (gpu_sgemv_wide_n_kernels_on_fast_dram_through_the_routine).
         (5000, 5000, 5000, 0, ("gemv_n_f32_wide", Some((16, 32))), ("gemv_n_f32_wide", Some((10, 32)))),
         (16384, 16384, 16384, 0, ("gemv_n_f32_wide", Some((32, 16))), (SWEEP, Some((128, 8)))),
-        // Under 12000 rows the sweep takes float4 A where its one wave engages 90 % of the SMs (8192²: 128).
+        // Under 12000 rows the sweep takes float4 A where its one wave has as many blocks as the wide kernel's
+        // (8192²: 128 each; 10000²: 105 against 125).
         (8192, 8192, 8192, 0, ("gemv_n_f32_wide", Some((16, 32))), (SWEEP, Some((64, 16)))),
         (10000, 10000, 10000, 0, ("gemv_n_f32_wide", Some((24, 21))), ("gemv_n_f32_wide", Some((20, 16)))),
         (5000, 5001, 5001, 0, ("gemv_n_f32_scalar_wide", Some((16, 32))), (WIDE_ANY, Some((10, 32)))),

@@ -901,7 +901,12 @@ fn past_one_wave_of_32_row_tiles_on_fast_dram(device: &DeviceModel, m: i64) -> b
 
 /// Row tiles of the wide kernels' shortest tiles (Tx 8: 32 rows) that m rows need.
 fn tiles_of_32_rows(m: i64) -> u64 {
-    (m.max(0) as u64).div_ceil(N_ROWS_PER_THREAD * WIDE_SPACE.tx_min as u64)
+    n_row_tiles(m.max(0) as u64, WIDE_SPACE.tx_min)
+}
+
+/// Row tiles of the N kernels whose threads own N_ROWS_PER_THREAD rows each (4·Tx rows a tile) that m rows need.
+fn n_row_tiles(m: u64, tx: u32) -> u64 {
+    m.div_ceil(N_ROWS_PER_THREAD * tx.max(1) as u64)
 }
 
 /// Whether the wide kernel for any A can take an N call from the scalar
@@ -927,7 +932,7 @@ fn wide_any_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, 
         return wide_fine_plan(device, kernel, spec, problem);
     }
     let tx = spec.space.tx_min;
-    LaunchPlan::of_shape(device, kernel, spec, problem, LaunchShape { tx, ty: WIDE_THREADS / tx, split: 1 })
+    LaunchPlan::of_shape(device, kernel, spec, problem, LaunchShape { tx, ty: wide_thread_rows(tx), split: 1 })
 }
 
 /// The float4 wide kernel's shape on fast DRAM past one wave of 32-row tiles:
@@ -950,7 +955,7 @@ fn wide_fine_tx(device: &DeviceModel, m: u64) -> u32 {
 /// [`wide_fine_plan`]'s row tiles (blocks) for m rows.
 fn wide_fine_tiles(device: &DeviceModel, m: i64) -> u64 {
     let m = m.max(0) as u64;
-    m.div_ceil(N_ROWS_PER_THREAD * wide_fine_tx(device, m).max(1) as u64)
+    n_row_tiles(m, wide_fine_tx(device, m))
 }
 
 /// Whether a wide N kernel (or the scalar lanes kernel, which takes the
@@ -1655,7 +1660,7 @@ pub fn split_ranges(len: u64, split: u32, granule: u64) -> (u64, u32) {
 /// Blocks along grid.x: row tiles (N), column groups (T), or the one tile of the short kernels.
 fn tiles(layout: Layout, problem: &Problem, shape: &LaunchShape) -> u64 {
     let n = match layout {
-        Layout::N => problem.m.div_ceil(N_ROWS_PER_THREAD * shape.tx.max(1) as u64),
+        Layout::N => n_row_tiles(problem.m, shape.tx),
         Layout::NShort => 1,
         Layout::T | Layout::TShort | Layout::TPaired => problem.n.div_ceil(t_columns_per_block(problem.m, shape.tx)),
     };
@@ -2051,7 +2056,8 @@ mod tests {
             assert_eq!((plan.shape.tx, plan.shape.ty), (64, 8));
             assert!(!wide_pays(&h200, Twin::Wide, 40000, 2048, 1, &plan));
         }
-        // The twin for any A from 2000 rows up to 48-row tiles (Tx 12), on the columns the wide kernels serve:
+        // The twin for any A from 2000 rows up to 48-row tiles (Tx 12; 96-row tiles, Tx 24, on at least 6144
+        // columns), on the columns the wide kernels serve:
         // the same shapes past one wave of 32-row tiles, and below it 32-row tiles of 512 threads where they
         // engage less than 95 % of the SMs.
         for (m, shape, blocks) in [
