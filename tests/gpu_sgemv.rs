@@ -614,10 +614,34 @@ fn gpu_sgemv_few_columns_n_kernel_through_the_routine() {
     unsplit_twin_through_the_routine(test, MUBLAS_OP_N, "gemv_n_f32_few", 8, &shapes, fast_on_132_sms, on);
 }
 
+/// The sweep kernel for A that is not float4 below 4096 rows on fast DRAM: 256 columns up to three times as
+/// many as rows, where the wide kernel for any A does not serve (fewer than 2000 columns, or 32-row tiles
+/// on nearly every SM and fewer than 3000), 32-row tiles of 32 thread rows; lda ≡ 1, 2 and 3 (mod 4),
+/// partial last tiles, column ranges ending in part groups of 32.
+#[test]
+fn gpu_sgemv_sweep_for_any_a_below_4096_rows_on_fast_dram() {
+    let test = "gpu_sgemv_sweep_for_any_a_below_4096_rows_on_fast_dram";
+    // (m, n, lda) and the thread rows on a 132-SM GPU with fast DRAM.
+    let shapes = [
+        ((256, 256, 257), 32),
+        ((300, 500, 301), 32),
+        ((511, 1533, 513), 32),
+        ((1001, 1001, 1001), 32),
+        ((1501, 768, 1503), 32),
+        ((2001, 1999, 2002), 32),
+        ((3001, 300, 3003), 32),
+        ((4001, 2001, 4001), 32),
+        ((4095, 2999, 4097), 32),
+    ];
+    let fast_on_132_sms = |gpu: &Gpu| gemv::fast_dram(gpu.inner().device.model()) && on_132_sms(gpu);
+    let on = "a 132-SM GPU with fast DRAM";
+    unsplit_twin_through_the_routine(test, MUBLAS_OP_N, "gemv_n_f32_sweep", 32, &shapes, fast_on_132_sms, on);
+}
+
 /// The wide N kernels on fast DRAM past one wave of 32-row tiles (`wide_fine_plan`): row tiles of any
 /// multiple of 8 rows, one per SM, so that warps straddle two thread rows (Tx 10, 14, 18, 22), with partial
 /// last tiles; float4 A, then lda ≡ 1, 2 and 3 (mod 4) on the kernel for any A (`wide_any_plan`: from 2000
-/// rows, 32-row tiles up to 4000 rows, its last tile read as the whole tile that ends at row m).
+/// rows, 32-row tiles below 4096 rows, its last tile read as the whole tile that ends at row m).
 #[test]
 fn gpu_sgemv_wide_n_kernels_on_fast_dram_through_the_routine() {
     let test = "gpu_sgemv_wide_n_kernels_on_fast_dram_through_the_routine";
@@ -633,6 +657,7 @@ fn gpu_sgemv_wide_n_kernels_on_fast_dram_through_the_routine() {
         ((2001, 2001, 2001), (8, 64)),
         ((3001, 2003, 3002), (8, 64)),
         ((4000, 4001, 4001), (8, 64)),
+        ((4093, 3001, 4095), (8, 64)),
         ((4225, 2001, 4225), (10, 32)),
         ((5001, 2003, 5003), (10, 32)),
         ((6001, 3001, 6002), (12, 32)),
@@ -1083,7 +1108,20 @@ fn gpu_sgemv_plan_takes_the_narrow_kernel_where_row_tiles_leave_sms_idle() {
     // (m, n, lda, A's address offset in bytes, expected kernel)
     let cases = [
         (512, 512, 512, 0, float4(if sms > 4 { "gemv_n_f32_narrow" } else { "gemv_n_f32" })),
-        (300, 500, 301, 4, if sms > 3 { "gemv_n_f32_scalar_narrow" } else { "gemv_n_f32_scalar" }),
+        // On fast DRAM the sweep takes any other A (gpu_sgemv_sweep_for_any_a_below_4096_rows_on_fast_dram).
+        (
+            300,
+            500,
+            301,
+            4,
+            if gemv::fast_dram(model) {
+                "gemv_n_f32_sweep"
+            } else if sms > 3 {
+                "gemv_n_f32_scalar_narrow"
+            } else {
+                "gemv_n_f32_scalar"
+            },
+        ),
         // More than 512 columns: the default kernel, which may split.
         (512, 513, 512, 0, float4("gemv_n_f32")),
         // Enough 128-row tiles for every SM: the default kernel.
@@ -1106,8 +1144,9 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
     let Some(gpu) = gpu_or_skip(test) else { return };
     // The rule's figures are the H100's and H200's (132 SMs, one 512-thread wide block per SM); on
     // the H200's faster DRAM the sweep kernel takes float4 A from 12000 rows (and from 4225 where it fills
-    // the SMs) and odd lda from 4096 to 4224 rows and past 6336 (12672 on 6144 columns or more), the wide
-    // kernel for any A 2000 to 4000 and 4225 to 6336 (12672).
+    // the SMs) and odd lda from 256 rows (below 4096 rows on 256 columns up to three a row, where the
+    // wide kernel for any A does not) and past 6336 (12672 on 6144 columns or more), the wide kernel for
+    // any A 2000 to 4095 rows on 2000 columns or more (from 4001 rows on 3000) and 4225 to 6336 (12672).
     let model = gpu.inner().device.model();
     let h100_like = on_132_sms(&gpu);
     let fast_dram = gemv::fast_dram(model);
@@ -1156,8 +1195,8 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
         // A split grid of two blocks per SM on most SMs: the thin kernel's blocks of 256, the same split
         // of 8 (not on fast DRAM)…
         (3001, 100001, 3001, 0, ("gemv_n_f32_scalar_thin", Some((32, 8))), ("gemv_n_f32_scalar", None)),
-        // …but not where most SMs hold one (64 blocks), nor on fewer than 2048 columns.
-        (1001, 1001, 1001, 0, ("gemv_n_f32_scalar", Some((32, 16))), ("gemv_n_f32_scalar", None)),
+        // …but not where most SMs hold one (64 blocks), nor on fewer than 2048 columns (on fast DRAM the sweep).
+        (1001, 1001, 1001, 0, ("gemv_n_f32_scalar", Some((32, 16))), (SWEEP, Some((32, 32)))),
         (20001, 1001, 20001, 0, ("gemv_n_f32_scalar", Some((32, 16))), ("gemv_n_f32_scalar", None)),
     ];
     for (m, n, lda, offset, on_h100, on_fast_dram) in cases {

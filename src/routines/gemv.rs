@@ -176,6 +176,23 @@ const SWEEP_MIN_ROWS_SCALAR: i64 = 4096;
 /// cuBLAS 64.5; 131072 × 256 was faster too, 33.7 / 35.2, but fewer columns
 /// on fewer rows were not timed).
 const SWEEP_MIN_COLUMNS: i64 = 1024;
+/// Below SWEEP_MIN_ROWS_SCALAR rows the sweep takes A that is not float4 from
+/// this many rows, on SWEEP_SHORT_MIN_COLUMNS columns up to
+/// SWEEP_SHORT_MAX_COLUMNS_PER_ROW times as many as rows, where the wide
+/// kernel for any A does not ([`wide_any_serves`]). There the default split
+/// its columns, or the lanes kernel its rows. H200, kernel time,
+/// `scripts/gemv-ab.py`, lda = m, µs, sweep on 32 × 32 / the default's split
+/// (best of 8, 16, 32) or the lanes kernel / cuBLAS: 1001² 4.77 / 6.57 /
+/// 13.12, 1501² 6.56 / 8.25 / 7.05, 1999² 8.00 / 9.69 / 8.38, 1001 × 600
+/// 3.74 / 6.52 / 8.52, 2001 × 1024 5.45 / 7.71 / 12.87, 3001 × 512 4.73 /
+/// 6.95 / 7.33, 4001 × 2001 10.89 / 11.93 (lanes) / 10.53, 4095 × 2000
+/// 11.03 / 12.06 (lanes) / 10.69, 767² 5.30 / 6.96 (narrow) / 5.38, 511²
+/// 5.09 / 5.87 (narrow) / 5.33, 1001 × 3001 8.84 / 9.29 / 8.47; on more
+/// columns the split was faster (1001 × 4001 11.00 / 10.25 / 10.32, 1501 ×
+/// 8001 20.83 / 17.82 / 20.43).
+const SWEEP_SHORT_MIN_ROWS: i64 = 256;
+const SWEEP_SHORT_MIN_COLUMNS: i64 = 256;
+const SWEEP_SHORT_MAX_COLUMNS_PER_ROW: i64 = 3;
 /// Threads of a wide block at most: the most their registers (94 and 102 on
 /// sm_90) leave room for in one block per SM. Full blocks were faster than half ones
 /// at every size tried (H100, kernel time with x staged, `scripts/gemv-ab.py`: 4100²
@@ -211,7 +228,7 @@ const WIDE_FINE_THREADS: u32 = 384;
 /// the lanes kernel's / cuBLAS): 2001² 7.79 / 8.42 / 9.84 / 8.14, 2501²
 /// 9.80 / 10.73 / 11.89 / 10.52, 3001² 12.53 / 12.73 / 14.57 / 13.78, 3501²
 /// 15.75 / 15.62 / 17.59 / 16.48. Where its tiles engage nearly every SM it
-/// is not taken: on 8 × 48 4001² ran 18.44 (8 × 64 18.52) / 19.08 / 20.58 /
+/// is taken below 4096 rows on wide matrices only (WIDE_ANY_FULL_WAVE_MIN_COLUMNS): on 8 × 48 4001² ran 18.44 (8 × 64 18.52) / 19.08 / 20.58 /
 /// 18.16, and over n = 4097…4223 (n % 4 != 0, beta 0.5) 0.956–0.994 of the
 /// sweep's time by n mod 32 (8 × 64 0.976–1.027), but through the library
 /// (beta 0) 4097² to 4223² ran within 1 % of the sweep either way, and 4097
@@ -238,8 +255,23 @@ const WIDE_ANY_LONG_MAX_ROWS: i64 = 12672;
 /// 84.57 / 81.00 / 86.10. Between 4096 and 6144 columns not timed.
 const WIDE_ANY_LONG_MIN_COLUMNS: i64 = 6144;
 /// The any-A kernel takes 32-row tiles where they engage less than this
-/// share of the SMs (up to 4000 rows on 132 SMs).
+/// share of the SMs (up to 4000 rows on 132 SMs)…
 const WIDE_ANY_32_ROW_TILES_MAX_COVERAGE: f64 = 0.95;
+/// …on at least this many columns (on fewer the sweep was faster: H200,
+/// kernel time, `scripts/gemv-ab.py`, µs, sweep on 32 × 32 / this on 8 × 64 /
+/// cuBLAS: 2001 × 1024 5.45 / 6.41 / 12.87, 3001 × 1024 6.21 / 7.10 / 5.70,
+/// 2001 × 768 4.80 / 6.27 / 10.05; on 2000 columns or more this was faster
+/// or level: 2001² 7.98 / 7.71 / 8.00, 2501² 10.37 / 9.75 / 10.39, 3001²
+/// 12.44 / 12.45 / 13.64, 3501² 15.40 / 15.70 / 16.33, 1999 × 4001 12.96 /
+/// 12.28 / 14.08)…
+const WIDE_ANY_SHORT_MIN_COLUMNS: i64 = 2000;
+/// …and up to SWEEP_MIN_ROWS_SCALAR rows also where its 32-row tiles engage
+/// nearly every SM, on at least this many columns (same units, the lanes
+/// kernel the third: 4001 × 2001 10.89 / 11.11 / 11.93, 4065 × 2001 11.03 /
+/// 11.41 / 12.01, 4001 × 3001 14.97 / 14.86 / 16.31, 4001² 18.93 / 18.57 /
+/// 20.46, 4065 × 6001 27.43 / 26.58 / 29.21, 4095 × 8001 36.38 / 34.31 /
+/// 38.04; cuBLAS 10.53, 10.65, 15.63, 18.18, 26.36, 34.09).
+const WIDE_ANY_FULL_WAVE_MIN_COLUMNS: i64 = 3000;
 /// Columns a thread row of the wide kernels has in flight (`gemv_n<VEC, 8, …>` in kernels/gemv.cu).
 const WIDE_GROUP_COLUMNS: u64 = 8;
 /// The wide N kernels need at least this many rows (`wide_pays`; the fewest
@@ -912,17 +944,20 @@ fn n_row_tiles(m: u64, tx: u32) -> u64 {
 /// Whether the wide kernel for any A can take an N call from the scalar
 /// default (`plan`, which then needs [`wide_pays`]): on fast DRAM, up to
 /// WIDE_ANY_MAX_ROWS rows (WIDE_ANY_LONG_MAX_ROWS on at least
-/// WIDE_ANY_LONG_MIN_COLUMNS columns), where the wide kernels serve, and
-/// where its 32-row tiles would engage less than
-/// WIDE_ANY_32_ROW_TILES_MAX_COVERAGE of the SMs or need more than one wave
-/// (the lanes kernel and the sweep keep the rest).
+/// WIDE_ANY_LONG_MIN_COLUMNS columns), where the wide kernels serve; below
+/// SWEEP_MIN_ROWS_SCALAR rows on at least WIDE_ANY_SHORT_MIN_COLUMNS columns
+/// where its 32-row tiles engage less than WIDE_ANY_32_ROW_TILES_MAX_COVERAGE
+/// of the SMs, else on at least WIDE_ANY_FULL_WAVE_MIN_COLUMNS; past them
+/// where 32-row tiles need more than one wave (the sweep keeps the rest).
 fn wide_any_serves(device: &DeviceModel, m: i64, n: i64) -> bool {
     let leaves_sms_idle = (tiles_of_32_rows(m) as f64) < WIDE_ANY_32_ROW_TILES_MAX_COVERAGE * device.sm_count as f64;
     let max_rows = if n >= WIDE_ANY_LONG_MIN_COLUMNS { WIDE_ANY_LONG_MAX_ROWS } else { WIDE_ANY_MAX_ROWS };
-    fast_dram(device)
-        && m <= max_rows
-        && (leaves_sms_idle || past_one_wave_of_32_row_tiles_on_fast_dram(device, m))
-        && wide_serves(Twin::WideAny, m, n)
+    let columns = if m < SWEEP_MIN_ROWS_SCALAR {
+        n >= WIDE_ANY_SHORT_MIN_COLUMNS && (leaves_sms_idle || n >= WIDE_ANY_FULL_WAVE_MIN_COLUMNS)
+    } else {
+        past_one_wave_of_32_row_tiles_on_fast_dram(device, m)
+    };
+    fast_dram(device) && m <= max_rows && columns && wide_serves(Twin::WideAny, m, n)
 }
 
 /// The any-A wide kernel's shape: [`wide_fine_plan`]'s past one wave of
@@ -987,18 +1022,24 @@ fn wide_serves(kind: Twin, m: i64, n: i64) -> bool {
 
 /// Whether the sweep kernel can take an N call from `default` (`plan`, which
 /// then needs [`sweep_pays`]): on a device whose DRAM gives each SM at least
-/// SWEEP_MIN_DRAM_BYTES_PER_SM_SECOND, at least SWEEP_MIN_COLUMNS columns,
-/// and for float4 A SWEEP_MIN_ROWS rows or more than one wave of 32-row
-/// tiles, for any other A SWEEP_MIN_ROWS_SCALAR rows. On the H100 the sweep
+/// SWEEP_MIN_DRAM_BYTES_PER_SM_SECOND: for float4 A SWEEP_MIN_ROWS rows or
+/// more than one wave of 32-row tiles, on at least SWEEP_MIN_COLUMNS columns;
+/// for any other A the same columns from SWEEP_MIN_ROWS_SCALAR rows, and
+/// below them from SWEEP_SHORT_MIN_ROWS rows on SWEEP_SHORT_MIN_COLUMNS to
+/// SWEEP_SHORT_MAX_COLUMNS_PER_ROW · m columns. On the H100 the sweep
 /// for odd lda was timed too and stays off (docs/performance.md, "Odd lda
 /// past 4224 rows").
 fn sweep_serves(device: &DeviceModel, default: &KernelSpec, m: i64, n: i64) -> bool {
-    let rows = if std::ptr::eq(default, &GEMV_N_SCALAR) {
-        m >= SWEEP_MIN_ROWS_SCALAR
+    let shape = if !std::ptr::eq(default, &GEMV_N_SCALAR) {
+        let rows =
+            m >= SWEEP_MIN_ROWS || (past_one_wave_of_32_row_tiles_on_fast_dram(device, m) && n > FEW_MAX_COLUMNS);
+        rows && n >= SWEEP_MIN_COLUMNS
+    } else if m >= SWEEP_MIN_ROWS_SCALAR {
+        n >= SWEEP_MIN_COLUMNS
     } else {
-        m >= SWEEP_MIN_ROWS || (past_one_wave_of_32_row_tiles_on_fast_dram(device, m) && n > FEW_MAX_COLUMNS)
+        m >= SWEEP_SHORT_MIN_ROWS && (SWEEP_SHORT_MIN_COLUMNS..=SWEEP_SHORT_MAX_COLUMNS_PER_ROW * m).contains(&n)
     };
-    fast_dram(device) && rows && n >= SWEEP_MIN_COLUMNS
+    fast_dram(device) && shape
 }
 
 /// Whether the sweep's plan replaces the default's: in one wave, and for
@@ -2077,11 +2118,20 @@ mod tests {
             assert_eq!((plan.shape.tx, plan.shape.ty, plan.geometry.blocks()), (shape.0, shape.1, blocks), "{m}²");
         }
         assert!(!wide_any_serves(&h200, 1999, 2000) && !wide_any_serves(&h200, 12673, 12673));
+        // Below 4096 rows, on fewer than 2000 columns: the sweep.
+        assert!(!wide_any_serves(&h200, 3001, 1999) && wide_any_serves(&h200, 3001, 2000));
         // Past 6336 rows, on at least 6144 columns.
         assert!(wide_any_serves(&h200, 6337, 6144) && !wide_any_serves(&h200, 6337, 6143));
         assert!(wide_any_serves(&h200, 6336, 2000));
-        // Where 32-row tiles engage 95 % of the SMs or more (126 of 132): the lanes kernel and the sweep.
-        for m in [4001, 4095, 4096, 4224] {
+        // Where 32-row tiles engage 95 % of the SMs or more (126 of 132), below 4096 rows on at least 3000
+        // columns; on fewer, and from 4096 rows (one wave of 32-row tiles), the sweep.
+        for m in [4001, 4095] {
+            assert!(wide_any_serves(&h200, m, 3000) && !wide_any_serves(&h200, m, 2999), "{m}");
+            let plan =
+                wide_any_plan(&h200, &wide_models()[0], &GEMV_N_WIDE_ANY, &Problem { m: m as u64, n: 3000, k: 0 });
+            assert_eq!((plan.shape.tx, plan.shape.ty), (8, 64), "{m}");
+        }
+        for m in [4096, 4224] {
             assert!(!wide_any_serves(&h200, m, m), "{m}");
         }
         assert!(!wide_any_serves(&h200, 5001, 16385));
@@ -2147,11 +2197,35 @@ mod tests {
             assert!(!sweep_serves(&h100, default, m, n), "{} {m} × {n} on an H100", default.name);
         }
         assert!(!sweep_serves(&h200, &GEMV_N, 4224, 4224), "float4 A in one wave of 32-row tiles: the wide kernel");
-        assert!(!sweep_serves(&h200, &GEMV_N_SCALAR, 4095, 4095), "scalar A under 4096 rows");
+        assert!(!sweep_serves(&h200, &GEMV_N, 4095, 4095), "float4 A in one wave of 32-row tiles");
         assert!(!sweep_serves(&h200, &GEMV_N, 1 << 20, 1023), "fewer than 1024 columns");
         assert!(!sweep_serves(&h200, &GEMV_N, 16896, 512), "fewer than 1024 columns");
         let unreported = DeviceModel { memory_clock_khz: 0, ..DeviceModel::h200() };
         assert!(!sweep_serves(&unreported, &GEMV_N, 16384, 16384), "no memory clock reported");
+    }
+
+    #[test]
+    fn below_4096_rows_the_sweep_takes_any_a_on_up_to_three_times_as_many_columns_as_rows() {
+        let (h100, h200) = (DeviceModel::h100_sxm(), DeviceModel::h200());
+        for (m, n) in [(256, 256), (300, 500), (511, 511), (1001, 600), (1001, 3003), (3001, 300), (4095, 2000)] {
+            assert!(sweep_serves(&h200, &GEMV_N_SCALAR, m, n), "{m} × {n}");
+            assert!(!sweep_serves(&h100, &GEMV_N_SCALAR, m, n), "{m} × {n} on an H100");
+        }
+        for (m, n, why) in [
+            (255, 255, "fewer than 256 rows"),
+            (4001, 255, "fewer than 256 columns"),
+            (1001, 3004, "more than three columns a row"),
+            (257, 1000, "more than three columns a row"),
+        ] {
+            assert!(!sweep_serves(&h200, &GEMV_N_SCALAR, m, n), "{m} × {n}: {why}");
+        }
+        // Float4 A keeps its kernels there (the wide and few-columns ones).
+        assert!(!sweep_serves(&h200, &GEMV_N, 1000, 1000));
+        // The sweep's shape: 32-row tiles of 32 thread rows, one wave.
+        let plan =
+            wide_plan(&h200, &sweep_model(), &GEMV_N_SWEEP, &Problem { m: 1001, n: 1001, k: 0 }, sweep_thread_rows);
+        assert_eq!((plan.shape.tx, plan.shape.ty, plan.geometry.blocks()), (32, 32, 32));
+        assert!(sweep_pays(&h200, &GEMV_N_SCALAR, 1001, &plan));
     }
 
     #[test]
