@@ -14,7 +14,8 @@
 //    any A and lda: a thread's rows are tx, tx + Tx, tx + 2 Tx, tx + 3 Tx of the
 //    block, so each scalar load of a warp is coalesced.
 //    gemv_n_f32_narrow / gemv_n_f32_scalar_narrow: the same, launched with
-//    row tiles of 32 to 128 rows and no split.
+//    row tiles of 32 to 128 rows, unsplit or (few rows on many columns, on
+//    fast DRAM) split.
 //    gemv_n_f32_scalar_long: gemv_n_f32_scalar launched unsplit in one wave
 //    of one block per SM, 768 threads, row tiles of 256 to 512 rows;
 //    gemv_n_f32_scalar_thin: the same launched with at most 8 thread rows.
@@ -1247,7 +1248,8 @@ extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32(GEMV_PARAMS) { gem
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_scalar(GEMV_PARAMS) { gemv_n<false>(GEMV_ARGS); }
 // The same N kernels under names of their own: the tuner keys launch spaces,
 // recipes and plans by name, and these get small row tiles (src/routines/gemv.rs,
-// NARROW_SPACE) for the unsplit problems whose 128-row tiles leave SMs idle.
+// NARROW_SPACE) for the unsplit problems whose 128-row tiles leave SMs idle,
+// and for few rows on many columns, split.
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_narrow(GEMV_PARAMS) { gemv_n<true>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_scalar_narrow(GEMV_PARAMS) { gemv_n<false>(GEMV_ARGS); }
 // With 8 columns in flight per thread instead of 4 (about 100 registers, so

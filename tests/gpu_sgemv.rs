@@ -638,6 +638,48 @@ fn gpu_sgemv_sweep_for_any_a_below_4096_rows_on_fast_dram() {
     unsplit_twin_through_the_routine(test, MUBLAS_OP_N, "gemv_n_f32_sweep", 32, &shapes, fast_on_132_sms, on);
 }
 
+/// The narrow N kernels split, on fast DRAM: at most 512 rows on more than 512 columns, 32-row tiles of 32
+/// thread rows, as many column ranges (multiples of 128 columns) as keep the grid at two blocks per SM;
+/// float4 A and lda ≡ 1, 2, 3 (mod 4), partial row tiles and ranges, one to three chunks of x.
+#[test]
+fn gpu_sgemv_narrow_n_kernels_split_on_fast_dram() {
+    let test = "gpu_sgemv_narrow_n_kernels_split_on_fast_dram";
+    // (m, n, lda) and (Tx, Ty, column ranges) on a 132-SM GPU with fast DRAM.
+    let shapes = [
+        ((128, 2048, 128), (8, 32, 16)),
+        ((128, 2048, 129), (8, 32, 16)),
+        ((65, 513, 66), (8, 32, 5)),
+        ((257, 1600, 260), (8, 32, 13)),
+        ((500, 3001, 503), (8, 32, 12)),
+        ((512, 4096, 512), (8, 32, 16)),
+        ((100, 5000, 103), (8, 32, 40)),
+    ];
+    n_kernels_on_fast_dram_through_the_routine(test, ["gemv_n_f32_narrow", "gemv_n_f32_scalar_narrow"], &shapes);
+}
+
+/// N calls through the routine whose plans are asserted on a 132-SM GPU with fast DRAM: `kernels` for float4 A
+/// (lda % 4 == 0) and for any other A, with ((m, n, lda), (Tx, Ty, column ranges)).
+fn n_kernels_on_fast_dram_through_the_routine(
+    test: &str,
+    kernels: [&str; 2],
+    shapes: &[((usize, usize, usize), (u32, u32, u32))],
+) {
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let checked = gemv::fast_dram(gpu.inner().device.model()) && on_132_sms(&gpu);
+    let dims: Vec<_> = shapes.iter().map(|&(shape, _)| shape).collect();
+    float4_shapes_through_the_routine(&gpu, test, MUBLAS_OP_N, &dims, |i, name, plan| {
+        if checked {
+            let ((_, _, lda), (tx, ty, ranges)) = shapes[i];
+            let kernel = kernels[usize::from(lda % 4 != 0)];
+            let got = (name, plan.shape.tx, plan.shape.ty, plan.geometry.grid.1);
+            assert_eq!(got, (kernel, tx, ty, ranges), "{:?}", shapes[i].0);
+        }
+    });
+    if !checked {
+        say(&format!("{test}: not a 132-SM GPU with fast DRAM: kernels printed, not checked"));
+    }
+}
+
 /// The wide N kernels on fast DRAM past one wave of 32-row tiles (`wide_fine_plan`): row tiles of any
 /// multiple of 8 rows, one per SM, so that warps straddle two thread rows (Tx 10, 14, 18, 22), with partial
 /// last tiles; float4 A, then lda ≡ 1, 2 and 3 (mod 4) on the kernel for any A (`wide_any_plan`: from 2000
@@ -645,38 +687,25 @@ fn gpu_sgemv_sweep_for_any_a_below_4096_rows_on_fast_dram() {
 #[test]
 fn gpu_sgemv_wide_n_kernels_on_fast_dram_through_the_routine() {
     let test = "gpu_sgemv_wide_n_kernels_on_fast_dram_through_the_routine";
-    let Some(gpu) = gpu_or_skip(test) else { return };
-    let checked = gemv::fast_dram(gpu.inner().device.model()) && on_132_sms(&gpu);
-    // (m, n, lda) and (Tx, Ty) on a 132-SM GPU with fast DRAM.
+    // (m, n, lda) and (Tx, Ty, column ranges) on a 132-SM GPU with fast DRAM.
     let shapes = [
-        ((4225, 2003, 4228), (10, 32)),
-        ((5000, 2000, 5000), (10, 32)),
-        ((6499, 2001, 6500), (14, 24)),
-        ((8999, 3001, 9000), (18, 16)),
-        ((11003, 2048, 11004), (22, 16)),
-        ((2001, 2001, 2001), (8, 64)),
-        ((3001, 2003, 3002), (8, 64)),
-        ((4000, 4001, 4001), (8, 64)),
-        ((4093, 3001, 4095), (8, 64)),
-        ((4225, 2001, 4225), (10, 32)),
-        ((5001, 2003, 5003), (10, 32)),
-        ((6001, 3001, 6002), (12, 32)),
-        ((6336, 2048, 6337), (12, 32)),
-        ((9001, 6144, 9001), (18, 16)),
-        ((12671, 6145, 12673), (24, 16)),
+        ((4225, 2003, 4228), (10, 32, 1)),
+        ((5000, 2000, 5000), (10, 32, 1)),
+        ((6499, 2001, 6500), (14, 24, 1)),
+        ((8999, 3001, 9000), (18, 16, 1)),
+        ((11003, 2048, 11004), (22, 16, 1)),
+        ((2001, 2001, 2001), (8, 64, 1)),
+        ((3001, 2003, 3002), (8, 64, 1)),
+        ((4000, 4001, 4001), (8, 64, 1)),
+        ((4093, 3001, 4095), (8, 64, 1)),
+        ((4225, 2001, 4225), (10, 32, 1)),
+        ((5001, 2003, 5003), (10, 32, 1)),
+        ((6001, 3001, 6002), (12, 32, 1)),
+        ((6336, 2048, 6337), (12, 32, 1)),
+        ((9001, 6144, 9001), (18, 16, 1)),
+        ((12671, 6145, 12673), (24, 16, 1)),
     ];
-    let dims: Vec<_> = shapes.iter().map(|&(shape, _)| shape).collect();
-    float4_shapes_through_the_routine(&gpu, test, MUBLAS_OP_N, &dims, |i, name, plan| {
-        if checked {
-            let ((_, _, lda), (tx, ty)) = shapes[i];
-            let kernel = if lda % 4 == 0 { "gemv_n_f32_wide" } else { "gemv_n_f32_wide_any" };
-            let got = (name, plan.shape.tx, plan.shape.ty, plan.geometry.grid.1);
-            assert_eq!(got, (kernel, tx, ty, 1), "{:?}", shapes[i].0);
-        }
-    });
-    if !checked {
-        say(&format!("{test}: not a 132-SM GPU with fast DRAM: kernels printed, not checked"));
-    }
+    n_kernels_on_fast_dram_through_the_routine(test, ["gemv_n_f32_wide", "gemv_n_f32_wide_any"], &shapes);
 }
 
 #[test]

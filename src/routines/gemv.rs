@@ -62,14 +62,50 @@ const SPLITS: &[u32] = &[1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 
 const N_SPACE: LaunchSpace =
     LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 256, ty_min: 1, ty_max: 16, splits: SPLITS };
-/// The narrow N kernels: row tiles of 32 to 128 rows (Tx 8 to 32), never
-/// split. Their only use is more blocks for an unsplit grid of few row tiles
-/// (see `plan`). Ty up to 128: with few blocks, the threads per block are
+/// The narrow N kernels: row tiles of 32 to 128 rows (Tx 8 to 32). They give
+/// more blocks to an unsplit grid of few row tiles (see `plan`), and on fast
+/// DRAM run few rows on many columns split (`narrow_split_serves`). Ty up to 128: with few blocks, the threads per block are
 /// what keeps loads in flight. On the H100 (`mublas bench sgemv`, shapes
 /// forced, two runs) N 512² took 10.5–10.6 µs at 8×64, 11.0 at 8×128,
 /// 11.5–12.3 at 8×32; the optimizer's 8×65 10.3–10.8.
 const NARROW_SPACE: LaunchSpace =
-    LaunchSpace { tx_step: 8, tx_min: 8, tx_max: 32, ty_min: 1, ty_max: 128, splits: &[1] };
+    LaunchSpace { tx_step: 8, tx_min: 8, tx_max: 32, ty_min: 1, ty_max: 128, splits: NARROW_SPLITS };
+/// The narrow kernels split only where `narrow_split_serves` (the optimizer's
+/// narrow problems have at most N_SPLIT_MIN_COLUMNS columns, which
+/// `reduction_split` never splits).
+const NARROW_SPLITS: &[u32] = &[1, 2, 4, 8, 16, 32, 64];
+/// On fast DRAM, N calls of at most this many rows on more than
+/// N_SPLIT_MIN_COLUMNS columns (which the default kernel splits) run the
+/// narrow kernel split (`narrow_split_plan`): 32-row tiles of
+/// NARROW_SPLIT_THREAD_ROWS thread rows, split as far as the grid keeps at
+/// most NARROW_SPLIT_BLOCKS_PER_SM blocks per SM (and the ranges
+/// N_COLUMN_GRANULE columns). The default's row tiles of 128 to 1024
+/// rows gave such calls one block per tile and range, and 1024-row tiles
+/// for 128 rows kept 7 of 8 threads idle. H200, kernel time,
+/// `scripts/gemv-ab.py`, µs, the default's shape / this rule's / cuBLAS:
+/// 128 × 2048 9.17 (256 × 4, split 16) / 4.97 (8 × 32, split 16: 64 blocks)
+/// / 3.45, 384 × 2048 6.51 (32 × 16 × 16) / 5.85 (192 blocks) / 3.85, 512 ×
+/// 2048 6.80 / 6.09 (256) / 3.93, 512 × 4096 8.21 / 7.16 (256) / 6.20, 128 ×
+/// 16384 13.08 (32 × 16 × 16) / 8.31 (8 × 32 × 64, 256 blocks) / 9.08, odd
+/// lda 257 × 2048 6.53 / 5.90 / 3.68. Of the other shapes timed, 8 × 32 was
+/// the fastest or within 2 % at each (8 × 16 and 8 × 64 up to 12 % slower,
+/// 16 × 16 and 16 × 32 up to 8 %); one block per SM was 1–7 % slower at 512
+/// × 4096 and 128 × 2048, shorter ranges (64 or 32 columns) 5–45 % slower.
+const NARROW_SPLIT_MAX_ROWS: i64 = 512;
+/// It takes only calls whose column ranges are at most this many columns
+/// (one chunk of x, GEMV_N_XCHUNK): on longer ranges its grid of at most 2
+/// blocks per SM kept too few loads in flight. Through the library (kernel
+/// time, µs, default / narrow split without the limit / cuBLAS; ranges):
+/// 257 × 100000 35.32 / 43.81 / 45.41 (6250 columns), 384 × 100000 43.92 /
+/// 48.74 / 41.36 (6250), 512 × 100000 56.62 / 59.08 / 56.41 (6250), 129 ×
+/// 100000 24.21 / 25.68 / 23.72 (3125), 200 × 100000 28.95 / 27.89 / 28.07
+/// (3125); on ranges up to 2048 columns it gained: 512 × 32768 22.77 /
+/// 21.95 / 25.67 (2048), 200 × 32768 17.01 / 12.82 / 14.77 (1024), 129 ×
+/// 16385 13.31 / 9.00 / 9.01 (640), 128 × 100000 53.84 / 20.40 / 23.51
+/// (1563).
+const NARROW_SPLIT_MAX_RANGE_COLUMNS: u64 = 2048;
+const NARROW_SPLIT_THREAD_ROWS: u32 = 32;
+const NARROW_SPLIT_BLOCKS_PER_SM: u64 = 2;
 /// The wide N kernels (8 columns in flight per thread): unsplit, row tiles of
 /// 32 to 256 rows. Their shape is chosen by [`wide_plan`], not the optimizer.
 const WIDE_SPACE: LaunchSpace = LaunchSpace { tx_step: 8, tx_min: 8, tx_max: 64, ty_min: 8, ty_max: 64, splits: &[1] };
@@ -806,7 +842,8 @@ enum Twin {
     Lean,
     /// The T kernel for any A with x of unit stride: [`l1_any_serves`].
     L1Any,
-    /// The narrow N kernels: where the default's unsplit row tiles leave SMs idle.
+    /// The narrow N kernels: where the default's unsplit row tiles leave SMs
+    /// idle, and split where [`narrow_split_serves`] (shaped by [`narrow_split_plan`]).
     Narrow,
     /// The wide N kernels: one wave of long row tiles, unsplit (x through L1).
     Wide,
@@ -1132,6 +1169,34 @@ fn few_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, probl
         }
         ty /= 2;
     }
+}
+
+/// Whether the narrow kernels take a split N call from the default (`plan`,
+/// where it always pays): on fast DRAM, at most NARROW_SPLIT_MAX_ROWS rows
+/// on more than N_SPLIT_MIN_COLUMNS columns, in ranges ([`narrow_split`])
+/// of at most NARROW_SPLIT_MAX_RANGE_COLUMNS columns.
+fn narrow_split_serves(device: &DeviceModel, m: i64, n: i64) -> bool {
+    let range_columns = (n.max(0) as u64).div_ceil(narrow_split(device, m.max(0) as u64) as u64);
+    let columns = n as u64 > N_SPLIT_MIN_COLUMNS && range_columns <= NARROW_SPLIT_MAX_RANGE_COLUMNS;
+    fast_dram(device) && m <= NARROW_SPLIT_MAX_ROWS && columns
+}
+
+/// [`narrow_split_plan`]'s split for m rows: the largest of NARROW_SPLITS
+/// whose grid has at most NARROW_SPLIT_BLOCKS_PER_SM blocks per SM.
+fn narrow_split(device: &DeviceModel, m: u64) -> u32 {
+    let tiles = n_row_tiles(m, NARROW_SPACE.tx_min).max(1);
+    let blocks_max = NARROW_SPLIT_BLOCKS_PER_SM * device.sm_count.max(1) as u64;
+    NARROW_SPLITS.iter().copied().filter(|&s| tiles * s as u64 <= blocks_max).max().unwrap_or(1)
+}
+
+/// The narrow kernels' split shape: 32-row tiles (Tx 8) of
+/// NARROW_SPLIT_THREAD_ROWS, and the largest split whose grid has at most
+/// NARROW_SPLIT_BLOCKS_PER_SM blocks per SM (`reduction_split` then keeps
+/// ranges of at least N_COLUMN_GRANULE columns).
+fn narrow_split_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, problem: &Problem) -> LaunchPlan {
+    let shape =
+        LaunchShape { tx: NARROW_SPACE.tx_min, ty: NARROW_SPLIT_THREAD_ROWS, split: narrow_split(device, problem.m) };
+    LaunchPlan::of_shape(device, kernel, spec, problem, shape)
 }
 
 /// Whether the device's DRAM is fast enough for its SMs that the sweep
@@ -1589,6 +1654,7 @@ pub fn plan(
     let model = device.model();
     let l1_any = x != XReads::Strided && l1_any_serves(default, m, n, &default_plan);
     let long_any = long_any_split_serves(m, n, x_off_a_by_odd_floats(a, lda, x));
+    let narrow_split = narrow_split_serves(model, m, n);
     // The split paired kernel for the tail of the unsplit one's last wave (float4 A and x).
     let paired_tail = std::ptr::eq(default, &GEMV_T)
         && x == XReads::Float4
@@ -1608,7 +1674,9 @@ pub fn plan(
             Twin::LeanL1 => !l1_any || waves(model, &default_plan) > 1,
             Twin::Lean => waves(model, &default_plan) > 1,
             Twin::L1Any => l1_any,
-            Twin::Narrow => n as u64 <= N_SPLIT_MIN_COLUMNS && sm_coverage(model, &default_plan) < 1.0,
+            Twin::Narrow => {
+                narrow_split || (n as u64 <= N_SPLIT_MIN_COLUMNS && sm_coverage(model, &default_plan) < 1.0)
+            }
             Twin::Wide | Twin::WideStaged | Twin::Lanes => wide_serves(kind, m, n),
             Twin::WideAny => wide_any_serves(model, m, n),
             Twin::Sweep => sweep_serves(model, default, m, n),
@@ -1638,6 +1706,9 @@ pub fn plan(
                 plan_by(twin_spec, &|kernel, problem| stacked_plan(model, kernel, twin_spec, problem))?
             }
             Twin::WideAny => plan_by(twin_spec, &|kernel, problem| wide_any_plan(model, kernel, twin_spec, problem))?,
+            Twin::Narrow if narrow_split => {
+                plan_by(twin_spec, &|kernel, problem| narrow_split_plan(model, kernel, twin_spec, problem))?
+            }
             Twin::Wide if wide_fine_serves(model, twin_spec, m) => {
                 plan_by(twin_spec, &|kernel, problem| wide_fine_plan(model, kernel, twin_spec, problem))?
             }
@@ -1667,7 +1738,7 @@ pub fn plan(
                 Twin::LeanL1 => lean_l1_pays(model, &twin_plan),
                 Twin::Lean => waves(model, &twin_plan) == 1,
                 Twin::L1Any => true,
-                Twin::Narrow => sm_coverage(model, &twin_plan) > sm_coverage(model, &default_plan),
+                Twin::Narrow => narrow_split || sm_coverage(model, &twin_plan) > sm_coverage(model, &default_plan),
                 Twin::Wide | Twin::WideStaged | Twin::Lanes | Twin::WideAny => {
                     wide_pays(model, kind, m, n, default_plan.geometry.grid.1, &twin_plan)
                 }
@@ -2202,6 +2273,36 @@ mod tests {
         assert!(!sweep_serves(&h200, &GEMV_N, 16896, 512), "fewer than 1024 columns");
         let unreported = DeviceModel { memory_clock_khz: 0, ..DeviceModel::h200() };
         assert!(!sweep_serves(&unreported, &GEMV_N, 16384, 16384), "no memory clock reported");
+    }
+
+    #[test]
+    fn few_rows_on_many_columns_run_the_narrow_kernels_split_on_fast_dram() {
+        let (h100, h200) = (DeviceModel::h100_sxm(), DeviceModel::h200());
+        for (m, n) in [(65, 513), (128, 2048), (512, 4096), (100, 100_000), (200, 32768)] {
+            assert!(narrow_split_serves(&h200, m, n), "{m} × {n}");
+            assert!(!narrow_split_serves(&h100, m, n), "{m} × {n} on an H100");
+        }
+        assert!(!narrow_split_serves(&h200, 512, 512), "at most 512 columns: unsplit");
+        assert!(!narrow_split_serves(&h200, 513, 2048), "more than 512 rows");
+        // Ranges of at most 2048 columns: 64 ranges up to 128 rows, 32 up to 256, 16 up to 512.
+        for (m, n) in [(128, 131_072), (129, 65536), (256, 65536), (257, 32768), (512, 32768)] {
+            assert!(narrow_split_serves(&h200, m, n) && !narrow_split_serves(&h200, m, n + 1), "{m} × {n}");
+        }
+        let model = KernelModel { registers_per_thread: 64, static_shared_bytes: 8193, max_threads_per_block: 1024 };
+        // (m, n, split, blocks): at most 2 blocks per SM, ranges of at least 128 columns (a multiple of 128).
+        for (m, n, split, blocks) in [
+            (128u64, 2048u64, 64, 64),
+            (384, 2048, 16, 192),
+            (512, 2048, 16, 256),
+            (512, 4096, 16, 256),
+            (128, 16384, 64, 256),
+            (65, 100_000, 64, 183),
+        ] {
+            let plan = narrow_split_plan(&h200, &model, &GEMV_N_NARROW, &Problem { m, n, k: 0 });
+            assert_eq!((plan.shape.tx, plan.shape.ty, plan.shape.split), (8, 32, split), "{m} × {n}");
+            assert_eq!(plan.geometry.blocks(), blocks, "{m} × {n}");
+            assert!(GEMV_N_NARROW.space.contains(&plan.shape));
+        }
     }
 
     #[test]
