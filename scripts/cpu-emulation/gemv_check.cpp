@@ -75,7 +75,8 @@ static const KernelInfo KERNELS[] = {
 static std::vector<std::pair<int, int>> shapes(Space space) {
     switch (space) {
         case Space::N: return {{32, 4}, {64, 2}};
-        case Space::Narrow: return {{8, 16}, {32, 4}};
+        // 8 x 32: the split shape of few rows on many columns (narrow_split_plan).
+        case Space::Narrow: return {{8, 16}, {32, 4}, {8, 32}};
         // And row tiles of 40 and 72 rows (Tx 10 and 18, a warp across two thread rows), as the routine takes on
         // fast DRAM.
         case Space::Wide: return {{8, 16}, {24, 8}, {64, 8}, {10, 32}, {18, 16}};
@@ -99,7 +100,8 @@ static std::vector<std::pair<int, int>> shapes(Space space) {
 }
 
 static bool splits(Space space) {
-    return space == Space::N || space == Space::Short || space == Space::T || space == Space::PairedSplit;
+    return space == Space::N || space == Space::Narrow || space == Space::Short || space == Space::T ||
+           space == Space::PairedSplit;
 }
 
 struct Case {
