@@ -416,6 +416,12 @@ fn float4_shapes_through_the_routine(
     say(&format!("{test}: {cases} cases passed"));
 }
 
+/// Whether this GPU has 132 SMs and fast DRAM (an H200), where the routine's fast-DRAM rules were measured.
+fn fast_on_132_sms(gpu: &Gpu) -> bool {
+    gemv::fast_dram(gpu.inner().device.model()) && on_132_sms(gpu)
+}
+const FAST_ON_132_SMS: &str = "a 132-SM GPU with fast DRAM";
+
 /// Whether this GPU has the 132 SMs (H100, H200) that the routine's measured rules are for.
 fn on_132_sms(gpu: &Gpu) -> bool {
     gpu.inner().device.model().sm_count == 132
@@ -609,9 +615,7 @@ fn gpu_sgemv_few_columns_n_kernel_through_the_routine() {
         ((100_003, 61, 100_004), 4),
         ((2000, 1536, 2000), 64),
     ];
-    let fast_on_132_sms = |gpu: &Gpu| gemv::fast_dram(gpu.inner().device.model()) && on_132_sms(gpu);
-    let on = "a 132-SM GPU with fast DRAM";
-    unsplit_twin_through_the_routine(test, MUBLAS_OP_N, "gemv_n_f32_few", 8, &shapes, fast_on_132_sms, on);
+    unsplit_twin_through_the_routine(test, MUBLAS_OP_N, "gemv_n_f32_few", 8, &shapes, fast_on_132_sms, FAST_ON_132_SMS);
 }
 
 /// The sweep kernel for A that is not float4 below 4096 rows on fast DRAM: 256 columns up to three times as
@@ -633,9 +637,15 @@ fn gpu_sgemv_sweep_for_any_a_below_4096_rows_on_fast_dram() {
         ((4001, 2001, 4001), 32),
         ((4095, 2999, 4097), 32),
     ];
-    let fast_on_132_sms = |gpu: &Gpu| gemv::fast_dram(gpu.inner().device.model()) && on_132_sms(gpu);
-    let on = "a 132-SM GPU with fast DRAM";
-    unsplit_twin_through_the_routine(test, MUBLAS_OP_N, "gemv_n_f32_sweep", 32, &shapes, fast_on_132_sms, on);
+    unsplit_twin_through_the_routine(
+        test,
+        MUBLAS_OP_N,
+        "gemv_n_f32_sweep",
+        32,
+        &shapes,
+        fast_on_132_sms,
+        FAST_ON_132_SMS,
+    );
 }
 
 /// The narrow N kernels split, on fast DRAM: at most 512 rows on more than 512 columns, 32-row tiles of 32
@@ -665,7 +675,7 @@ fn n_kernels_on_fast_dram_through_the_routine(
     shapes: &[((usize, usize, usize), (u32, u32, u32))],
 ) {
     let Some(gpu) = gpu_or_skip(test) else { return };
-    let checked = gemv::fast_dram(gpu.inner().device.model()) && on_132_sms(&gpu);
+    let checked = fast_on_132_sms(&gpu);
     let dims: Vec<_> = shapes.iter().map(|&(shape, _)| shape).collect();
     float4_shapes_through_the_routine(&gpu, test, MUBLAS_OP_N, &dims, |i, name, plan| {
         if checked {
@@ -676,7 +686,7 @@ fn n_kernels_on_fast_dram_through_the_routine(
         }
     });
     if !checked {
-        say(&format!("{test}: not a 132-SM GPU with fast DRAM: kernels printed, not checked"));
+        say(&format!("{test}: not {FAST_ON_132_SMS}: kernels printed, not checked"));
     }
 }
 

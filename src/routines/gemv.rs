@@ -1176,7 +1176,7 @@ fn few_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, probl
 /// on more than N_SPLIT_MIN_COLUMNS columns, in ranges ([`narrow_split`])
 /// of at most NARROW_SPLIT_MAX_RANGE_COLUMNS columns.
 fn narrow_split_serves(device: &DeviceModel, m: i64, n: i64) -> bool {
-    let range_columns = (n.max(0) as u64).div_ceil(narrow_split(device, m.max(0) as u64) as u64);
+    let (range_columns, _) = split_ranges(n.max(0) as u64, narrow_split(device, m.max(0) as u64), N_COLUMN_GRANULE);
     let columns = n as u64 > N_SPLIT_MIN_COLUMNS && range_columns <= NARROW_SPLIT_MAX_RANGE_COLUMNS;
     fast_dram(device) && m <= NARROW_SPLIT_MAX_ROWS && columns
 }
