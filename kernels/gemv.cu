@@ -67,6 +67,9 @@
 //  - gemv_t_f32_short / gemv_t_f32_short_scalar: op T with m <= 64: L lanes per
 //    column, GEMV_T_SMALL_COLUMNS columns per lane, 4 * Tx / L columns per block,
 //    no split. The float4 variants need A 16-byte aligned and lda % 4 == 0.
+//    gemv_t_f32_groups4 / _groups6 and their _scalar twins: the same for 65 to
+//    384 rows, R = 4 or 6 groups of 4 rows a lane (L lanes for ceil(m / R) rows),
+//    2 columns per lane, 2 * Tx / L columns per block.
 //
 // Split (gridDim.y > 1): the reduction dimension (columns for N, rows for T) is
 // cut into gridDim.y ranges of `per_split` each, one block per range and tile.
@@ -647,22 +650,29 @@ __device__ __forceinline__ void gemv_t_load_round(float (&av)[VEC ? 4 * U : U], 
 // bytes of shared memory, so more blocks share an SM; a block lives about one
 // memory round trip, and with one 1024-thread block per SM (gemv_t's 64
 // registers) those round trips ran one after another.
-template <bool VEC>
+// R > 1 (m <= 128 R; the groups kernels below): R groups of 4 rows a lane,
+// 4 L rows apart, so that a column of up to 128 R rows takes L <= 32 lanes
+// and each lane has R * C loads in flight where a warp per column (the paired
+// kernel) had one or two float4s a lane and five shuffle steps a column.
+__device__ __forceinline__ float gemv_dot4(const float4 a, const float4 x) {
+    return fmaf(a.w, x.w, fmaf(a.z, x.z, fmaf(a.y, x.y, a.x * x.x)));
+}
+template <bool VEC, int R = 1, int C = GEMV_T_SMALL_COLUMNS>
 __device__ __forceinline__ void gemv_t_short(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
                                              const float *__restrict__ A, i64 lda, const float *__restrict__ x,
                                              i64 incx, float beta_value, const float *beta_ptr, float *y, i64 incy) {
-    __shared__ float xs[GEMV_SHORT_ROWS];
+    __shared__ float xs[R == 1 ? GEMV_SHORT_ROWS : 128 * R];
     const float alpha = load_scalar(alpha_value, alpha_ptr);
     const float beta = load_scalar(beta_value, beta_ptr);
-    const int L = gemv_lanes_per_column(m);
+    const int L = gemv_lanes_per_column((m + R - 1) / R);
     const int tid = threadIdx.x, threads = blockDim.x;
     const int q = tid & (L - 1);
     const int slots = threads / L;
-    const i64 col = static_cast<i64>(blockIdx.x) * slots * GEMV_T_SMALL_COLUMNS + tid / L;
+    const i64 col = static_cast<i64>(blockIdx.x) * slots * C + tid / L;
     if (alpha == 0.0f) {
         if (q != 0) return;
 #pragma unroll
-        for (int k = 0; k < GEMV_T_SMALL_COLUMNS; ++k) {
+        for (int k = 0; k < C; ++k) {
             const i64 c = col + static_cast<i64>(k) * slots;
             if (c < n) gemv_scale_only(beta, y + c * incy);
         }
@@ -670,30 +680,39 @@ __device__ __forceinline__ void gemv_t_short(i64 m, i64 n, float alpha_value, co
     }
     const int step = VEC ? 1 : L;
     const int r0 = VEC ? 4 * q : q;
-    const bool full = r0 + 3 * step < m;
-    const bool any = r0 < m;
-    float y_early[GEMV_T_SMALL_COLUMNS];
+    float y_early[C];
 #pragma unroll
-    for (int k = 0; k < GEMV_T_SMALL_COLUMNS; ++k) {
+    for (int k = 0; k < C; ++k) {
         const i64 c = col + static_cast<i64>(k) * slots;
         y_early[k] = q == 0 && c < n ? gemv_y_early(beta, y + c * incy) : 0.0f;
     }
-    float4 a[GEMV_T_SMALL_COLUMNS];
+    float4 a[C][R];
 #pragma unroll
-    for (int k = 0; k < GEMV_T_SMALL_COLUMNS; ++k) {
+    for (int k = 0; k < C; ++k) {
         const i64 c = col + static_cast<i64>(k) * slots;
-        a[k] = any && c < n ? gemv_n_load<VEC>(A + c * lda + r0, step, full, m - r0) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+        for (int j = 0; j < R; ++j) {
+            const int r = r0 + 4 * L * j;
+            a[k][j] = r < m && c < n ? gemv_n_load<VEC>(A + c * lda + r, step, r + 3 * step < m, m - r)
+                                     : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        }
     }
     for (int i = tid; i < m; i += threads) xs[i] = x[i * incx];
     __syncthreads();
-    float4 xv;
-    xv.x = r0 < m ? xs[r0] : 0.0f;
-    xv.y = r0 + step < m ? xs[r0 + step] : 0.0f;
-    xv.z = r0 + 2 * step < m ? xs[r0 + 2 * step] : 0.0f;
-    xv.w = r0 + 3 * step < m ? xs[r0 + 3 * step] : 0.0f;
+    float4 xv[R];
 #pragma unroll
-    for (int k = 0; k < GEMV_T_SMALL_COLUMNS; ++k) {
-        float sum = fmaf(a[k].w, xv.w, fmaf(a[k].z, xv.z, fmaf(a[k].y, xv.y, a[k].x * xv.x)));
+    for (int j = 0; j < R; ++j) {
+        const int r = r0 + 4 * L * j;
+        xv[j].x = r < m ? xs[r] : 0.0f;
+        xv[j].y = r + step < m ? xs[r + step] : 0.0f;
+        xv[j].z = r + 2 * step < m ? xs[r + 2 * step] : 0.0f;
+        xv[j].w = r + 3 * step < m ? xs[r + 3 * step] : 0.0f;
+    }
+#pragma unroll
+    for (int k = 0; k < C; ++k) {
+        float sum = gemv_dot4(a[k][0], xv[0]);
+#pragma unroll
+        for (int j = 1; j < R; ++j) sum += gemv_dot4(a[k][j], xv[j]);
         for (int offset = L >> 1; offset > 0; offset >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
         const i64 c = col + static_cast<i64>(k) * slots;
         if (q == 0 && c < n) y[c * incy] = gemv_result(alpha, sum, beta, y_early[k]);
@@ -1378,6 +1397,26 @@ extern "C" __global__ void __launch_bounds__(512) gemv_t_f32_stacked_any(GEMV_PA
 #define GEMV_T_SHORT_ARGS m, n, alpha_value, alpha_ptr, A, lda, x, incx, beta_value, beta_ptr, y, incy
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short(GEMV_PARAMS) { gemv_t_short<true>(GEMV_T_SHORT_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short_scalar(GEMV_PARAMS) { gemv_t_short<false>(GEMV_T_SHORT_ARGS); }
+// op T on 65 to 384 rows and many columns (src/routines/gemv.rs, Twin::Groups): gemv_t_short with R groups of
+// 4 rows a lane and 2 columns a lane, R = 4 or 6, whichever covers the rows with fewer lanes' rows to spare
+// (4 L R >= m). H200, kernel time, scripts/gemv-ab.py, 262144 columns, µs, this / the paired kernel / cuBLAS:
+// 65 rows (R 6, L 4) 20.1 / 111.1 / 27.0, 128 (R 4, L 8) 33.7 / 102.3 / 40.2, 192 (6, 8) 50.1 / 105.5 / 57.4,
+// 256 (4, 16) 64.8 / 108.2 / 65.7, 300 (6, 16) 76.7 / 111.5 / 93.7. Two columns a lane beat one and four
+// (R * C loads in flight; four columns of 6 groups spilled), and a runtime R up to 6 in one kernel held
+// 90 registers and ran 1.5x (128 rows) to 1.8x (448) slower than these.
+#define GEMV_T_GROUPS_COLUMNS 2
+extern "C" __global__ void __launch_bounds__(256) gemv_t_f32_groups4(GEMV_PARAMS) {
+    gemv_t_short<true, 4, GEMV_T_GROUPS_COLUMNS>(GEMV_T_SHORT_ARGS);
+}
+extern "C" __global__ void __launch_bounds__(256) gemv_t_f32_groups6(GEMV_PARAMS) {
+    gemv_t_short<true, 6, GEMV_T_GROUPS_COLUMNS>(GEMV_T_SHORT_ARGS);
+}
+extern "C" __global__ void __launch_bounds__(256) gemv_t_f32_scalar_groups4(GEMV_PARAMS) {
+    gemv_t_short<false, 4, GEMV_T_GROUPS_COLUMNS>(GEMV_T_SHORT_ARGS);
+}
+extern "C" __global__ void __launch_bounds__(256) gemv_t_f32_scalar_groups6(GEMV_PARAMS) {
+    gemv_t_short<false, 6, GEMV_T_GROUPS_COLUMNS>(GEMV_T_SHORT_ARGS);
+}
 
 // Not a BLAS routine: the bandwidth floor a GEMV of n4 float4s of A cannot
 // beat, for `mublas bench floor`. Reads A as the N kernels do (load_once4;

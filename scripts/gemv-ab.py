@@ -25,6 +25,7 @@ usage: gemv-ab.py FILE.cubin N|MxN SPEC...   SPEC: KERNEL@TXxTY[xSPLIT], or floo
 """
 import ctypes
 import os
+import re
 import sys
 
 import cupy as cp
@@ -36,6 +37,21 @@ OP_T = os.environ.get("OP") == "T"
 # T_ROW_GRANULE, N_COLUMN_GRANULE in src/routines/gemv.rs (GRANULE=g: g, as for the split paired kernel's 128)
 SPLIT_GRANULE = int(os.environ.get("GRANULE", 2048 if OP_T else 128))
 BETA = float(os.environ.get("BETA", "0"))
+
+
+def t_columns_per_block(name, m, tx):
+    """Columns a block of T kernel `name` covers: a warp's (gemv_t); for the
+    short kernels and the groups kernels (gemv_t_short), tx / L column slots of
+    4 columns (short) or 2 (groups), L lanes for a column's rows at 4 a lane
+    (groups: for ceil(m / R) rows, R from the name, gemv_t_f32_groups4)."""
+    groups = re.search(r"_groups(\d+)$", name)
+    if "_short" not in name and not groups:
+        return tx // 32
+    rows = -(-m // int(groups.group(1))) if groups else m
+    lanes = 1
+    while lanes < 32 and 4 * lanes < rows:
+        lanes *= 2
+    return tx // lanes * (2 if groups else 4)
 
 
 def main():
@@ -84,7 +100,7 @@ def main():
         # Blocks along x: row tiles of 4·TX rows (N; TX rows for the _lanes and _sweep kernels, a row per thread) or column
         # groups of TX / 32 (T); the split cuts the other dimension.
         rows_per_thread = 1 if "_lanes" in name or "_sweep" in name else 4
-        tiles = -(-n // (tx // 32)) if OP_T else -(-m // (rows_per_thread * tx))
+        tiles = -(-n // t_columns_per_block(name, m, tx)) if OP_T else -(-m // (rows_per_thread * tx))
         per_split = -(-(m if OP_T else n) // split)
         per_split = -(-per_split // SPLIT_GRANULE) * SPLIT_GRANULE if split > 1 else per_split
         split = -(-(m if OP_T else n) // per_split)

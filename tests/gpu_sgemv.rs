@@ -496,6 +496,36 @@ fn gpu_sgemv_paired_t_kernel_through_the_routine() {
     });
 }
 
+/// The groups T kernels through the routine (65 to 384 rows, 4096 columns or more): 4 or 6 groups of 4 rows
+/// a lane on 4 to 16 lanes a column, float4 A and lda ≡ 1, 2 (mod 4), part-filled last blocks and lane
+/// groups, blocks of 128 threads where 256 leave SMs idle (on 132 SMs).
+#[test]
+fn gpu_sgemv_groups_t_kernels_through_the_routine() {
+    let test = "gpu_sgemv_groups_t_kernels_through_the_routine";
+    // (m, n, lda), the groups a lane and Tx on 132 SMs.
+    let shapes = [
+        ((65, 4096, 68), 6, 128),
+        ((96, 5001, 97), 6, 128),
+        ((97, 4096, 100), 4, 128),
+        ((128, 20000, 129), 4, 256),
+        ((129, 8191, 132), 6, 128),
+        ((200, 65537, 200), 4, 256),
+        ((257, 9000, 258), 6, 256),
+        ((384, 4097, 384), 6, 128),
+        ((383, 30001, 385), 6, 256),
+    ];
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let on_132 = on_132_sms(&gpu);
+    float4_shapes_through_the_routine(&gpu, test, MUBLAS_OP_T, &shapes.map(|(shape, ..)| shape), |i, name, plan| {
+        let ((_, _, lda), groups, tx) = shapes[i];
+        let scalar = if lda % 4 == 0 { "" } else { "_scalar" };
+        assert_eq!(name, format!("gemv_t_f32{scalar}_groups{groups}"), "{:?}", shapes[i].0);
+        if on_132 {
+            assert_eq!((plan.shape.tx, plan.geometry.grid.1), (tx, 1), "{:?}", shapes[i].0);
+        }
+    });
+}
+
 /// The stacked T kernel through the routine (1025 to 32768 rows, 24576 on fewer than 16 columns, at most
 /// 512 columns, 128 with 2 warps a column): 2 to 16 warps a column, ranges of whole 128-row stretches with
 /// the last one short or empty, 0 to 3 rows past the last float4, one column and 511. On a 132-SM GPU each
@@ -667,13 +697,12 @@ fn gpu_sgemv_narrow_n_kernels_split_on_fast_dram() {
     n_kernels_on_fast_dram_through_the_routine(test, ["gemv_n_f32_narrow", "gemv_n_f32_scalar_narrow"], &shapes);
 }
 
+/// A call's (m, n, lda) and the plan's (Tx, Ty, column ranges).
+type ShapeAndPlan = ((usize, usize, usize), (u32, u32, u32));
+
 /// N calls through the routine whose plans are asserted on a 132-SM GPU with fast DRAM: `kernels` for float4 A
 /// (lda % 4 == 0) and for any other A, with ((m, n, lda), (Tx, Ty, column ranges)).
-fn n_kernels_on_fast_dram_through_the_routine(
-    test: &str,
-    kernels: [&str; 2],
-    shapes: &[((usize, usize, usize), (u32, u32, u32))],
-) {
+fn n_kernels_on_fast_dram_through_the_routine(test: &str, kernels: [&str; 2], shapes: &[ShapeAndPlan]) {
     let Some(gpu) = gpu_or_skip(test) else { return };
     let checked = fast_on_132_sms(&gpu);
     let dims: Vec<_> = shapes.iter().map(|&(shape, _)| shape).collect();
@@ -792,6 +821,10 @@ fn gpu_sgemv_every_launch_shape() {
         (MUBLAS_OP_T, 2101, 40, 2103, 1, 1, -1, 0.75, 0.5),
         (MUBLAS_OP_T, 4100, 9, 4102, 2, 1, 1, -1.5, 0.0),
         (MUBLAS_OP_T, 66, 20, 67, 3, 1, 2, 0.5, 1.0),
+        // The groups T kernels (65 to 384 rows): part-filled lane groups and last blocks, float4 and scalar.
+        (MUBLAS_OP_T, 100, 300, 100, 0, 1, 1, 0.75, 0.5),
+        (MUBLAS_OP_T, 300, 130, 301, 1, -2, 3, 0.75, 0.5),
+        (MUBLAS_OP_T, 65, 50, 68, 0, 3, -1, -1.5, 0.0),
     ];
     for (problem, (trans, m, n, lda, a_offset, incx, incy, alpha, beta)) in problems.into_iter().enumerate() {
         // x off its 16-byte boundary wherever A's offset is odd.

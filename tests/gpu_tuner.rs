@@ -25,6 +25,8 @@ fn kernel_specs() -> Vec<&'static KernelSpec> {
         &gemv::GEMV_T_SCALAR,
         &gemv::GEMV_T_SHORT,
         &gemv::GEMV_T_SHORT_SCALAR,
+        &gemv::GEMV_T_GROUPS4,
+        &gemv::GEMV_T_SCALAR_GROUPS6,
         &trmv::TRMV_N_VEC4,
         &trmv::TRMV_N_SCALAR,
         &trmv::TRMV_T_VEC4,

@@ -25,10 +25,10 @@ typedef void (*GemvKernel)(i64, i64, float, const float *, const float *, i64, c
                            float *, i64, i64, unsigned *, float *);
 
 // How the host launches a kernel (src/routines/gemv.rs: tiles, reduction_split, lanes_geometry).
-enum class Layout { N, Lanes, NShort, T, TShort, TPaired };
+enum class Layout { N, Lanes, NShort, T, TShort, TPaired, TGroups4, TGroups6 };
 
 // The launch spaces of src/routines/gemv.rs, as block shapes (Tx, Ty) tried and whether they split.
-enum class Space { N, Narrow, Wide, Few, Lanes, Sweep, Short, T, L1Any, Paired, PairedSplit, Stacked, TShort };
+enum class Space { N, Narrow, Wide, Few, Lanes, Sweep, Short, T, L1Any, Paired, PairedSplit, Stacked, TShort, Groups };
 
 struct KernelInfo {
     const char *name;
@@ -70,6 +70,10 @@ static const KernelInfo KERNELS[] = {
     {"gemv_t_f32_stacked_any", gemv_t_f32_stacked_any, Layout::T, Space::Stacked, false, false, true},
     {"gemv_t_f32_short", gemv_t_f32_short, Layout::TShort, Space::TShort, true, false, false},
     {"gemv_t_f32_short_scalar", gemv_t_f32_short_scalar, Layout::TShort, Space::TShort, false, false, false},
+    {"gemv_t_f32_groups4", gemv_t_f32_groups4, Layout::TGroups4, Space::Groups, true, false, false},
+    {"gemv_t_f32_groups6", gemv_t_f32_groups6, Layout::TGroups6, Space::Groups, true, false, false},
+    {"gemv_t_f32_scalar_groups4", gemv_t_f32_scalar_groups4, Layout::TGroups4, Space::Groups, false, false, false},
+    {"gemv_t_f32_scalar_groups6", gemv_t_f32_scalar_groups6, Layout::TGroups6, Space::Groups, false, false, false},
 };
 
 static std::vector<std::pair<int, int>> shapes(Space space) {
@@ -95,6 +99,7 @@ static std::vector<std::pair<int, int>> shapes(Space space) {
         // the smaller cases), and 2 columns a block of 3 warps each (a partial last block).
         case Space::Stacked: return {{32, 1}, {32, 2}, {32, 5}, {32, 16}, {64, 3}};
         case Space::TShort: return {{32, 1}, {64, 1}};
+        case Space::Groups: return {{128, 1}, {256, 1}};
     }
     return {};
 }
@@ -137,7 +142,7 @@ static int run_case(const KernelInfo &k, const Case &c) {
     const size_t span = static_cast<size_t>(c.lda * (c.n - 1) + c.m);
     Fenced a(span, c.offset, c.at_end);
     for (size_t i = 0; i < span; ++i) a.data[i] = random_value();
-    const bool t = k.layout == Layout::T || k.layout == Layout::TShort || k.layout == Layout::TPaired;
+    const bool t = k.layout != Layout::N && k.layout != Layout::Lanes && k.layout != Layout::NShort;
     const i64 len_x = t ? c.m : c.n, len_y = t ? c.n : c.m;
     const i64 nx = 1 + (len_x - 1) * std::llabs(c.incx), ny = 1 + (len_y - 1) * std::llabs(c.incy);
     Fenced xf(static_cast<size_t>(nx), c.x_offset, c.x_at_end);
@@ -176,6 +181,15 @@ static int run_case(const KernelInfo &k, const Case &c) {
         case Layout::TShort: {
             const int slots = std::max(1, c.tx / lanes_per_column(c.m));
             blocks = static_cast<unsigned>((c.n + 4 * slots - 1) / (4 * slots));
+            per_split = c.m;
+            break;
+        }
+        case Layout::TGroups4:
+        case Layout::TGroups6: {
+            // groups_columns_per_block: Tx / L slots of 2 columns, L lanes for ceil(m / groups) rows.
+            const int groups = k.layout == Layout::TGroups4 ? 4 : 6;
+            const int columns = std::max(1, c.tx / lanes_per_column((c.m + groups - 1) / groups)) * 2;
+            blocks = static_cast<unsigned>((c.n + columns - 1) / columns);
             per_split = c.m;
             break;
         }
@@ -250,6 +264,10 @@ static bool serves(const KernelInfo &k, const Case &c) {
         case Layout::NShort:
         case Layout::TShort:
             return short_rows;
+        // 65 to 384 rows (groups_rows in src/routines/gemv.rs).
+        case Layout::TGroups4:
+        case Layout::TGroups6:
+            return c.m > 64 && c.m <= 384;
     }
     return false;
 }
@@ -349,6 +367,26 @@ int main(int argc, char **argv) {
                     ++cases;
                     failed += run_case(k, c) ? 1 : 0;
                 }
+            }
+        }
+    }
+    // The groups T kernels over their rows: 4 to 32 lanes a column (6 groups: 65 rows on 4 lanes, 384 on 16; 4
+    // groups: 97 on 8, 384 on 32), the last group of a lane partial or empty, columns ending in a part-filled
+    // block and slot, lda mod 4, strided x.
+    for (const char *name : {"gemv_t_f32_groups4", "gemv_t_f32_groups6", "gemv_t_f32_scalar_groups4",
+                             "gemv_t_f32_scalar_groups6"}) {
+        if (!std::strstr(name, only)) continue;
+        const KernelInfo &k = *std::find_if(std::begin(KERNELS), std::end(KERNELS),
+                                            [&](const KernelInfo &e) { return std::strcmp(e.name, name) == 0; });
+        for (i64 m : {65, 66, 96, 97, 127, 129, 191, 192, 193, 255, 257, 300, 383, 384}) {
+            for (i64 n : {1, 3, 66, 300}) {
+                const int turn = cases;
+                Case c{m, n, k.vec ? (m + 3) / 4 * 4 : m + turn % 4, k.vec ? 0 : turn % 4, !k.vec && turn % 5 == 2,
+                       turn % 2 ? 256 : 128, 1, 1, turn % 4, turn % 3 == 1 ? -2 : 1, turn % 4 == 3 ? -1 : 1,
+                       turn % 17 == 8 ? 0.0f : 1.25f, turn % 5 == 2 ? 0.0f : -0.5f, turn % 2 == 1};
+                c.x_at_end = turn % 3 == 0;
+                ++cases;
+                failed += run_case(k, c) ? 1 : 0;
             }
         }
     }

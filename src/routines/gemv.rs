@@ -11,7 +11,9 @@
 //! `_scalar` twins otherwise; for at most [`SHORT_ROWS_MAX`] rows,
 //! `gemv_n_f32_short` and `gemv_t_f32_short` (and their `_scalar` twins), in
 //! which a warp reads several columns at once instead of leaving most of its
-//! lanes without a row. All but the short T kernels take
+//! lanes without a row; for op T on 65 to 384 rows and many
+//! columns, the same layout with 4 or 6 groups of rows a lane
+//! (`gemv_t_f32_groups4`, `_groups6`). All but the short and groups T kernels take
 //! a reduction split (the tuner's `LaunchShape::split`, grid.y): the columns
 //! (N) or rows (T) are cut into ranges, one block per range and tile, so that a
 //! short y still fills the GPU; partial vectors go to the handle's work buffer
@@ -556,6 +558,25 @@ const STACKED_FEW_COLUMNS_MAX_ROWS: i64 = 24576;
 const T_SHORT_SPACE: LaunchSpace =
     LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 64, ty_min: 1, ty_max: 1, splits: &[1] };
 
+/// The groups T kernels (`gemv_t_f32_groups4`, `_groups6` and their `_scalar`
+/// twins) serve op T from SHORT_ROWS_MAX + 1 to this many rows…
+const GROUPS_MAX_ROWS: i64 = 384;
+/// …on at least this many columns. H200, kernel time (`scripts/gemv-ab.py`),
+/// µs, the groups kernel / the paired kernel: at 4096 columns level or ahead
+/// (65 rows 2.87 / 3.78, 256 3.42 / 3.86, 384 4.24 / 4.19); at 2048, where
+/// a block of 256 threads covers 64 to 256 columns, behind on every row
+/// count tried (128 rows 2.50 / 2.45, 256 2.87 / 2.62, 384 3.48 / 2.88).
+/// From 448 rows (32 lanes a column) the paired kernel was faster up to
+/// 8192 columns (448 × 8192 6.64 / 6.32) and level at 512 × 262144 (130.5 /
+/// 129.7).
+const GROUPS_MIN_COLUMNS: i64 = 4096;
+/// Columns a lane of the groups kernels holds (GEMV_T_GROUPS_COLUMNS).
+const GROUPS_COLUMNS_PER_LANE: u64 = 2;
+/// Threads a block of the groups kernels: 256 (a quarter of the SM's at
+/// their 64 to 97 registers), 128 where that leaves SMs without a block.
+const GROUPS_SPACE: LaunchSpace =
+    LaunchSpace { tx_step: 128, tx_min: 128, tx_max: 256, ty_min: 1, ty_max: 1, splits: &[1] };
+
 /// op N, A 16-byte aligned and lda % 4 == 0. problem.m = rows, problem.n = columns of A.
 pub static GEMV_N: KernelSpec = KernelSpec { name: "gemv_n_f32", space: N_SPACE, geometry: n_geometry };
 /// op N, any alignment and lda.
@@ -643,6 +664,17 @@ pub static GEMV_T_SHORT: KernelSpec =
 /// op T, m ≤ SHORT_ROWS_MAX, any alignment and lda.
 pub static GEMV_T_SHORT_SCALAR: KernelSpec =
     KernelSpec { name: "gemv_t_f32_short_scalar", space: T_SHORT_SPACE, geometry: t_short_geometry };
+/// op T on 65 to GROUPS_MAX_ROWS rows: the short kernels' layout with 4 or
+/// 6 groups of 4 rows a lane (see [`groups_of_rows`]), A 16-byte aligned and
+/// lda % 4 == 0, or any A (`_scalar`).
+pub static GEMV_T_GROUPS4: KernelSpec =
+    KernelSpec { name: "gemv_t_f32_groups4", space: GROUPS_SPACE, geometry: t_groups4_geometry };
+pub static GEMV_T_GROUPS6: KernelSpec =
+    KernelSpec { name: "gemv_t_f32_groups6", space: GROUPS_SPACE, geometry: t_groups6_geometry };
+pub static GEMV_T_SCALAR_GROUPS4: KernelSpec =
+    KernelSpec { name: "gemv_t_f32_scalar_groups4", space: GROUPS_SPACE, geometry: t_groups4_geometry };
+pub static GEMV_T_SCALAR_GROUPS6: KernelSpec =
+    KernelSpec { name: "gemv_t_f32_scalar_groups6", space: GROUPS_SPACE, geometry: t_groups6_geometry };
 /// Not a routine's kernel: `gemv_read_floor_f32(n4, A, sink)` reads n4 float4s
 /// and nothing else, the floor for a GEMV's time (`mublas bench floor`).
 pub const READ_FLOOR_NAME: &str = "gemv_read_floor_f32";
@@ -678,6 +710,10 @@ pub const KERNEL_NAMES: &[&str] = &[
     GEMV_T_STACKED_ANY.name,
     GEMV_T_SHORT.name,
     GEMV_T_SHORT_SCALAR.name,
+    GEMV_T_GROUPS4.name,
+    GEMV_T_GROUPS6.name,
+    GEMV_T_SCALAR_GROUPS4.name,
+    GEMV_T_SCALAR_GROUPS6.name,
 ];
 
 /// op(A), validated.
@@ -747,6 +783,9 @@ pub enum Layout {
     /// ranges of PAIRED_ROW_GRANULE rows, and the kernel counts arrivals per
     /// column.
     TPaired,
+    /// op T, the groups kernels: as TShort with this many groups of 4 rows a
+    /// lane and GROUPS_COLUMNS_PER_LANE columns ([`groups_columns_per_block`]).
+    TGroups(u64),
 }
 
 impl Layout {
@@ -763,6 +802,8 @@ impl Layout {
     pub fn of_kernel(spec: &KernelSpec, op: Op, m: i64) -> Layout {
         if std::ptr::eq(spec, &GEMV_T_PAIRED_SPLIT) || std::ptr::eq(spec, &GEMV_T_PAIRED_SPLIT_ANY) {
             Layout::TPaired
+        } else if let Some(groups) = groups_of_kernel(spec) {
+            Layout::TGroups(groups)
         } else {
             Layout::of(op, m)
         }
@@ -788,9 +829,9 @@ pub fn select_kernel(op: Op, m: i64, a: u64, lda: i64) -> &'static KernelSpec {
         (Layout::N, false) => &GEMV_N_SCALAR,
         (Layout::NShort, true) => &GEMV_N_SHORT,
         (Layout::NShort, false) => &GEMV_N_SHORT_SCALAR,
-        // (Layout::of never gives TPaired, the split paired kernel's own.)
-        (Layout::T | Layout::TPaired, true) => &GEMV_T,
-        (Layout::T | Layout::TPaired, false) => &GEMV_T_SCALAR,
+        // (Layout::of never gives TPaired or TGroups, the split paired and groups kernels' own.)
+        (Layout::T | Layout::TPaired | Layout::TGroups(_), true) => &GEMV_T,
+        (Layout::T | Layout::TPaired | Layout::TGroups(_), false) => &GEMV_T_SCALAR,
         (Layout::TShort, true) => &GEMV_T_SHORT,
         (Layout::TShort, false) => &GEMV_T_SHORT_SCALAR,
     }
@@ -820,6 +861,8 @@ pub fn x_reads(x: u64, incx: i64) -> XReads {
 /// A kernel besides the default that can serve a call, and when `plan` takes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Twin {
+    /// The groups T kernels: [`groups_serves`], the one of [`groups_of_rows`], shaped by [`groups_plan`].
+    Groups,
     /// The stacked T kernel (x as float4 only): [`stacked_serves`], shaped by [`stacked_plan`].
     Stacked,
     /// Its twin for any A (x of unit stride): the same rules.
@@ -864,7 +907,11 @@ enum Twin {
     Thin,
 }
 
-const TWINS: [(&KernelSpec, &KernelSpec, Twin); 26] = [
+const TWINS: [(&KernelSpec, &KernelSpec, Twin); 30] = [
+    (&GEMV_T, &GEMV_T_GROUPS4, Twin::Groups),
+    (&GEMV_T, &GEMV_T_GROUPS6, Twin::Groups),
+    (&GEMV_T_SCALAR, &GEMV_T_SCALAR_GROUPS4, Twin::Groups),
+    (&GEMV_T_SCALAR, &GEMV_T_SCALAR_GROUPS6, Twin::Groups),
     (&GEMV_T, &GEMV_T_STACKED, Twin::Stacked),
     (&GEMV_T, &GEMV_T_STACKED_ANY, Twin::StackedAny),
     (&GEMV_T, &GEMV_T_PAIRED_SPLIT, Twin::PairedSplit),
@@ -893,8 +940,8 @@ const TWINS: [(&KernelSpec, &KernelSpec, Twin); 26] = [
     (&GEMV_N, &GEMV_N_WIDE_STAGED, Twin::WideStaged),
 ];
 
-/// The twins of a default kernel that can serve the call, given how x can be read.
-fn twins(default: &'static KernelSpec, x: XReads) -> impl Iterator<Item = (&'static KernelSpec, Twin)> {
+/// The twins of a default kernel that can serve the call on m rows, given how x can be read.
+fn twins(default: &'static KernelSpec, m: i64, x: XReads) -> impl Iterator<Item = (&'static KernelSpec, Twin)> {
     TWINS
         .into_iter()
         .filter(move |(d, _, kind)| {
@@ -902,6 +949,8 @@ fn twins(default: &'static KernelSpec, x: XReads) -> impl Iterator<Item = (&'sta
                 && match kind {
                     Twin::Stacked | Twin::PairedSplit | Twin::Paired | Twin::LeanL1 => x == XReads::Float4,
                     Twin::L1Any | Twin::StackedAny | Twin::PairedSplitAny | Twin::PairedAny => x != XReads::Strided,
+                    // Their lanes hold at most 128 · groups rows of a column.
+                    Twin::Groups => groups_rows(m),
                     _ => true,
                 }
         })
@@ -911,7 +960,7 @@ fn twins(default: &'static KernelSpec, x: XReads) -> impl Iterator<Item = (&'sta
 /// Every kernel that can serve the call, the default (`select_kernel`) first.
 pub fn candidate_kernels(op: Op, m: i64, a: u64, lda: i64, x: XReads) -> Vec<&'static KernelSpec> {
     let default = select_kernel(op, m, a, lda);
-    std::iter::once(default).chain(twins(default, x).map(|(spec, _)| spec)).collect()
+    std::iter::once(default).chain(twins(default, m, x).map(|(spec, _)| spec)).collect()
 }
 
 /// The wide N kernels' shape for a problem: for each Tx the thread rows that
@@ -1040,7 +1089,8 @@ fn wide_serves(kind: Twin, m: i64, n: i64) -> bool {
         && match kind {
             Twin::Wide | Twin::WideAny | Twin::Lanes => n <= WIDE_L1_MAX_COLUMNS,
             Twin::WideStaged => n > WIDE_L1_MAX_COLUMNS,
-            Twin::Stacked
+            Twin::Groups
+            | Twin::Stacked
             | Twin::StackedAny
             | Twin::PairedSplit
             | Twin::PairedSplitAny
@@ -1235,6 +1285,54 @@ fn lean_l1_pays(device: &DeviceModel, plan: &LaunchPlan) -> bool {
 /// PAIRED_SHORT_MIN_COLUMNS, with more rows than columns and fewer than
 /// PAIRED_SHORT_ROWS_PER_COLUMN times as many; where the split paired kernel
 /// does not take it.
+/// Rows the groups kernels can take: more than the short kernel's, at most GROUPS_MAX_ROWS.
+fn groups_rows(m: i64) -> bool {
+    (SHORT_ROWS_MAX + 1..=GROUPS_MAX_ROWS).contains(&m)
+}
+
+/// Whether a groups kernel takes a T call (`plan`, first): 65 to
+/// GROUPS_MAX_ROWS rows on at least GROUPS_MIN_COLUMNS columns.
+fn groups_serves(m: i64, n: i64) -> bool {
+    groups_rows(m) && n >= GROUPS_MIN_COLUMNS
+}
+
+/// Groups of 4 rows a lane for m rows: 4 or 6, whichever leaves its lanes
+/// fewer rows past m (4 · L · groups, L lanes for ceil(m / groups) rows), 6
+/// on a tie (more loads in flight a lane, fewer shuffles). The 6-group kernel
+/// takes 65–96, 129–192 and 257–384 rows (L = 4, 8, 16 where 4 groups need
+/// twice the lanes), the 4-group one the rest. H200, kernel time
+/// (`scripts/gemv-ab.py`), 262144 columns, µs, 4 groups / 6 / cuBLAS: 65 rows
+/// 22.9 / 20.1 / 27.0, 100 26.5 / 31.0 / 39.1, 160 44.1 / 42.3 / 53.5, 200
+/// 50.3 / 60.4 / 66.9, 257 92.5 / 68.1 / 72.7, 320 90.9 / 82.3 / 89.9.
+pub fn groups_of_rows(m: i64) -> u64 {
+    let covered = |groups: u64| 4 * lanes_per_column((m.max(1) as u64).div_ceil(groups)) * groups;
+    if covered(6) <= covered(4) { 6 } else { 4 }
+}
+
+/// The groups a groups kernel holds a lane; None for the other kernels.
+fn groups_of_kernel(spec: &KernelSpec) -> Option<u64> {
+    if std::ptr::eq(spec, &GEMV_T_GROUPS4) || std::ptr::eq(spec, &GEMV_T_SCALAR_GROUPS4) {
+        Some(4)
+    } else if std::ptr::eq(spec, &GEMV_T_GROUPS6) || std::ptr::eq(spec, &GEMV_T_SCALAR_GROUPS6) {
+        Some(6)
+    } else {
+        None
+    }
+}
+
+/// The groups kernels' shape: blocks of GROUPS_SPACE.tx_max threads, or of
+/// tx_min where that grid has fewer blocks than SMs (65 × 4096 on 4 lanes a
+/// column: 32 blocks of 256 threads 2.87 µs, 64 of 128 2.67).
+fn groups_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, problem: &Problem) -> LaunchPlan {
+    let shape = |tx| LaunchShape { tx, ty: 1, split: 1 };
+    let plan = LaunchPlan::of_shape(device, kernel, spec, problem, shape(GROUPS_SPACE.tx_max));
+    if plan.geometry.blocks() >= device.sm_count as u64 {
+        plan
+    } else {
+        LaunchPlan::of_shape(device, kernel, spec, problem, shape(GROUPS_SPACE.tx_min))
+    }
+}
+
 fn paired_serves(m: i64, n: i64) -> bool {
     (n >= PAIRED_MIN_COLUMNS && m <= PAIRED_MAX_ROWS)
         || (n >= PAIRED_SHORT_MIN_COLUMNS && n < m && m < PAIRED_SHORT_ROWS_PER_COLUMN * n)
@@ -1486,6 +1584,17 @@ fn paired_any_over_l1_any(device: &DeviceModel, l1_any: &LaunchPlan, paired_any:
 /// The kernel and the tuner's plan for a call (what `sgemv` launches; the
 /// benchmark reports it): the default kernel, unless its twin does better by
 /// a rule the occupancies cannot see, or a shape is forced on the default.
+///  - Groups T, for any A and x: wherever `groups_serves` (65 to 384 rows
+///    on 4096 columns or more), the kernel of `groups_of_rows`, on
+///    `groups_plan`'s blocks. A warp per column of so few rows gives each
+///    lane one to three float4s to load and five shuffle steps; the groups
+///    kernels give a column 4 to 16 lanes of 4 or 6 groups of 4 rows, two
+///    columns a lane (H200, kernel time, `scripts/sgemv-builds.py`, µs, the
+///    routine before / after / cuBLAS; over 54 shapes 1.79x faster by
+///    geometric mean, 0.65x to 1.17x cuBLAS's speed): 65 x 262144 111.1 /
+///    20.2 / 27.6, 128 x 16384 8.18 / 4.22 / 5.13, 192 x 65536 28.1 / 14.7 /
+///    17.6, 320 x 262144 112.0 / 82.2 / 91.1, odd lda 128 x 65536 38.0 /
+///    11.7 / 12.7; 384 x 16384 9.72 / 10.17 / 10.46 slower.
 ///  - Stacked T, for float4 A and x as float4: wherever `stacked_serves`
 ///    and `stacked_pays` (1025 to 32768 rows, at most 512 columns), on
 ///    `stacked_plan`'s warps a column. Few columns give a warp per column
@@ -1660,8 +1769,9 @@ pub fn plan(
         && x == XReads::Float4
         && paired_serves(m, n)
         && paired_tail_split_serves(model, m, n, || plan_of(&GEMV_T_PAIRED))?;
-    for (twin_spec, kind) in twins(default, x) {
+    for (twin_spec, kind) in twins(default, m, x) {
         let consider = match kind {
+            Twin::Groups => groups_serves(m, n) && groups_of_kernel(twin_spec) == Some(groups_of_rows(m)),
             Twin::Stacked | Twin::StackedAny => stacked_serves(m, n),
             Twin::PairedSplit => paired_split_serves(model, m, n) || paired_tail,
             Twin::PairedSplitAny => paired_split_serves(model, m, n) || long_any,
@@ -1688,6 +1798,7 @@ pub fn plan(
             continue;
         }
         let twin_plan = match kind {
+            Twin::Groups => plan_by(twin_spec, &|kernel, problem| groups_plan(model, kernel, twin_spec, problem))?,
             Twin::PairedSplit if paired_tail => {
                 plan_by(twin_spec, &|kernel, problem| paired_tail_split_plan(model, kernel, twin_spec, problem))?
             }
@@ -1726,6 +1837,7 @@ pub fn plan(
         let forced = device.tuner.forced().get(twin_spec.name).is_some();
         let better = forced
             || match kind {
+                Twin::Groups => true,
                 Twin::Stacked | Twin::StackedAny => stacked_pays(model, m, &twin_plan),
                 Twin::PairedSplit => {
                     paired_split_pays(model, &twin_plan) || (paired_tail && twin_plan.geometry.grid.1 > 1)
@@ -1775,6 +1887,7 @@ fn tiles(layout: Layout, problem: &Problem, shape: &LaunchShape) -> u64 {
         Layout::N => n_row_tiles(problem.m, shape.tx),
         Layout::NShort => 1,
         Layout::T | Layout::TShort | Layout::TPaired => problem.n.div_ceil(t_columns_per_block(problem.m, shape.tx)),
+        Layout::TGroups(groups) => problem.n.div_ceil(groups_columns_per_block(problem.m, shape.tx, groups)),
     };
     n.max(1)
 }
@@ -1785,6 +1898,13 @@ pub fn t_columns_per_block(m: u64, tx: u32) -> u64 {
     let lanes = lanes_per_column(m);
     let slots = (tx as u64 / lanes).max(1);
     if lanes < 32 { slots * T_SMALL_COLUMNS } else { slots }
+}
+
+/// Columns one block of a groups kernel covers: Tx / L column slots of
+/// GROUPS_COLUMNS_PER_LANE columns, L lanes for ceil(m / groups) rows at 4 a lane.
+pub fn groups_columns_per_block(m: u64, tx: u32, groups: u64) -> u64 {
+    let lanes = lanes_per_column(m.div_ceil(groups.max(1)));
+    (tx as u64 / lanes).max(1) * GROUPS_COLUMNS_PER_LANE
 }
 
 /// The split a launch really uses, (range length, ranges = grid.y): the shape's,
@@ -1798,7 +1918,7 @@ pub fn reduction_split(layout: Layout, problem: &Problem, shape: &LaunchShape) -
         Layout::NShort => (problem.n, SHORT_COLUMN_GRANULE, problem.m),
         Layout::T => (problem.m, T_ROW_GRANULE, problem.n),
         Layout::TPaired => (problem.m, PAIRED_ROW_GRANULE, problem.n),
-        Layout::TShort => return (problem.m.max(1), 1),
+        Layout::TShort | Layout::TGroups(_) => return (problem.m.max(1), 1),
     };
     let narrow = matches!(layout, Layout::N) && problem.n <= N_SPLIT_MIN_COLUMNS;
     let counted = if layout == Layout::TPaired { problem.n } else { tiles(layout, problem, shape) };
@@ -1842,6 +1962,14 @@ fn lanes_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
 
 fn t_short_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
     geometry(Layout::TShort, problem, shape)
+}
+
+fn t_groups4_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
+    geometry(Layout::TGroups(4), problem, shape)
+}
+
+fn t_groups6_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
+    geometry(Layout::TGroups(6), problem, shape)
 }
 
 /// Work-buffer scratch bytes a launch with `splits` ranges needs: one partial
@@ -2935,6 +3063,10 @@ mod tests {
             &GEMV_T_STACKED_ANY,
             &GEMV_T_SHORT,
             &GEMV_T_SHORT_SCALAR,
+            &GEMV_T_GROUPS4,
+            &GEMV_T_GROUPS6,
+            &GEMV_T_SCALAR_GROUPS4,
+            &GEMV_T_SCALAR_GROUPS6,
         ] {
             assert!(KERNEL_NAMES.contains(&spec.name));
         }
@@ -3199,6 +3331,10 @@ mod tests {
             (&GEMV_T_STACKED_ANY, Layout::T),
             (&GEMV_T_SHORT, Layout::TShort),
             (&GEMV_T_SHORT_SCALAR, Layout::TShort),
+            (&GEMV_T_GROUPS4, Layout::TGroups(4)),
+            (&GEMV_T_SCALAR_GROUPS4, Layout::TGroups(4)),
+            (&GEMV_T_GROUPS6, Layout::TGroups(6)),
+            (&GEMV_T_SCALAR_GROUPS6, Layout::TGroups(6)),
         ];
         for (spec, layout) in specs {
             let space = spec.space;
@@ -3214,7 +3350,10 @@ mod tests {
                             let g = (spec.geometry)(&problem, &shape);
                             let (per, splits) = reduction_split(layout, &problem, &shape);
                             assert_eq!(g.grid.1, splits);
-                            let op = if matches!(layout, Layout::T | Layout::TShort | Layout::TPaired) {
+                            let op = if matches!(
+                                layout,
+                                Layout::T | Layout::TShort | Layout::TPaired | Layout::TGroups(_)
+                            ) {
                                 Op::T
                             } else {
                                 Op::N
@@ -3228,6 +3367,9 @@ mod tests {
                                 Layout::N => m.div_ceil(4 * tx as u64),
                                 Layout::NShort => 1,
                                 Layout::T | Layout::TShort | Layout::TPaired => n.div_ceil(t_columns_per_block(m, tx)),
+                                Layout::TGroups(groups) => {
+                                    n.div_ceil(tx as u64 / lanes_per_column(m.div_ceil(groups)) * 2)
+                                }
                             };
                             assert_eq!(g.grid.0 as u64, tiles.max(1));
                             assert_eq!(g.dynamic_shared_bytes, 0, "{shape:?}");
@@ -3239,6 +3381,57 @@ mod tests {
                     tx += space.tx_step;
                 }
             }
+        }
+    }
+
+    #[test]
+    fn the_groups_kernels_cover_their_rows_with_the_fewest_lanes() {
+        // 6 groups where 4 would need twice the lanes, 4 elsewhere.
+        for (rows, groups) in [(65..=96, 6), (97..=128, 4), (129..=192, 6), (193..=256, 4), (257..=384, 6)] {
+            for m in rows {
+                assert_eq!(groups_of_rows(m), groups, "{m} rows");
+                let lanes = lanes_per_column((m as u64).div_ceil(groups));
+                // Every row has a lane, and at most 32 lanes share a column.
+                assert!(4 * lanes * groups >= m as u64 && lanes <= 32, "{m} rows");
+                assert_eq!(groups_columns_per_block(m as u64, 256, groups), 256 / lanes * GROUPS_COLUMNS_PER_LANE);
+            }
+        }
+        // Served from 65 rows (the short kernel's end) to GROUPS_MAX_ROWS, on GROUPS_MIN_COLUMNS columns or more.
+        assert!(groups_serves(65, 4096) && groups_serves(384, 1 << 20) && groups_serves(128, 262_144));
+        assert!(!groups_serves(64, 262_144) && !groups_serves(385, 262_144) && !groups_serves(128, 4095));
+        // Only calls with such rows list them (their lanes hold at most 128 · groups rows).
+        let names = |m: i64| {
+            let lda = (m + 3) / 4 * 4;
+            candidate_kernels(Op::T, m, 4096, lda, XReads::Strided).iter().map(|k| k.name).collect::<Vec<_>>()
+        };
+        assert_eq!(names(200), ["gemv_t_f32", "gemv_t_f32_groups4", "gemv_t_f32_groups6", "gemv_t_f32_lean"]);
+        assert_eq!(names(385), ["gemv_t_f32", "gemv_t_f32_lean"]);
+        let scalar = candidate_kernels(Op::T, 101, 4096, 101, XReads::Strided);
+        assert_eq!(
+            scalar.iter().map(|k| k.name).collect::<Vec<_>>()[..3],
+            ["gemv_t_f32_scalar", "gemv_t_f32_scalar_groups4", "gemv_t_f32_scalar_groups6"]
+        );
+    }
+
+    #[test]
+    fn the_groups_kernels_take_smaller_blocks_where_larger_leave_sms_idle() {
+        let device = DeviceModel::h100_sxm();
+        let kernel = KernelModel { registers_per_thread: 64, static_shared_bytes: 2048, max_threads_per_block: 256 };
+        for (m, n, tx, blocks) in [
+            // 4 lanes a column: 128 columns a block of 256 threads.
+            (65i64, 4096i64, 128u32, 64u64),
+            (65, 16_384, 128, 256),
+            (65, 32_768, 256, 256),
+            (65, 262_144, 256, 2048),
+            // 16 lanes: 32 columns a block.
+            (300, 4096, 128, 256),
+            (300, 8192, 256, 256),
+            (256, 8192, 256, 256),
+        ] {
+            let spec = if groups_of_rows(m) == 6 { &GEMV_T_GROUPS6 } else { &GEMV_T_GROUPS4 };
+            let plan = groups_plan(&device, &kernel, spec, &problem(m, n));
+            assert_eq!((plan.shape.tx, plan.shape.ty, plan.shape.split), (tx, 1, 1), "{m} × {n}");
+            assert_eq!(plan.geometry.blocks(), blocks, "{m} × {n}");
         }
     }
 
