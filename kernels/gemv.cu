@@ -68,7 +68,7 @@
 //    column, GEMV_T_SMALL_COLUMNS columns per lane, 4 * Tx / L columns per block,
 //    no split. The float4 variants need A 16-byte aligned and lda % 4 == 0.
 //    gemv_t_f32_groups4 / _groups6 and their _scalar twins: the same for 65 to
-//    384 rows, R = 4 or 6 groups of 4 rows a lane (L lanes for ceil(m / R) rows),
+//    384 rows (512 for the _scalar ones), R = 4 or 6 groups of 4 rows a lane (L lanes for ceil(m / R) rows),
 //    2 columns per lane, 2 * Tx / L columns per block.
 //
 // Split (gridDim.y > 1): the reduction dimension (columns for N, rows for T) is
@@ -1397,7 +1397,7 @@ extern "C" __global__ void __launch_bounds__(512) gemv_t_f32_stacked_any(GEMV_PA
 #define GEMV_T_SHORT_ARGS m, n, alpha_value, alpha_ptr, A, lda, x, incx, beta_value, beta_ptr, y, incy
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short(GEMV_PARAMS) { gemv_t_short<true>(GEMV_T_SHORT_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short_scalar(GEMV_PARAMS) { gemv_t_short<false>(GEMV_T_SHORT_ARGS); }
-// op T on 65 to 384 rows and many columns (src/routines/gemv.rs, Twin::Groups): gemv_t_short with R groups of
+// op T on 65 to 384 rows (512 for A not float4) and many columns (src/routines/gemv.rs, Twin::Groups): gemv_t_short with R groups of
 // 4 rows a lane and 2 columns a lane, R = 4 or 6, whichever covers the rows with fewer lanes' rows to spare
 // (4 L R >= m). H200, kernel time, scripts/gemv-ab.py, 262144 columns, µs, this / the paired kernel / cuBLAS:
 // 65 rows (R 6, L 4) 20.1 / 111.1 / 27.0, 128 (R 4, L 8) 33.7 / 102.3 / 40.2, 192 (6, 8) 50.1 / 105.5 / 57.4,

@@ -496,9 +496,9 @@ fn gpu_sgemv_paired_t_kernel_through_the_routine() {
     });
 }
 
-/// The groups T kernels through the routine (65 to 384 rows, 4096 columns or more): 4 or 6 groups of 4 rows
-/// a lane on 4 to 16 lanes a column, float4 A and lda ≡ 1, 2 (mod 4), part-filled last blocks and lane
-/// groups, blocks of 128 threads where 256 leave SMs idle (on 132 SMs).
+/// The groups T kernels through the routine (65 to 384 rows, 512 for A that is not float4, 4096 columns or
+/// more): 4 or 6 groups of 4 rows a lane on 4 to 32 lanes a column, float4 A and lda ≡ 1, 2 (mod 4),
+/// part-filled last blocks and lane groups, blocks of 128 threads where 256 leave SMs idle (on 132 SMs).
 #[test]
 fn gpu_sgemv_groups_t_kernels_through_the_routine() {
     let test = "gpu_sgemv_groups_t_kernels_through_the_routine";
@@ -513,6 +513,8 @@ fn gpu_sgemv_groups_t_kernels_through_the_routine() {
         ((257, 9000, 258), 6, 256),
         ((384, 4097, 384), 6, 128),
         ((383, 30001, 385), 6, 256),
+        ((449, 4096, 450), 4, 256),
+        ((512, 20001, 513), 4, 256),
     ];
     let Some(gpu) = gpu_or_skip(test) else { return };
     let on_132 = on_132_sms(&gpu);
@@ -825,6 +827,7 @@ fn gpu_sgemv_every_launch_shape() {
         (MUBLAS_OP_T, 100, 300, 100, 0, 1, 1, 0.75, 0.5),
         (MUBLAS_OP_T, 300, 130, 301, 1, -2, 3, 0.75, 0.5),
         (MUBLAS_OP_T, 65, 50, 68, 0, 3, -1, -1.5, 0.0),
+        (MUBLAS_OP_T, 511, 70, 513, 1, 1, 1, 0.5, 1.0),
     ];
     for (problem, (trans, m, n, lda, a_offset, incx, incy, alpha, beta)) in problems.into_iter().enumerate() {
         // x off its 16-byte boundary wherever A's offset is odd.

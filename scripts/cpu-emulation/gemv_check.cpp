@@ -264,10 +264,10 @@ static bool serves(const KernelInfo &k, const Case &c) {
         case Layout::NShort:
         case Layout::TShort:
             return short_rows;
-        // 65 to 384 rows (groups_rows in src/routines/gemv.rs).
+        // 65 to 384 rows, 512 for A that is not float4 (groups_rows in src/routines/gemv.rs).
         case Layout::TGroups4:
         case Layout::TGroups6:
-            return c.m > 64 && c.m <= 384;
+            return c.m > 64 && c.m <= (k.vec ? 384 : 512);
     }
     return false;
 }
@@ -371,14 +371,14 @@ int main(int argc, char **argv) {
         }
     }
     // The groups T kernels over their rows: 4 to 32 lanes a column (6 groups: 65 rows on 4 lanes, 384 on 16; 4
-    // groups: 97 on 8, 384 on 32), the last group of a lane partial or empty, columns ending in a part-filled
-    // block and slot, lda mod 4, strided x.
+    // groups: 97 on 8, 384 and 512 on 32), the last group of a lane partial or empty, columns ending in a
+    // part-filled block and slot, lda mod 4, strided x.
     for (const char *name : {"gemv_t_f32_groups4", "gemv_t_f32_groups6", "gemv_t_f32_scalar_groups4",
                              "gemv_t_f32_scalar_groups6"}) {
         if (!std::strstr(name, only)) continue;
         const KernelInfo &k = *std::find_if(std::begin(KERNELS), std::end(KERNELS),
                                             [&](const KernelInfo &e) { return std::strcmp(e.name, name) == 0; });
-        for (i64 m : {65, 66, 96, 97, 127, 129, 191, 192, 193, 255, 257, 300, 383, 384}) {
+        for (i64 m : {65, 66, 96, 97, 127, 129, 191, 192, 193, 255, 257, 300, 383, 384, 449, 511, 512}) {
             for (i64 n : {1, 3, 66, 300}) {
                 const int turn = cases;
                 Case c{m, n, k.vec ? (m + 3) / 4 * 4 : m + turn % 4, k.vec ? 0 : turn % 4, !k.vec && turn % 5 == 2,

@@ -561,6 +561,13 @@ const T_SHORT_SPACE: LaunchSpace =
 /// The groups T kernels (`gemv_t_f32_groups4`, `_groups6` and their `_scalar`
 /// twins) serve op T from SHORT_ROWS_MAX + 1 to this many rows…
 const GROUPS_MAX_ROWS: i64 = 384;
+/// …and for A that is not float4 to this many (the 4-group kernel's 128 ·
+/// 4). There the alternatives read A as float4 from each column's first
+/// 16-byte boundary and x as floats (`gemv_t_f32_l1_any`) or four bytes at a
+/// time: odd lda, H200, kernel time (`scripts/gemv-ab.py`), µs, the scalar
+/// 4-group kernel / `gemv_t_f32_l1_any` / cuBLAS: 448 × 8192 6.66 / 7.56 /
+/// 6.40, 448 × 262144 125.6 / 152.9 / 127.2.
+const GROUPS_SCALAR_MAX_ROWS: i64 = 512;
 /// …on at least this many columns. H200, kernel time (`scripts/gemv-ab.py`),
 /// µs, the groups kernel / the paired kernel: at 4096 columns level or ahead
 /// (65 rows 2.87 / 3.78, 256 3.42 / 3.86, 384 4.24 / 4.19); at 2048, where
@@ -950,7 +957,7 @@ fn twins(default: &'static KernelSpec, m: i64, x: XReads) -> impl Iterator<Item 
                     Twin::Stacked | Twin::PairedSplit | Twin::Paired | Twin::LeanL1 => x == XReads::Float4,
                     Twin::L1Any | Twin::StackedAny | Twin::PairedSplitAny | Twin::PairedAny => x != XReads::Strided,
                     // Their lanes hold at most 128 · groups rows of a column.
-                    Twin::Groups => groups_rows(m),
+                    Twin::Groups => groups_rows(default, m),
                     _ => true,
                 }
         })
@@ -1285,15 +1292,18 @@ fn lean_l1_pays(device: &DeviceModel, plan: &LaunchPlan) -> bool {
 /// PAIRED_SHORT_MIN_COLUMNS, with more rows than columns and fewer than
 /// PAIRED_SHORT_ROWS_PER_COLUMN times as many; where the split paired kernel
 /// does not take it.
-/// Rows the groups kernels can take: more than the short kernel's, at most GROUPS_MAX_ROWS.
-fn groups_rows(m: i64) -> bool {
-    (SHORT_ROWS_MAX + 1..=GROUPS_MAX_ROWS).contains(&m)
+/// Rows the groups kernels can take from a call of `default`: more than the
+/// short kernel's, at most GROUPS_MAX_ROWS, or GROUPS_SCALAR_MAX_ROWS for
+/// the scalar default (A not float4).
+fn groups_rows(default: &KernelSpec, m: i64) -> bool {
+    let max_rows = if std::ptr::eq(default, &GEMV_T_SCALAR) { GROUPS_SCALAR_MAX_ROWS } else { GROUPS_MAX_ROWS };
+    (SHORT_ROWS_MAX + 1..=max_rows).contains(&m)
 }
 
-/// Whether a groups kernel takes a T call (`plan`, first): 65 to
-/// GROUPS_MAX_ROWS rows on at least GROUPS_MIN_COLUMNS columns.
-fn groups_serves(m: i64, n: i64) -> bool {
-    groups_rows(m) && n >= GROUPS_MIN_COLUMNS
+/// Whether a groups kernel takes a T call from `default` (`plan`, first):
+/// [`groups_rows`] on at least GROUPS_MIN_COLUMNS columns.
+fn groups_serves(default: &KernelSpec, m: i64, n: i64) -> bool {
+    groups_rows(default, m) && n >= GROUPS_MIN_COLUMNS
 }
 
 /// Groups of 4 rows a lane for m rows: 4 or 6, whichever leaves its lanes
@@ -1584,8 +1594,8 @@ fn paired_any_over_l1_any(device: &DeviceModel, l1_any: &LaunchPlan, paired_any:
 /// The kernel and the tuner's plan for a call (what `sgemv` launches; the
 /// benchmark reports it): the default kernel, unless its twin does better by
 /// a rule the occupancies cannot see, or a shape is forced on the default.
-///  - Groups T, for any A and x: wherever `groups_serves` (65 to 384 rows
-///    on 4096 columns or more), the kernel of `groups_of_rows`, on
+///  - Groups T, for any A and x: wherever `groups_serves` (65 to 384 rows,
+///    512 for A that is not float4, on 4096 columns or more), the kernel of `groups_of_rows`, on
 ///    `groups_plan`'s blocks. A warp per column of so few rows gives each
 ///    lane one to three float4s to load and five shuffle steps; the groups
 ///    kernels give a column 4 to 16 lanes of 4 or 6 groups of 4 rows, two
@@ -1771,7 +1781,7 @@ pub fn plan(
         && paired_tail_split_serves(model, m, n, || plan_of(&GEMV_T_PAIRED))?;
     for (twin_spec, kind) in twins(default, m, x) {
         let consider = match kind {
-            Twin::Groups => groups_serves(m, n) && groups_of_kernel(twin_spec) == Some(groups_of_rows(m)),
+            Twin::Groups => groups_serves(default, m, n) && groups_of_kernel(twin_spec) == Some(groups_of_rows(m)),
             Twin::Stacked | Twin::StackedAny => stacked_serves(m, n),
             Twin::PairedSplit => paired_split_serves(model, m, n) || paired_tail,
             Twin::PairedSplitAny => paired_split_serves(model, m, n) || long_any,
@@ -3397,8 +3407,15 @@ mod tests {
             }
         }
         // Served from 65 rows (the short kernel's end) to GROUPS_MAX_ROWS, on GROUPS_MIN_COLUMNS columns or more.
-        assert!(groups_serves(65, 4096) && groups_serves(384, 1 << 20) && groups_serves(128, 262_144));
-        assert!(!groups_serves(64, 262_144) && !groups_serves(385, 262_144) && !groups_serves(128, 4095));
+        let serves = |m, n| groups_serves(&GEMV_T, m, n);
+        assert!(serves(65, 4096) && serves(384, 1 << 20) && serves(128, 262_144));
+        assert!(!serves(64, 262_144) && !serves(385, 262_144) && !serves(128, 4095));
+        // For A that is not float4, to 512 rows (4 groups on 32 lanes).
+        let scalar = |m, n| groups_serves(&GEMV_T_SCALAR, m, n);
+        assert!(scalar(65, 4096) && scalar(385, 4096) && scalar(512, 262_144));
+        assert!(!scalar(64, 262_144) && !scalar(513, 262_144) && !scalar(512, 4095));
+        assert_eq!(groups_of_rows(385), 4);
+        assert_eq!(groups_of_rows(512), 4);
         // Only calls with such rows list them (their lanes hold at most 128 · groups rows).
         let names = |m: i64| {
             let lda = (m + 3) / 4 * 4;
@@ -3406,6 +3423,8 @@ mod tests {
         };
         assert_eq!(names(200), ["gemv_t_f32", "gemv_t_f32_groups4", "gemv_t_f32_groups6", "gemv_t_f32_lean"]);
         assert_eq!(names(385), ["gemv_t_f32", "gemv_t_f32_lean"]);
+        let listed = |m: i64| candidate_kernels(Op::T, m, 4096, m + 1, XReads::Strided).len();
+        assert_eq!((listed(512), listed(513)), (4, 2), "odd lda: the scalar kernel, its groups twins, the lean one");
         let scalar = candidate_kernels(Op::T, 101, 4096, 101, XReads::Strided);
         assert_eq!(
             scalar.iter().map(|k| k.name).collect::<Vec<_>>()[..3],
