@@ -11,8 +11,8 @@
 //! `_scalar` twins otherwise; for at most [`SHORT_ROWS_MAX`] rows,
 //! `gemv_n_f32_short` and `gemv_t_f32_short` (and their `_scalar` twins), in
 //! which a warp reads several columns at once instead of leaving most of its
-//! lanes without a row; for op T on 65 to 384 rows and many
-//! columns, the same layout with 4 or 6 groups of rows a lane
+//! lanes without a row; for op T on 65 to 384 rows (512 for A not float4)
+//! and many columns, the same layout with 4 or 6 groups of rows a lane
 //! (`gemv_t_f32_groups4`, `_groups6`). All but the short and groups T kernels take
 //! a reduction split (the tuner's `LaunchShape::split`, grid.y): the columns
 //! (N) or rows (T) are cut into ranges, one block per range and tile, so that a
@@ -671,9 +671,10 @@ pub static GEMV_T_SHORT: KernelSpec =
 /// op T, m ≤ SHORT_ROWS_MAX, any alignment and lda.
 pub static GEMV_T_SHORT_SCALAR: KernelSpec =
     KernelSpec { name: "gemv_t_f32_short_scalar", space: T_SHORT_SPACE, geometry: t_short_geometry };
-/// op T on 65 to GROUPS_MAX_ROWS rows: the short kernels' layout with 4 or
-/// 6 groups of 4 rows a lane (see [`groups_of_rows`]), A 16-byte aligned and
-/// lda % 4 == 0, or any A (`_scalar`).
+/// op T on 65 to GROUPS_MAX_ROWS rows (GROUPS_SCALAR_MAX_ROWS for the
+/// `_scalar` ones): the short kernels' layout with 4 or 6 groups of 4 rows a
+/// lane (see [`groups_of_rows`]), A 16-byte aligned and lda % 4 == 0, or any
+/// A (`_scalar`).
 pub static GEMV_T_GROUPS4: KernelSpec =
     KernelSpec { name: "gemv_t_f32_groups4", space: GROUPS_SPACE, geometry: t_groups4_geometry };
 pub static GEMV_T_GROUPS6: KernelSpec =
@@ -1285,13 +1286,6 @@ fn lean_l1_pays(device: &DeviceModel, plan: &LaunchPlan) -> bool {
     optimizer::waves(device, plan) == 1 && plan.geometry.grid.1 == 1
 }
 
-/// Whether `gemv_t_f32_paired` can take a T call from `gemv_t_f32` (`plan`;
-/// x as float4 is the caller's check): at least PAIRED_MIN_COLUMNS columns
-/// and at most PAIRED_MAX_ROWS rows, split or not (65536 × 1024 ran 68.5 µs
-/// unsplit against 70.6 on the default's split of 4, H200), or at least
-/// PAIRED_SHORT_MIN_COLUMNS, with more rows than columns and fewer than
-/// PAIRED_SHORT_ROWS_PER_COLUMN times as many; where the split paired kernel
-/// does not take it.
 /// Rows the groups kernels can take from a call of `default`: more than the
 /// short kernel's, at most GROUPS_MAX_ROWS, or GROUPS_SCALAR_MAX_ROWS for
 /// the scalar default (A not float4).
@@ -1343,6 +1337,13 @@ fn groups_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, pr
     }
 }
 
+/// Whether `gemv_t_f32_paired` can take a T call from `gemv_t_f32` (`plan`;
+/// x as float4 is the caller's check): at least PAIRED_MIN_COLUMNS columns
+/// and at most PAIRED_MAX_ROWS rows, split or not (65536 × 1024 ran 68.5 µs
+/// unsplit against 70.6 on the default's split of 4, H200), or at least
+/// PAIRED_SHORT_MIN_COLUMNS, with more rows than columns and fewer than
+/// PAIRED_SHORT_ROWS_PER_COLUMN times as many; where the split paired kernel
+/// does not take it.
 fn paired_serves(m: i64, n: i64) -> bool {
     (n >= PAIRED_MIN_COLUMNS && m <= PAIRED_MAX_ROWS)
         || (n >= PAIRED_SHORT_MIN_COLUMNS && n < m && m < PAIRED_SHORT_ROWS_PER_COLUMN * n)
@@ -1597,8 +1598,8 @@ fn paired_any_over_l1_any(device: &DeviceModel, l1_any: &LaunchPlan, paired_any:
 ///  - Groups T, for any A and x: wherever `groups_serves` (65 to 384 rows,
 ///    512 for A that is not float4, on 4096 columns or more), the kernel of `groups_of_rows`, on
 ///    `groups_plan`'s blocks. A warp per column of so few rows gives each
-///    lane one to three float4s to load and five shuffle steps; the groups
-///    kernels give a column 4 to 16 lanes of 4 or 6 groups of 4 rows, two
+///    lane one to four float4s to load and five shuffle steps; the groups
+///    kernels give a column 4 to 32 lanes of 4 or 6 groups of 4 rows, two
 ///    columns a lane (H200, kernel time, `scripts/sgemv-builds.py`, µs, the
 ///    routine before / after / cuBLAS; over 54 shapes 1.79x faster by
 ///    geometric mean, 0.65x to 1.17x cuBLAS's speed): 65 x 262144 111.1 /
