@@ -68,8 +68,9 @@
 //    column, GEMV_T_SMALL_COLUMNS columns per lane, 4 * Tx / L columns per block,
 //    no split. The float4 variants need A 16-byte aligned and lda % 4 == 0.
 //    gemv_t_f32_groups4 / _groups6 and their _scalar twins: the same for 65 to
-//    384 rows (512 for the _scalar ones), R = 4 or 6 groups of 4 rows a lane (L lanes for ceil(m / R) rows),
-//    2 columns per lane, 2 * Tx / L columns per block.
+//    384 rows (512 for the _scalar ones), R = 4 or 6 groups of 4 rows a lane
+//    (L lanes for ceil(m / R) rows), 2 columns per lane, 2 * Tx / L columns
+//    per block.
 //
 // Split (gridDim.y > 1): the reduction dimension (columns for N, rows for T) is
 // cut into gridDim.y ranges of `per_split` each, one block per range and tile.
@@ -642,6 +643,11 @@ __device__ __forceinline__ void gemv_t_load_round(float (&av)[VEC ? 4 * U : U], 
     }
 }
 
+// The dot product of 4 rows of A with x's, as the short T kernel adds them.
+__device__ __forceinline__ float gemv_dot4(const float4 a, const float4 x) {
+    return fmaf(a.w, x.w, fmaf(a.z, x.z, fmaf(a.y, x.y, a.x * x.x)));
+}
+
 // op T with m <= GEMV_SHORT_ROWS (L < 32 lanes per column): no split; each lane
 // holds one group of 4 rows of GEMV_T_SMALL_COLUMNS columns, the block's
 // threads / L column slots apart, all loaded before x is staged (the loads do
@@ -653,10 +659,7 @@ __device__ __forceinline__ void gemv_t_load_round(float (&av)[VEC ? 4 * U : U], 
 // R > 1 (m <= 128 R; the groups kernels below): R groups of 4 rows a lane,
 // 4 L rows apart, so that a column of up to 128 R rows takes L <= 32 lanes
 // and each lane has R * C loads in flight where a warp per column (the paired
-// kernel) had one or two float4s a lane and five shuffle steps a column.
-__device__ __forceinline__ float gemv_dot4(const float4 a, const float4 x) {
-    return fmaf(a.w, x.w, fmaf(a.z, x.z, fmaf(a.y, x.y, a.x * x.x)));
-}
+// kernel) had one to four float4s a lane and five shuffle steps a column.
 template <bool VEC, int R = 1, int C = GEMV_T_SMALL_COLUMNS>
 __device__ __forceinline__ void gemv_t_short(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
                                              const float *__restrict__ A, i64 lda, const float *__restrict__ x,
