@@ -1,6 +1,6 @@
 // SGEMV: y = alpha * op(A) * x + beta * y, A column-major (m rows, n columns, lda).
 //
-// Thirty kernels; the routine (src/routines/gemv.rs) picks one of twenty-nine per call (the thirtieth,
+// Thirty-four kernels; the routine (src/routines/gemv.rs) picks one of thirty-three per call (the last,
 // gemv_read_floor_f32, is `mublas bench floor`'s):
 //  - gemv_n_f32 / gemv_n_f32_scalar: op N. Block (Tx, Ty); the block owns
 //    GEMV_N_ROWS * Tx rows, each thread GEMV_N_ROWS of them; the Ty thread rows
@@ -41,6 +41,12 @@
 //    a warp reads 32 / L columns per load; x is read directly (L lanes ask for
 //    the same element). The column sums are folded over the lanes of a warp by
 //    shuffles, then over the warps through shared memory.
+//  - gemv_n_f32_cluster16 / _cluster32 and their _scalar_ twins: op N on
+//    few rows (65 to 1024) and up to 16384 columns, sm_90 on: the short
+//    kernels' layout on row tiles of 16 or 32 rows, each tile split over the
+//    columns among the GEMV_CLUSTER blocks of a thread-block cluster, whose
+//    sums are added through distributed shared memory (gemv_n_cluster): one
+//    launch, no partial sums in memory, no arrival counter.
 //  - gemv_t_f32 / gemv_t_f32_scalar: op T with m > 64. 1-D block of Tx threads
 //    (a multiple of 32). A warp per column, Tx / 32 columns per block (when
 //    fewer columns are left, warps share a column, each taking every ways-th
@@ -102,6 +108,10 @@
 // The short N kernels: at most this many rows, and columns in flight per lane.
 #define GEMV_SHORT_ROWS 64
 #define GEMV_SHORT_UNROLL 4
+// The cluster N kernels: blocks a cluster (the split), columns in flight per lane, threads a block.
+#define GEMV_CLUSTER 8
+#define GEMV_CLUSTER_UNROLL 8
+#define GEMV_CLUSTER_THREADS 256
 
 // The element of y at yp, for beta * y: read before the sums are done, not
 // after, so that its round trip overlaps others instead of adding one at the
@@ -520,26 +530,38 @@ __device__ __forceinline__ void gemv_n(i64 m, i64 n, float alpha_value, const fl
 }
 
 // The columns first, first + block_step, ... < c_end of one lane in the short N
-// kernels, GEMV_SHORT_UNROLL at a time, J apart; Ar points at the lane's first row.
-template <bool VEC, bool FULL>
+// and cluster N kernels, U at a time, J apart; Ar points at the lane's first row.
+template <bool VEC, bool FULL, int U = GEMV_SHORT_UNROLL>
 __device__ __forceinline__ float4 gemv_n_short_columns(const float *__restrict__ Ar, i64 lda, const float *__restrict__ x,
                                                        i64 incx, i64 left, int step, i64 first, i64 c_end,
                                                        i64 block_step, int J) {
     float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     for (i64 base = first; base < c_end; base += block_step) {
-        float4 a[GEMV_SHORT_UNROLL];
-        float xv[GEMV_SHORT_UNROLL];
+        float4 a[U];
+        float xv[U];
 #pragma unroll
-        for (int u = 0; u < GEMV_SHORT_UNROLL; ++u) {
+        for (int u = 0; u < U; ++u) {
             const i64 c = base + u * J;
             const bool in = c < c_end;
             a[u] = in ? gemv_n_load<VEC>(Ar + c * lda, step, FULL, left) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
             xv[u] = in ? __ldg(x + c * incx) : 0.0f;
         }
 #pragma unroll
-        for (int u = 0; u < GEMV_SHORT_UNROLL; ++u) fma4(acc, a[u], xv[u]);
+        for (int u = 0; u < U; ++u) fma4(acc, a[u], xv[u]);
     }
     return acc;
+}
+
+// Lanes L apart in a warp (the short and cluster N kernels' lanes with the
+// same rows) hold sums over different columns: folds them, so that every lane
+// holds its rows' sums over the warp's columns, in an order fixed by L.
+__device__ __forceinline__ void gemv_n_fold_lanes(float4 &acc, int L) {
+    for (int offset = L; offset < 32; offset <<= 1) {
+        acc.x += __shfl_xor_sync(0xffffffffu, acc.x, offset);
+        acc.y += __shfl_xor_sync(0xffffffffu, acc.y, offset);
+        acc.z += __shfl_xor_sync(0xffffffffu, acc.z, offset);
+        acc.w += __shfl_xor_sync(0xffffffffu, acc.w, offset);
+    }
 }
 
 template <bool VEC>
@@ -585,13 +607,7 @@ __device__ __forceinline__ void gemv_n_short(i64 m, i64 n, float alpha_value, co
         acc = gemv_n_short_columns<VEC, false>(Ar, lda, x, incx, m - r0, step, first, c_end, block_step, J);
     }
 
-    // Lanes with the same q hold sums over different columns: fold them.
-    for (int offset = L; offset < 32; offset <<= 1) {
-        acc.x += __shfl_xor_sync(0xffffffffu, acc.x, offset);
-        acc.y += __shfl_xor_sync(0xffffffffu, acc.y, offset);
-        acc.z += __shfl_xor_sync(0xffffffffu, acc.z, offset);
-        acc.w += __shfl_xor_sync(0xffffffffu, acc.w, offset);
-    }
+    gemv_n_fold_lanes(acc, L);
     if (lane < L) {
 #pragma unroll
         for (int k = 0; k < 4; ++k) {
@@ -618,6 +634,113 @@ __device__ __forceinline__ void gemv_n_short(i64 m, i64 n, float alpha_value, co
         *yr = gemv_result(alpha, sums[r], beta, r == tid ? y_first : gemv_y_early(beta, yr));
     }
     if (tid == 0) counters[blockIdx.x] = 0;
+}
+
+// The cluster N kernels' blocks of a row tile (a cluster along grid.y:
+// gridDim.y == GEMV_CLUSTER, rank blockIdx.y) add their sums over the rows
+// of the tile in rank order through distributed shared memory. Returns true
+// in the one block whose threads tid < TILE then hold their row's total; the
+// cluster's shared memory stays until every thread calls
+// gemv_cluster_release. The CPU emulation runs blocks one after another:
+// there each block leaves its sums in `held`, and the last rank adds them.
+template <int TILE>
+__device__ __forceinline__ bool gemv_cluster_total(const float *sums, int tid, float &total) {
+    total = 0.0f;
+#if defined(MUBLAS_CPU_EMULATION)
+    static std::vector<float> held;
+    if (tid == 0 && blockIdx.x == 0 && blockIdx.y == 0) held.assign(size_t{gridDim.x} * GEMV_CLUSTER * TILE, 0.0f);
+    __syncthreads();
+    float *tile = held.data() + size_t{blockIdx.x} * GEMV_CLUSTER * TILE;
+    if (tid < TILE) tile[blockIdx.y * TILE + tid] = sums[tid];
+    const bool writer = blockIdx.y == GEMV_CLUSTER - 1;
+    if (writer && tid < TILE) {
+        for (int s = 0; s < GEMV_CLUSTER; ++s) total += tile[s * TILE + tid];
+    }
+    return writer;
+#elif __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+    const bool writer = blockIdx.y == 0;
+    if (writer && tid < TILE) {
+        const unsigned local = static_cast<unsigned>(__cvta_generic_to_shared(sums + tid));
+#pragma unroll
+        for (int s = 0; s < GEMV_CLUSTER; ++s) {
+            unsigned remote;
+            float v;
+            asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(s));
+            asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(remote) : "memory");
+            total += v;
+        }
+    }
+    return writer;
+#else
+    return false;
+#endif
+}
+__device__ __forceinline__ void gemv_cluster_release() {
+#if !defined(MUBLAS_CPU_EMULATION) && __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
+}
+
+// gemv_n_f32_cluster16/32 and _scalar twins: op N, row tiles of TILE rows
+// (blockIdx.x), each split over the columns among the GEMV_CLUSTER blocks of
+// a cluster (blockIdx.y a range of per_split columns), 1-D blocks. The short
+// kernel's layout on a tile: L = TILE / 4 lanes share a column, GEMV_CLUSTER_UNROLL
+// columns of loads in flight a lane; the lanes' sums are folded by shuffles,
+// the warps' through shared memory, and the blocks' in the cluster, so that
+// one launch without partial sums in memory or an arrival counter serves few
+// rows on many columns. TILE rows are TILE * 4 bytes of a column: 64 or 128.
+template <bool VEC, int TILE>
+__device__ __forceinline__ void gemv_n_cluster(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
+                                               const float *__restrict__ A, i64 lda, const float *__restrict__ x,
+                                               i64 incx, float beta_value, const float *beta_ptr, float *y, i64 incy,
+                                               i64 per_split) {
+    constexpr int L = TILE / 4, J = 32 / L, U = GEMV_CLUSTER_UNROLL;
+    __shared__ __align__(16) float sums[GEMV_CLUSTER_THREADS / 32 * TILE];
+    const float alpha = load_scalar(alpha_value, alpha_ptr);
+    const int tid = threadIdx.x, threads = blockDim.x;
+    const int lane = tid & 31, warp = tid >> 5, warps = threads >> 5;
+    const i64 row0 = static_cast<i64>(blockIdx.x) * TILE;
+    const i64 rows = min(static_cast<i64>(TILE), m - row0);
+    if (alpha == 0.0f) {
+        const float beta = load_scalar(beta_value, beta_ptr);
+        if (blockIdx.y == 0 && tid < rows) gemv_scale_only(beta, y + (row0 + tid) * incy);
+        return;
+    }
+
+    // Lane = q + L * j: rows 4q..4q+3 (VEC) or q, q + L, q + 2L, q + 3L of the tile, in column j of each group of J.
+    const int q = lane & (L - 1), j = lane / L;
+    const int step = VEC ? 1 : L;
+    const int r0 = VEC ? 4 * q : q;
+    const i64 left = rows - r0;  // rows of A from the lane's first on, in this tile
+    const i64 c_begin = static_cast<i64>(blockIdx.y) * per_split;
+    const i64 c_end = min(n, c_begin + per_split);
+    const i64 block_step = static_cast<i64>(warps) * J * U;
+    const i64 first = c_begin + static_cast<i64>(warp) * J * U + j;
+    const float *Ar = A + row0 + r0;
+    float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (left > 3 * step) {
+        acc = gemv_n_short_columns<VEC, true, U>(Ar, lda, x, incx, left, step, first, c_end, block_step, J);
+    } else if (left > 0) {
+        acc = gemv_n_short_columns<VEC, false, U>(Ar, lda, x, incx, left, step, first, c_end, block_step, J);
+    }
+    gemv_n_fold_lanes(acc, L);
+    // Every row of the tile gets a sum (0 past m), so the fold below runs on constant lengths.
+    if (lane < L) {
+#pragma unroll
+        for (int k = 0; k < 4; ++k) sums[warp * TILE + r0 + k * step] = component(acc, k);
+    }
+    __syncthreads();
+    gemv_fold(sums, warps, TILE, TILE, tid, threads);
+
+    float total;
+    if (gemv_cluster_total<TILE>(sums, tid, total) && tid < rows) {
+        // beta and y are read here, after the columns: held over them they cost registers.
+        const float beta = load_scalar(beta_value, beta_ptr);
+        float *yr = y + (row0 + tid) * incy;
+        *yr = gemv_result(alpha, total, beta, gemv_y_early(beta, yr));
+    }
+    gemv_cluster_release();
 }
 
 // One round of a lane's loads in the T kernels: rows i + stretch * u of the
@@ -1315,6 +1438,23 @@ extern "C" __global__ void __launch_bounds__(GEMV_N_SWEEP_THREADS, 1) gemv_n_f32
 }
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_short(GEMV_PARAMS) { gemv_n_short<true>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_short_scalar(GEMV_PARAMS) { gemv_n_short<false>(GEMV_ARGS); }
+// The cluster kernels need sm_90 (thread-block clusters); below it they trap,
+// and the routine never launches them there.
+#if __CUDA_ARCH__ >= 900 || defined(MUBLAS_CPU_EMULATION)
+#define GEMV_CLUSTER_KERNEL(name, VEC, TILE)                                                                 \
+    extern "C" __global__ void __cluster_dims__(1, GEMV_CLUSTER, 1) __launch_bounds__(GEMV_CLUSTER_THREADS) \
+        name(GEMV_PARAMS) {                                                                                   \
+        gemv_n_cluster<VEC, TILE>(m, n, alpha_value, alpha_ptr, A, lda, x, incx, beta_value, beta_ptr, y, incy, \
+                                  per_split);                                                                 \
+    }
+#else
+#define GEMV_CLUSTER_KERNEL(name, VEC, TILE) \
+    extern "C" __global__ void name(GEMV_PARAMS) { __trap(); }
+#endif
+GEMV_CLUSTER_KERNEL(gemv_n_f32_cluster16, true, 16)
+GEMV_CLUSTER_KERNEL(gemv_n_f32_cluster32, true, 32)
+GEMV_CLUSTER_KERNEL(gemv_n_f32_scalar_cluster16, false, 16)
+GEMV_CLUSTER_KERNEL(gemv_n_f32_scalar_cluster32, false, 32)
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32(GEMV_PARAMS) { gemv_t<true, GEMV_T_UNROLL>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_scalar(GEMV_PARAMS) { gemv_t<false, GEMV_T_UNROLL_SCALAR>(GEMV_ARGS); }
 // The lean T kernels: half the loads in flight and at most 48 registers

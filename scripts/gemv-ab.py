@@ -104,6 +104,10 @@ def main():
         per_split = -(-(m if OP_T else n) // split)
         per_split = -(-per_split // SPLIT_GRANULE) * SPLIT_GRANULE if split > 1 else per_split
         split = -(-(m if OP_T else n) // per_split)
+        cluster = re.search(r"_cluster(\d+)$", name)
+        if cluster:  # the cluster N kernels: tiles of 16 or 32 rows, always a cluster of 8 column ranges
+            tiles, split = -(-m // int(cluster.group(1))), 8
+            per_split = -(-n // split)
 
         def launch(A, y):
             f((tiles, split), (tx, ty), (np.int64(m), np.int64(n), np.float32(1), np.uint64(0), A, np.int64(lda), x,

@@ -687,16 +687,51 @@ fn gpu_sgemv_sweep_for_any_a_below_4096_rows_on_fast_dram() {
 fn gpu_sgemv_narrow_n_kernels_split_on_fast_dram() {
     let test = "gpu_sgemv_narrow_n_kernels_split_on_fast_dram";
     // (m, n, lda) and (Tx, Ty, column ranges) on a 132-SM GPU with fast DRAM.
+    // (Up to 16384 columns the cluster kernels take these rows on an H200: gpu_sgemv_cluster_n_kernels.)
     let shapes = [
-        ((128, 2048, 128), (8, 32, 16)),
-        ((128, 2048, 129), (8, 32, 16)),
-        ((65, 513, 66), (8, 32, 5)),
-        ((257, 1600, 260), (8, 32, 13)),
-        ((500, 3001, 503), (8, 32, 12)),
-        ((512, 4096, 512), (8, 32, 16)),
-        ((100, 5000, 103), (8, 32, 40)),
+        ((128, 20000, 128), (8, 32, 53)),
+        ((128, 20000, 129), (8, 32, 53)),
+        ((500, 30001, 503), (8, 32, 16)),
+        ((256, 65536, 256), (8, 32, 32)),
+        ((100, 100000, 103), (8, 32, 61)),
     ];
     n_kernels_on_fast_dram_through_the_routine(test, ["gemv_n_f32_narrow", "gemv_n_f32_scalar_narrow"], &shapes);
+}
+
+/// The cluster N kernels through the routine (65 to 1024 rows on 513 to 16384 columns, past 1536 from 256
+/// rows on; sm_90 machine code): row tiles of 16 rows while 8 blocks of each fit one per SM, else 32, whole
+/// and partial; ranges of 65 to 2048 columns; float4 A and lda ≡ 1, 2, 3 (mod 4). Checked on a GPU that runs
+/// them with 132 SMs; elsewhere the kernels are printed.
+#[test]
+fn gpu_sgemv_cluster_n_kernels_through_the_routine() {
+    let test = "gpu_sgemv_cluster_n_kernels_through_the_routine";
+    // (m, n, lda) and the tile's rows on 132 SMs.
+    let shapes = [
+        ((65, 513, 68), 16),
+        ((65, 4096, 65), 16),
+        ((100, 2048, 103), 16),
+        ((129, 16384, 132), 16),
+        ((200, 3001, 202), 16),
+        ((256, 1537, 256), 16),
+        ((257, 2048, 257), 32),
+        ((500, 6000, 503), 32),
+        ((777, 9999, 780), 32),
+        ((1000, 2000, 1001), 32),
+        ((1024, 16384, 1024), 32),
+    ];
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let checked = gemv::runs_clusters(&gpu.inner().device) && on_132_sms(&gpu);
+    float4_shapes_through_the_routine(&gpu, test, MUBLAS_OP_N, &shapes.map(|(shape, _)| shape), |i, name, plan| {
+        if checked {
+            let ((_, _, lda), rows) = shapes[i];
+            let scalar = if lda % 4 == 0 { "" } else { "_scalar" };
+            assert_eq!(name, format!("gemv_n_f32{scalar}_cluster{rows}"), "{:?}", shapes[i].0);
+            assert_eq!((plan.shape.tx, plan.geometry.grid.1), (256, 8), "{:?}", shapes[i].0);
+        }
+    });
+    if !checked {
+        say(&format!("{test}: no cluster kernels on a 132-SM GPU here: kernels printed, not checked"));
+    }
 }
 
 /// A call's (m, n, lda) and the plan's (Tx, Ty, column ranges).
@@ -828,6 +863,8 @@ fn gpu_sgemv_every_launch_shape() {
         (MUBLAS_OP_T, 300, 130, 301, 1, -2, 3, 0.75, 0.5),
         (MUBLAS_OP_T, 65, 50, 68, 0, 3, -1, -1.5, 0.0),
         (MUBLAS_OP_T, 511, 70, 513, 1, 1, 1, 0.5, 1.0),
+        // The cluster N kernels (65 to 1024 rows; the N problems above too): part-filled tiles of 16 and 32 rows.
+        (MUBLAS_OP_N, 300, 2000, 301, 1, 1, -1, 0.5, 0.0),
     ];
     for (problem, (trans, m, n, lda, a_offset, incx, incy, alpha, beta)) in problems.into_iter().enumerate() {
         // x off its 16-byte boundary wherever A's offset is odd.
@@ -837,7 +874,9 @@ fn gpu_sgemv_every_launch_shape() {
         let case =
             Case { trans, m, n, lda, a_offset, x_offset, y_offset, incx, incy, alpha, beta, device_scalars: false };
         let prepared = Prepared::new(&gpu, &mut random, case);
-        for spec in prepared.kernels() {
+        // The cluster kernels only where the sm_90 machine code is loaded (elsewhere they trap).
+        let clusters = gemv::runs_clusters(device);
+        for spec in prepared.kernels().into_iter().filter(|spec| clusters || !gemv::needs_clusters(spec)) {
             let max_threads = device.kernel(spec.name).unwrap().model.max_threads_per_block;
             let space = spec.space;
             let mut tx = space.tx_min;

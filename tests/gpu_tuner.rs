@@ -27,6 +27,8 @@ fn kernel_specs() -> Vec<&'static KernelSpec> {
         &gemv::GEMV_T_SHORT_SCALAR,
         &gemv::GEMV_T_GROUPS4,
         &gemv::GEMV_T_SCALAR_GROUPS6,
+        &gemv::GEMV_N_CLUSTER16,
+        &gemv::GEMV_N_SCALAR_CLUSTER32,
         &trmv::TRMV_N_VEC4,
         &trmv::TRMV_N_SCALAR,
         &trmv::TRMV_T_VEC4,

@@ -25,6 +25,7 @@
 #define __noinline__
 #define __launch_bounds__(...)
 #define __maxnreg__(...)
+#define __cluster_dims__(...)
 #define __shared__ static
 #define __align__(n) __attribute__((aligned(n)))
 // A kernel's dynamic shared memory: a static as large as any launch asks for.

@@ -25,10 +25,10 @@ typedef void (*GemvKernel)(i64, i64, float, const float *, const float *, i64, c
                            float *, i64, i64, unsigned *, float *);
 
 // How the host launches a kernel (src/routines/gemv.rs: tiles, reduction_split, lanes_geometry).
-enum class Layout { N, Lanes, NShort, T, TShort, TPaired, TGroups4, TGroups6 };
+enum class Layout { N, Lanes, NShort, T, TShort, TPaired, TGroups4, TGroups6, NCluster16, NCluster32 };
 
 // The launch spaces of src/routines/gemv.rs, as block shapes (Tx, Ty) tried and whether they split.
-enum class Space { N, Narrow, Wide, Few, Lanes, Sweep, Short, T, L1Any, Paired, PairedSplit, Stacked, TShort, Groups };
+enum class Space { N, Narrow, Wide, Few, Lanes, Sweep, Short, T, L1Any, Paired, PairedSplit, Stacked, TShort, Groups, Cluster };
 
 struct KernelInfo {
     const char *name;
@@ -56,6 +56,10 @@ static const KernelInfo KERNELS[] = {
     {"gemv_n_f32_sweep", gemv_n_f32_sweep, Layout::Lanes, Space::Sweep, false, false, false},
     {"gemv_n_f32_short", gemv_n_f32_short, Layout::NShort, Space::Short, true, false, false},
     {"gemv_n_f32_short_scalar", gemv_n_f32_short_scalar, Layout::NShort, Space::Short, false, false, false},
+    {"gemv_n_f32_cluster16", gemv_n_f32_cluster16, Layout::NCluster16, Space::Cluster, true, false, false},
+    {"gemv_n_f32_cluster32", gemv_n_f32_cluster32, Layout::NCluster32, Space::Cluster, true, false, false},
+    {"gemv_n_f32_scalar_cluster16", gemv_n_f32_scalar_cluster16, Layout::NCluster16, Space::Cluster, false, false, false},
+    {"gemv_n_f32_scalar_cluster32", gemv_n_f32_scalar_cluster32, Layout::NCluster32, Space::Cluster, false, false, false},
     {"gemv_t_f32", gemv_t_f32, Layout::T, Space::T, true, false, false},
     {"gemv_t_f32_scalar", gemv_t_f32_scalar, Layout::T, Space::T, false, false, false},
     {"gemv_t_f32_lean", gemv_t_f32_lean, Layout::T, Space::T, true, false, false},
@@ -100,6 +104,7 @@ static std::vector<std::pair<int, int>> shapes(Space space) {
         case Space::Stacked: return {{32, 1}, {32, 2}, {32, 5}, {32, 16}, {64, 3}};
         case Space::TShort: return {{32, 1}, {64, 1}};
         case Space::Groups: return {{128, 1}, {256, 1}};
+        case Space::Cluster: return {{128, 1}, {256, 1}};
     }
     return {};
 }
@@ -142,7 +147,8 @@ static int run_case(const KernelInfo &k, const Case &c) {
     const size_t span = static_cast<size_t>(c.lda * (c.n - 1) + c.m);
     Fenced a(span, c.offset, c.at_end);
     for (size_t i = 0; i < span; ++i) a.data[i] = random_value();
-    const bool t = k.layout != Layout::N && k.layout != Layout::Lanes && k.layout != Layout::NShort;
+    const bool cluster = k.layout == Layout::NCluster16 || k.layout == Layout::NCluster32;
+    const bool t = k.layout != Layout::N && k.layout != Layout::Lanes && k.layout != Layout::NShort && !cluster;
     const i64 len_x = t ? c.m : c.n, len_y = t ? c.n : c.m;
     const i64 nx = 1 + (len_x - 1) * std::llabs(c.incx), ny = 1 + (len_y - 1) * std::llabs(c.incy);
     Fenced xf(static_cast<size_t>(nx), c.x_offset, c.x_at_end);
@@ -191,6 +197,15 @@ static int run_case(const KernelInfo &k, const Case &c) {
             const int columns = std::max(1, c.tx / lanes_per_column((c.m + groups - 1) / groups)) * 2;
             blocks = static_cast<unsigned>((c.n + columns - 1) / columns);
             per_split = c.m;
+            break;
+        }
+        case Layout::NCluster16:
+        case Layout::NCluster32: {
+            // Row tiles of 16 or 32 rows, each in a cluster of 8 column ranges (the last ones empty on few columns).
+            const i64 rows = k.layout == Layout::NCluster16 ? 16 : 32;
+            blocks = static_cast<unsigned>((c.m + rows - 1) / rows);
+            ranges = 8;
+            per_split = std::max<i64>((c.n + 7) / 8, 1);
             break;
         }
     }
@@ -268,6 +283,10 @@ static bool serves(const KernelInfo &k, const Case &c) {
         case Layout::TGroups4:
         case Layout::TGroups6:
             return c.m > 64 && c.m <= (k.vec ? 384 : 512);
+        // 65 to 1024 rows (cluster_rows in src/routines/gemv.rs).
+        case Layout::NCluster16:
+        case Layout::NCluster32:
+            return c.m > 64 && c.m <= 1024;
     }
     return false;
 }
@@ -277,13 +296,16 @@ int main(int argc, char **argv) {
     int cases = 0, failed = 0;
     // (m, n): partial row tiles and column groups; 2500 columns cross N's x chunk, 2101 rows T's row chunk;
     // m <= 64 for the short kernels.
-    const i64 dims[][2] = {{130, 37}, {100, 2500}, {2101, 9}, {16, 300}, {7, 40}, {61, 1100}};
+    // 300 rows: part-filled last tiles of 16 and 32 rows on the cluster kernels.
+    const i64 dims[][2] = {{130, 37}, {100, 2500}, {2101, 9}, {16, 300}, {7, 40}, {61, 1100}, {300, 700}};
     for (const auto &k : KERNELS) {
         if (!std::strstr(k.name, only)) continue;
         for (const auto &dim : dims) {
             const i64 m = dim[0], n = dim[1];
             // A warp per column: 2500 columns would be 80,000 emulated threads a call.
             if ((k.layout == Layout::T || k.layout == Layout::TPaired) && n > 1000) continue;
+            // 300 x 700 for the cluster kernels only.
+            if (m == 300 && k.space != Space::Cluster) continue;
             for (const auto &[tx, ty] : shapes(k.space)) {
                 for (int split : {1, 4}) {
                     if (split > 1 && !splits(k.space)) continue;

@@ -13,7 +13,10 @@
 //! which a warp reads several columns at once instead of leaving most of its
 //! lanes without a row; for op T on 65 to 384 rows (512 for A not float4)
 //! and many columns, the same layout with 4 or 6 groups of rows a lane
-//! (`gemv_t_f32_groups4`, `_groups6`). All but the short and groups T kernels take
+//! (`gemv_t_f32_groups4`, `_groups6`); for op N on 65 to 1024 rows and up
+//! to 16384 columns on sm_90, row tiles split among the blocks of a
+//! thread-block cluster (`gemv_n_f32_cluster16`, `_cluster32`), which add
+//! their sums through distributed shared memory. All but the short and groups T kernels take
 //! a reduction split (the tuner's `LaunchShape::split`, grid.y): the columns
 //! (N) or rows (T) are cut into ranges, one block per range and tile, so that a
 //! short y still fills the GPU; partial vectors go to the handle's work buffer
@@ -25,6 +28,8 @@ use super::vector::StridedVector;
 use crate::handle::{Handle, SPLIT_COUNTER_SLOTS};
 use crate::launch::KernelArg::{I64, Ptr};
 use crate::launch::context::ContextGuard;
+use crate::launch::device::DeviceState;
+use crate::launch::images::{self, ImageChoice};
 use crate::status::{Error, Result};
 use crate::tuner::optimizer;
 use crate::tuner::{DeviceModel, Geometry, KernelModel, KernelSpec, LaunchPlan, LaunchShape, LaunchSpace, Problem};
@@ -584,6 +589,25 @@ const GROUPS_COLUMNS_PER_LANE: u64 = 2;
 const GROUPS_SPACE: LaunchSpace =
     LaunchSpace { tx_step: 128, tx_min: 128, tx_max: 256, ty_min: 1, ty_max: 1, splits: &[1] };
 
+/// The cluster N kernels (`gemv_n_f32_cluster16`, `_cluster32` and their
+/// `_scalar_` twins; thread-block clusters, so sm_90 machine code only,
+/// [`runs_clusters`]): this many blocks a row tile, each a range of the
+/// columns, their sums added through distributed shared memory
+/// (GEMV_CLUSTER in kernels/gemv.cu).
+pub const CLUSTER_BLOCKS: u32 = 8;
+/// They serve op N from SHORT_ROWS_MAX + 1 to this many rows…
+const CLUSTER_MAX_ROWS: i64 = 1024;
+/// …on more than N_SPLIT_MIN_COLUMNS columns, up to ranges of this many a
+/// block (past them the narrow kernels' and the default's splits were level
+/// or faster: 128 × 32768 11.4 µs against 10.3, 512 × 32768 22.8 / 21.9)…
+const CLUSTER_MAX_RANGE_COLUMNS: i64 = 2048;
+/// …and from FEW_MIN_ROWS rows on, only past FEW_MAX_COLUMNS columns, where
+/// the few-columns and narrow kernels were level or faster (512 × 1024 3.30
+/// against 3.64, 1000 × 600 with odd lda 3.89 against 4.21).
+/// Blocks of 256 threads (128 for `mublas tune` and the tests).
+const CLUSTER_SPACE: LaunchSpace =
+    LaunchSpace { tx_step: 128, tx_min: 128, tx_max: 256, ty_min: 1, ty_max: 1, splits: &[CLUSTER_BLOCKS] };
+
 /// op N, A 16-byte aligned and lda % 4 == 0. problem.m = rows, problem.n = columns of A.
 pub static GEMV_N: KernelSpec = KernelSpec { name: "gemv_n_f32", space: N_SPACE, geometry: n_geometry };
 /// op N, any alignment and lda.
@@ -623,6 +647,17 @@ pub static GEMV_N_SHORT: KernelSpec =
 /// op N, m ≤ SHORT_ROWS_MAX, any alignment and lda.
 pub static GEMV_N_SHORT_SCALAR: KernelSpec =
     KernelSpec { name: "gemv_n_f32_short_scalar", space: SHORT_SPACE, geometry: short_geometry };
+/// op N on SHORT_ROWS_MAX + 1 to CLUSTER_MAX_ROWS rows, row tiles of 16 or
+/// 32 rows in clusters of CLUSTER_BLOCKS column ranges (`cluster_serves`),
+/// A 16-byte aligned and lda % 4 == 0, or any A (`_scalar_`).
+pub static GEMV_N_CLUSTER16: KernelSpec =
+    KernelSpec { name: "gemv_n_f32_cluster16", space: CLUSTER_SPACE, geometry: n_cluster16_geometry };
+pub static GEMV_N_CLUSTER32: KernelSpec =
+    KernelSpec { name: "gemv_n_f32_cluster32", space: CLUSTER_SPACE, geometry: n_cluster32_geometry };
+pub static GEMV_N_SCALAR_CLUSTER16: KernelSpec =
+    KernelSpec { name: "gemv_n_f32_scalar_cluster16", space: CLUSTER_SPACE, geometry: n_cluster16_geometry };
+pub static GEMV_N_SCALAR_CLUSTER32: KernelSpec =
+    KernelSpec { name: "gemv_n_f32_scalar_cluster32", space: CLUSTER_SPACE, geometry: n_cluster32_geometry };
 /// op T, A 16-byte aligned and lda % 4 == 0.
 pub static GEMV_T: KernelSpec = KernelSpec { name: "gemv_t_f32", space: T_SPACE, geometry: t_geometry };
 /// op T, any alignment and lda.
@@ -704,6 +739,10 @@ pub const KERNEL_NAMES: &[&str] = &[
     GEMV_N_SWEEP.name,
     GEMV_N_SHORT.name,
     GEMV_N_SHORT_SCALAR.name,
+    GEMV_N_CLUSTER16.name,
+    GEMV_N_CLUSTER32.name,
+    GEMV_N_SCALAR_CLUSTER16.name,
+    GEMV_N_SCALAR_CLUSTER32.name,
     GEMV_T.name,
     GEMV_T_SCALAR.name,
     GEMV_T_LEAN.name,
@@ -794,6 +833,9 @@ pub enum Layout {
     /// op T, the groups kernels: as TShort with this many groups of 4 rows a
     /// lane and GROUPS_COLUMNS_PER_LANE columns ([`groups_columns_per_block`]).
     TGroups(u64),
+    /// op N, the cluster kernels: row tiles of this many rows, each in
+    /// CLUSTER_BLOCKS column ranges (grid.y); no work buffer.
+    NCluster(u64),
 }
 
 impl Layout {
@@ -812,6 +854,8 @@ impl Layout {
             Layout::TPaired
         } else if let Some(groups) = groups_of_kernel(spec) {
             Layout::TGroups(groups)
+        } else if let Some(rows) = cluster_rows_of_kernel(spec) {
+            Layout::NCluster(rows)
         } else {
             Layout::of(op, m)
         }
@@ -833,8 +877,9 @@ pub fn lanes_per_column(m: u64) -> u64 {
 pub fn select_kernel(op: Op, m: i64, a: u64, lda: i64) -> &'static KernelSpec {
     let vec4 = a.is_multiple_of(16) && lda % 4 == 0;
     match (Layout::of(op, m), vec4) {
-        (Layout::N, true) => &GEMV_N,
-        (Layout::N, false) => &GEMV_N_SCALAR,
+        // (Layout::of never gives NCluster either.)
+        (Layout::N | Layout::NCluster(_), true) => &GEMV_N,
+        (Layout::N | Layout::NCluster(_), false) => &GEMV_N_SCALAR,
         (Layout::NShort, true) => &GEMV_N_SHORT,
         (Layout::NShort, false) => &GEMV_N_SHORT_SCALAR,
         // (Layout::of never gives TPaired or TGroups, the split paired and groups kernels' own.)
@@ -869,6 +914,8 @@ pub fn x_reads(x: u64, incx: i64) -> XReads {
 /// A kernel besides the default that can serve a call, and when `plan` takes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Twin {
+    /// The cluster N kernels: [`cluster_serves`], the one of [`cluster_tile_rows`], shaped by [`cluster_plan`].
+    Cluster,
     /// The groups T kernels: [`groups_serves`], the one of [`groups_of_rows`], shaped by [`groups_plan`].
     Groups,
     /// The stacked T kernel (x as float4 only): [`stacked_serves`], shaped by [`stacked_plan`].
@@ -915,7 +962,7 @@ enum Twin {
     Thin,
 }
 
-const TWINS: [(&KernelSpec, &KernelSpec, Twin); 30] = [
+const TWINS: [(&KernelSpec, &KernelSpec, Twin); 34] = [
     (&GEMV_T, &GEMV_T_GROUPS4, Twin::Groups),
     (&GEMV_T, &GEMV_T_GROUPS6, Twin::Groups),
     (&GEMV_T_SCALAR, &GEMV_T_SCALAR_GROUPS4, Twin::Groups),
@@ -934,6 +981,10 @@ const TWINS: [(&KernelSpec, &KernelSpec, Twin); 30] = [
     (&GEMV_T_SCALAR, &GEMV_T_PAIRED_ANY, Twin::PairedAny),
     (&GEMV_T_SCALAR, &GEMV_T_SCALAR_LEAN, Twin::Lean),
     (&GEMV_T_SCALAR, &GEMV_T_L1_ANY, Twin::L1Any),
+    (&GEMV_N, &GEMV_N_CLUSTER16, Twin::Cluster),
+    (&GEMV_N, &GEMV_N_CLUSTER32, Twin::Cluster),
+    (&GEMV_N_SCALAR, &GEMV_N_SCALAR_CLUSTER16, Twin::Cluster),
+    (&GEMV_N_SCALAR, &GEMV_N_SCALAR_CLUSTER32, Twin::Cluster),
     (&GEMV_N, &GEMV_N_SWEEP, Twin::Sweep),
     (&GEMV_N, &GEMV_N_FEW, Twin::Few),
     (&GEMV_N_SCALAR, &GEMV_N_SCALAR_LONG, Twin::Long),
@@ -959,6 +1010,7 @@ fn twins(default: &'static KernelSpec, m: i64, x: XReads) -> impl Iterator<Item 
                     Twin::L1Any | Twin::StackedAny | Twin::PairedSplitAny | Twin::PairedAny => x != XReads::Strided,
                     // Their lanes hold at most 128 · groups rows of a column.
                     Twin::Groups => groups_rows(default, m),
+                    Twin::Cluster => cluster_rows(m),
                     _ => true,
                 }
         })
@@ -1097,7 +1149,8 @@ fn wide_serves(kind: Twin, m: i64, n: i64) -> bool {
         && match kind {
             Twin::Wide | Twin::WideAny | Twin::Lanes => n <= WIDE_L1_MAX_COLUMNS,
             Twin::WideStaged => n > WIDE_L1_MAX_COLUMNS,
-            Twin::Groups
+            Twin::Cluster
+            | Twin::Groups
             | Twin::Stacked
             | Twin::StackedAny
             | Twin::PairedSplit
@@ -1286,6 +1339,66 @@ fn lean_l1_pays(device: &DeviceModel, plan: &LaunchPlan) -> bool {
     optimizer::waves(device, plan) == 1 && plan.geometry.grid.1 == 1
 }
 
+/// Whether the device runs the cluster kernels: thread-block clusters need
+/// sm_90, and only the embedded sm_90 machine code has them. The PTX, which
+/// the driver compiles for GPUs newer than every CUBIN and under
+/// MUBLAS_FORCE_PTX, has traps in their place.
+pub fn runs_clusters(device: &DeviceState) -> bool {
+    device
+        .loaded_images
+        .iter()
+        .any(|(name, choice)| *name == images::GEMV.name && matches!(choice, ImageChoice::Cubin(arch) if *arch >= 90))
+}
+
+/// Rows the cluster kernels can take: more than the short kernels', at most CLUSTER_MAX_ROWS.
+fn cluster_rows(m: i64) -> bool {
+    (SHORT_ROWS_MAX + 1..=CLUSTER_MAX_ROWS).contains(&m)
+}
+
+/// Whether a cluster kernel takes an N call (`plan`, first), on a device
+/// that runs them (`clusters`): [`cluster_rows`] on more than
+/// N_SPLIT_MIN_COLUMNS columns, in ranges of at most
+/// CLUSTER_MAX_RANGE_COLUMNS, and past FEW_MAX_COLUMNS from FEW_MIN_ROWS rows on.
+fn cluster_serves(clusters: bool, m: i64, n: i64) -> bool {
+    let columns = n > N_SPLIT_MIN_COLUMNS as i64 && n <= CLUSTER_BLOCKS as i64 * CLUSTER_MAX_RANGE_COLUMNS;
+    clusters && cluster_rows(m) && columns && (m < FEW_MIN_ROWS || n > FEW_MAX_COLUMNS)
+}
+
+/// Rows a cluster kernel's tile holds for m rows: 16 where every block of
+/// the 16-row tiles has an SM of its own, 32 past that (fewer blocks, twice
+/// the rows a column each). H200, kernel time (`scripts/gemv-ab.py`), µs,
+/// 16 / 32 rows: 128 × 8192 4.99 / 6.53, 256 × 8192 6.42 / 7.09, 512 ×
+/// 8192 8.91 / 8.41, 1024 × 2048 8.11 / 5.71.
+pub fn cluster_tile_rows(device: &DeviceModel, m: i64) -> u64 {
+    let blocks = (m.max(1) as u64).div_ceil(16) * CLUSTER_BLOCKS as u64;
+    if blocks <= device.sm_count as u64 { 16 } else { 32 }
+}
+
+/// Whether `spec` is one of the cluster kernels (which only [`runs_clusters`] devices can launch).
+pub fn needs_clusters(spec: &KernelSpec) -> bool {
+    cluster_rows_of_kernel(spec).is_some()
+}
+
+/// The value `table` gives `spec`, one of its kernels (a float4 kernel, its
+/// twin for any A, and what both are compiled for); None for the other kernels.
+fn compiled_parameter(spec: &KernelSpec, table: [(&KernelSpec, &KernelSpec, u64); 2]) -> Option<u64> {
+    table.into_iter().find(|(vec, any, _)| std::ptr::eq(spec, *vec) || std::ptr::eq(spec, *any)).map(|(.., v)| v)
+}
+
+/// The rows of a cluster kernel's tile; None for the other kernels.
+fn cluster_rows_of_kernel(spec: &KernelSpec) -> Option<u64> {
+    compiled_parameter(
+        spec,
+        [(&GEMV_N_CLUSTER16, &GEMV_N_SCALAR_CLUSTER16, 16), (&GEMV_N_CLUSTER32, &GEMV_N_SCALAR_CLUSTER32, 32)],
+    )
+}
+
+/// The cluster kernels' shape: blocks of CLUSTER_SPACE.tx_max threads.
+fn cluster_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, problem: &Problem) -> LaunchPlan {
+    let shape = LaunchShape { tx: CLUSTER_SPACE.tx_max, ty: 1, split: CLUSTER_BLOCKS };
+    LaunchPlan::of_shape(device, kernel, spec, problem, shape)
+}
+
 /// Rows the groups kernels can take from a call of `default`: more than the
 /// short kernel's, at most GROUPS_MAX_ROWS, or GROUPS_SCALAR_MAX_ROWS for
 /// the scalar default (A not float4).
@@ -1315,13 +1428,10 @@ pub fn groups_of_rows(m: i64) -> u64 {
 
 /// The groups a groups kernel holds a lane; None for the other kernels.
 fn groups_of_kernel(spec: &KernelSpec) -> Option<u64> {
-    if std::ptr::eq(spec, &GEMV_T_GROUPS4) || std::ptr::eq(spec, &GEMV_T_SCALAR_GROUPS4) {
-        Some(4)
-    } else if std::ptr::eq(spec, &GEMV_T_GROUPS6) || std::ptr::eq(spec, &GEMV_T_SCALAR_GROUPS6) {
-        Some(6)
-    } else {
-        None
-    }
+    compiled_parameter(
+        spec,
+        [(&GEMV_T_GROUPS4, &GEMV_T_SCALAR_GROUPS4, 4), (&GEMV_T_GROUPS6, &GEMV_T_SCALAR_GROUPS6, 6)],
+    )
 }
 
 /// The groups kernels' shape: blocks of GROUPS_SPACE.tx_max threads, or of
@@ -1595,6 +1705,19 @@ fn paired_any_over_l1_any(device: &DeviceModel, l1_any: &LaunchPlan, paired_any:
 /// The kernel and the tuner's plan for a call (what `sgemv` launches; the
 /// benchmark reports it): the default kernel, unless its twin does better by
 /// a rule the occupancies cannot see, or a shape is forced on the default.
+///  - Cluster N, for any A and x, where the gemv image is sm_90 machine code
+///    ([`runs_clusters`]): wherever `cluster_serves` (65 to 1024 rows on 513
+///    to 16384 columns, past 1536 from 256 rows on), the kernel of
+///    [`cluster_tile_rows`] on 256 threads. Each 16- or 32-row tile is split
+///    over the columns among the 8 blocks of a cluster, which add their sums
+///    through distributed shared memory: the split without the chain of
+///    partial sums in memory, an arrival counter and the last block's pass,
+///    which cost more than cuBLAS's whole kernel there. H200, kernel time
+///    (`scripts/sgemv-builds.py`, µs, before / after / cuBLAS; 51 shapes
+///    moved, 1.39x faster by geometric mean, none slower, 0.84x to 1.17x
+///    cuBLAS's speed): 128 x 600 4.52 / 2.88 / 2.85, 128 x 2048 4.66 / 3.02 /
+///    3.32, 128 x 8192 7.12 / 4.75 / 9.23, 512 x 2048 5.99 / 4.13 / 4.08,
+///    1024 x 4096 10.07 / 7.31 / 9.46, odd lda 512 x 2048 6.54 / 4.93 / 4.29.
 ///  - Groups T, for any A and x: wherever `groups_serves` (65 to 384 rows,
 ///    512 for A that is not float4, on 4096 columns or more), the kernel of `groups_of_rows`, on
 ///    `groups_plan`'s blocks. A warp per column of so few rows gives each
@@ -1775,6 +1898,7 @@ pub fn plan(
     let l1_any = x != XReads::Strided && l1_any_serves(default, m, n, &default_plan);
     let long_any = long_any_split_serves(m, n, x_off_a_by_odd_floats(a, lda, x));
     let narrow_split = narrow_split_serves(model, m, n);
+    let clusters = runs_clusters(device);
     // The split paired kernel for the tail of the unsplit one's last wave (float4 A and x).
     let paired_tail = std::ptr::eq(default, &GEMV_T)
         && x == XReads::Float4
@@ -1782,6 +1906,9 @@ pub fn plan(
         && paired_tail_split_serves(model, m, n, || plan_of(&GEMV_T_PAIRED))?;
     for (twin_spec, kind) in twins(default, m, x) {
         let consider = match kind {
+            Twin::Cluster => {
+                cluster_serves(clusters, m, n) && cluster_rows_of_kernel(twin_spec) == Some(cluster_tile_rows(model, m))
+            }
             Twin::Groups => groups_serves(default, m, n) && groups_of_kernel(twin_spec) == Some(groups_of_rows(m)),
             Twin::Stacked | Twin::StackedAny => stacked_serves(m, n),
             Twin::PairedSplit => paired_split_serves(model, m, n) || paired_tail,
@@ -1809,6 +1936,7 @@ pub fn plan(
             continue;
         }
         let twin_plan = match kind {
+            Twin::Cluster => plan_by(twin_spec, &|kernel, problem| cluster_plan(model, kernel, twin_spec, problem))?,
             Twin::Groups => plan_by(twin_spec, &|kernel, problem| groups_plan(model, kernel, twin_spec, problem))?,
             Twin::PairedSplit if paired_tail => {
                 plan_by(twin_spec, &|kernel, problem| paired_tail_split_plan(model, kernel, twin_spec, problem))?
@@ -1848,7 +1976,7 @@ pub fn plan(
         let forced = device.tuner.forced().get(twin_spec.name).is_some();
         let better = forced
             || match kind {
-                Twin::Groups => true,
+                Twin::Cluster | Twin::Groups => true,
                 Twin::Stacked | Twin::StackedAny => stacked_pays(model, m, &twin_plan),
                 Twin::PairedSplit => {
                     paired_split_pays(model, &twin_plan) || (paired_tail && twin_plan.geometry.grid.1 > 1)
@@ -1899,6 +2027,7 @@ fn tiles(layout: Layout, problem: &Problem, shape: &LaunchShape) -> u64 {
         Layout::NShort => 1,
         Layout::T | Layout::TShort | Layout::TPaired => problem.n.div_ceil(t_columns_per_block(problem.m, shape.tx)),
         Layout::TGroups(groups) => problem.n.div_ceil(groups_columns_per_block(problem.m, shape.tx, groups)),
+        Layout::NCluster(rows) => problem.m.div_ceil(rows),
     };
     n.max(1)
 }
@@ -1930,6 +2059,8 @@ pub fn reduction_split(layout: Layout, problem: &Problem, shape: &LaunchShape) -
         Layout::T => (problem.m, T_ROW_GRANULE, problem.n),
         Layout::TPaired => (problem.m, PAIRED_ROW_GRANULE, problem.n),
         Layout::TShort | Layout::TGroups(_) => return (problem.m.max(1), 1),
+        // Always a whole cluster, whatever the columns (a range past n is empty).
+        Layout::NCluster(_) => return (problem.n.div_ceil(CLUSTER_BLOCKS as u64).max(1), CLUSTER_BLOCKS),
     };
     let narrow = matches!(layout, Layout::N) && problem.n <= N_SPLIT_MIN_COLUMNS;
     let counted = if layout == Layout::TPaired { problem.n } else { tiles(layout, problem, shape) };
@@ -1981,6 +2112,14 @@ fn t_groups4_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
 
 fn t_groups6_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
     geometry(Layout::TGroups(6), problem, shape)
+}
+
+fn n_cluster16_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
+    geometry(Layout::NCluster(16), problem, shape)
+}
+
+fn n_cluster32_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
+    geometry(Layout::NCluster(32), problem, shape)
 }
 
 /// Work-buffer scratch bytes a launch with `splits` ranges needs: one partial
@@ -2103,6 +2242,9 @@ pub fn sgemv_with_shape(
     if !candidate_kernels(call.op, m, a, lda, x_reads(x, incx)).iter().any(|k| std::ptr::eq(*k, spec)) {
         return Err(Error::InvalidValue(format!("{} cannot serve this call", spec.name)));
     }
+    if needs_clusters(spec) && !runs_clusters(&handle.device) {
+        return Err(Error::InvalidValue(format!("{} needs thread-block clusters (sm_90 machine code)", spec.name)));
+    }
     // The kernels assume their declared block shapes (GEMV-T's blocks are 1-D).
     if !spec.space.contains(&shape) {
         return Err(Error::InvalidValue(format!("{shape:?} is outside the launch space of {}", spec.name)));
@@ -2119,7 +2261,8 @@ fn launch(handle: &Handle, spec: &'static KernelSpec, call: &Call, shape: Launch
     // Held until the launch is queued: calls on this handle from other threads
     // wait, so that two launches never share the counters at once. Without
     // the work buffer (its limit, or no memory to grow it) the launch is unsplit.
-    let (work, shape) = if splits <= 1 {
+    // The cluster kernels add their ranges in the cluster, without partial sums or counters.
+    let (work, shape) = if splits <= 1 || matches!(layout, Layout::NCluster(_)) {
         (None, shape)
     } else {
         match handle.work_area(work_bytes(call.op, call.m, call.n, splits)) {
@@ -2134,7 +2277,7 @@ fn launch(handle: &Handle, spec: &'static KernelSpec, call: &Call, shape: Launch
     let geometry = (spec.geometry)(&problem, &shape);
     let (per_split, splits) = reduction_split(layout, &problem, &shape);
     debug_assert_eq!(splits, geometry.grid.1);
-    debug_assert!(splits == 1 || work.is_some());
+    debug_assert!(splits == 1 || work.is_some() || matches!(layout, Layout::NCluster(_)));
     let (alpha_value, alpha_address) = call.alpha.kernel_args();
     let (beta_value, beta_address) = call.beta.kernel_args();
     let _bound = ContextGuard::bind(device.context())?;
@@ -3138,6 +3281,8 @@ mod tests {
                 names(candidate_kernels(Op::N, 1000, 4096, 1000, x)),
                 [
                     "gemv_n_f32",
+                    "gemv_n_f32_cluster16",
+                    "gemv_n_f32_cluster32",
                     "gemv_n_f32_sweep",
                     "gemv_n_f32_few",
                     "gemv_n_f32_narrow",
@@ -3149,6 +3294,8 @@ mod tests {
                 names(candidate_kernels(Op::N, 1000, 4096, 1001, x)),
                 [
                     "gemv_n_f32_scalar",
+                    "gemv_n_f32_scalar_cluster16",
+                    "gemv_n_f32_scalar_cluster32",
                     "gemv_n_f32_scalar_long",
                     "gemv_n_f32_wide_any",
                     "gemv_n_f32_sweep",
@@ -3346,6 +3493,10 @@ mod tests {
             (&GEMV_T_SCALAR_GROUPS4, Layout::TGroups(4)),
             (&GEMV_T_GROUPS6, Layout::TGroups(6)),
             (&GEMV_T_SCALAR_GROUPS6, Layout::TGroups(6)),
+            (&GEMV_N_CLUSTER16, Layout::NCluster(16)),
+            (&GEMV_N_SCALAR_CLUSTER16, Layout::NCluster(16)),
+            (&GEMV_N_CLUSTER32, Layout::NCluster(32)),
+            (&GEMV_N_SCALAR_CLUSTER32, Layout::NCluster(32)),
         ];
         for (spec, layout) in specs {
             let space = spec.space;
@@ -3373,7 +3524,12 @@ mod tests {
                                 assert_eq!(Layout::of_kernel(spec, op, 65), layout, "{}", spec.name);
                             }
                             let len = if op == Op::T { m } else { n };
-                            assert!(per * splits as u64 >= len && (splits as u64 - 1) * per < len);
+                            if let Layout::NCluster(_) = layout {
+                                // A whole cluster of ranges, the last ones empty where n < CLUSTER_BLOCKS.
+                                assert_eq!((per, splits), (n.div_ceil(8).max(1), CLUSTER_BLOCKS));
+                            } else {
+                                assert!(per * splits as u64 >= len && (splits as u64 - 1) * per < len);
+                            }
                             let tiles = match layout {
                                 Layout::N => m.div_ceil(4 * tx as u64),
                                 Layout::NShort => 1,
@@ -3381,18 +3537,50 @@ mod tests {
                                 Layout::TGroups(groups) => {
                                     n.div_ceil(tx as u64 / lanes_per_column(m.div_ceil(groups)) * 2)
                                 }
+                                Layout::NCluster(rows) => m.div_ceil(rows),
                             };
                             assert_eq!(g.grid.0 as u64, tiles.max(1));
                             assert_eq!(g.dynamic_shared_bytes, 0, "{shape:?}");
                             // The N kernels fold Ty / 2 slots of 4·Tx floats through their x chunk (GEMV_N_XCHUNK).
                             assert!(2 * tx * ty <= 2048);
-                            assert!(work_bytes(op, m as i64, n as i64, splits) <= PARTIALS_BYTES_MAX);
+                            // (The cluster kernels take no partial sums: `launch` asks for no work buffer.)
+                            if !matches!(layout, Layout::NCluster(_)) {
+                                assert!(work_bytes(op, m as i64, n as i64, splits) <= PARTIALS_BYTES_MAX);
+                            }
                         }
                     }
                     tx += space.tx_step;
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_cluster_kernels_take_few_rows_on_up_to_16384_columns() {
+        // 65 to 1024 rows on 513 to 8 × 2048 columns, and from 256 rows on only past 1536 (the few-columns kernel).
+        for (m, n) in [(65, 513), (255, 513), (200, 16384), (256, 1537), (1024, 1537), (1024, 16384), (700, 9999)] {
+            assert!(cluster_serves(true, m, n), "{m} x {n}");
+            assert!(!cluster_serves(false, m, n), "{m} x {n}: no clusters");
+        }
+        for (m, n) in [(64, 4096), (1025, 4096), (100, 512), (100, 16385), (256, 1536), (1024, 600)] {
+            assert!(!cluster_serves(true, m, n), "{m} x {n}");
+        }
+        // 16-row tiles while their 8 blocks each fit one per SM (132 on the H100: 16 tiles, 256 rows), then 32.
+        let device = DeviceModel::h100_sxm();
+        for (m, rows) in [(65, 16), (256, 16), (257, 32), (1024, 32)] {
+            assert_eq!(cluster_tile_rows(&device, m), rows, "{m} rows");
+        }
+        // Only calls of such rows list them, the float4 pair for float4 A, the scalar pair otherwise.
+        let names = |m: i64, lda: i64| {
+            candidate_kernels(Op::N, m, 4096, lda, XReads::Float4).iter().map(|k| k.name).collect::<Vec<_>>()
+        };
+        assert_eq!(names(300, 300)[..3], ["gemv_n_f32", "gemv_n_f32_cluster16", "gemv_n_f32_cluster32"]);
+        assert_eq!(
+            names(300, 301)[..3],
+            ["gemv_n_f32_scalar", "gemv_n_f32_scalar_cluster16", "gemv_n_f32_scalar_cluster32"]
+        );
+        assert!(!names(1025, 1028).iter().any(|name| name.contains("cluster")));
+        assert!(needs_clusters(&GEMV_N_SCALAR_CLUSTER32) && !needs_clusters(&GEMV_N_NARROW));
     }
 
     #[test]
