@@ -40,9 +40,10 @@
 //    share a column (gemv_lanes_per_column: the fewest that give each 4 rows), so
 //    a warp reads 32 / L columns per load; x is read directly (L lanes ask for
 //    the same element). The column sums are folded over the lanes of a warp by
-//    shuffles, then over the warps through shared memory.
+//    shuffles, then over the warps through shared memory. (On sm_90 the
+//    cluster kernels take their calls of 513 to 16384 columns.)
 //  - gemv_n_f32_cluster16 / _cluster32 and their _scalar_ twins: op N on
-//    few rows (65 to 1024) and up to 16384 columns, sm_90 on: the short
+//    few rows (up to 1024) and up to 16384 columns, sm_90 on: the short
 //    kernels' layout on row tiles of 16 or 32 rows, each tile split over the
 //    columns among the GEMV_CLUSTER blocks of a thread-block cluster, whose
 //    sums are added through distributed shared memory (gemv_n_cluster): one

@@ -698,7 +698,7 @@ fn gpu_sgemv_narrow_n_kernels_split_on_fast_dram() {
     n_kernels_on_fast_dram_through_the_routine(test, ["gemv_n_f32_narrow", "gemv_n_f32_scalar_narrow"], &shapes);
 }
 
-/// The cluster N kernels through the routine (65 to 1024 rows on 513 to 16384 columns, past 1536 from 256
+/// The cluster N kernels through the routine (1 to 1024 rows on 513 to 16384 columns, past 1536 from 256
 /// rows on; sm_90 machine code): row tiles of 16 rows while 8 blocks of each fit one per SM, else 32, whole
 /// and partial; ranges of 65 to 2048 columns; float4 A and lda ≡ 1, 2, 3 (mod 4). Checked on a GPU that runs
 /// them with 132 SMs; elsewhere the kernels are printed.
@@ -707,6 +707,11 @@ fn gpu_sgemv_cluster_n_kernels_through_the_routine() {
     let test = "gpu_sgemv_cluster_n_kernels_through_the_routine";
     // (m, n, lda) and the tile's rows on 132 SMs.
     let shapes = [
+        ((1, 600, 1), 16),
+        ((5, 1000, 7), 16),
+        ((16, 4096, 16), 16),
+        ((33, 2048, 36), 16),
+        ((64, 16384, 64), 16),
         ((65, 513, 68), 16),
         ((65, 4096, 65), 16),
         ((100, 2048, 103), 16),
@@ -863,7 +868,7 @@ fn gpu_sgemv_every_launch_shape() {
         (MUBLAS_OP_T, 300, 130, 301, 1, -2, 3, 0.75, 0.5),
         (MUBLAS_OP_T, 65, 50, 68, 0, 3, -1, -1.5, 0.0),
         (MUBLAS_OP_T, 511, 70, 513, 1, 1, 1, 0.5, 1.0),
-        // The cluster N kernels (65 to 1024 rows; the N problems above too): part-filled tiles of 16 and 32 rows.
+        // The cluster N kernels (1 to 1024 rows; the N problems above too): part-filled tiles of 16 and 32 rows.
         (MUBLAS_OP_N, 300, 2000, 301, 1, 1, -1, 0.5, 0.0),
     ];
     for (problem, (trans, m, n, lda, a_offset, incx, incy, alpha, beta)) in problems.into_iter().enumerate() {

@@ -283,10 +283,10 @@ static bool serves(const KernelInfo &k, const Case &c) {
         case Layout::TGroups4:
         case Layout::TGroups6:
             return c.m > 64 && c.m <= (k.vec ? 384 : 512);
-        // 65 to 1024 rows (cluster_rows in src/routines/gemv.rs).
+        // At most 1024 rows (cluster_rows in src/routines/gemv.rs).
         case Layout::NCluster16:
         case Layout::NCluster32:
-            return c.m > 64 && c.m <= 1024;
+            return c.m <= 1024;
     }
     return false;
 }

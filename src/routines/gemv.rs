@@ -13,7 +13,7 @@
 //! which a warp reads several columns at once instead of leaving most of its
 //! lanes without a row; for op T on 65 to 384 rows (512 for A not float4)
 //! and many columns, the same layout with 4 or 6 groups of rows a lane
-//! (`gemv_t_f32_groups4`, `_groups6`); for op N on 65 to 1024 rows and up
+//! (`gemv_t_f32_groups4`, `_groups6`); for op N on at most 1024 rows and up
 //! to 16384 columns on sm_90, row tiles split among the blocks of a
 //! thread-block cluster (`gemv_n_f32_cluster16`, `_cluster32`), which add
 //! their sums through distributed shared memory. All but the short and groups T kernels take
@@ -595,7 +595,9 @@ const GROUPS_SPACE: LaunchSpace =
 /// columns, their sums added through distributed shared memory
 /// (GEMV_CLUSTER in kernels/gemv.cu).
 pub const CLUSTER_BLOCKS: u32 = 8;
-/// They serve op N from SHORT_ROWS_MAX + 1 to this many rows…
+/// They serve op N on at most this many rows (those of the short kernels too:
+/// a split through partial sums of one tile of up to 64 rows ran 1.7–3.4×
+/// slower than clusters of 16-row tiles, 64 × 4096 8.14 µs against 3.47)…
 const CLUSTER_MAX_ROWS: i64 = 1024;
 /// …on more than N_SPLIT_MIN_COLUMNS columns, up to ranges of this many a
 /// block (past them the narrow kernels' and the default's splits were level
@@ -647,7 +649,7 @@ pub static GEMV_N_SHORT: KernelSpec =
 /// op N, m ≤ SHORT_ROWS_MAX, any alignment and lda.
 pub static GEMV_N_SHORT_SCALAR: KernelSpec =
     KernelSpec { name: "gemv_n_f32_short_scalar", space: SHORT_SPACE, geometry: short_geometry };
-/// op N on SHORT_ROWS_MAX + 1 to CLUSTER_MAX_ROWS rows, row tiles of 16 or
+/// op N on at most CLUSTER_MAX_ROWS rows, row tiles of 16 or
 /// 32 rows in clusters of CLUSTER_BLOCKS column ranges (`cluster_serves`),
 /// A 16-byte aligned and lda % 4 == 0, or any A (`_scalar_`).
 pub static GEMV_N_CLUSTER16: KernelSpec =
@@ -962,7 +964,7 @@ enum Twin {
     Thin,
 }
 
-const TWINS: [(&KernelSpec, &KernelSpec, Twin); 34] = [
+const TWINS: [(&KernelSpec, &KernelSpec, Twin); 38] = [
     (&GEMV_T, &GEMV_T_GROUPS4, Twin::Groups),
     (&GEMV_T, &GEMV_T_GROUPS6, Twin::Groups),
     (&GEMV_T_SCALAR, &GEMV_T_SCALAR_GROUPS4, Twin::Groups),
@@ -985,6 +987,10 @@ const TWINS: [(&KernelSpec, &KernelSpec, Twin); 34] = [
     (&GEMV_N, &GEMV_N_CLUSTER32, Twin::Cluster),
     (&GEMV_N_SCALAR, &GEMV_N_SCALAR_CLUSTER16, Twin::Cluster),
     (&GEMV_N_SCALAR, &GEMV_N_SCALAR_CLUSTER32, Twin::Cluster),
+    (&GEMV_N_SHORT, &GEMV_N_CLUSTER16, Twin::Cluster),
+    (&GEMV_N_SHORT, &GEMV_N_CLUSTER32, Twin::Cluster),
+    (&GEMV_N_SHORT_SCALAR, &GEMV_N_SCALAR_CLUSTER16, Twin::Cluster),
+    (&GEMV_N_SHORT_SCALAR, &GEMV_N_SCALAR_CLUSTER32, Twin::Cluster),
     (&GEMV_N, &GEMV_N_SWEEP, Twin::Sweep),
     (&GEMV_N, &GEMV_N_FEW, Twin::Few),
     (&GEMV_N_SCALAR, &GEMV_N_SCALAR_LONG, Twin::Long),
@@ -1350,9 +1356,9 @@ pub fn runs_clusters(device: &DeviceState) -> bool {
         .any(|(name, choice)| *name == images::GEMV.name && matches!(choice, ImageChoice::Cubin(arch) if *arch >= 90))
 }
 
-/// Rows the cluster kernels can take: more than the short kernels', at most CLUSTER_MAX_ROWS.
+/// Rows the cluster kernels can take: at most CLUSTER_MAX_ROWS.
 fn cluster_rows(m: i64) -> bool {
-    (SHORT_ROWS_MAX + 1..=CLUSTER_MAX_ROWS).contains(&m)
+    (1..=CLUSTER_MAX_ROWS).contains(&m)
 }
 
 /// Whether a cluster kernel takes an N call (`plan`, first), on a device
@@ -1706,7 +1712,7 @@ fn paired_any_over_l1_any(device: &DeviceModel, l1_any: &LaunchPlan, paired_any:
 /// benchmark reports it): the default kernel, unless its twin does better by
 /// a rule the occupancies cannot see, or a shape is forced on the default.
 ///  - Cluster N, for any A and x, where the gemv image is sm_90 machine code
-///    ([`runs_clusters`]): wherever `cluster_serves` (65 to 1024 rows on 513
+///    ([`runs_clusters`]): wherever `cluster_serves` (1 to 1024 rows on 513
 ///    to 16384 columns, past 1536 from 256 rows on), the kernel of
 ///    [`cluster_tile_rows`] on 256 threads. Each 16- or 32-row tile is split
 ///    over the columns among the 8 blocks of a cluster, which add their sums
@@ -1717,7 +1723,10 @@ fn paired_any_over_l1_any(device: &DeviceModel, l1_any: &LaunchPlan, paired_any:
 ///    moved, 1.39x faster by geometric mean, none slower, 0.84x to 1.17x
 ///    cuBLAS's speed): 128 x 600 4.52 / 2.88 / 2.85, 128 x 2048 4.66 / 3.02 /
 ///    3.32, 128 x 8192 7.12 / 4.75 / 9.23, 512 x 2048 5.99 / 4.13 / 4.08,
-///    1024 x 4096 10.07 / 7.31 / 9.46, odd lda 512 x 2048 6.54 / 4.93 / 4.29.
+///    1024 x 4096 10.07 / 7.31 / 9.46, odd lda 512 x 2048 6.54 / 4.93 / 4.29;
+///    on 64 rows or fewer, where the short kernels split through partial
+///    sums, 30 shapes 2.01x faster (33 x 2048 12.75 / 2.98 / 4.01, 64 x 4096
+///    8.55 / 3.20 / 5.70).
 ///  - Groups T, for any A and x: wherever `groups_serves` (65 to 384 rows,
 ///    512 for A that is not float4, on 4096 columns or more), the kernel of `groups_of_rows`, on
 ///    `groups_plan`'s blocks. A warp per column of so few rows gives each
@@ -3305,7 +3314,10 @@ mod tests {
                     "gemv_n_f32_scalar_thin"
                 ]
             );
-            assert_eq!(names(candidate_kernels(Op::N, 64, 4096, 64, x)), ["gemv_n_f32_short"]);
+            assert_eq!(
+                names(candidate_kernels(Op::N, 64, 4096, 64, x)),
+                ["gemv_n_f32_short", "gemv_n_f32_cluster16", "gemv_n_f32_cluster32"]
+            );
         }
         // x as float4: 16-byte aligned, unit stride; as floats: unit stride.
         assert_eq!(x_reads(4096, 1), Float4);
@@ -3557,17 +3569,17 @@ mod tests {
 
     #[test]
     fn the_cluster_kernels_take_few_rows_on_up_to_16384_columns() {
-        // 65 to 1024 rows on 513 to 8 × 2048 columns, and from 256 rows on only past 1536 (the few-columns kernel).
-        for (m, n) in [(65, 513), (255, 513), (200, 16384), (256, 1537), (1024, 1537), (1024, 16384), (700, 9999)] {
+        // 1 to 1024 rows on 513 to 8 × 2048 columns, and from 256 rows on only past 1536 (the few-columns kernel).
+        for (m, n) in [(1, 513), (64, 4096), (65, 513), (255, 513), (200, 16384), (256, 1537), (1024, 16384)] {
             assert!(cluster_serves(true, m, n), "{m} x {n}");
             assert!(!cluster_serves(false, m, n), "{m} x {n}: no clusters");
         }
-        for (m, n) in [(64, 4096), (1025, 4096), (100, 512), (100, 16385), (256, 1536), (1024, 600)] {
+        for (m, n) in [(16, 512), (1025, 4096), (100, 512), (100, 16385), (256, 1536), (1024, 600)] {
             assert!(!cluster_serves(true, m, n), "{m} x {n}");
         }
         // 16-row tiles while their 8 blocks each fit one per SM (132 on the H100: 16 tiles, 256 rows), then 32.
         let device = DeviceModel::h100_sxm();
-        for (m, rows) in [(65, 16), (256, 16), (257, 32), (1024, 32)] {
+        for (m, rows) in [(1, 16), (65, 16), (256, 16), (257, 32), (1024, 32)] {
             assert_eq!(cluster_tile_rows(&device, m), rows, "{m} rows");
         }
         // Only calls of such rows list them, the float4 pair for float4 A, the scalar pair otherwise.
@@ -3579,6 +3591,7 @@ mod tests {
             names(300, 301)[..3],
             ["gemv_n_f32_scalar", "gemv_n_f32_scalar_cluster16", "gemv_n_f32_scalar_cluster32"]
         );
+        assert_eq!(names(33, 36)[..3], ["gemv_n_f32_short", "gemv_n_f32_cluster16", "gemv_n_f32_cluster32"]);
         assert!(!names(1025, 1028).iter().any(|name| name.contains("cluster")));
         assert!(needs_clusters(&GEMV_N_SCALAR_CLUSTER32) && !needs_clusters(&GEMV_N_NARROW));
     }
