@@ -637,13 +637,23 @@ __device__ __forceinline__ void gemv_n_short(i64 m, i64 n, float alpha_value, co
     if (tid == 0) counters[blockIdx.x] = 0;
 }
 
+// Every thread of the cluster waits here for all the others: what each wrote
+// to its shared memory before is visible to the cluster's reads after. In the
+// CPU emulation, which runs blocks one after another, it does nothing.
+__device__ __forceinline__ void gemv_cluster_barrier() {
+#if !defined(MUBLAS_CPU_EMULATION) && __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
+}
+
 // The cluster N kernels' blocks of a row tile (a cluster along grid.y:
 // gridDim.y == GEMV_CLUSTER, rank blockIdx.y) add their sums over the rows
 // of the tile in rank order through distributed shared memory. Returns true
 // in the one block whose threads tid < TILE then hold their row's total; the
-// cluster's shared memory stays until every thread calls
-// gemv_cluster_release. The CPU emulation runs blocks one after another:
-// there each block leaves its sums in `held`, and the last rank adds them.
+// cluster's shared memory must stay until that block has read it, so every
+// thread calls gemv_cluster_barrier again afterwards. The CPU emulation runs
+// blocks one after another: there each block leaves its sums in `held`, and
+// the last rank adds them.
 template <int TILE>
 __device__ __forceinline__ bool gemv_cluster_total(const float *sums, int tid, float &total) {
     total = 0.0f;
@@ -659,7 +669,7 @@ __device__ __forceinline__ bool gemv_cluster_total(const float *sums, int tid, f
     }
     return writer;
 #elif __CUDA_ARCH__ >= 900
-    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+    gemv_cluster_barrier();
     const bool writer = blockIdx.y == 0;
     if (writer && tid < TILE) {
         const unsigned local = static_cast<unsigned>(__cvta_generic_to_shared(sums + tid));
@@ -675,11 +685,6 @@ __device__ __forceinline__ bool gemv_cluster_total(const float *sums, int tid, f
     return writer;
 #else
     return false;
-#endif
-}
-__device__ __forceinline__ void gemv_cluster_release() {
-#if !defined(MUBLAS_CPU_EMULATION) && __CUDA_ARCH__ >= 900
-    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 #endif
 }
 
@@ -741,7 +746,7 @@ __device__ __forceinline__ void gemv_n_cluster(i64 m, i64 n, float alpha_value, 
         float *yr = y + (row0 + tid) * incy;
         *yr = gemv_result(alpha, total, beta, gemv_y_early(beta, yr));
     }
-    gemv_cluster_release();
+    gemv_cluster_barrier();  // the other blocks' sums stay until the writer has read them
 }
 
 // One round of a lane's loads in the T kernels: rows i + stretch * u of the

@@ -1362,12 +1362,13 @@ fn cluster_rows(m: i64) -> bool {
 }
 
 /// Whether a cluster kernel takes an N call (`plan`, first), on a device
-/// that runs them (`clusters`): [`cluster_rows`] on more than
-/// N_SPLIT_MIN_COLUMNS columns, in ranges of at most
-/// CLUSTER_MAX_RANGE_COLUMNS, and past FEW_MAX_COLUMNS from FEW_MIN_ROWS rows on.
-fn cluster_serves(clusters: bool, m: i64, n: i64) -> bool {
+/// that runs them (`clusters`, asked last: only calls of such shapes look
+/// at the loaded images): [`cluster_rows`] on more than N_SPLIT_MIN_COLUMNS
+/// columns, in ranges of at most CLUSTER_MAX_RANGE_COLUMNS, and past
+/// FEW_MAX_COLUMNS from FEW_MIN_ROWS rows on.
+fn cluster_serves(clusters: impl FnOnce() -> bool, m: i64, n: i64) -> bool {
     let columns = n > N_SPLIT_MIN_COLUMNS as i64 && n <= CLUSTER_BLOCKS as i64 * CLUSTER_MAX_RANGE_COLUMNS;
-    clusters && cluster_rows(m) && columns && (m < FEW_MIN_ROWS || n > FEW_MAX_COLUMNS)
+    cluster_rows(m) && columns && (m < FEW_MIN_ROWS || n > FEW_MAX_COLUMNS) && clusters()
 }
 
 /// Rows a cluster kernel's tile holds for m rows: 16 where every block of
@@ -1907,7 +1908,6 @@ pub fn plan(
     let l1_any = x != XReads::Strided && l1_any_serves(default, m, n, &default_plan);
     let long_any = long_any_split_serves(m, n, x_off_a_by_odd_floats(a, lda, x));
     let narrow_split = narrow_split_serves(model, m, n);
-    let clusters = runs_clusters(device);
     // The split paired kernel for the tail of the unsplit one's last wave (float4 A and x).
     let paired_tail = std::ptr::eq(default, &GEMV_T)
         && x == XReads::Float4
@@ -1916,7 +1916,8 @@ pub fn plan(
     for (twin_spec, kind) in twins(default, m, x) {
         let consider = match kind {
             Twin::Cluster => {
-                cluster_serves(clusters, m, n) && cluster_rows_of_kernel(twin_spec) == Some(cluster_tile_rows(model, m))
+                cluster_rows_of_kernel(twin_spec) == Some(cluster_tile_rows(model, m))
+                    && cluster_serves(|| runs_clusters(device), m, n)
             }
             Twin::Groups => groups_serves(default, m, n) && groups_of_kernel(twin_spec) == Some(groups_of_rows(m)),
             Twin::Stacked | Twin::StackedAny => stacked_serves(m, n),
@@ -2267,11 +2268,12 @@ fn launch(handle: &Handle, spec: &'static KernelSpec, call: &Call, shape: Launch
     let problem = problem(call.m, call.n);
     let layout = Layout::of_kernel(spec, call.op, call.m);
     let (_, splits) = reduction_split(layout, &problem, &shape);
+    // The cluster kernels add their ranges in the cluster, without partial sums or counters.
+    let in_cluster = matches!(layout, Layout::NCluster(_));
     // Held until the launch is queued: calls on this handle from other threads
     // wait, so that two launches never share the counters at once. Without
     // the work buffer (its limit, or no memory to grow it) the launch is unsplit.
-    // The cluster kernels add their ranges in the cluster, without partial sums or counters.
-    let (work, shape) = if splits <= 1 || matches!(layout, Layout::NCluster(_)) {
+    let (work, shape) = if splits <= 1 || in_cluster {
         (None, shape)
     } else {
         match handle.work_area(work_bytes(call.op, call.m, call.n, splits)) {
@@ -2286,7 +2288,7 @@ fn launch(handle: &Handle, spec: &'static KernelSpec, call: &Call, shape: Launch
     let geometry = (spec.geometry)(&problem, &shape);
     let (per_split, splits) = reduction_split(layout, &problem, &shape);
     debug_assert_eq!(splits, geometry.grid.1);
-    debug_assert!(splits == 1 || work.is_some() || matches!(layout, Layout::NCluster(_)));
+    debug_assert!(splits == 1 || work.is_some() || in_cluster);
     let (alpha_value, alpha_address) = call.alpha.kernel_args();
     let (beta_value, beta_address) = call.beta.kernel_args();
     let _bound = ContextGuard::bind(device.context())?;
@@ -3571,11 +3573,11 @@ mod tests {
     fn the_cluster_kernels_take_few_rows_on_up_to_16384_columns() {
         // 1 to 1024 rows on 513 to 8 × 2048 columns, and from 256 rows on only past 1536 (the few-columns kernel).
         for (m, n) in [(1, 513), (64, 4096), (65, 513), (255, 513), (200, 16384), (256, 1537), (1024, 16384)] {
-            assert!(cluster_serves(true, m, n), "{m} x {n}");
-            assert!(!cluster_serves(false, m, n), "{m} x {n}: no clusters");
+            assert!(cluster_serves(|| true, m, n), "{m} x {n}");
+            assert!(!cluster_serves(|| false, m, n), "{m} x {n}: no clusters");
         }
         for (m, n) in [(16, 512), (1025, 4096), (100, 512), (100, 16385), (256, 1536), (1024, 600)] {
-            assert!(!cluster_serves(true, m, n), "{m} x {n}");
+            assert!(!cluster_serves(|| true, m, n), "{m} x {n}");
         }
         // 16-row tiles while their 8 blocks each fit one per SM (132 on the H100: 16 tiles, 256 rows), then 32.
         let device = DeviceModel::h100_sxm();
