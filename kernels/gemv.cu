@@ -41,13 +41,15 @@
 //    a warp reads 32 / L columns per load; x is read directly (L lanes ask for
 //    the same element). The column sums are folded over the lanes of a warp by
 //    shuffles, then over the warps through shared memory. (On sm_90 the
-//    cluster kernels take their calls of 513 to 16384 columns.)
-//  - gemv_n_f32_cluster16 / _cluster32 and their _scalar_ twins: op N on
-//    few rows (up to 1024) and up to 16384 columns, sm_90 on: the short
-//    kernels' layout on row tiles of 16 or 32 rows, each tile split over the
-//    columns among the GEMV_CLUSTER blocks of a thread-block cluster, whose
-//    sums are added through distributed shared memory (gemv_n_cluster): one
-//    launch, no partial sums in memory, no arrival counter.
+//    cluster kernels take their calls of more than 512 columns.)
+//  - gemv_n_f32_cluster16 / _cluster32 / _cluster64 and their _scalar_ twins:
+//    op N on few rows (up to 1024) on more than 512 columns, sm_90 on: the
+//    short kernels' layout on row tiles of 16, 32 or 64 rows, each split
+//    over the columns among the GEMV_CLUSTER blocks of a thread-block
+//    cluster, whose sums are added through distributed shared memory
+//    (gemv_n_cluster). On more columns several clusters share a tile (grid.y
+//    a multiple of GEMV_CLUSTER): each cluster's sum goes to a partial
+//    vector, and the last cluster to arrive adds them in order.
 //  - gemv_t_f32 / gemv_t_f32_scalar: op T with m > 64. 1-D block of Tx threads
 //    (a multiple of 32). A warp per column, Tx / 32 columns per block (when
 //    fewer columns are left, warps share a column, each taking every ways-th
@@ -646,31 +648,32 @@ __device__ __forceinline__ void gemv_cluster_barrier() {
 #endif
 }
 
-// The cluster N kernels' blocks of a row tile (a cluster along grid.y:
-// gridDim.y == GEMV_CLUSTER, rank blockIdx.y) add their sums over the rows
-// of the tile in rank order through distributed shared memory. Returns true
-// in the one block whose threads tid < TILE then hold their row's total; the
+// The cluster N kernels' blocks of a row tile (a cluster along grid.y: rank
+// blockIdx.y % GEMV_CLUSTER) add their sums over the rows of the tile in rank
+// order through distributed shared memory. Returns true in the one block of
+// the cluster whose threads tid < TILE then hold their row's total; the
 // cluster's shared memory must stay until that block has read it, so every
 // thread calls gemv_cluster_barrier again afterwards. The CPU emulation runs
 // blocks one after another: there each block leaves its sums in `held`, and
-// the last rank adds them.
+// the cluster's last rank adds them.
 template <int TILE>
 __device__ __forceinline__ bool gemv_cluster_total(const float *sums, int tid, float &total) {
     total = 0.0f;
 #if defined(MUBLAS_CPU_EMULATION)
     static std::vector<float> held;
-    if (tid == 0 && blockIdx.x == 0 && blockIdx.y == 0) held.assign(size_t{gridDim.x} * GEMV_CLUSTER * TILE, 0.0f);
+    if (tid == 0 && blockIdx.x == 0 && blockIdx.y == 0) held.assign(size_t{gridDim.x} * gridDim.y * TILE, 0.0f);
     __syncthreads();
-    float *tile = held.data() + size_t{blockIdx.x} * GEMV_CLUSTER * TILE;
-    if (tid < TILE) tile[blockIdx.y * TILE + tid] = sums[tid];
-    const bool writer = blockIdx.y == GEMV_CLUSTER - 1;
+    const unsigned rank = blockIdx.y % GEMV_CLUSTER;
+    float *tile = held.data() + (size_t{blockIdx.x} * gridDim.y + blockIdx.y - rank) * TILE;
+    if (tid < TILE) tile[rank * TILE + tid] = sums[tid];
+    const bool writer = rank == GEMV_CLUSTER - 1;
     if (writer && tid < TILE) {
         for (int s = 0; s < GEMV_CLUSTER; ++s) total += tile[s * TILE + tid];
     }
     return writer;
 #elif __CUDA_ARCH__ >= 900
     gemv_cluster_barrier();
-    const bool writer = blockIdx.y == 0;
+    const bool writer = blockIdx.y % GEMV_CLUSTER == 0;
     if (writer && tid < TILE) {
         const unsigned local = static_cast<unsigned>(__cvta_generic_to_shared(sums + tid));
 #pragma unroll
@@ -688,21 +691,26 @@ __device__ __forceinline__ bool gemv_cluster_total(const float *sums, int tid, f
 #endif
 }
 
-// gemv_n_f32_cluster16/32 and _scalar twins: op N, row tiles of TILE rows
-// (blockIdx.x), each split over the columns among the GEMV_CLUSTER blocks of
-// a cluster (blockIdx.y a range of per_split columns), 1-D blocks. The short
-// kernel's layout on a tile: L = TILE / 4 lanes share a column, GEMV_CLUSTER_UNROLL
-// columns of loads in flight a lane; the lanes' sums are folded by shuffles,
-// the warps' through shared memory, and the blocks' in the cluster, so that
-// one launch without partial sums in memory or an arrival counter serves few
-// rows on many columns. TILE rows are TILE * 4 bytes of a column: 64 or 128.
+// gemv_n_f32_cluster16/32/64 and _scalar twins: op N, row tiles of TILE rows
+// (blockIdx.x), each split over the columns among the blocks of one or more
+// clusters of GEMV_CLUSTER (blockIdx.y a range of per_split columns), 1-D
+// blocks. The short kernel's layout on a tile: L = TILE / 4 lanes share a
+// column, GEMV_CLUSTER_UNROLL columns of loads in flight a lane; the lanes'
+// sums are folded by shuffles, the warps' through shared memory, and the
+// blocks' in the cluster, so that one cluster serves few rows on many columns
+// without partial sums in memory or an arrival counter. Where several
+// clusters share a tile (more columns), their sums go through partial
+// vectors, one a cluster, which the last to arrive adds in order. TILE rows
+// are TILE * 4 bytes of a column: 64, 128 or 256.
 template <bool VEC, int TILE>
 __device__ __forceinline__ void gemv_n_cluster(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
                                                const float *__restrict__ A, i64 lda, const float *__restrict__ x,
                                                i64 incx, float beta_value, const float *beta_ptr, float *y, i64 incy,
-                                               i64 per_split) {
+                                               i64 per_split, unsigned *counters, float *partials) {
     constexpr int L = TILE / 4, J = 32 / L, U = GEMV_CLUSTER_UNROLL;
-    __shared__ __align__(16) float sums[GEMV_CLUSTER_THREADS / 32 * TILE];
+    // The warps' row sums, then the scratch of the clusters' final sum (gemv_finish: a float a thread).
+    constexpr int SUMS = GEMV_CLUSTER_THREADS / 32 * TILE;
+    __shared__ __align__(16) float sums[SUMS > GEMV_CLUSTER_THREADS ? SUMS : GEMV_CLUSTER_THREADS];
     const float alpha = load_scalar(alpha_value, alpha_ptr);
     const int tid = threadIdx.x, threads = blockDim.x;
     const int lane = tid & 31, warp = tid >> 5, warps = threads >> 5;
@@ -740,13 +748,23 @@ __device__ __forceinline__ void gemv_n_cluster(i64 m, i64 n, float alpha_value, 
     gemv_fold(sums, warps, TILE, TILE, tid, threads);
 
     float total;
-    if (gemv_cluster_total<TILE>(sums, tid, total) && tid < rows) {
+    const bool writer = gemv_cluster_total<TILE>(sums, tid, total);
+    gemv_cluster_barrier();  // the other blocks' sums stay until the writer has read them
+    if (!writer) return;
+    const unsigned clusters = gridDim.y / GEMV_CLUSTER;
+    if (clusters > 1) {
+        if (tid < rows) partials[static_cast<i64>(blockIdx.y / GEMV_CLUSTER) * m + row0 + tid] = total;
+        if (!arrive_last(counters + blockIdx.x, clusters)) return;
+        gemv_finish(partials + row0, m, static_cast<int>(rows), clusters, sums, tid, threads);
+        total = sums[tid < rows ? tid : 0];
+        if (tid == 0) counters[blockIdx.x] = 0;
+    }
+    if (tid < rows) {
         // beta and y are read here, after the columns: held over them they cost registers.
         const float beta = load_scalar(beta_value, beta_ptr);
         float *yr = y + (row0 + tid) * incy;
         *yr = gemv_result(alpha, total, beta, gemv_y_early(beta, yr));
     }
-    gemv_cluster_barrier();  // the other blocks' sums stay until the writer has read them
 }
 
 // One round of a lane's loads in the T kernels: rows i + stretch * u of the
@@ -1450,8 +1468,7 @@ extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_short_scalar(GEMV_
 #define GEMV_CLUSTER_KERNEL(name, VEC, TILE)                                                                 \
     extern "C" __global__ void __cluster_dims__(1, GEMV_CLUSTER, 1) __launch_bounds__(GEMV_CLUSTER_THREADS) \
         name(GEMV_PARAMS) {                                                                                   \
-        gemv_n_cluster<VEC, TILE>(m, n, alpha_value, alpha_ptr, A, lda, x, incx, beta_value, beta_ptr, y, incy, \
-                                  per_split);                                                                 \
+        gemv_n_cluster<VEC, TILE>(GEMV_ARGS);                                                                \
     }
 #else
 #define GEMV_CLUSTER_KERNEL(name, VEC, TILE) \
@@ -1461,6 +1478,8 @@ GEMV_CLUSTER_KERNEL(gemv_n_f32_cluster16, true, 16)
 GEMV_CLUSTER_KERNEL(gemv_n_f32_cluster32, true, 32)
 GEMV_CLUSTER_KERNEL(gemv_n_f32_scalar_cluster16, false, 16)
 GEMV_CLUSTER_KERNEL(gemv_n_f32_scalar_cluster32, false, 32)
+GEMV_CLUSTER_KERNEL(gemv_n_f32_cluster64, true, 64)
+GEMV_CLUSTER_KERNEL(gemv_n_f32_scalar_cluster64, false, 64)
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32(GEMV_PARAMS) { gemv_t<true, GEMV_T_UNROLL>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_scalar(GEMV_PARAMS) { gemv_t<false, GEMV_T_UNROLL_SCALAR>(GEMV_ARGS); }
 // The lean T kernels: half the loads in flight and at most 48 registers

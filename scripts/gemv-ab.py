@@ -91,6 +91,7 @@ def main():
             f = module.get_function("gemv_read_floor_f32")
             return (lambda A, y: f((b,), (t,), (np.int64(lda * n // 4), A, sink))), f"{b} blocks"
         tx, ty, split = (list(map(int, shape.split("x"))) + [1])[:3]
+        clusters = -(-split // 8)  # the cluster kernels: SPLIT column ranges in clusters of 8
         # The float4 kernels fault on lda % 4 != 0 (the arrays here are 16-byte aligned), and a faulted
         # process can hang until the machine's time limit: refuse them.
         any_a = any(tag in name for tag in ("scalar", "_any", "_lanes", "_sweep"))
@@ -105,8 +106,8 @@ def main():
         per_split = -(-per_split // SPLIT_GRANULE) * SPLIT_GRANULE if split > 1 else per_split
         split = -(-(m if OP_T else n) // per_split)
         cluster = re.search(r"_cluster(\d+)$", name)
-        if cluster:  # the cluster N kernels: tiles of 16 or 32 rows, always a cluster of 8 column ranges
-            tiles, split = -(-m // int(cluster.group(1))), 8
+        if cluster:  # the cluster N kernels: tiles of 16 or 32 rows, one or more clusters of 8 column ranges
+            tiles, split = -(-m // int(cluster.group(1))), 8 * clusters
             per_split = -(-n // split)
 
         def launch(A, y):

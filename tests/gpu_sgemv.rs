@@ -687,51 +687,63 @@ fn gpu_sgemv_sweep_for_any_a_below_4096_rows_on_fast_dram() {
 fn gpu_sgemv_narrow_n_kernels_split_on_fast_dram() {
     let test = "gpu_sgemv_narrow_n_kernels_split_on_fast_dram";
     // (m, n, lda) and (Tx, Ty, column ranges) on a 132-SM GPU with fast DRAM.
-    // (Up to 16384 columns the cluster kernels take these rows on an H200: gpu_sgemv_cluster_n_kernels.)
+    // (Up to 16384 columns, and on 9 to 128 rows past them, the cluster kernels take these rows on an H200:
+    // gpu_sgemv_cluster_n_kernels.)
     let shapes = [
-        ((128, 20000, 128), (8, 32, 53)),
-        ((128, 20000, 129), (8, 32, 53)),
+        ((300, 20000, 300), (8, 32, 16)),
+        ((300, 20000, 301), (8, 32, 16)),
         ((500, 30001, 503), (8, 32, 16)),
-        ((256, 65536, 256), (8, 32, 32)),
-        ((100, 100000, 103), (8, 32, 61)),
+        ((400, 32768, 403), (8, 32, 16)),
+        ((257, 30001, 258), (8, 32, 16)),
     ];
     n_kernels_on_fast_dram_through_the_routine(test, ["gemv_n_f32_narrow", "gemv_n_f32_scalar_narrow"], &shapes);
 }
 
 /// The cluster N kernels through the routine (1 to 1024 rows on 513 to 16384 columns, past 1536 from 256
-/// rows on; sm_90 machine code): row tiles of 16 rows while 8 blocks of each fit one per SM, else 32, whole
-/// and partial; ranges of 65 to 2048 columns; float4 A and lda ≡ 1, 2, 3 (mod 4). Checked on a GPU that runs
-/// them with 132 SMs; elsewhere the kernels are printed.
+/// rows on, and 9 to 128 rows past 16384 columns; sm_90 machine code): in one cluster a tile, row tiles of 16
+/// rows while 8 blocks of each fit one per SM, else 32; in several, 16, 32 or 64 rows by m and n, and 8 to 33
+/// clusters (the last to arrive adding their partial vectors); tiles whole and partial, ranges of 65 to 2048
+/// columns; float4 A and lda ≡ 1, 2, 3 (mod 4). Checked on a GPU that runs them with 132 SMs; elsewhere the
+/// kernels are printed.
 #[test]
 fn gpu_sgemv_cluster_n_kernels_through_the_routine() {
     let test = "gpu_sgemv_cluster_n_kernels_through_the_routine";
-    // (m, n, lda) and the tile's rows on 132 SMs.
+    // (m, n, lda), the tile's rows and the clusters a tile on 132 SMs.
     let shapes = [
-        ((1, 600, 1), 16),
-        ((5, 1000, 7), 16),
-        ((16, 4096, 16), 16),
-        ((33, 2048, 36), 16),
-        ((64, 16384, 64), 16),
-        ((65, 513, 68), 16),
-        ((65, 4096, 65), 16),
-        ((100, 2048, 103), 16),
-        ((129, 16384, 132), 16),
-        ((200, 3001, 202), 16),
-        ((256, 1537, 256), 16),
-        ((257, 2048, 257), 32),
-        ((500, 6000, 503), 32),
-        ((777, 9999, 780), 32),
-        ((1000, 2000, 1001), 32),
-        ((1024, 16384, 1024), 32),
+        ((1, 600, 1), 16, 1),
+        ((5, 1000, 7), 16, 1),
+        ((16, 4096, 16), 16, 1),
+        ((33, 2048, 36), 16, 1),
+        ((64, 16384, 64), 16, 1),
+        ((65, 513, 68), 16, 1),
+        ((65, 4096, 65), 16, 1),
+        ((100, 2048, 103), 16, 1),
+        ((129, 16384, 132), 16, 1),
+        ((200, 3001, 202), 16, 1),
+        ((256, 1537, 256), 16, 1),
+        ((257, 2048, 257), 32, 1),
+        ((500, 6000, 503), 32, 1),
+        ((777, 9999, 780), 32, 1),
+        ((1000, 2000, 1001), 32, 1),
+        ((1024, 16384, 1024), 32, 1),
+        ((9, 16385, 11), 16, 17),
+        ((16, 262145, 16), 16, 33),
+        ((17, 70000, 19), 32, 17),
+        ((48, 40000, 48), 32, 8),
+        ((64, 65537, 64), 64, 33),
+        ((65, 262144, 65), 64, 17),
+        ((100, 40001, 102), 64, 8),
+        ((128, 20000, 131), 64, 8),
+        ((128, 65536, 128), 64, 17),
     ];
     let Some(gpu) = gpu_or_skip(test) else { return };
     let checked = gemv::runs_clusters(&gpu.inner().device) && on_132_sms(&gpu);
-    float4_shapes_through_the_routine(&gpu, test, MUBLAS_OP_N, &shapes.map(|(shape, _)| shape), |i, name, plan| {
+    float4_shapes_through_the_routine(&gpu, test, MUBLAS_OP_N, &shapes.map(|(shape, ..)| shape), |i, name, plan| {
         if checked {
-            let ((_, _, lda), rows) = shapes[i];
+            let ((_, _, lda), rows, clusters) = shapes[i];
             let scalar = if lda % 4 == 0 { "" } else { "_scalar" };
             assert_eq!(name, format!("gemv_n_f32{scalar}_cluster{rows}"), "{:?}", shapes[i].0);
-            assert_eq!((plan.shape.tx, plan.geometry.grid.1), (256, 8), "{:?}", shapes[i].0);
+            assert_eq!((plan.shape.tx, plan.geometry.grid.1), (256, 8 * clusters), "{:?}", shapes[i].0);
         }
     });
     if !checked {
@@ -868,7 +880,8 @@ fn gpu_sgemv_every_launch_shape() {
         (MUBLAS_OP_T, 300, 130, 301, 1, -2, 3, 0.75, 0.5),
         (MUBLAS_OP_T, 65, 50, 68, 0, 3, -1, -1.5, 0.0),
         (MUBLAS_OP_T, 511, 70, 513, 1, 1, 1, 0.5, 1.0),
-        // The cluster N kernels (1 to 1024 rows; the N problems above too): part-filled tiles of 16 and 32 rows.
+        // The cluster N kernels (1 to 1024 rows; the N problems above too): part-filled tiles of 16, 32 and 64
+        // rows, in one, two and five clusters.
         (MUBLAS_OP_N, 300, 2000, 301, 1, 1, -1, 0.5, 0.0),
     ];
     for (problem, (trans, m, n, lda, a_offset, incx, incy, alpha, beta)) in problems.into_iter().enumerate() {

@@ -25,7 +25,7 @@ typedef void (*GemvKernel)(i64, i64, float, const float *, const float *, i64, c
                            float *, i64, i64, unsigned *, float *);
 
 // How the host launches a kernel (src/routines/gemv.rs: tiles, reduction_split, lanes_geometry).
-enum class Layout { N, Lanes, NShort, T, TShort, TPaired, TGroups4, TGroups6, NCluster16, NCluster32 };
+enum class Layout { N, Lanes, NShort, T, TShort, TPaired, TGroups4, TGroups6, NCluster16, NCluster32, NCluster64 };
 
 // The launch spaces of src/routines/gemv.rs, as block shapes (Tx, Ty) tried and whether they split.
 enum class Space { N, Narrow, Wide, Few, Lanes, Sweep, Short, T, L1Any, Paired, PairedSplit, Stacked, TShort, Groups, Cluster };
@@ -60,6 +60,8 @@ static const KernelInfo KERNELS[] = {
     {"gemv_n_f32_cluster32", gemv_n_f32_cluster32, Layout::NCluster32, Space::Cluster, true, false, false},
     {"gemv_n_f32_scalar_cluster16", gemv_n_f32_scalar_cluster16, Layout::NCluster16, Space::Cluster, false, false, false},
     {"gemv_n_f32_scalar_cluster32", gemv_n_f32_scalar_cluster32, Layout::NCluster32, Space::Cluster, false, false, false},
+    {"gemv_n_f32_cluster64", gemv_n_f32_cluster64, Layout::NCluster64, Space::Cluster, true, false, false},
+    {"gemv_n_f32_scalar_cluster64", gemv_n_f32_scalar_cluster64, Layout::NCluster64, Space::Cluster, false, false, false},
     {"gemv_t_f32", gemv_t_f32, Layout::T, Space::T, true, false, false},
     {"gemv_t_f32_scalar", gemv_t_f32_scalar, Layout::T, Space::T, false, false, false},
     {"gemv_t_f32_lean", gemv_t_f32_lean, Layout::T, Space::T, true, false, false},
@@ -111,7 +113,7 @@ static std::vector<std::pair<int, int>> shapes(Space space) {
 
 static bool splits(Space space) {
     return space == Space::N || space == Space::Narrow || space == Space::Short || space == Space::T ||
-           space == Space::PairedSplit;
+           space == Space::PairedSplit || space == Space::Cluster;
 }
 
 struct Case {
@@ -147,7 +149,8 @@ static int run_case(const KernelInfo &k, const Case &c) {
     const size_t span = static_cast<size_t>(c.lda * (c.n - 1) + c.m);
     Fenced a(span, c.offset, c.at_end);
     for (size_t i = 0; i < span; ++i) a.data[i] = random_value();
-    const bool cluster = k.layout == Layout::NCluster16 || k.layout == Layout::NCluster32;
+    const bool cluster =
+        k.layout == Layout::NCluster16 || k.layout == Layout::NCluster32 || k.layout == Layout::NCluster64;
     const bool t = k.layout != Layout::N && k.layout != Layout::Lanes && k.layout != Layout::NShort && !cluster;
     const i64 len_x = t ? c.m : c.n, len_y = t ? c.n : c.m;
     const i64 nx = 1 + (len_x - 1) * std::llabs(c.incx), ny = 1 + (len_y - 1) * std::llabs(c.incy);
@@ -200,12 +203,14 @@ static int run_case(const KernelInfo &k, const Case &c) {
             break;
         }
         case Layout::NCluster16:
-        case Layout::NCluster32: {
-            // Row tiles of 16 or 32 rows, each in a cluster of 8 column ranges (the last ones empty on few columns).
-            const i64 rows = k.layout == Layout::NCluster16 ? 16 : 32;
+        case Layout::NCluster32:
+        case Layout::NCluster64: {
+            // Row tiles of 16, 32 or 64 rows, each in `split` clusters of 8 column ranges (the last ones empty on
+            // few columns).
+            const i64 rows = k.layout == Layout::NCluster16 ? 16 : k.layout == Layout::NCluster32 ? 32 : 64;
             blocks = static_cast<unsigned>((c.m + rows - 1) / rows);
-            ranges = 8;
-            per_split = std::max<i64>((c.n + 7) / 8, 1);
+            ranges = 8 * c.split;
+            per_split = std::max<i64>((c.n + ranges - 1) / ranges, 1);
             break;
         }
     }
@@ -286,6 +291,7 @@ static bool serves(const KernelInfo &k, const Case &c) {
         // At most 1024 rows (cluster_rows in src/routines/gemv.rs).
         case Layout::NCluster16:
         case Layout::NCluster32:
+        case Layout::NCluster64:
             return c.m <= 1024;
     }
     return false;
@@ -296,7 +302,7 @@ int main(int argc, char **argv) {
     int cases = 0, failed = 0;
     // (m, n): partial row tiles and column groups; 2500 columns cross N's x chunk, 2101 rows T's row chunk;
     // m <= 64 for the short kernels.
-    // 300 rows: part-filled last tiles of 16 and 32 rows on the cluster kernels.
+    // 300 rows: part-filled last tiles of 16, 32 and 64 rows on the cluster kernels (in 1 or 4 clusters a tile).
     const i64 dims[][2] = {{130, 37}, {100, 2500}, {2101, 9}, {16, 300}, {7, 40}, {61, 1100}, {300, 700}};
     for (const auto &k : KERNELS) {
         if (!std::strstr(k.name, only)) continue;
@@ -309,6 +315,11 @@ int main(int argc, char **argv) {
             for (const auto &[tx, ty] : shapes(k.space)) {
                 for (int split : {1, 4}) {
                     if (split > 1 && !splits(k.space)) continue;
+                    // Several clusters a tile (split 2 for them): on 128 threads, as many emulated threads as one.
+                    if (k.space == Space::Cluster && split > 1) {
+                        if (tx != 128) continue;
+                        split = 2;
+                    }
                     for (int variant = 0; variant < 4; ++variant) {
                         Case c{m, n, m + (variant & 1 ? 3 : 0), variant / 2 % 2, false, tx, ty, split, 0, 1, 1,
                                1.25f, -0.5f, false};

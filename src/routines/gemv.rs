@@ -599,16 +599,46 @@ pub const CLUSTER_BLOCKS: u32 = 8;
 /// a split through partial sums of one tile of up to 64 rows ran 1.7–3.4×
 /// slower than clusters of 16-row tiles, 64 × 4096 8.14 µs against 3.47)…
 const CLUSTER_MAX_ROWS: i64 = 1024;
-/// …on more than N_SPLIT_MIN_COLUMNS columns, up to ranges of this many a
-/// block (past them the narrow kernels' and the default's splits were level
-/// or faster: 128 × 32768 11.4 µs against 10.3, 512 × 32768 22.8 / 21.9)…
+/// …on more than N_SPLIT_MIN_COLUMNS columns, in one cluster a tile up to
+/// ranges of this many a block (past them one cluster was slower than the
+/// narrow kernels' and the default's splits: 128 × 32768 11.4 µs against
+/// 10.3, 512 × 32768 22.8 / 21.9)…
 const CLUSTER_MAX_RANGE_COLUMNS: i64 = 2048;
+/// …and past CLUSTER_BLOCKS such ranges on at most this many rows, in
+/// several clusters a tile ([`clusters_per_tile`]), whose sums the last of
+/// them adds from partial vectors. H200, kernel time through the library
+/// (`scripts/sgemv-builds.py`), µs, several clusters / the kernels before /
+/// cuBLAS: 64 × 32768 7.05 / 11.70 / 6.60, odd lda 65 × 262144 27.4 / 96.4
+/// / 28.4, 128 × 262144 39.5 / 85.8 / 36.1; from 129 rows on they lost
+/// as often as they won (129 × 1048576 with odd lda 224 / 147 / 166, 200 ×
+/// 1048576 257 / 208 / 234, odd lda 255 × 65536 32.5 / 23.6 / 20.9).
+const CLUSTER_GROUPS_MAX_ROWS: i64 = 128;
+/// …and at least this many: on fewer, a 16-row tile's lanes (4 a column)
+/// hold rows that are not there, where the short kernel gives each column 1
+/// or 2 lanes (µs, as above: 1 × 1048576 19.5 / 9.1 / 8.4, 8 × 262144 9.0
+/// / 8.2 / 8.2).
+const CLUSTER_GROUPS_MIN_ROWS: i64 = 9;
+/// Several clusters a tile aim at a block per SM, and at two past this many
+/// elements of A (H200, `scripts/gemv-ab.py`, µs, blocks per SM 1 / 2: 16 ×
+/// 32768 5.45 / 5.98, 64 × 65536 9.70 / 9.94, 65 × 65536 12.85 / 11.82, 17
+/// × 262144 12.60 / 11.77, 128 × 262144 39.6 / 38.1; four were slower
+/// throughout), where 33 to 64 rows also take one tile of 64 instead of two
+/// of 32 (µs, 32 / 64: 48 × 262144 21.1 / 19.6, 48 × 1048576 67.0 / 56.0,
+/// odd lda 64 × 262144 30.3 / 24.7, but 64 × 1048576 71.0 / 73.6).
+const CLUSTER_TWO_PER_SM_MIN_ELEMENTS: u64 = 1 << 22;
 /// …and from FEW_MIN_ROWS rows on, only past FEW_MAX_COLUMNS columns, where
 /// the few-columns and narrow kernels were level or faster (512 × 1024 3.30
 /// against 3.64, 1000 × 600 with odd lda 3.89 against 4.21).
-/// Blocks of 256 threads (128 for `mublas tune` and the tests).
-const CLUSTER_SPACE: LaunchSpace =
-    LaunchSpace { tx_step: 128, tx_min: 128, tx_max: 256, ty_min: 1, ty_max: 1, splits: &[CLUSTER_BLOCKS] };
+/// Blocks of 256 threads (128 for `mublas tune` and the tests), and one,
+/// two or five clusters a tile for them ([`cluster_plan`] takes any number).
+const CLUSTER_SPACE: LaunchSpace = LaunchSpace {
+    tx_step: 128,
+    tx_min: 128,
+    tx_max: 256,
+    ty_min: 1,
+    ty_max: 1,
+    splits: &[CLUSTER_BLOCKS, 2 * CLUSTER_BLOCKS, 5 * CLUSTER_BLOCKS],
+};
 
 /// op N, A 16-byte aligned and lda % 4 == 0. problem.m = rows, problem.n = columns of A.
 pub static GEMV_N: KernelSpec = KernelSpec { name: "gemv_n_f32", space: N_SPACE, geometry: n_geometry };
@@ -649,9 +679,9 @@ pub static GEMV_N_SHORT: KernelSpec =
 /// op N, m ≤ SHORT_ROWS_MAX, any alignment and lda.
 pub static GEMV_N_SHORT_SCALAR: KernelSpec =
     KernelSpec { name: "gemv_n_f32_short_scalar", space: SHORT_SPACE, geometry: short_geometry };
-/// op N on at most CLUSTER_MAX_ROWS rows, row tiles of 16 or
-/// 32 rows in clusters of CLUSTER_BLOCKS column ranges (`cluster_serves`),
-/// A 16-byte aligned and lda % 4 == 0, or any A (`_scalar_`).
+/// op N on at most CLUSTER_MAX_ROWS rows, row tiles of 16, 32 or 64 rows
+/// in clusters of CLUSTER_BLOCKS column ranges (`cluster_serves`), A
+/// 16-byte aligned and lda % 4 == 0, or any A (`_scalar_`).
 pub static GEMV_N_CLUSTER16: KernelSpec =
     KernelSpec { name: "gemv_n_f32_cluster16", space: CLUSTER_SPACE, geometry: n_cluster16_geometry };
 pub static GEMV_N_CLUSTER32: KernelSpec =
@@ -660,6 +690,10 @@ pub static GEMV_N_SCALAR_CLUSTER16: KernelSpec =
     KernelSpec { name: "gemv_n_f32_scalar_cluster16", space: CLUSTER_SPACE, geometry: n_cluster16_geometry };
 pub static GEMV_N_SCALAR_CLUSTER32: KernelSpec =
     KernelSpec { name: "gemv_n_f32_scalar_cluster32", space: CLUSTER_SPACE, geometry: n_cluster32_geometry };
+pub static GEMV_N_CLUSTER64: KernelSpec =
+    KernelSpec { name: "gemv_n_f32_cluster64", space: CLUSTER_SPACE, geometry: n_cluster64_geometry };
+pub static GEMV_N_SCALAR_CLUSTER64: KernelSpec =
+    KernelSpec { name: "gemv_n_f32_scalar_cluster64", space: CLUSTER_SPACE, geometry: n_cluster64_geometry };
 /// op T, A 16-byte aligned and lda % 4 == 0.
 pub static GEMV_T: KernelSpec = KernelSpec { name: "gemv_t_f32", space: T_SPACE, geometry: t_geometry };
 /// op T, any alignment and lda.
@@ -745,6 +779,8 @@ pub const KERNEL_NAMES: &[&str] = &[
     GEMV_N_CLUSTER32.name,
     GEMV_N_SCALAR_CLUSTER16.name,
     GEMV_N_SCALAR_CLUSTER32.name,
+    GEMV_N_CLUSTER64.name,
+    GEMV_N_SCALAR_CLUSTER64.name,
     GEMV_T.name,
     GEMV_T_SCALAR.name,
     GEMV_T_LEAN.name,
@@ -835,8 +871,9 @@ pub enum Layout {
     /// op T, the groups kernels: as TShort with this many groups of 4 rows a
     /// lane and GROUPS_COLUMNS_PER_LANE columns ([`groups_columns_per_block`]).
     TGroups(u64),
-    /// op N, the cluster kernels: row tiles of this many rows, each in
-    /// CLUSTER_BLOCKS column ranges (grid.y); no work buffer.
+    /// op N, the cluster kernels: row tiles of this many rows, each in one
+    /// or more clusters of CLUSTER_BLOCKS column ranges (grid.y); the work
+    /// buffer only for more than one.
     NCluster(u64),
 }
 
@@ -964,7 +1001,7 @@ enum Twin {
     Thin,
 }
 
-const TWINS: [(&KernelSpec, &KernelSpec, Twin); 38] = [
+const TWINS: [(&KernelSpec, &KernelSpec, Twin); 42] = [
     (&GEMV_T, &GEMV_T_GROUPS4, Twin::Groups),
     (&GEMV_T, &GEMV_T_GROUPS6, Twin::Groups),
     (&GEMV_T_SCALAR, &GEMV_T_SCALAR_GROUPS4, Twin::Groups),
@@ -985,12 +1022,16 @@ const TWINS: [(&KernelSpec, &KernelSpec, Twin); 38] = [
     (&GEMV_T_SCALAR, &GEMV_T_L1_ANY, Twin::L1Any),
     (&GEMV_N, &GEMV_N_CLUSTER16, Twin::Cluster),
     (&GEMV_N, &GEMV_N_CLUSTER32, Twin::Cluster),
+    (&GEMV_N, &GEMV_N_CLUSTER64, Twin::Cluster),
     (&GEMV_N_SCALAR, &GEMV_N_SCALAR_CLUSTER16, Twin::Cluster),
     (&GEMV_N_SCALAR, &GEMV_N_SCALAR_CLUSTER32, Twin::Cluster),
+    (&GEMV_N_SCALAR, &GEMV_N_SCALAR_CLUSTER64, Twin::Cluster),
     (&GEMV_N_SHORT, &GEMV_N_CLUSTER16, Twin::Cluster),
     (&GEMV_N_SHORT, &GEMV_N_CLUSTER32, Twin::Cluster),
+    (&GEMV_N_SHORT, &GEMV_N_CLUSTER64, Twin::Cluster),
     (&GEMV_N_SHORT_SCALAR, &GEMV_N_SCALAR_CLUSTER16, Twin::Cluster),
     (&GEMV_N_SHORT_SCALAR, &GEMV_N_SCALAR_CLUSTER32, Twin::Cluster),
+    (&GEMV_N_SHORT_SCALAR, &GEMV_N_SCALAR_CLUSTER64, Twin::Cluster),
     (&GEMV_N, &GEMV_N_SWEEP, Twin::Sweep),
     (&GEMV_N, &GEMV_N_FEW, Twin::Few),
     (&GEMV_N_SCALAR, &GEMV_N_SCALAR_LONG, Twin::Long),
@@ -1361,24 +1402,54 @@ fn cluster_rows(m: i64) -> bool {
     (1..=CLUSTER_MAX_ROWS).contains(&m)
 }
 
+/// Columns one cluster a tile serves: CLUSTER_BLOCKS ranges of CLUSTER_MAX_RANGE_COLUMNS.
+const ONE_CLUSTER_MAX_COLUMNS: i64 = CLUSTER_BLOCKS as i64 * CLUSTER_MAX_RANGE_COLUMNS;
+
 /// Whether a cluster kernel takes an N call (`plan`, first), on a device
 /// that runs them (`clusters`, asked last: only calls of such shapes look
 /// at the loaded images): [`cluster_rows`] on more than N_SPLIT_MIN_COLUMNS
-/// columns, in ranges of at most CLUSTER_MAX_RANGE_COLUMNS, and past
-/// FEW_MAX_COLUMNS from FEW_MIN_ROWS rows on.
+/// columns, past FEW_MAX_COLUMNS from FEW_MIN_ROWS rows on, and past
+/// ONE_CLUSTER_MAX_COLUMNS on CLUSTER_GROUPS_MIN_ROWS to CLUSTER_GROUPS_MAX_ROWS.
 fn cluster_serves(clusters: impl FnOnce() -> bool, m: i64, n: i64) -> bool {
-    let columns = n > N_SPLIT_MIN_COLUMNS as i64 && n <= CLUSTER_BLOCKS as i64 * CLUSTER_MAX_RANGE_COLUMNS;
+    let groups_rows = (CLUSTER_GROUPS_MIN_ROWS..=CLUSTER_GROUPS_MAX_ROWS).contains(&m);
+    let columns = n > N_SPLIT_MIN_COLUMNS as i64 && (n <= ONE_CLUSTER_MAX_COLUMNS || groups_rows);
     cluster_rows(m) && columns && (m < FEW_MIN_ROWS || n > FEW_MAX_COLUMNS) && clusters()
 }
 
-/// Rows a cluster kernel's tile holds for m rows: 16 where every block of
-/// the 16-row tiles has an SM of its own, 32 past that (fewer blocks, twice
-/// the rows a column each). H200, kernel time (`scripts/gemv-ab.py`), µs,
-/// 16 / 32 rows: 128 × 8192 4.99 / 6.53, 256 × 8192 6.42 / 7.09, 512 ×
-/// 8192 8.91 / 8.41, 1024 × 2048 8.11 / 5.71.
-pub fn cluster_tile_rows(device: &DeviceModel, m: i64) -> u64 {
+/// Rows a cluster kernel's tile holds for m × n. In one cluster a tile: 16
+/// where every block of the 16-row tiles has an SM of its own, 32 past that
+/// (fewer blocks, twice the rows a column each). H200, kernel time
+/// (`scripts/gemv-ab.py`), µs, 16 / 32 rows: 128 × 8192 4.99 / 6.53, 256 ×
+/// 8192 6.42 / 7.09, 512 × 8192 8.91 / 8.41, 1024 × 2048 8.11 / 5.71. In
+/// several ([`clusters_per_tile`]), 16 up to 16 rows, 32 up to 32 (and up
+/// to 64 on at most CLUSTER_TWO_PER_SM_MIN_ELEMENTS), 64 past that; µs, 32 /
+/// 64 rows: 64 × 32768 7.19 / 7.76, 100 × 262144 41.7 / 35.6, odd lda 65
+/// × 262144 35.1 / 27.7.
+pub fn cluster_tile_rows(device: &DeviceModel, m: i64, n: i64) -> u64 {
+    if n > ONE_CLUSTER_MAX_COLUMNS {
+        let two_per_sm = m.max(1) as u64 * n as u64 > CLUSTER_TWO_PER_SM_MIN_ELEMENTS;
+        return match m {
+            ..=16 => 16,
+            17..=32 => 32,
+            33..=64 if !two_per_sm => 32,
+            _ => 64,
+        };
+    }
     let blocks = (m.max(1) as u64).div_ceil(16) * CLUSTER_BLOCKS as u64;
     if blocks <= device.sm_count as u64 { 16 } else { 32 }
+}
+
+/// Clusters a row tile of `tile_rows` rows takes for m × n: one up to
+/// ONE_CLUSTER_MAX_COLUMNS columns; past that, as many as bring the grid
+/// nearest a block per SM, or two past CLUSTER_TWO_PER_SM_MIN_ELEMENTS.
+pub fn clusters_per_tile(device: &DeviceModel, m: i64, n: i64, tile_rows: u64) -> u32 {
+    if n <= ONE_CLUSTER_MAX_COLUMNS {
+        return 1;
+    }
+    let elements = m.max(1) as u64 * n as u64;
+    let per_sm = if elements > CLUSTER_TWO_PER_SM_MIN_ELEMENTS { 2 } else { 1 };
+    let cluster_blocks = (m.max(1) as u64).div_ceil(tile_rows) * CLUSTER_BLOCKS as u64;
+    ((per_sm * device.sm_count as u64 + cluster_blocks / 2) / cluster_blocks).clamp(1, u32::MAX as u64 / 8) as u32
 }
 
 /// Whether `spec` is one of the cluster kernels (which only [`runs_clusters`] devices can launch).
@@ -1388,21 +1459,28 @@ pub fn needs_clusters(spec: &KernelSpec) -> bool {
 
 /// The value `table` gives `spec`, one of its kernels (a float4 kernel, its
 /// twin for any A, and what both are compiled for); None for the other kernels.
-fn compiled_parameter(spec: &KernelSpec, table: [(&KernelSpec, &KernelSpec, u64); 2]) -> Option<u64> {
-    table.into_iter().find(|(vec, any, _)| std::ptr::eq(spec, *vec) || std::ptr::eq(spec, *any)).map(|(.., v)| v)
+fn compiled_parameter(spec: &KernelSpec, table: &[(&KernelSpec, &KernelSpec, u64)]) -> Option<u64> {
+    table.iter().find(|(vec, any, _)| std::ptr::eq(spec, *vec) || std::ptr::eq(spec, *any)).map(|(.., v)| *v)
 }
 
 /// The rows of a cluster kernel's tile; None for the other kernels.
 fn cluster_rows_of_kernel(spec: &KernelSpec) -> Option<u64> {
     compiled_parameter(
         spec,
-        [(&GEMV_N_CLUSTER16, &GEMV_N_SCALAR_CLUSTER16, 16), (&GEMV_N_CLUSTER32, &GEMV_N_SCALAR_CLUSTER32, 32)],
+        &[
+            (&GEMV_N_CLUSTER16, &GEMV_N_SCALAR_CLUSTER16, 16),
+            (&GEMV_N_CLUSTER32, &GEMV_N_SCALAR_CLUSTER32, 32),
+            (&GEMV_N_CLUSTER64, &GEMV_N_SCALAR_CLUSTER64, 64),
+        ],
     )
 }
 
-/// The cluster kernels' shape: blocks of CLUSTER_SPACE.tx_max threads.
+/// The cluster kernels' shape: blocks of CLUSTER_SPACE.tx_max threads,
+/// [`clusters_per_tile`] clusters of CLUSTER_BLOCKS column ranges a tile.
 fn cluster_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, problem: &Problem) -> LaunchPlan {
-    let shape = LaunchShape { tx: CLUSTER_SPACE.tx_max, ty: 1, split: CLUSTER_BLOCKS };
+    let (m, n) = (problem.m as i64, problem.n as i64);
+    let clusters = cluster_rows_of_kernel(spec).map_or(1, |rows| clusters_per_tile(device, m, n, rows));
+    let shape = LaunchShape { tx: CLUSTER_SPACE.tx_max, ty: 1, split: clusters * CLUSTER_BLOCKS };
     LaunchPlan::of_shape(device, kernel, spec, problem, shape)
 }
 
@@ -1437,7 +1515,7 @@ pub fn groups_of_rows(m: i64) -> u64 {
 fn groups_of_kernel(spec: &KernelSpec) -> Option<u64> {
     compiled_parameter(
         spec,
-        [(&GEMV_T_GROUPS4, &GEMV_T_SCALAR_GROUPS4, 4), (&GEMV_T_GROUPS6, &GEMV_T_SCALAR_GROUPS6, 6)],
+        &[(&GEMV_T_GROUPS4, &GEMV_T_SCALAR_GROUPS4, 4), (&GEMV_T_GROUPS6, &GEMV_T_SCALAR_GROUPS6, 6)],
     )
 }
 
@@ -1916,7 +1994,7 @@ pub fn plan(
     for (twin_spec, kind) in twins(default, m, x) {
         let consider = match kind {
             Twin::Cluster => {
-                cluster_rows_of_kernel(twin_spec) == Some(cluster_tile_rows(model, m))
+                cluster_rows_of_kernel(twin_spec) == Some(cluster_tile_rows(model, m, n))
                     && cluster_serves(|| runs_clusters(device), m, n)
             }
             Twin::Groups => groups_serves(default, m, n) && groups_of_kernel(twin_spec) == Some(groups_of_rows(m)),
@@ -2069,8 +2147,14 @@ pub fn reduction_split(layout: Layout, problem: &Problem, shape: &LaunchShape) -
         Layout::T => (problem.m, T_ROW_GRANULE, problem.n),
         Layout::TPaired => (problem.m, PAIRED_ROW_GRANULE, problem.n),
         Layout::TShort | Layout::TGroups(_) => return (problem.m.max(1), 1),
-        // Always a whole cluster, whatever the columns (a range past n is empty).
-        Layout::NCluster(_) => return (problem.n.div_ceil(CLUSTER_BLOCKS as u64).max(1), CLUSTER_BLOCKS),
+        // Whole clusters, at least one, whatever the columns (a range past n is empty), their partial
+        // vectors within PARTIALS_BYTES_MAX.
+        Layout::NCluster(_) => {
+            let fits = (PARTIALS_BYTES_MAX / (problem.m.max(1) * 4)).max(1);
+            let clusters = ((shape.split / CLUSTER_BLOCKS) as u64).clamp(1, fits) as u32;
+            let splits = clusters * CLUSTER_BLOCKS;
+            return (problem.n.div_ceil(splits as u64).max(1), splits);
+        }
     };
     let narrow = matches!(layout, Layout::N) && problem.n <= N_SPLIT_MIN_COLUMNS;
     let counted = if layout == Layout::TPaired { problem.n } else { tiles(layout, problem, shape) };
@@ -2132,9 +2216,14 @@ fn n_cluster32_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
     geometry(Layout::NCluster(32), problem, shape)
 }
 
-/// Work-buffer scratch bytes a launch with `splits` ranges needs: one partial
-/// vector (the length of y) per range (the counters come with every
-/// [`WorkArea`](crate::handle::WorkArea)). 0 without a split.
+fn n_cluster64_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
+    geometry(Layout::NCluster(64), problem, shape)
+}
+
+/// Work-buffer scratch bytes a launch with `splits` partial vectors needs
+/// (one a range; for the cluster kernels, one a cluster): each the length of
+/// y (the counters come with every [`WorkArea`](crate::handle::WorkArea)). 0
+/// without a split.
 pub fn work_bytes(op: Op, m: i64, n: i64, splits: u32) -> u64 {
     if splits <= 1 {
         return 0;
@@ -2268,19 +2357,21 @@ fn launch(handle: &Handle, spec: &'static KernelSpec, call: &Call, shape: Launch
     let problem = problem(call.m, call.n);
     let layout = Layout::of_kernel(spec, call.op, call.m);
     let (_, splits) = reduction_split(layout, &problem, &shape);
-    // The cluster kernels add their ranges in the cluster, without partial sums or counters.
+    // The cluster kernels add their ranges in the cluster: partial vectors only for several clusters a tile.
     let in_cluster = matches!(layout, Layout::NCluster(_));
+    let (partial_vectors, unsplit) = if in_cluster { (splits / CLUSTER_BLOCKS, CLUSTER_BLOCKS) } else { (splits, 1) };
     // Held until the launch is queued: calls on this handle from other threads
     // wait, so that two launches never share the counters at once. Without
-    // the work buffer (its limit, or no memory to grow it) the launch is unsplit.
-    let (work, shape) = if splits <= 1 || in_cluster {
+    // the work buffer (its limit, or no memory to grow it) the launch is
+    // unsplit (one cluster a tile).
+    let (work, shape) = if partial_vectors <= 1 {
         (None, shape)
     } else {
-        match handle.work_area(work_bytes(call.op, call.m, call.n, splits)) {
+        match handle.work_area(work_bytes(call.op, call.m, call.n, partial_vectors)) {
             Ok(work) => (Some(work), shape),
             Err(Error::AllocFailed(why)) => {
                 log::info!("SGEMV: not splitting ({why})");
-                (None, LaunchShape { split: 1, ..shape })
+                (None, LaunchShape { split: unsplit, ..shape })
             }
             Err(e) => return Err(e),
         }
@@ -2288,7 +2379,7 @@ fn launch(handle: &Handle, spec: &'static KernelSpec, call: &Call, shape: Launch
     let geometry = (spec.geometry)(&problem, &shape);
     let (per_split, splits) = reduction_split(layout, &problem, &shape);
     debug_assert_eq!(splits, geometry.grid.1);
-    debug_assert!(splits == 1 || work.is_some() || in_cluster);
+    debug_assert!(splits == unsplit || work.is_some());
     let (alpha_value, alpha_address) = call.alpha.kernel_args();
     let (beta_value, beta_address) = call.beta.kernel_args();
     let _bound = ContextGuard::bind(device.context())?;
@@ -3294,6 +3385,7 @@ mod tests {
                     "gemv_n_f32",
                     "gemv_n_f32_cluster16",
                     "gemv_n_f32_cluster32",
+                    "gemv_n_f32_cluster64",
                     "gemv_n_f32_sweep",
                     "gemv_n_f32_few",
                     "gemv_n_f32_narrow",
@@ -3307,6 +3399,7 @@ mod tests {
                     "gemv_n_f32_scalar",
                     "gemv_n_f32_scalar_cluster16",
                     "gemv_n_f32_scalar_cluster32",
+                    "gemv_n_f32_scalar_cluster64",
                     "gemv_n_f32_scalar_long",
                     "gemv_n_f32_wide_any",
                     "gemv_n_f32_sweep",
@@ -3318,7 +3411,7 @@ mod tests {
             );
             assert_eq!(
                 names(candidate_kernels(Op::N, 64, 4096, 64, x)),
-                ["gemv_n_f32_short", "gemv_n_f32_cluster16", "gemv_n_f32_cluster32"]
+                ["gemv_n_f32_short", "gemv_n_f32_cluster16", "gemv_n_f32_cluster32", "gemv_n_f32_cluster64"]
             );
         }
         // x as float4: 16-byte aligned, unit stride; as floats: unit stride.
@@ -3511,6 +3604,8 @@ mod tests {
             (&GEMV_N_SCALAR_CLUSTER16, Layout::NCluster(16)),
             (&GEMV_N_CLUSTER32, Layout::NCluster(32)),
             (&GEMV_N_SCALAR_CLUSTER32, Layout::NCluster(32)),
+            (&GEMV_N_CLUSTER64, Layout::NCluster(64)),
+            (&GEMV_N_SCALAR_CLUSTER64, Layout::NCluster(64)),
         ];
         for (spec, layout) in specs {
             let space = spec.space;
@@ -3539,8 +3634,14 @@ mod tests {
                             }
                             let len = if op == Op::T { m } else { n };
                             if let Layout::NCluster(_) = layout {
-                                // A whole cluster of ranges, the last ones empty where n < CLUSTER_BLOCKS.
-                                assert_eq!((per, splits), (n.div_ceil(8).max(1), CLUSTER_BLOCKS));
+                                // Whole clusters of ranges (fewer where their partial vectors would not fit),
+                                // the last ones empty where n is smaller than their count.
+                                assert!(splits.is_multiple_of(CLUSTER_BLOCKS) && splits <= split);
+                                assert!(
+                                    splits == split
+                                        || m * 4 * (splits / CLUSTER_BLOCKS + 1) as u64 > PARTIALS_BYTES_MAX
+                                );
+                                assert_eq!(per, n.div_ceil(splits as u64).max(1));
                             } else {
                                 assert!(per * splits as u64 >= len && (splits as u64 - 1) * per < len);
                             }
@@ -3557,10 +3658,10 @@ mod tests {
                             assert_eq!(g.dynamic_shared_bytes, 0, "{shape:?}");
                             // The N kernels fold Ty / 2 slots of 4·Tx floats through their x chunk (GEMV_N_XCHUNK).
                             assert!(2 * tx * ty <= 2048);
-                            // (The cluster kernels take no partial sums: `launch` asks for no work buffer.)
-                            if !matches!(layout, Layout::NCluster(_)) {
-                                assert!(work_bytes(op, m as i64, n as i64, splits) <= PARTIALS_BYTES_MAX);
-                            }
+                            // (The cluster kernels take a partial vector a cluster.)
+                            let vectors =
+                                if matches!(layout, Layout::NCluster(_)) { splits / CLUSTER_BLOCKS } else { splits };
+                            assert!(work_bytes(op, m as i64, n as i64, vectors) <= PARTIALS_BYTES_MAX);
                         }
                     }
                     tx += space.tx_step;
@@ -3570,19 +3671,50 @@ mod tests {
     }
 
     #[test]
-    fn the_cluster_kernels_take_few_rows_on_up_to_16384_columns() {
-        // 1 to 1024 rows on 513 to 8 × 2048 columns, and from 256 rows on only past 1536 (the few-columns kernel).
-        for (m, n) in [(1, 513), (64, 4096), (65, 513), (255, 513), (200, 16384), (256, 1537), (1024, 16384)] {
+    fn the_cluster_kernels_take_few_rows_on_many_columns() {
+        // 1 to 1024 rows on 513 to 8 × 2048 columns, and from 256 rows on only past 1536 (the few-columns kernel);
+        // past 8 × 2048 columns 9 to 128 rows.
+        for (m, n) in [
+            (1, 513),
+            (64, 4096),
+            (65, 513),
+            (255, 513),
+            (200, 16384),
+            (256, 1537),
+            (1024, 16384),
+            (9, 16385),
+            (100, 16385),
+            (128, 1 << 24),
+        ] {
             assert!(cluster_serves(|| true, m, n), "{m} x {n}");
             assert!(!cluster_serves(|| false, m, n), "{m} x {n}: no clusters");
         }
-        for (m, n) in [(16, 512), (1025, 4096), (100, 512), (100, 16385), (256, 1536), (1024, 600)] {
+        for (m, n) in [(16, 512), (1025, 4096), (100, 512), (129, 16385), (8, 16385), (256, 1536), (1024, 600)] {
             assert!(!cluster_serves(|| true, m, n), "{m} x {n}");
         }
-        // 16-row tiles while their 8 blocks each fit one per SM (132 on the H100: 16 tiles, 256 rows), then 32.
+        // In one cluster a tile: 16-row tiles while their 8 blocks each fit one per SM (132 on the H100: 16 tiles,
+        // 256 rows), then 32.
         let device = DeviceModel::h100_sxm();
         for (m, rows) in [(1, 16), (65, 16), (256, 16), (257, 32), (1024, 32)] {
-            assert_eq!(cluster_tile_rows(&device, m), rows, "{m} rows");
+            assert_eq!(cluster_tile_rows(&device, m, 16384), rows, "{m} rows");
+            assert_eq!(clusters_per_tile(&device, m, 16384, rows), 1, "{m} rows");
+        }
+        // In several: 16 rows up to 16, 32 up to 32 (64 up to 2^22 elements of A), then 64; clusters for a block
+        // per SM up to 2^22 elements, two past that.
+        for (m, n, rows, clusters) in [
+            (9, 16385, 16, 17),
+            (16, 262144, 16, 17),
+            (16, 262145, 16, 33),
+            (17, 262144, 32, 33),
+            (64, 65536, 32, 8),
+            (64, 65537, 64, 33),
+            (33, 262144, 64, 33),
+            (65, 262144, 64, 17),
+            (100, 16385, 64, 8),
+            (128, 262144, 64, 17),
+        ] {
+            assert_eq!(cluster_tile_rows(&device, m, n), rows, "{m} x {n}");
+            assert_eq!(clusters_per_tile(&device, m, n, rows), clusters, "{m} x {n}");
         }
         // Only calls of such rows list them, the float4 pair for float4 A, the scalar pair otherwise.
         let names = |m: i64, lda: i64| {
