@@ -302,7 +302,7 @@ int main(int argc, char **argv) {
     int cases = 0, failed = 0;
     // (m, n): partial row tiles and column groups; 2500 columns cross N's x chunk, 2101 rows T's row chunk;
     // m <= 64 for the short kernels.
-    // 300 rows: part-filled last tiles of 16, 32 and 64 rows on the cluster kernels (in 1 or 4 clusters a tile).
+    // 300 rows: part-filled last tiles of 16, 32 and 64 rows on the cluster kernels (in 1 or 2 clusters a tile).
     const i64 dims[][2] = {{130, 37}, {100, 2500}, {2101, 9}, {16, 300}, {7, 40}, {61, 1100}, {300, 700}};
     for (const auto &k : KERNELS) {
         if (!std::strstr(k.name, only)) continue;

@@ -13,10 +13,11 @@
 //! which a warp reads several columns at once instead of leaving most of its
 //! lanes without a row; for op T on 65 to 384 rows (512 for A not float4)
 //! and many columns, the same layout with 4 or 6 groups of rows a lane
-//! (`gemv_t_f32_groups4`, `_groups6`); for op N on at most 1024 rows and up
-//! to 16384 columns on sm_90, row tiles split among the blocks of a
-//! thread-block cluster (`gemv_n_f32_cluster16`, `_cluster32`), which add
-//! their sums through distributed shared memory. All but the short and groups T kernels take
+//! (`gemv_t_f32_groups4`, `_groups6`); for op N on at most 1024 rows and more
+//! than 512 columns on sm_90, row tiles split among the blocks of a
+//! thread-block cluster (`gemv_n_f32_cluster16`, `_cluster32`, `_cluster64`),
+//! which add their sums through distributed shared memory (past 16384
+//! columns, several clusters a tile through partial vectors). All but the short and groups T kernels take
 //! a reduction split (the tuner's `LaunchShape::split`, grid.y): the columns
 //! (N) or rows (T) are cut into ranges, one block per range and tile, so that a
 //! short y still fills the GPU; partial vectors go to the handle's work buffer
@@ -1427,16 +1428,21 @@ fn cluster_serves(clusters: impl FnOnce() -> bool, m: i64, n: i64) -> bool {
 /// × 262144 35.1 / 27.7.
 pub fn cluster_tile_rows(device: &DeviceModel, m: i64, n: i64) -> u64 {
     if n > ONE_CLUSTER_MAX_COLUMNS {
-        let two_per_sm = m.max(1) as u64 * n as u64 > CLUSTER_TWO_PER_SM_MIN_ELEMENTS;
         return match m {
             ..=16 => 16,
             17..=32 => 32,
-            33..=64 if !two_per_sm => 32,
+            33..=64 if !cluster_two_per_sm(m, n) => 32,
             _ => 64,
         };
     }
     let blocks = (m.max(1) as u64).div_ceil(16) * CLUSTER_BLOCKS as u64;
     if blocks <= device.sm_count as u64 { 16 } else { 32 }
+}
+
+/// Whether several clusters a tile aim at two blocks per SM for m × n (past
+/// CLUSTER_TWO_PER_SM_MIN_ELEMENTS), where 33 to 64 rows also take 64-row tiles.
+fn cluster_two_per_sm(m: i64, n: i64) -> bool {
+    m.max(1) as u64 * n.max(0) as u64 > CLUSTER_TWO_PER_SM_MIN_ELEMENTS
 }
 
 /// Clusters a row tile of `tile_rows` rows takes for m × n: one up to
@@ -1446,8 +1452,7 @@ pub fn clusters_per_tile(device: &DeviceModel, m: i64, n: i64, tile_rows: u64) -
     if n <= ONE_CLUSTER_MAX_COLUMNS {
         return 1;
     }
-    let elements = m.max(1) as u64 * n as u64;
-    let per_sm = if elements > CLUSTER_TWO_PER_SM_MIN_ELEMENTS { 2 } else { 1 };
+    let per_sm = if cluster_two_per_sm(m, n) { 2 } else { 1 };
     let cluster_blocks = (m.max(1) as u64).div_ceil(tile_rows) * CLUSTER_BLOCKS as u64;
     ((per_sm * device.sm_count as u64 + cluster_blocks / 2) / cluster_blocks).clamp(1, u32::MAX as u64 / 8) as u32
 }
@@ -1792,8 +1797,9 @@ fn paired_any_over_l1_any(device: &DeviceModel, l1_any: &LaunchPlan, paired_any:
 /// a rule the occupancies cannot see, or a shape is forced on the default.
 ///  - Cluster N, for any A and x, where the gemv image is sm_90 machine code
 ///    ([`runs_clusters`]): wherever `cluster_serves` (1 to 1024 rows on 513
-///    to 16384 columns, past 1536 from 256 rows on), the kernel of
-///    [`cluster_tile_rows`] on 256 threads. Each 16- or 32-row tile is split
+///    to 16384 columns, past 1536 from 256 rows on; 9 to 128 rows past 16384
+///    columns), the kernel of [`cluster_tile_rows`] on 256 threads in
+///    [`clusters_per_tile`] clusters a tile. Each tile of 16, 32 or 64 rows is split
 ///    over the columns among the 8 blocks of a cluster, which add their sums
 ///    through distributed shared memory: the split without the chain of
 ///    partial sums in memory, an arrival counter and the last block's pass,
@@ -1805,7 +1811,8 @@ fn paired_any_over_l1_any(device: &DeviceModel, l1_any: &LaunchPlan, paired_any:
 ///    1024 x 4096 10.07 / 7.31 / 9.46, odd lda 512 x 2048 6.54 / 4.93 / 4.29;
 ///    on 64 rows or fewer, where the short kernels split through partial
 ///    sums, 30 shapes 2.01x faster (33 x 2048 12.75 / 2.98 / 4.01, 64 x 4096
-///    8.55 / 3.20 / 5.70).
+///    8.55 / 3.20 / 5.70); past 16384 columns, several clusters a tile, 96
+///    shapes 1.27x faster (odd lda 65 x 262144 94.8 / 27.5 / 28.6).
 ///  - Groups T, for any A and x: wherever `groups_serves` (65 to 384 rows,
 ///    512 for A that is not float4, on 4096 columns or more), the kernel of `groups_of_rows`, on
 ///    `groups_plan`'s blocks. A warp per column of so few rows gives each
