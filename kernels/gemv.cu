@@ -23,8 +23,9 @@
 //    columns and x read through the read-only path instead of staged,
 //    unsplit, in one wave of row tiles of 32 to 256 rows;
 //    gemv_n_f32_wide_staged: the same with x staged, for wider matrices.
-//    gemv_n_f32_few: the float4 wide kernel on 32-row tiles with as many
-//    thread rows as the columns keep busy, for matrices of few columns.
+//    gemv_n_f32_few / gemv_n_f32_scalar_few: the wide kernels on 32-row
+//    tiles with as many thread rows as the columns keep busy, for matrices
+//    of few columns.
 //    gemv_n_f32_wide_any: the float4 wide kernel for any A and lda
 //    (gemv_n_any_columns), which the routine launches on GPUs with fast DRAM
 //    from 2000 to 6336 rows, 12672 on wide matrices (`wide_any_serves`).
@@ -1446,6 +1447,7 @@ extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_wide_any(GEMV_PARAM
 // flight at once and the fold of the thread rows is short. The same code,
 // so the same __launch_bounds__ and registers as gemv_n_f32_wide.
 extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_few(GEMV_PARAMS) { gemv_n<true, 8, true>(GEMV_ARGS); }
+extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_scalar_few(GEMV_PARAMS) { gemv_n<false, 8, true>(GEMV_ARGS); }
 // The scalar N kernel under a name of its own, for one wave of one block per SM
 // on long columns (src/routines/gemv.rs, Twin::Long): the same code, so the same
 // __launch_bounds__ and registers as gemv_n_f32_scalar.

@@ -650,6 +650,33 @@ fn gpu_sgemv_few_columns_n_kernel_through_the_routine() {
     unsplit_twin_through_the_routine(test, MUBLAS_OP_N, "gemv_n_f32_few", 8, &shapes, fast_on_132_sms, FAST_ON_132_SMS);
 }
 
+/// Its twin for any A (on fast DRAM: 256 to 24576 rows on at most 512 columns, up to 200000 on at most 64,
+/// where the sweep kernel does not serve): odd lda and lda ≡ 2, 3 (mod 4), partial last row tiles of 32 and
+/// groups of 8 columns, 4 and 8 thread rows, in one wave and in more.
+#[test]
+fn gpu_sgemv_few_columns_n_kernel_for_any_a_through_the_routine() {
+    let test = "gpu_sgemv_few_columns_n_kernel_for_any_a_through_the_routine";
+    // (m, n, lda) and the thread rows on a 132-SM GPU with fast DRAM.
+    let shapes = [
+        ((257, 64, 257), 8),
+        ((1001, 61, 1003), 8),
+        ((2049, 16, 2049), 4),
+        ((4097, 64, 4098), 8),
+        ((16385, 13, 16387), 4),
+        ((30001, 40, 30003), 8),
+        ((100001, 64, 100001), 4),
+    ];
+    unsplit_twin_through_the_routine(
+        test,
+        MUBLAS_OP_N,
+        "gemv_n_f32_scalar_few",
+        8,
+        &shapes,
+        fast_on_132_sms,
+        FAST_ON_132_SMS,
+    );
+}
+
 /// The sweep kernel for A that is not float4 below 4096 rows on fast DRAM: 256 columns up to three times as
 /// many as rows, where the wide kernel for any A does not serve (fewer than 2000 columns, or 32-row tiles
 /// on nearly every SM and fewer than 3000), 32-row tiles of 32 thread rows; lda ≡ 1, 2 and 3 (mod 4),

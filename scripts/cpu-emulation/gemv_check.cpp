@@ -52,6 +52,7 @@ static const KernelInfo KERNELS[] = {
     {"gemv_n_f32_wide_staged", gemv_n_f32_wide_staged, Layout::N, Space::Wide, true, false, false},
     {"gemv_n_f32_wide_any", gemv_n_f32_wide_any, Layout::N, Space::Wide, false, false, false},
     {"gemv_n_f32_few", gemv_n_f32_few, Layout::N, Space::Few, true, false, false},
+    {"gemv_n_f32_scalar_few", gemv_n_f32_scalar_few, Layout::N, Space::Few, false, false, false},
     {"gemv_n_f32_scalar_lanes", gemv_n_f32_scalar_lanes, Layout::Lanes, Space::Lanes, false, false, false},
     {"gemv_n_f32_sweep", gemv_n_f32_sweep, Layout::Lanes, Space::Sweep, false, false, false},
     {"gemv_n_f32_short", gemv_n_f32_short, Layout::NShort, Space::Short, true, false, false},

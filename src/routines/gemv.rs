@@ -348,6 +348,10 @@ const FEW_SPACE: LaunchSpace =
 const FEW_MAX_COLUMNS: i64 = 1536;
 const FEW_MIN_ROWS: i64 = 256;
 const FEW_MAX_ROWS: i64 = 200_000;
+/// The few-columns kernel for any A: [`few_any_serves`].
+const FEW_ANY_MAX_COLUMNS: i64 = N_SPLIT_MIN_COLUMNS as i64;
+const FEW_ANY_MAX_ROWS: i64 = 24_576;
+const FEW_ANY_LONG_MAX_COLUMNS: i64 = 64;
 /// Where no grid of it runs in one wave, it pays on at most this many
 /// columns (`few_pays`; 200000 rows, µs, the default's split / this one:
 /// 256 columns 53.5 / 52.1, 512 101.3 / 102.0, 1000 193.9 / 198.8).
@@ -659,6 +663,9 @@ pub static GEMV_N_WIDE_ANY: KernelSpec =
     KernelSpec { name: "gemv_n_f32_wide_any", space: WIDE_SPACE, geometry: n_geometry };
 /// GEMV_N_WIDE on 32-row tiles with as many thread rows as the columns keep busy (FEW_SPACE).
 pub static GEMV_N_FEW: KernelSpec = KernelSpec { name: "gemv_n_f32_few", space: FEW_SPACE, geometry: n_geometry };
+/// Its twin for any A (GEMV_N_SCALAR_WIDE's code), where `few_any_serves`.
+pub static GEMV_N_SCALAR_FEW: KernelSpec =
+    KernelSpec { name: "gemv_n_f32_scalar_few", space: FEW_SPACE, geometry: n_geometry };
 /// GEMV_N_SCALAR unsplit in one wave of one block of LONG_THREADS per SM.
 pub static GEMV_N_SCALAR_LONG: KernelSpec =
     KernelSpec { name: "gemv_n_f32_scalar_long", space: LONG_SPACE, geometry: n_geometry };
@@ -772,6 +779,7 @@ pub const KERNEL_NAMES: &[&str] = &[
     GEMV_N_WIDE_STAGED.name,
     GEMV_N_WIDE_ANY.name,
     GEMV_N_FEW.name,
+    GEMV_N_SCALAR_FEW.name,
     GEMV_N_SCALAR_LANES.name,
     GEMV_N_SWEEP.name,
     GEMV_N_SHORT.name,
@@ -989,7 +997,7 @@ enum Twin {
     WideStaged,
     /// The float4 wide kernel's twin for any A: [`wide_any_serves`], shaped by [`wide_any_plan`].
     WideAny,
-    /// The few-columns N kernel: [`few_serves`], shaped by [`few_plan`].
+    /// The few-columns N kernels, for float4 and scalar A: [`few_serves`], shaped by [`few_plan`].
     Few,
     /// The scalar lanes kernel: where it runs in one wave what the scalar wide kernel would.
     Lanes,
@@ -1002,7 +1010,7 @@ enum Twin {
     Thin,
 }
 
-const TWINS: [(&KernelSpec, &KernelSpec, Twin); 42] = [
+const TWINS: [(&KernelSpec, &KernelSpec, Twin); 43] = [
     (&GEMV_T, &GEMV_T_GROUPS4, Twin::Groups),
     (&GEMV_T, &GEMV_T_GROUPS6, Twin::Groups),
     (&GEMV_T_SCALAR, &GEMV_T_SCALAR_GROUPS4, Twin::Groups),
@@ -1038,6 +1046,7 @@ const TWINS: [(&KernelSpec, &KernelSpec, Twin); 42] = [
     (&GEMV_N_SCALAR, &GEMV_N_SCALAR_LONG, Twin::Long),
     (&GEMV_N_SCALAR, &GEMV_N_WIDE_ANY, Twin::WideAny),
     (&GEMV_N_SCALAR, &GEMV_N_SWEEP, Twin::Sweep),
+    (&GEMV_N_SCALAR, &GEMV_N_SCALAR_FEW, Twin::Few),
     (&GEMV_N, &GEMV_N_NARROW, Twin::Narrow),
     (&GEMV_N_SCALAR, &GEMV_N_SCALAR_NARROW, Twin::Narrow),
     (&GEMV_N, &GEMV_N_WIDE, Twin::Wide),
@@ -1294,11 +1303,29 @@ fn wide_thread_rows(tx: u32) -> u32 {
     WIDE_THREADS / tx
 }
 
-/// Whether the few-columns N kernel takes an N call from the float4 default
-/// (`plan`, after the sweep): on fast DRAM, FEW_MIN_ROWS to FEW_MAX_ROWS rows
-/// and at most FEW_MAX_COLUMNS columns.
-fn few_serves(device: &DeviceModel, m: i64, n: i64) -> bool {
-    fast_dram(device) && (FEW_MIN_ROWS..=FEW_MAX_ROWS).contains(&m) && n <= FEW_MAX_COLUMNS
+/// Whether a few-columns N kernel takes an N call from `default` (`plan`,
+/// after the sweep): on fast DRAM, FEW_MIN_ROWS to FEW_MAX_ROWS rows and at
+/// most FEW_MAX_COLUMNS columns; for A that is not float4
+/// ([`few_any_serves`]) fewer.
+fn few_serves(device: &DeviceModel, default: &KernelSpec, m: i64, n: i64) -> bool {
+    let shape = if std::ptr::eq(default, &GEMV_N) { n <= FEW_MAX_COLUMNS } else { few_any_serves(m, n) };
+    fast_dram(device) && (FEW_MIN_ROWS..=FEW_MAX_ROWS).contains(&m) && shape
+}
+
+/// Where the few-columns kernel for any A (`gemv_n_f32_scalar_few`) replaces
+/// the scalar narrow or wide kernel: at most FEW_ANY_MAX_COLUMNS columns
+/// (which the narrow kernels do not split) up to FEW_ANY_MAX_ROWS rows, at
+/// most FEW_ANY_LONG_MAX_COLUMNS past them. Through the library (H200,
+/// kernel time, `scripts/sgemv-builds.py`, odd lda, µs, before / with it /
+/// cuBLAS): 257 × 64 3.42 / 2.41 / 2.01, 1001 × 16 3.45 / 2.36 / 2.00, 4097 ×
+/// 256 5.03 / 3.88 / 4.60, 4097 × 512 6.60 / 5.54 / 4.51, 16385 × 200 6.61 /
+/// 6.37 / 6.50, 200000 × 16 10.26 / 7.82 / 8.55, 200000 × 64 19.02 / 17.56 /
+/// 20.83. Past FEW_ANY_MAX_ROWS on 100 columns or more it lost 1–15 % (32769
+/// × 200 9.59 / 10.37, 65537 × 512 34.59 / 40.04, 200000 × 256 54.37 /
+/// 62.86; 24577 rows level). Everywhere 255 columns ran 2–15 % longer (16385
+/// × 255 8.07 / 8.84; cuBLAS is slow there too, 9.36).
+fn few_any_serves(m: i64, n: i64) -> bool {
+    n <= FEW_ANY_LONG_MAX_COLUMNS || (m <= FEW_ANY_MAX_ROWS && n <= FEW_ANY_MAX_COLUMNS)
 }
 
 /// Whether the few-columns kernel's plan replaces the default's: in one
@@ -2023,7 +2050,7 @@ pub fn plan(
             Twin::Wide | Twin::WideStaged | Twin::Lanes => wide_serves(kind, m, n),
             Twin::WideAny => wide_any_serves(model, m, n),
             Twin::Sweep => sweep_serves(model, default, m, n),
-            Twin::Few => few_serves(model, m, n),
+            Twin::Few => few_serves(model, default, m, n),
             Twin::Long => long_serves(model, m, n, &default_plan),
             Twin::Thin => !fast_dram(model) && n >= LONG_MIN_COLUMNS && doubles_up(model, &default_plan),
         };
@@ -3013,7 +3040,7 @@ mod tests {
                 (8, ty, 1, blocks),
                 "{m} × {n}"
             );
-            assert!(few_serves(&device, m as i64, n as i64), "{m} × {n}");
+            assert!(few_serves(&device, &GEMV_N, m as i64, n as i64), "{m} × {n}");
             assert!(few_pays(&device, n as i64, &plan), "{m} × {n}");
         }
         // More waves on more columns: not taken.
@@ -3021,11 +3048,25 @@ mod tests {
         assert_eq!((plan.shape.ty, optimizer::waves(&device, &plan)), (4, 3));
         assert!(!few_pays(&device, 257, &plan));
         // Only on fast DRAM, and only where it was timed.
-        assert!(!few_serves(&DeviceModel::h100_sxm(), 4096, 512));
-        assert!(few_serves(&device, 256, 1536));
-        assert!(few_serves(&device, 200_000, 16));
+        assert!(!few_serves(&DeviceModel::h100_sxm(), &GEMV_N, 4096, 512));
+        assert!(few_serves(&device, &GEMV_N, 256, 1536));
+        assert!(few_serves(&device, &GEMV_N, 200_000, 16));
         for (m, n) in [(255, 100), (4096, 1537), (200_001, 16)] {
-            assert!(!few_serves(&device, m, n), "{m} × {n}");
+            assert!(!few_serves(&device, &GEMV_N, m, n), "{m} × {n}");
+        }
+        // For any A: up to the columns the narrow kernels do not split on up to 24576 rows, 64 past them.
+        for (m, n) in [(256, 512), (24_576, 512), (24_577, 64), (200_000, 64)] {
+            assert!(few_serves(&device, &GEMV_N_SCALAR, m, n), "{m} × {n}");
+        }
+        for (m, n) in [(256, 513), (255, 16), (24_577, 65), (200_001, 16)] {
+            assert!(!few_serves(&device, &GEMV_N_SCALAR, m, n), "{m} × {n}");
+        }
+        // Its plan, with the scalar code's 102 registers (the GPU test's shapes): 9 blocks of 8 × 8 per SM,
+        // 19 of 8 × 4.
+        let [_, scalar] = wide_models();
+        for (m, n, ty) in [(257, 64, 8), (2049, 16, 4), (16385, 13, 4), (30001, 40, 8), (100_001, 64, 4)] {
+            let plan = few_plan(&device, &scalar, &GEMV_N_SCALAR_FEW, &problem(m, n));
+            assert_eq!((plan.shape.tx, plan.shape.ty), (8, ty), "{m} × {n}");
         }
     }
 
@@ -3410,6 +3451,7 @@ mod tests {
                     "gemv_n_f32_scalar_long",
                     "gemv_n_f32_wide_any",
                     "gemv_n_f32_sweep",
+                    "gemv_n_f32_scalar_few",
                     "gemv_n_f32_scalar_narrow",
                     "gemv_n_f32_scalar_lanes",
                     "gemv_n_f32_scalar_wide",
@@ -3587,6 +3629,7 @@ mod tests {
             (&GEMV_N_SCALAR_THIN, Layout::N),
             (&GEMV_N_WIDE_STAGED, Layout::N),
             (&GEMV_N_FEW, Layout::N),
+            (&GEMV_N_SCALAR_FEW, Layout::N),
             (&GEMV_N_SHORT, Layout::NShort),
             (&GEMV_N_SHORT_SCALAR, Layout::NShort),
             (&GEMV_T, Layout::T),
