@@ -344,7 +344,7 @@ fn gpu_sgemv_case_matrix() {
     let cublas = CublasSession::open(test);
     let dims = [1usize, 7, 31, 33, 1000, 4097];
     let mut shapes: Vec<(usize, usize)> = dims.iter().flat_map(|&m| dims.iter().map(move |&n| (m, n))).collect();
-    shapes.extend([(5000, 3), (3, 5000), (1, 4097), (4097, 1), (20000, 16), (16, 20000)]);
+    shapes.extend([(5000, 3), (3, 5000), (1, 4097), (4097, 1), (20000, 16), (16, 20000), (1, 70001), (4, 40000)]);
     let mut k = 0usize;
     let mut cases = 0;
     for &(m, n) in &shapes {

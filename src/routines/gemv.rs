@@ -57,6 +57,8 @@ const N_SPLIT_MIN_COLUMNS: u64 = 512;
 const T_ROW_GRANULE: u64 = 2048;
 /// Column ranges of a split in the short N kernels.
 const SHORT_COLUMN_GRANULE: u64 = 1024;
+/// Columns a lane of the short N kernels loads at once (GEMV_SHORT_UNROLL).
+const SHORT_UNROLL: u64 = 4;
 /// Columns per lane in the T kernels when m ≤ 64 (GEMV_T_SMALL_COLUMNS).
 const T_SMALL_COLUMNS: u64 = 4;
 /// op N with at most this many rows goes to the short kernels (GEMV_SHORT_ROWS):
@@ -1303,6 +1305,38 @@ fn wide_thread_rows(tx: u32) -> u32 {
     WIDE_THREADS / tx
 }
 
+/// Whether `spec` is one of the short N kernels.
+fn is_short_n(spec: &KernelSpec) -> bool {
+    std::ptr::eq(spec, &GEMV_N_SHORT) || std::ptr::eq(spec, &GEMV_N_SHORT_SCALAR)
+}
+
+/// The short N kernels' shape when split: the optimizer's (`optimizer`),
+/// with no more threads than the warps a column range gives a load each. A
+/// warp loads 32 / L columns GEMV_SHORT_UNROLL times a step (L lanes a
+/// column, [`lanes_per_column`]): 128 columns up to 4 rows, so that the
+/// optimizer's 512 threads on ranges of 1024 columns left half the warps
+/// without a column. H200, kernel time through the library
+/// (`scripts/sgemv-builds.py`), µs, 512 / 256 threads / cuBLAS: 1 × 32768
+/// 5.40 / 4.82 / 11.03, 1 × 65536 5.74 / 5.11 / 3.94, 1 × 262144 6.86 /
+/// 5.86 / 4.47, 2 × 65536 5.68 / 5.11 / 4.06, 4 × 65536 5.62 / 5.06 /
+/// 4.27, 4 × 262144 7.11 / 6.83 / 7.62.
+fn short_plan(
+    device: &DeviceModel,
+    kernel: &KernelModel,
+    spec: &KernelSpec,
+    problem: &Problem,
+    optimizer: impl FnOnce() -> LaunchPlan,
+) -> LaunchPlan {
+    let plan = optimizer();
+    let (range, splits) = reduction_split(Layout::NShort, problem, &plan.shape);
+    let warp_step = 32 / lanes_per_column(problem.m) * SHORT_UNROLL;
+    let busy = (range.div_ceil(warp_step) * 32).clamp(spec.space.tx_min as u64, spec.space.tx_max as u64) as u32;
+    if splits <= 1 || plan.shape.tx <= busy {
+        return plan;
+    }
+    LaunchPlan::of_shape(device, kernel, spec, problem, LaunchShape { tx: busy, ..plan.shape })
+}
+
 /// Whether a few-columns N kernel takes an N call from `default` (`plan`,
 /// after the sweep): on fast DRAM, FEW_MIN_ROWS to FEW_MAX_ROWS rows and at
 /// most FEW_MAX_COLUMNS columns; for A that is not float4
@@ -2010,7 +2044,14 @@ pub fn plan(
             Ok(device.tuner.plan_with(spec, &kernel.model, &problem, || rule(&kernel.model, &problem)))
         };
     let default = select_kernel(op, m, a, lda);
-    let default_plan = plan_of(default)?;
+    let default_plan = if is_short_n(default) {
+        let optimizer = |kernel: &KernelModel, problem: &Problem| device.tuner.plan_uncached(default, kernel, problem);
+        plan_by(default, &|kernel, problem| {
+            short_plan(device.model(), kernel, default, problem, || optimizer(kernel, problem))
+        })?
+    } else {
+        plan_of(default)?
+    };
     if device.tuner.forced().get(default.name).is_some() {
         // A shape forced on the default kernel pins that kernel (the analyzer times its shapes so).
         return Ok((default, default_plan));
@@ -3567,6 +3608,31 @@ mod tests {
         let m = (SPLIT_COUNTER_SLOTS as i64 + 1) * 128;
         let g = n_geometry(&problem(m, 64), &LaunchShape { tx: 32, ty: 1, split: 4 });
         assert_eq!(g.grid, (SPLIT_COUNTER_SLOTS as u32 + 1, 1, 1));
+    }
+
+    #[test]
+    fn the_short_n_kernels_take_no_more_threads_than_a_range_keeps_busy() {
+        use crate::tuner::{ForcedShapes, RecipeBook, Tuner};
+        let device = DeviceModel::h200();
+        let tuner = Tuner::new(device.clone(), RecipeBook::built_in(), ForcedShapes::new());
+        let kernel = KernelModel { registers_per_thread: 60, static_shared_bytes: 8192, max_threads_per_block: 1024 };
+        let plan = |m: u64, n: u64| {
+            let problem = Problem { m, n, k: 0 };
+            let optimizer = || tuner.plan_uncached(&GEMV_N_SHORT, &kernel, &problem);
+            (short_plan(&device, &kernel, &GEMV_N_SHORT, &problem, optimizer), optimizer())
+        };
+        // (m, n, threads, ranges): up to 4 rows a warp loads 128 columns a step, so ranges of 1024 keep 8 busy;
+        // from 5 to 8 rows, 64 (16 warps); ranges of 4096 keep every warp of the optimizer's 512 threads busy.
+        for (m, n, tx, ranges) in
+            [(1, 65536, 256, 64), (4, 262144, 256, 256), (8, 32768, 512, 32), (1, 1 << 20, 512, 256)]
+        {
+            let (plan, optimizer) = plan(m, n);
+            assert_eq!((optimizer.shape.tx, optimizer.geometry.grid.1), (512, ranges), "{m} × {n}");
+            assert_eq!((plan.shape.tx, plan.geometry.grid.1), (tx, ranges), "{m} × {n}");
+        }
+        // Unsplit, the optimizer's.
+        let (plan, optimizer) = plan(1, 500);
+        assert_eq!((plan.shape, plan.geometry.grid.1), (optimizer.shape, 1));
     }
 
     #[test]
