@@ -633,6 +633,19 @@ const CLUSTER_GROUPS_MIN_ROWS: i64 = 9;
 /// of 32 (µs, 32 / 64: 48 × 262144 21.1 / 19.6, 48 × 1048576 67.0 / 56.0,
 /// odd lda 64 × 262144 30.3 / 24.7, but 64 × 1048576 71.0 / 73.6).
 const CLUSTER_TWO_PER_SM_MIN_ELEMENTS: u64 = 1 << 22;
+/// Several clusters a tile: at most this many up to
+/// CLUSTERS_SHORT_MAX_COLUMNS columns, where a block per SM left each block
+/// too few columns to pay for its share of the partial vectors. H200,
+/// kernel time through the library (`scripts/sgemv-builds.py`, each pair of
+/// builds named both ways), µs, a block per SM / at most 8: 9 × 16385
+/// 5.57–5.72 / 4.96–4.97, 16 × 24576 5.44–5.45 / 4.90–4.91, 16 × 32768
+/// 5.59–5.64 / 5.04–5.14, 17 × 20000 5.83–5.87 / 5.56–5.60, 32 × 32768
+/// 6.29–6.31 / 6.12–6.13; level on 65536 columns (`scripts/gemv-ab.py`, 16
+/// × 65536 6.59 / 6.51). Several clusters a tile on up to 16384 columns
+/// were not kept (docs/performance.md, "Fewer clusters a tile on up to
+/// 32768 columns").
+const CLUSTERS_SHORT_MAX: u64 = 8;
+const CLUSTERS_SHORT_MAX_COLUMNS: i64 = 32768;
 /// …and from FEW_MIN_ROWS rows on, only past FEW_MAX_COLUMNS columns, where
 /// the few-columns and narrow kernels were level or faster (512 × 1024 3.30
 /// against 3.64, 1000 × 600 with odd lda 3.89 against 4.21).
@@ -1508,14 +1521,16 @@ fn cluster_two_per_sm(m: i64, n: i64) -> bool {
 
 /// Clusters a row tile of `tile_rows` rows takes for m × n: one up to
 /// ONE_CLUSTER_MAX_COLUMNS columns; past that, as many as bring the grid
-/// nearest a block per SM, or two past CLUSTER_TWO_PER_SM_MIN_ELEMENTS.
+/// nearest a block per SM (two past CLUSTER_TWO_PER_SM_MIN_ELEMENTS), at
+/// most CLUSTERS_SHORT_MAX up to CLUSTERS_SHORT_MAX_COLUMNS columns.
 pub fn clusters_per_tile(device: &DeviceModel, m: i64, n: i64, tile_rows: u64) -> u32 {
     if n <= ONE_CLUSTER_MAX_COLUMNS {
         return 1;
     }
     let per_sm = if cluster_two_per_sm(m, n) { 2 } else { 1 };
     let cluster_blocks = (m.max(1) as u64).div_ceil(tile_rows) * CLUSTER_BLOCKS as u64;
-    ((per_sm * device.sm_count as u64 + cluster_blocks / 2) / cluster_blocks).clamp(1, u32::MAX as u64 / 8) as u32
+    let fill = ((per_sm * device.sm_count as u64 + cluster_blocks / 2) / cluster_blocks).clamp(1, u32::MAX as u64 / 8);
+    (if n <= CLUSTERS_SHORT_MAX_COLUMNS { fill.min(CLUSTERS_SHORT_MAX) } else { fill }) as u32
 }
 
 /// Whether `spec` is one of the cluster kernels (which only [`runs_clusters`] devices can launch).
@@ -3818,7 +3833,9 @@ mod tests {
         // In several: 16 rows up to 16, 32 up to 32 (64 up to 2^22 elements of A), then 64; clusters for a block
         // per SM up to 2^22 elements, two past that.
         for (m, n, rows, clusters) in [
-            (9, 16385, 16, 17),
+            (9, 16385, 16, 8),
+            (16, 32768, 16, 8),
+            (16, 32769, 16, 17),
             (16, 262144, 16, 17),
             (16, 262145, 16, 33),
             (17, 262144, 32, 33),
