@@ -1323,8 +1323,8 @@ fn is_short_n(spec: &KernelSpec) -> bool {
     std::ptr::eq(spec, &GEMV_N_SHORT) || std::ptr::eq(spec, &GEMV_N_SHORT_SCALAR)
 }
 
-/// The short N kernels' shape when split: the optimizer's (`optimizer`),
-/// with no more threads than the warps a column range gives a load each. A
+/// The short N kernels' shape when split: the optimizer's `plan`, with no
+/// more threads than the warps a column range gives a load each. A
 /// warp loads 32 / L columns GEMV_SHORT_UNROLL times a step (L lanes a
 /// column, [`lanes_per_column`]): 128 columns up to 4 rows, so that the
 /// optimizer's 512 threads on ranges of 1024 columns left half the warps
@@ -1338,9 +1338,8 @@ fn short_plan(
     kernel: &KernelModel,
     spec: &KernelSpec,
     problem: &Problem,
-    optimizer: impl FnOnce() -> LaunchPlan,
+    plan: LaunchPlan,
 ) -> LaunchPlan {
-    let plan = optimizer();
     let (range, splits) = reduction_split(Layout::NShort, problem, &plan.shape);
     let warp_step = 32 / lanes_per_column(problem.m) * SHORT_UNROLL;
     let busy = (range.div_ceil(warp_step) * 32).clamp(spec.space.tx_min as u64, spec.space.tx_max as u64) as u32;
@@ -2060,9 +2059,8 @@ pub fn plan(
         };
     let default = select_kernel(op, m, a, lda);
     let default_plan = if is_short_n(default) {
-        let optimizer = |kernel: &KernelModel, problem: &Problem| device.tuner.plan_uncached(default, kernel, problem);
         plan_by(default, &|kernel, problem| {
-            short_plan(device.model(), kernel, default, problem, || optimizer(kernel, problem))
+            short_plan(device.model(), kernel, default, problem, device.tuner.plan_uncached(default, kernel, problem))
         })?
     } else {
         plan_of(default)?
@@ -3633,8 +3631,8 @@ mod tests {
         let kernel = KernelModel { registers_per_thread: 60, static_shared_bytes: 8192, max_threads_per_block: 1024 };
         let plan = |m: u64, n: u64| {
             let problem = Problem { m, n, k: 0 };
-            let optimizer = || tuner.plan_uncached(&GEMV_N_SHORT, &kernel, &problem);
-            (short_plan(&device, &kernel, &GEMV_N_SHORT, &problem, optimizer), optimizer())
+            let optimizer = tuner.plan_uncached(&GEMV_N_SHORT, &kernel, &problem);
+            (short_plan(&device, &kernel, &GEMV_N_SHORT, &problem, optimizer), optimizer)
         };
         // (m, n, threads, ranges): up to 4 rows a warp loads 128 columns a step, so ranges of 1024 keep 8 busy;
         // from 5 to 8 rows, 64 (16 warps); ranges of 4096 keep every warp of the optimizer's 512 threads busy.
