@@ -75,3 +75,53 @@ __device__ __forceinline__ bool arrive_last(unsigned *counter, unsigned blocks) 
     if (last) __threadfence();
     return last;
 }
+
+// The SGEMV splits' hand-over without a fence (kernels/gemv.cu, "Split"): a
+// partial sum travels with a flag in one 8-byte slot, written and read whole
+// (single-copy atomic at GPU scope), so that the block that adds the partial
+// sums can read each one as soon as it is there instead of after its writer's
+// fence and count. The reader clears every slot it took, so all are 0 between
+// launches; the slots live in a region of the work buffer that nothing else
+// writes (src/handle.rs).
+typedef unsigned long long SplitSlot;
+#define SPLIT_SLOT_FULL (1ull << 32)
+
+// The calling thread's place in the order in which the callers on `counter` got here.
+__device__ __forceinline__ unsigned split_ticket(unsigned *counter) {
+#if defined(MUBLAS_CPU_EMULATION)
+    return atomicAdd(counter, 1u);
+#else
+    unsigned ticket;
+    asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(ticket) : "l"(counter) : "memory");
+    return ticket;
+#endif
+}
+
+__device__ __forceinline__ void split_slot_store(SplitSlot *slot, SplitSlot v) {
+#if defined(MUBLAS_CPU_EMULATION)
+    std::atomic_ref<SplitSlot>(*slot).store(v, std::memory_order_relaxed);
+#else
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(slot), "l"(v) : "memory");
+#endif
+}
+
+__device__ __forceinline__ SplitSlot split_slot_load(const SplitSlot *slot) {
+#if defined(MUBLAS_CPU_EMULATION)
+    return std::atomic_ref<SplitSlot>(*const_cast<SplitSlot *>(slot)).load(std::memory_order_relaxed);
+#else
+    SplitSlot v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(slot) : "memory");
+    return v;
+#endif
+}
+
+__device__ __forceinline__ void split_slot_put(SplitSlot *slot, float value) {
+    split_slot_store(slot, SPLIT_SLOT_FULL | __float_as_uint(value));
+}
+
+// The value of a slot read as `v`, once it is full: reads it again until then, and clears it.
+__device__ __forceinline__ float split_slot_take(SplitSlot *slot, SplitSlot v) {
+    while (!(v & SPLIT_SLOT_FULL)) v = split_slot_load(slot);
+    split_slot_store(slot, 0);
+    return __uint_as_float(static_cast<unsigned>(v));
+}

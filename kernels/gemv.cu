@@ -84,14 +84,15 @@
 //
 // Split (gridDim.y > 1): the reduction dimension (columns for N, rows for T) is
 // cut into gridDim.y ranges of `per_split` each, one block per range and tile.
-// Each block writes its partial vector to `partials[split_index * len_y + i]`,
-// then counts itself in `counters[blockIdx.x]`; the last block of a tile to
-// arrive adds the partials in a fixed order (gemv_finish), applies alpha and
-// beta, writes y and resets the counter to 0 for the next call. One launch, and
-// the same bits whichever block happens to finish last (gemv_t_f32_paired_split:
-// each warp counts itself in `counters[column]`, and the column's last warp adds
-// its partials). The counters must be 0 before the first call (the routine sees
-// to it).
+// Each block takes a ticket from `counters[blockIdx.x]` as it starts and
+// writes its partial vector to the slots `slots[split_index * len_y + i]`
+// (common.cuh: a sum and a flag in 8 bytes); the block of a tile with the last
+// ticket takes the slots as they fill and adds them in a fixed order
+// (gemv_split_gather), applies alpha and beta, writes y, and leaves the
+// counter and the slots at 0 for the next call. One launch, no fence, and the
+// same bits whichever block adds (gemv_t_f32_paired_split: each warp takes its
+// ticket from `counters[column]`, and the column's last warp adds). The
+// counters and slots must be 0 before the first call (the routine sees to it).
 //
 // The elements of y a thread writes are read before its sums are done
 // (gemv_y_early), not after. Every result is a fixed-order sum for a given
@@ -116,6 +117,14 @@
 #define GEMV_CLUSTER 8
 #define GEMV_CLUSTER_UNROLL 8
 #define GEMV_CLUSTER_THREADS 256
+// The rank of the block that adds a cluster's sums (gemv_cluster_total): the
+// first, or in the CPU emulation, which runs a cluster's blocks one after
+// another, the last.
+#if defined(MUBLAS_CPU_EMULATION)
+#define GEMV_CLUSTER_WRITER (GEMV_CLUSTER - 1)
+#else
+#define GEMV_CLUSTER_WRITER 0
+#endif
 
 // The element of y at yp, for beta * y: read before the sums are done, not
 // after, so that its round trip overlaps others instead of adding one at the
@@ -158,22 +167,76 @@ __device__ __forceinline__ void gemv_fold(float *buf, int count, int stride, int
     }
 }
 
-// In the last block of a tile: scratch[o] = sum over s < splits of
-// partials[s * stride + o], for o < outputs. G groups of threads (G a power of
-// two, G * outputs <= the block's threads) each add the splits s = g, g + G, ...
-// in order, then the G sums of an output are folded (gemv_fold): the order
-// depends only on (outputs, splits, block size), and the loads of the whole
-// block are in flight at once instead of one chain of `splits` per output.
-// scratch holds at least max(outputs, threads) floats. Every thread calls it.
-__device__ __forceinline__ void gemv_finish(const float *partials, i64 stride, int outputs, unsigned splits, float *scratch,
-                                            int tid, int threads) {
+// Split launches: as a block starts (after alpha), its thread 0 takes a ticket
+// from its tile's counter; the block with the last (splits - 1) adds the
+// tile's partial sums, taking each slot as it fills (split_slot_take). It
+// cannot wait forever: every other block of the tile took its ticket before,
+// so it has started, and it fills its slots without waiting for anything.
+// The ticket's round trip overlaps the block's loads, and no block waits for
+// a fence or a count before it ends. (gemv_t_f32_paired_split: lane 0 of
+// each warp, a counter per column.)
+__device__ __forceinline__ unsigned gemv_split_ticket(unsigned *counters, bool taker) {
+    return taker ? split_ticket(counters + blockIdx.x) : 0u;
+}
+
+// Every thread of the block, after its slots are written: true in the block
+// that holds the tile's last ticket (thread 0's `ticket`), which also resets
+// the counter (every block of the tile has counted itself).
+__device__ __forceinline__ bool gemv_split_last(unsigned *counters, unsigned ticket, unsigned splits, int tid) {
+    __shared__ bool last;
+    if (tid == 0) {
+        last = ticket == splits - 1;
+        if (last) counters[blockIdx.x] = 0;
+    }
+    __syncthreads();
+    return last;
+}
+
+// The same with the ticket taken here, after the block's slots are written:
+// for the kernels where a ticket held from the start costs registers. A
+// round trip more than gemv_split_last, still none for a fence.
+__device__ __forceinline__ bool gemv_split_last_late(unsigned *counters, unsigned splits, int tid) {
+    __syncthreads();  // every slot of the block is written before its ticket
+    return gemv_split_last(counters, tid == 0 ? split_ticket(counters + blockIdx.x) : 0u, splits, tid);
+}
+
+// The sum, in order, of the slots column[s * stride] for s = first, first +
+// step, ... < count, each taken as it fills: four read at once, so that
+// their round trips overlap (a slot waited for in turn cost one each). Not
+// eight: that spilled in the split paired kernel on sm_80, and eight loads
+// under predicates made the short N kernel slower (1 x 65536 4.35 -> 4.58 us).
+__device__ __forceinline__ float gemv_split_sum(SplitSlot *column, i64 stride, unsigned first, unsigned count,
+                                                unsigned step) {
+    float sum = 0.0f;
+    unsigned s = first;
+    for (; s + 3 * step < count; s += 4 * step) {
+        SplitSlot v[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) v[u] = split_slot_load(column + static_cast<i64>(s + u * step) * stride);
+#pragma unroll
+        for (int u = 0; u < 4; ++u) sum += split_slot_take(column + static_cast<i64>(s + u * step) * stride, v[u]);
+    }
+    for (; s < count; s += step) {
+        SplitSlot *slot = column + static_cast<i64>(s) * stride;
+        sum += split_slot_take(slot, split_slot_load(slot));
+    }
+    return sum;
+}
+
+// In the tile's last block: scratch[o] = sum over s < splits of the slot
+// slots[s * stride + o], for o < outputs, each cleared as it is taken. G
+// groups of threads (G a power of two, G * outputs <= the block's threads)
+// each add the splits s = g, g + G, ... in order (gemv_split_sum), then the G
+// sums of an output are folded (gemv_fold): the order depends only on
+// (outputs, splits, block size). scratch holds at least max(outputs,
+// threads) floats. Every thread calls it.
+__device__ __forceinline__ void gemv_split_gather(SplitSlot *slots, i64 stride, int outputs, unsigned splits,
+                                                  float *scratch, int tid, int threads) {
     int groups = 1;
     while (2 * groups * outputs <= threads && 2u * groups <= splits) groups *= 2;
     for (int t = tid; t < groups * outputs; t += threads) {
         const int g = t / outputs, o = t - g * outputs;
-        float sum = 0.0f;
-        for (unsigned s = g; s < splits; s += groups) sum += __ldcg(partials + static_cast<i64>(s) * stride + o);
-        scratch[t] = sum;
+        scratch[t] = gemv_split_sum(slots + o, stride, g, splits, groups);
     }
     __syncthreads();
     gemv_fold(scratch, groups, outputs, outputs, tid, threads);
@@ -409,7 +472,7 @@ template <bool VEC, int COLS = GEMV_N_COLS, bool X_FROM_L1 = false, bool ANY_A =
 __device__ __forceinline__ void gemv_n(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
                                        const float *__restrict__ A, i64 lda, const float *__restrict__ x, i64 incx,
                                        float beta_value, const float *beta_ptr, float *y, i64 incy,
-                                       i64 per_split, unsigned *counters, float *partials) {
+                                       i64 per_split, unsigned *counters, SplitSlot *slots) {
     // A chunk of x; after the columns, the fold of the Ty partial sums and the split's final sum.
     __shared__ __align__(16) float xs[GEMV_N_XCHUNK];
 
@@ -517,20 +580,19 @@ __device__ __forceinline__ void gemv_n(i64 m, i64 n, float alpha_value, const fl
     }
 
     if (ty == 0) {
-        float *mine = partials + static_cast<i64>(blockIdx.y) * m;
+        SplitSlot *mine = slots + static_cast<i64>(blockIdx.y) * m;
 #pragma unroll
         for (int k = 0; k < GEMV_N_ROWS; ++k) {
             const i64 r = r0 + k * step;
-            if (r < m) mine[r] = component(acc, k);
+            if (r < m) split_slot_put(mine + r, component(acc, k));
         }
     }
-    if (!arrive_last(counters + blockIdx.x, split)) return;
-    gemv_finish(partials + row0, m, rows, split, xs, tid, threads);
+    if (!gemv_split_last_late(counters, split, tid)) return;
+    gemv_split_gather(slots + row0, m, rows, split, xs, tid, threads);
     for (int lr = tid; lr < rows; lr += threads) {
         float *yr = y + (row0 + lr) * incy;
         *yr = gemv_result(alpha, xs[lr], beta, lr == tid ? y_early[0] : gemv_y_early(beta, yr));
     }
-    if (tid == 0) counters[blockIdx.x] = 0;
 }
 
 // The columns first, first + block_step, ... < c_end of one lane in the short N
@@ -572,7 +634,7 @@ template <bool VEC>
 __device__ __forceinline__ void gemv_n_short(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
                                              const float *__restrict__ A, i64 lda, const float *__restrict__ x,
                                              i64 incx, float beta_value, const float *beta_ptr, float *y, i64 incy,
-                                             i64 per_split, unsigned *counters, float *partials) {
+                                             i64 per_split, unsigned *counters, SplitSlot *slots) {
     // The row sums of each warp (GEMV_SHORT_ROWS apart), then the split's final sum.
     __shared__ __align__(16) float sums[32 * GEMV_SHORT_ROWS];
 
@@ -588,6 +650,7 @@ __device__ __forceinline__ void gemv_n_short(i64 m, i64 n, float alpha_value, co
         return;
     }
 
+    const unsigned ticket = gemv_split_ticket(counters, split > 1 && tid == 0);
     // Lane = q + L * j: rows 4q..4q+3 (VEC) or q, q + L, q + 2L, q + 3L, of column j of each group of 32 / L.
     const int L = gemv_lanes_per_column(m), J = 32 / L;
     const int q = lane & (L - 1), j = lane / L;
@@ -630,14 +693,13 @@ __device__ __forceinline__ void gemv_n_short(i64 m, i64 n, float alpha_value, co
         return;
     }
 
-    for (int r = tid; r < m; r += threads) partials[static_cast<i64>(blockIdx.y) * m + r] = sums[r];
-    if (!arrive_last(counters + blockIdx.x, split)) return;
-    gemv_finish(partials, m, static_cast<int>(m), split, sums, tid, threads);
+    for (int r = tid; r < m; r += threads) split_slot_put(slots + static_cast<i64>(blockIdx.y) * m + r, sums[r]);
+    if (!gemv_split_last(counters, ticket, split, tid)) return;
+    gemv_split_gather(slots, m, static_cast<int>(m), split, sums, tid, threads);
     for (int r = tid; r < m; r += threads) {
         float *yr = y + r * incy;
         *yr = gemv_result(alpha, sums[r], beta, r == tid ? y_first : gemv_y_early(beta, yr));
     }
-    if (tid == 0) counters[blockIdx.x] = 0;
 }
 
 // Every thread of the cluster waits here for all the others: what each wrote
@@ -667,14 +729,14 @@ __device__ __forceinline__ bool gemv_cluster_total(const float *sums, int tid, f
     const unsigned rank = blockIdx.y % GEMV_CLUSTER;
     float *tile = held.data() + (size_t{blockIdx.x} * gridDim.y + blockIdx.y - rank) * TILE;
     if (tid < TILE) tile[rank * TILE + tid] = sums[tid];
-    const bool writer = rank == GEMV_CLUSTER - 1;
+    const bool writer = rank == GEMV_CLUSTER_WRITER;
     if (writer && tid < TILE) {
         for (int s = 0; s < GEMV_CLUSTER; ++s) total += tile[s * TILE + tid];
     }
     return writer;
 #elif __CUDA_ARCH__ >= 900
     gemv_cluster_barrier();
-    const bool writer = blockIdx.y % GEMV_CLUSTER == 0;
+    const bool writer = blockIdx.y % GEMV_CLUSTER == GEMV_CLUSTER_WRITER;
     if (writer && tid < TILE) {
         const unsigned local = static_cast<unsigned>(__cvta_generic_to_shared(sums + tid));
 #pragma unroll
@@ -700,16 +762,16 @@ __device__ __forceinline__ bool gemv_cluster_total(const float *sums, int tid, f
 // sums are folded by shuffles, the warps' through shared memory, and the
 // blocks' in the cluster, so that one cluster serves few rows on many columns
 // without partial sums in memory or an arrival counter. Where several
-// clusters share a tile (more columns), their sums go through partial
-// vectors, one a cluster, which the last to arrive adds in order. TILE rows
+// clusters share a tile (more columns), their sums go through slots, a vector
+// a cluster, which the cluster with the last ticket adds in order. TILE rows
 // are TILE * 4 bytes of a column: 64, 128 or 256.
 template <bool VEC, int TILE>
 __device__ __forceinline__ void gemv_n_cluster(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
                                                const float *__restrict__ A, i64 lda, const float *__restrict__ x,
                                                i64 incx, float beta_value, const float *beta_ptr, float *y, i64 incy,
-                                               i64 per_split, unsigned *counters, float *partials) {
+                                               i64 per_split, unsigned *counters, SplitSlot *slots) {
     constexpr int L = TILE / 4, J = 32 / L, U = GEMV_CLUSTER_UNROLL;
-    // The warps' row sums, then the scratch of the clusters' final sum (gemv_finish: a float a thread).
+    // The warps' row sums, then the scratch of the clusters' final sum (gemv_split_gather: a float a thread).
     constexpr int SUMS = GEMV_CLUSTER_THREADS / 32 * TILE;
     __shared__ __align__(16) float sums[SUMS > GEMV_CLUSTER_THREADS ? SUMS : GEMV_CLUSTER_THREADS];
     const float alpha = load_scalar(alpha_value, alpha_ptr);
@@ -723,6 +785,10 @@ __device__ __forceinline__ void gemv_n_cluster(i64 m, i64 n, float alpha_value, 
         return;
     }
 
+    // Several clusters a tile: the block that writes its cluster's sums takes the cluster's ticket.
+    const unsigned clusters = gridDim.y / GEMV_CLUSTER;
+    const unsigned ticket =
+        gemv_split_ticket(counters, clusters > 1 && tid == 0 && blockIdx.y % GEMV_CLUSTER == GEMV_CLUSTER_WRITER);
     // Lane = q + L * j: rows 4q..4q+3 (VEC) or q, q + L, q + 2L, q + 3L of the tile, in column j of each group of J.
     const int q = lane & (L - 1), j = lane / L;
     const int step = VEC ? 1 : L;
@@ -752,13 +818,11 @@ __device__ __forceinline__ void gemv_n_cluster(i64 m, i64 n, float alpha_value, 
     const bool writer = gemv_cluster_total<TILE>(sums, tid, total);
     gemv_cluster_barrier();  // the other blocks' sums stay until the writer has read them
     if (!writer) return;
-    const unsigned clusters = gridDim.y / GEMV_CLUSTER;
     if (clusters > 1) {
-        if (tid < rows) partials[static_cast<i64>(blockIdx.y / GEMV_CLUSTER) * m + row0 + tid] = total;
-        if (!arrive_last(counters + blockIdx.x, clusters)) return;
-        gemv_finish(partials + row0, m, static_cast<int>(rows), clusters, sums, tid, threads);
+        if (tid < rows) split_slot_put(slots + static_cast<i64>(blockIdx.y / GEMV_CLUSTER) * m + row0 + tid, total);
+        if (!gemv_split_last(counters, ticket, clusters, tid)) return;
+        gemv_split_gather(slots + row0, m, static_cast<int>(rows), clusters, sums, tid, threads);
         total = sums[tid < rows ? tid : 0];
-        if (tid == 0) counters[blockIdx.x] = 0;
     }
     if (tid < rows) {
         // beta and y are read here, after the columns: held over them they cost registers.
@@ -877,7 +941,7 @@ template <bool VEC, int U, bool X_FROM_L1 = false, bool ANY_A = false>
 __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
                                        const float *__restrict__ A, i64 lda, const float *__restrict__ x, i64 incx,
                                        float beta_value, const float *beta_ptr, float *y, i64 incy,
-                                       i64 per_split, unsigned *counters, float *partials) {
+                                       i64 per_split, unsigned *counters, SplitSlot *slots) {
     static_assert(VEC || !X_FROM_L1, "x through L1 is read as float4");
     static_assert(!ANY_A || (VEC && X_FROM_L1), "ANY_A: float4 loads of A, x through L1");
     // A chunk of x; at the end, the slices' sums and the split's final sum.
@@ -905,7 +969,7 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
     }
 
     // The element of y this thread writes: its column's (unsplit, lane 0 of slice 0), or with a split the first it
-    // would write if its block arrives last (every block reads it; only the last uses it).
+    // would write if its block adds the tile's partial sums (every block reads it; only that one uses it).
     float y_early = 0.0f;
     if (split == 1 ? slice == 0 && lane == 0 : tid < columns) {
         y_early = gemv_y_early(beta, y + (split == 1 ? col : col0 + tid) * incy);
@@ -989,14 +1053,13 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
         return;
     }
 
-    if (slice == 0 && lane == 0) partials[static_cast<i64>(blockIdx.y) * n + col] = sum;
-    if (!arrive_last(counters + blockIdx.x, split)) return;
-    gemv_finish(partials + col0, n, columns, split, xs, tid, threads);
+    if (slice == 0 && lane == 0) split_slot_put(slots + static_cast<i64>(blockIdx.y) * n + col, sum);
+    if (!gemv_split_last_late(counters, split, tid)) return;
+    gemv_split_gather(slots + col0, n, columns, split, xs, tid, threads);
     for (int o = tid; o < columns; o += threads) {
         float *yc = y + (col0 + o) * incy;
         *yc = gemv_result(alpha, xs[o], beta, o == tid ? y_early : gemv_y_early(beta, yc));
     }
-    if (tid == 0) counters[blockIdx.x] = 0;
 }
 
 // op T, float4 A, x 16-byte aligned with unit stride: a warp per column,
@@ -1178,7 +1241,7 @@ template <int U, bool ANY = false, int ONE = SHIFT_ONE_AS_WRITTEN>
 __device__ __forceinline__ void gemv_t_paired_split(i64 m, i64 n, float alpha_value, const float *alpha_ptr,
                                                     const float *__restrict__ A, i64 lda, const float *__restrict__ x,
                                                     float beta_value, const float *beta_ptr, float *y, i64 incy,
-                                                    i64 per_split, unsigned *counters, float *partials) {
+                                                    i64 per_split, unsigned *counters, SplitSlot *slots) {
     const int lane = threadIdx.x & 31;
     const i64 col = static_cast<i64>(blockIdx.x) * (blockDim.x >> 5) + (threadIdx.x >> 5);
     if (col >= n) return;
@@ -1186,26 +1249,24 @@ __device__ __forceinline__ void gemv_t_paired_split(i64 m, i64 n, float alpha_va
         if (blockIdx.y == 0 && lane == 0) gemv_scale_only(load_scalar(beta_value, beta_ptr), y + col * incy);
         return;
     }
+    const unsigned split = gridDim.y;
     const int r_begin = static_cast<int>(blockIdx.y * per_split);
     const int rows = static_cast<int>(min(m - r_begin, per_split));
     const float sum = gemv_t_paired_sum<U, ANY, ONE>(A + col * lda + r_begin, x + r_begin, rows, lane);
-    const unsigned split = gridDim.y;
     // Unsplit (the routine's fallback without a work buffer, and forced shapes on few rows), the warp's
     // sum is the column's.
     float total = sum;
     if (split > 1) {
         int last = 0;
         if (lane == 0) {
-            partials[static_cast<i64>(blockIdx.y) * n + col] = sum;
-            __threadfence();  // the partial is visible device-wide before the count
-            last = atomicAdd(counters + col, 1u) == split - 1;
+            // The ticket after the slot (gemv_split_last_late): held over the rows' loop, it cost spills.
+            split_slot_put(slots + static_cast<i64>(blockIdx.y) * n + col, sum);
+            last = split_ticket(counters + col) == split - 1;
+            if (last) counters[col] = 0;  // every warp of the column has counted itself
         }
         if (!__shfl_sync(0xffffffffu, last, 0)) return;
-        __threadfence();
         // Lane l adds the splits l, l + 32, ... in order, then the lanes' sums are folded pairwise.
-        total = 0.0f;
-        for (unsigned s = lane; s < split; s += 32) total += __ldcg(partials + static_cast<i64>(s) * n + col);
-        total = warp_sum(total);
+        total = warp_sum(gemv_split_sum(slots + col, n, lane, split, 32));
     }
     if (lane == 0) {
         // The scalars and y are read here, by the column's last warp only: held over the rows' loop they
@@ -1213,7 +1274,6 @@ __device__ __forceinline__ void gemv_t_paired_split(i64 m, i64 n, float alpha_va
         const float alpha = load_scalar(alpha_value, alpha_ptr), beta = load_scalar(beta_value, beta_ptr);
         float *yc = y + col * incy;
         *yc = gemv_result(alpha, total, beta, gemv_y_early(beta, yc));
-        if (split > 1) counters[col] = 0;
     }
 }
 
@@ -1407,12 +1467,12 @@ __device__ __forceinline__ void gemv_n_sweep(i64 m, i64 n, float alpha_value, co
 #define GEMV_PARAMS                                                                                        \
     i64 m, i64 n, float alpha_value, const float *alpha_ptr, const float *__restrict__ A, i64 lda,        \
         const float *__restrict__ x, i64 incx, float beta_value, const float *beta_ptr, float *y, i64 incy, \
-        i64 per_split, unsigned *counters, float *partials
+        i64 per_split, unsigned *counters, SplitSlot *slots
 #define GEMV_ARGS \
-    m, n, alpha_value, alpha_ptr, A, lda, x, incx, beta_value, beta_ptr, y, incy, per_split, counters, partials
+    m, n, alpha_value, alpha_ptr, A, lda, x, incx, beta_value, beta_ptr, y, incy, per_split, counters, slots
 // For kernels whose x has unit stride.
 #define GEMV_ARGS_NO_INCX \
-    m, n, alpha_value, alpha_ptr, A, lda, x, beta_value, beta_ptr, y, incy, per_split, counters, partials
+    m, n, alpha_value, alpha_ptr, A, lda, x, beta_value, beta_ptr, y, incy, per_split, counters, slots
 
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32(GEMV_PARAMS) { gemv_n<true>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_scalar(GEMV_PARAMS) { gemv_n<false>(GEMV_ARGS); }

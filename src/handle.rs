@@ -32,15 +32,17 @@ impl PointerMode {
 
 /// The work buffer starts zeroed (also after growing). Its first
 /// [`SPLIT_COUNTER_BYTES`] are the split reductions' arrival counters, which
-/// every kernel that uses them leaves at zero again; the scratch space after
-/// them is for partial sums of any routine ([`WorkArea`]), so that these never
-/// overwrite the counters. It is shared by all of a handle's calls, whatever
-/// their stream: as with cuBLAS's workspace, calls on one handle must not run
-/// on two streams at once.
+/// every kernel that uses them leaves at zero again; then SGEMV's split slots
+/// ([`SPLIT_SLOT_BYTES`]), which its kernels also leave at zero and nothing
+/// else writes; the scratch space after them is for partial sums of any
+/// routine ([`WorkArea`]), so that these never overwrite the counters or the
+/// slots. It is shared by all of a handle's calls, whatever their stream: as
+/// with cuBLAS's workspace, calls on one handle must not run on two streams at
+/// once.
 ///
-/// Work-buffer size rule: 4 MiB, or 64 KiB per SM when that is more (8.25 MiB on
-/// a 132-SM H100). Enough for split reductions with a partial vector per split
-/// and for TRMV's partial sums up to n ≈ 16k per block column; routines that
+/// Scratch size rule: 4 MiB, or 64 KiB per SM when that is more (8.25 MiB on
+/// a 132-SM H100), after the counters and slots ([`WORK_FIXED_BYTES`]). Enough
+/// for TRMV's partial sums up to n ≈ 16k per block column; routines that
 /// need more grow it (`Handle::work_area`). `MUBLAS_WORKSPACE_BYTES` overrides.
 pub fn work_buffer_bytes(sm_count: u32) -> usize {
     if let Some(bytes) = std::env::var("MUBLAS_WORKSPACE_BYTES").ok().and_then(|v| v.parse::<usize>().ok()) {
@@ -62,11 +64,21 @@ pub fn work_limit_bytes() -> usize {
 /// or column group (SGEMV-T) of a split launch: a launch with more tiles than
 /// this does not split.
 pub const SPLIT_COUNTER_SLOTS: u64 = 16384;
-/// Bytes the counters take; the scratch space starts there (a multiple of 256).
+/// Bytes the counters take; SGEMV's split slots start there (a multiple of 256).
 pub const SPLIT_COUNTER_BYTES: u64 = SPLIT_COUNTER_SLOTS * 4;
+/// SGEMV's split slots after the counters: a partial sum and a flag in 8
+/// bytes each (kernels/common.cuh, SplitSlot), a slot per range of the split
+/// and element of y. The kernels wait for a slot's flag instead of a fence, so
+/// no other routine may write here: stale bits could pass for a flag. A
+/// launch whose split needs more does not split that far (gemv.rs).
+pub const SPLIT_SLOTS: u64 = 1 << 20;
+/// Bytes the slots take (8 MiB).
+pub const SPLIT_SLOT_BYTES: u64 = SPLIT_SLOTS * 8;
+/// The counters and the slots: the scratch space starts here (a multiple of 256).
+pub const WORK_FIXED_BYTES: u64 = SPLIT_COUNTER_BYTES + SPLIT_SLOT_BYTES;
 
-/// One call's hold on the work buffer: the split counters and at least the
-/// scratch bytes it asked for, its alone until dropped (other calls on the
+/// One call's hold on the work buffer: the split counters, SGEMV's split slots
+/// and at least the scratch bytes it asked for, its alone until dropped (other calls on the
 /// handle wait). Dropped after the call's launches are queued on `stream`.
 pub struct WorkArea<'a> {
     work: parking_lot::MutexGuard<'a, WorkBuffer>,
@@ -81,9 +93,14 @@ impl WorkArea<'_> {
         self.work.buffer.address()
     }
 
-    /// Scratch space after the counters, 256-byte aligned.
-    pub fn scratch(&self) -> u64 {
+    /// [`SPLIT_SLOTS`] SGEMV split slots, all 0 between launches.
+    pub fn slots(&self) -> u64 {
         self.work.buffer.address() + SPLIT_COUNTER_BYTES
+    }
+
+    /// Scratch space after the counters and slots, 256-byte aligned.
+    pub fn scratch(&self) -> u64 {
+        self.work.buffer.address() + WORK_FIXED_BYTES
     }
 }
 
@@ -200,7 +217,9 @@ impl Handle {
         crate::logging::init();
         let device = DeviceState::open(ordinal, own_context, routines::ENTRY_POINTS)?;
         let work_limit = work_limit_bytes();
-        let bytes = work_buffer_bytes(device.model().sm_count).min(work_limit).max(SPLIT_COUNTER_BYTES as usize);
+        let scratch = work_buffer_bytes(device.model().sm_count);
+        let bytes =
+            (WORK_FIXED_BYTES as usize).saturating_add(scratch).min(work_limit).max(SPLIT_COUNTER_BYTES as usize);
         let work = DeviceBuffer::new(device.context(), bytes)?;
         work.zero()?;
         let fence = WorkFence { event: OwnedEvent::new(device.context())?, pending_on: None };
@@ -267,14 +286,14 @@ impl Handle {
         self.pointer_mode.store(mode as i32, Ordering::Relaxed);
     }
 
-    /// The work buffer, grown first to hold the counters and `scratch_bytes`
-    /// after them. Growing frees the old buffer, which the driver does only
+    /// The work buffer, grown first to hold the counters, the slots and
+    /// `scratch_bytes` after them. Growing frees the old buffer, which the driver does only
     /// after work already queued has finished. ALLOC_FAILED when that is
     /// more than the handle's limit or the driver has no memory for it, and
     /// when the handle's stream is capturing a CUDA graph (the allocation
     /// would invalidate the capture; a call before it grows the buffer).
     pub fn work_area(&self, scratch_bytes: u64) -> Result<WorkArea<'_>> {
-        let bytes = (SPLIT_COUNTER_BYTES + scratch_bytes) as usize;
+        let bytes = (WORK_FIXED_BYTES + scratch_bytes) as usize;
         let limit = self.work_limit.load(Ordering::Relaxed);
         if bytes > limit {
             return Err(Error::AllocFailed(format!(
@@ -322,5 +341,20 @@ impl Handle {
 
     pub fn work_buffer_size(&self) -> usize {
         self.work.lock().buffer.bytes()
+    }
+
+    /// How many split counters and SGEMV split slots are not 0, once the
+    /// device has finished its work: the kernels leave every one at 0, which
+    /// the next split launch counts on (tests).
+    #[doc(hidden)]
+    pub fn split_state_left_over(&self) -> Result<(usize, usize)> {
+        synchronize_context(self.device.context())?;
+        let work = self.work.lock();
+        let held = work.buffer.bytes() as u64;
+        let mut counters = vec![0u32; SPLIT_COUNTER_SLOTS.min(held / 4) as usize];
+        work.buffer.read(0, &mut counters)?;
+        let mut slots = vec![0u64; SPLIT_SLOTS.min(held.saturating_sub(SPLIT_COUNTER_BYTES) / 8) as usize];
+        work.buffer.read(SPLIT_COUNTER_BYTES as usize, &mut slots)?;
+        Ok((counters.iter().filter(|&&c| c != 0).count(), slots.iter().filter(|&&s| s != 0).count()))
     }
 }

@@ -724,7 +724,7 @@ fn gpu_sgemm_split_tail() {
         }
     }
     // The rest past the work-buffer limit: unsplit, the same product.
-    gpu.inner().set_work_limit(mublas::handle::SPLIT_COUNTER_BYTES as usize);
+    gpu.inner().set_work_limit(mublas::handle::WORK_FIXED_BYTES as usize);
     let forced = TileChoice::SplitTail { tile: 3, cut: Cut::Columns, main: 128 };
     let (_, decision) = run_case_deciding(&gpu, &mut random, &Case::new(0, 0, 64, 200, 16384), None, Some(forced));
     assert_eq!(decision.unwrap().split_tail.unwrap().plan.geometry.grid.2, 1, "rest split past the limit");
@@ -788,7 +788,7 @@ fn gpu_sgemm_split_tail() {
             }
         }
         let panel_bytes = 1024 * 256 * 4;
-        gpu.inner().set_work_limit(mublas::handle::SPLIT_COUNTER_BYTES as usize + panel_bytes);
+        gpu.inner().set_work_limit(mublas::handle::WORK_FIXED_BYTES as usize + panel_bytes);
         let (_, decision) = run_case_deciding(
             &gpu,
             &mut random,
@@ -870,7 +870,7 @@ fn gpu_sgemm_stream_k() {
         }
     }
     // Without room for the pieces: the plain grid, the same product.
-    gpu.inner().set_work_limit(mublas::handle::SPLIT_COUNTER_BYTES as usize);
+    gpu.inner().set_work_limit(mublas::handle::WORK_FIXED_BYTES as usize);
     let (_, decision) = run_case_deciding(
         &gpu,
         &mut random,
@@ -947,7 +947,7 @@ fn gpu_sgemm_stream_k() {
         if like_h100 {
             assert_eq!(decision.stream_k.map(|s| (s.tiles, s.blocks)), Some((40, 132)));
         }
-        gpu.inner().set_work_limit(mublas::handle::SPLIT_COUNTER_BYTES as usize + 512 * 1024 * 4);
+        gpu.inner().set_work_limit(mublas::handle::WORK_FIXED_BYTES as usize + 512 * 1024 * 4);
         let (_, decision) =
             run_case_deciding(&gpu, &mut random, &case, None, Some(TileChoice::TransposedA { panel_rows: 512 }));
         let decision = decision.unwrap();
@@ -969,7 +969,7 @@ fn gpu_sgemm_without_work_buffer_multiplies_directly_and_unsplit() {
     let test = "gpu_sgemm_without_work_buffer_multiplies_directly_and_unsplit";
     let Some(gpu) = gpu_or_skip(test) else { return };
     let mut random = random(test);
-    gpu.inner().set_work_limit(mublas::handle::SPLIT_COUNTER_BYTES as usize);
+    gpu.inner().set_work_limit(mublas::handle::WORK_FIXED_BYTES as usize);
     for (ta, tb) in [(1, 0), (1, 1)] {
         let case = Case::new(ta, tb, 300, 64, 700);
         let (_, decision) =

@@ -1462,8 +1462,9 @@ fn gpu_sgemv_split_counters_reset_between_calls() {
     let test = "gpu_sgemv_split_counters_reset_between_calls";
     let Some(gpu) = gpu_or_skip(test) else { return };
     let mut random = random(test);
-    // Alternating problems and splits reuse the same counters: each launch must
-    // find them at 0, so each kernel must have left them there.
+    // Alternating problems and splits reuse the same counters and slots: each
+    // launch must find them at 0, so each kernel must have left them there
+    // (a slot left full would pass for the next launch's partial sum).
     let wide = Case {
         trans: MUBLAS_OP_N,
         m: 20000,
@@ -1543,6 +1544,8 @@ fn gpu_sgemv_split_counters_reset_between_calls() {
         assert!(prepared.splits(shape) > 1, "{} does not split", prepared.describe(Some(shape)));
         let got = prepared.run(&gpu, Some(shape));
         prepared.check(&prepared.describe(Some(shape)), &got);
+        let left = gpu.inner().split_state_left_over().unwrap();
+        assert_eq!(left, (0, 0), "{}: (counters, slots) not 0 after it", prepared.describe(Some(shape)));
     }
 }
 
@@ -1648,7 +1651,7 @@ fn gpu_sgemv_without_work_buffer_runs_unsplit() {
         };
         let prepared = Prepared::new(&gpu, &mut random, case);
         assert!(prepared.splits(shape) > 1);
-        // No scratch beyond the split counters (the handle's limit): the split shape runs unsplit,
+        // No work buffer beyond the split counters (the handle's limit, short of the split slots): the split shape runs unsplit,
         // which gives the unsplit shape's bits (each is a fixed-order sum), not the split's.
         gpu.inner().set_work_limit(mublas::handle::SPLIT_COUNTER_BYTES as usize);
         let limited = prepared.run(&gpu, Some(shape));

@@ -388,7 +388,7 @@ fn gpu_strmv_past_the_work_buffer_limit_is_alloc_failed() {
     let mut random = random(test);
     let ctx = gpu.context();
     // STRMV needs its partial sums: with no scratch allowed it fails, touching nothing.
-    gpu.inner().set_work_limit(mublas::handle::SPLIT_COUNTER_BYTES as usize);
+    gpu.inner().set_work_limit(mublas::handle::WORK_FIXED_BYTES as usize);
     let n = 1000;
     let (a, x) = (random.vector(n * n), random.vector(n));
     let da = GuardedBuffer::from_slice(ctx, &a, 0).unwrap();

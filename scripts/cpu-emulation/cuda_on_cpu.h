@@ -156,6 +156,11 @@ inline unsigned __float_as_uint(float v) {
     std::memcpy(&u, &v, 4);
     return u;
 }
+inline float __uint_as_float(unsigned u) {
+    float v;
+    std::memcpy(&v, &u, 4);
+    return v;
+}
 
 typedef long long i64;
 inline i64 opaque(i64 v) { return v; }

@@ -6,7 +6,7 @@
 // over NaN in y, alpha = 0, scalars from memory. A's span is placed against
 // an inaccessible page, before its first element or after its last, so a read
 // outside it stops the run, as does a misaligned float4 load; the split's
-// arrival counters must be back at 0 after each call. Then
+// tickets and slots must be back at 0 after each call. Then
 // gemv_n_f32_wide_any, the float4 N kernel for any A, over many more
 // offsets and tile widths. Build and run with scripts/cpu-emulation/gemv-check.sh.
 #include "cuda_on_cpu.h"
@@ -22,7 +22,7 @@ static std::mt19937_64 rng(12345);
 static float random_value() { return std::uniform_real_distribution<float>(-0.5f, 0.5f)(rng); }
 
 typedef void (*GemvKernel)(i64, i64, float, const float *, const float *, i64, const float *, i64, float, const float *,
-                           float *, i64, i64, unsigned *, float *);
+                           float *, i64, i64, unsigned *, SplitSlot *);
 
 // How the host launches a kernel (src/routines/gemv.rs: tiles, reduction_split, lanes_geometry).
 enum class Layout { N, Lanes, NShort, T, TShort, TPaired, TGroups4, TGroups6, NCluster16, NCluster32, NCluster64 };
@@ -217,7 +217,7 @@ static int run_case(const KernelInfo &k, const Case &c) {
     }
     // A counter per block, or per column (the split paired kernel).
     std::vector<unsigned> counters(std::max<i64>(blocks, len_y), 0);
-    std::vector<float> partials(static_cast<size_t>(ranges) * len_y + 1);
+    std::vector<SplitSlot> slots(static_cast<size_t>(ranges) * len_y + 1, 0);
     const float scalars[2] = {c.alpha, c.beta};
     const float *alpha_ptr = c.device_scalars ? &scalars[0] : nullptr;
     const float *beta_ptr = c.device_scalars ? &scalars[1] : nullptr;
@@ -228,7 +228,7 @@ static int run_case(const KernelInfo &k, const Case &c) {
                 uint3{static_cast<unsigned>(c.tx), static_cast<unsigned>(c.ty), 1}, [&] {
                     k.fn(c.m, c.n, c.device_scalars ? 0.0f : c.alpha, alpha_ptr, a.data, c.lda, x0, c.incx,
                          c.device_scalars ? 0.0f : c.beta, beta_ptr, yfirst, c.incy, per_split, counters.data(),
-                         partials.data());
+                         slots.data());
                 });
     emu::read_spans.clear();
 
@@ -264,7 +264,9 @@ static int run_case(const KernelInfo &k, const Case &c) {
     for (i64 s = 0; s < ny; ++s)
         if (!element[s] && std::memcmp(&y[s], &y0[s], 4)) fail("storage between elements of y", s, y[s], y0[s]);
     for (size_t b = 0; b < counters.size(); ++b)
-        if (counters[b]) fail("arrival counter not reset", static_cast<i64>(b), counters[b], 0);
+        if (counters[b]) fail("ticket counter not reset", static_cast<i64>(b), counters[b], 0);
+    for (size_t i = 0; i < slots.size(); ++i)
+        if (slots[i]) fail("split slot not cleared", static_cast<i64>(i), static_cast<double>(slots[i] >> 32), 0);
     return failures;
 }
 

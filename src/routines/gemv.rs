@@ -20,13 +20,14 @@
 //! columns, several clusters a tile through partial vectors). All but the short and groups T kernels take
 //! a reduction split (the tuner's `LaunchShape::split`, grid.y): the columns
 //! (N) or rows (T) are cut into ranges, one block per range and tile, so that a
-//! short y still fills the GPU; partial vectors go to the handle's work buffer
-//! and the last block of a tile adds them in a fixed order, so one launch
-//! suffices and the result does not depend on timing.
+//! short y still fills the GPU; partial vectors go to the split slots of the
+//! handle's work buffer (a sum and a flag each, no fence) and the block of a
+//! tile that started last adds them in a fixed order as they fill, so one
+//! launch suffices and the result does not depend on timing.
 
 use super::Scalar;
 use super::vector::StridedVector;
-use crate::handle::{Handle, SPLIT_COUNTER_SLOTS};
+use crate::handle::{Handle, SPLIT_COUNTER_SLOTS, SPLIT_SLOTS};
 use crate::launch::KernelArg::{I64, Ptr};
 use crate::launch::context::ContextGuard;
 use crate::launch::device::DeviceState;
@@ -44,7 +45,8 @@ const N_ROWS_PER_THREAD: u64 = 4;
 /// with 128 or more).
 const N_COLUMN_GRANULE: u64 = 128;
 /// op N splits only matrices wider than this. A split has a fixed cost (the
-/// partial vectors, a fence and a counter per block, the last block's sum)
+/// partial vectors, then a fence and a counter per block, the last block's sum;
+/// measured before the split slots took the fence's place)
 /// that narrow problems do not win back: on the H100 (`mublas bench
 /// sgemv-shapes`), 256² took 8.0 µs unsplit against 10.1 with the 2-way split
 /// the optimizer chose for SM coverage, 512² 9.6 against 10.0 with 4 ranges;
@@ -64,9 +66,6 @@ const T_SMALL_COLUMNS: u64 = 4;
 /// op N with at most this many rows goes to the short kernels (GEMV_SHORT_ROWS):
 /// a row tile of the N kernels has at least 128 rows.
 pub const SHORT_ROWS_MAX: i64 = 64;
-/// Partial vectors of one launch take at most this much of the work buffer, so
-/// that a split never grows the handle's default buffer (4 MiB or more).
-pub(crate) const PARTIALS_BYTES_MAX: u64 = 4 << 20;
 
 const SPLITS: &[u32] = &[1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 
@@ -2224,8 +2223,8 @@ pub fn groups_columns_per_block(m: u64, tx: u32, groups: u64) -> u64 {
 }
 
 /// The split a launch really uses, (range length, ranges = grid.y): the shape's,
-/// cut down so that no range is empty and the partial vectors fit in
-/// PARTIALS_BYTES_MAX, and 1 when there are more tiles (columns, for the split
+/// cut down so that no range is empty and the partial vectors fit in the
+/// work buffer's SPLIT_SLOTS, and 1 when there are more tiles (columns, for the split
 /// paired kernel) than counters, when op N has at most N_SPLIT_MIN_COLUMNS
 /// columns, or the kernel does not split (the short T kernels).
 pub fn reduction_split(layout: Layout, problem: &Problem, shape: &LaunchShape) -> (u64, u32) {
@@ -2236,9 +2235,9 @@ pub fn reduction_split(layout: Layout, problem: &Problem, shape: &LaunchShape) -
         Layout::TPaired => (problem.m, PAIRED_ROW_GRANULE, problem.n),
         Layout::TShort | Layout::TGroups(_) => return (problem.m.max(1), 1),
         // Whole clusters, at least one, whatever the columns (a range past n is empty), their partial
-        // vectors within PARTIALS_BYTES_MAX.
+        // vectors within SPLIT_SLOTS.
         Layout::NCluster(_) => {
-            let fits = (PARTIALS_BYTES_MAX / (problem.m.max(1) * 4)).max(1);
+            let fits = (SPLIT_SLOTS / problem.m.max(1)).max(1);
             let clusters = ((shape.split / CLUSTER_BLOCKS) as u64).clamp(1, fits) as u32;
             let splits = clusters * CLUSTER_BLOCKS;
             return (problem.n.div_ceil(splits as u64).max(1), splits);
@@ -2249,7 +2248,7 @@ pub fn reduction_split(layout: Layout, problem: &Problem, shape: &LaunchShape) -
     if narrow || counted > SPLIT_COUNTER_SLOTS {
         return (len.max(1), 1);
     }
-    let fits = (PARTIALS_BYTES_MAX / (len_y.max(1) * 4)).clamp(1, u32::MAX as u64) as u32;
+    let fits = (SPLIT_SLOTS / len_y.max(1)).clamp(1, u32::MAX as u64) as u32;
     split_ranges(len, shape.split.min(fits), granule)
 }
 
@@ -2308,16 +2307,16 @@ fn n_cluster64_geometry(problem: &Problem, shape: &LaunchShape) -> Geometry {
     geometry(Layout::NCluster(64), problem, shape)
 }
 
-/// Work-buffer scratch bytes a launch with `splits` partial vectors needs
-/// (one a range; for the cluster kernels, one a cluster): each the length of
-/// y (the counters come with every [`WorkArea`](crate::handle::WorkArea)). 0
-/// without a split.
-pub fn work_bytes(op: Op, m: i64, n: i64, splits: u32) -> u64 {
+/// Split slots a launch with `splits` partial vectors needs (one a range; for
+/// the cluster kernels, one a cluster): each the length of y, in the work
+/// buffer's [`SPLIT_SLOTS`] (which, with the counters, come with every
+/// [`WorkArea`](crate::handle::WorkArea)). 0 without a split.
+pub fn split_slots(op: Op, m: i64, n: i64, splits: u32) -> u64 {
     if splits <= 1 {
         return 0;
     }
     let (_, len_y) = op.vector_lengths(m, n);
-    splits as u64 * len_y as u64 * 4
+    splits as u64 * len_y as u64
 }
 
 /// Bytes one call moves, for the benchmark's bandwidth figure: A once, x once,
@@ -2455,7 +2454,8 @@ fn launch(handle: &Handle, spec: &'static KernelSpec, call: &Call, shape: Launch
     let (work, shape) = if partial_vectors <= 1 {
         (None, shape)
     } else {
-        match handle.work_area(work_bytes(call.op, call.m, call.n, partial_vectors)) {
+        debug_assert!(split_slots(call.op, call.m, call.n, partial_vectors) <= SPLIT_SLOTS);
+        match handle.work_area(0) {
             Ok(work) => (Some(work), shape),
             Err(Error::AllocFailed(why)) => {
                 log::info!("SGEMV: not splitting ({why})");
@@ -2471,11 +2471,11 @@ fn launch(handle: &Handle, spec: &'static KernelSpec, call: &Call, shape: Launch
     let (alpha_value, alpha_address) = call.alpha.kernel_args();
     let (beta_value, beta_address) = call.beta.kernel_args();
     let _bound = ContextGuard::bind(device.context())?;
-    let (counters, partials) = work.as_ref().map_or((0, 0), |work| (work.counters(), work.scratch()));
+    let (counters, slots) = work.as_ref().map_or((0, 0), |work| (work.counters(), work.slots()));
     // SAFETY: the argument list matches GEMV_PARAMS in kernels/gemv.cu; A spans
     // lda·(n-1) + m floats and x, y their lengths with their increments, which
     // the caller vouches for as cuBLAS's does; the work buffer holds the
-    // counters and `splits` partial vectors (work_bytes).
+    // counters and the slots of `splits` partial vectors (split_slots).
     unsafe {
         kernel.launch(
             handle.stream(),
@@ -2496,7 +2496,7 @@ fn launch(handle: &Handle, spec: &'static KernelSpec, call: &Call, shape: Launch
                 I64(call.y.inc),
                 I64(per_split as i64),
                 Ptr(counters),
-                Ptr(partials),
+                Ptr(slots),
             ],
         )
     }
@@ -3613,10 +3613,10 @@ mod tests {
             assert_eq!(n_geometry(&problem(m, 512), &LaunchShape { tx: 32, ty: 16, split: 4 }).grid.1, 1);
         }
         assert_eq!(n_geometry(&problem(512, 513), &LaunchShape { tx: 32, ty: 16, split: 4 }).grid.1, 3);
-        // Partial vectors beyond PARTIALS_BYTES_MAX: a smaller split.
+        // Partial vectors beyond SPLIT_SLOTS: a smaller split.
         let g = n_geometry(&problem(1 << 16, 4096), &LaunchShape { tx: 32, ty: 1, split: 64 });
         assert_eq!(g.grid.1, 16);
-        assert!(work_bytes(Op::N, 1 << 16, 4096, g.grid.1) <= PARTIALS_BYTES_MAX);
+        assert!(split_slots(Op::N, 1 << 16, 4096, g.grid.1) <= SPLIT_SLOTS);
         // More tiles than counters: no split.
         let m = (SPLIT_COUNTER_SLOTS as i64 + 1) * 128;
         let g = n_geometry(&problem(m, 64), &LaunchShape { tx: 32, ty: 1, split: 4 });
@@ -3766,10 +3766,7 @@ mod tests {
                                 // Whole clusters of ranges (fewer where their partial vectors would not fit),
                                 // the last ones empty where n is smaller than their count.
                                 assert!(splits.is_multiple_of(CLUSTER_BLOCKS) && splits <= split);
-                                assert!(
-                                    splits == split
-                                        || m * 4 * (splits / CLUSTER_BLOCKS + 1) as u64 > PARTIALS_BYTES_MAX
-                                );
+                                assert!(splits == split || m * (splits / CLUSTER_BLOCKS + 1) as u64 > SPLIT_SLOTS);
                                 assert_eq!(per, n.div_ceil(splits as u64).max(1));
                             } else {
                                 assert!(per * splits as u64 >= len && (splits as u64 - 1) * per < len);
@@ -3790,7 +3787,7 @@ mod tests {
                             // (The cluster kernels take a partial vector a cluster.)
                             let vectors =
                                 if matches!(layout, Layout::NCluster(_)) { splits / CLUSTER_BLOCKS } else { splits };
-                            assert!(work_bytes(op, m as i64, n as i64, vectors) <= PARTIALS_BYTES_MAX);
+                            assert!(split_slots(op, m as i64, n as i64, vectors) <= SPLIT_SLOTS);
                         }
                     }
                     tx += space.tx_step;
@@ -3922,10 +3919,10 @@ mod tests {
     }
 
     #[test]
-    fn work_bytes_hold_a_partial_vector_per_range() {
-        assert_eq!(work_bytes(Op::N, 1000, 1000, 1), 0);
-        assert_eq!(work_bytes(Op::N, 1000, 50, 8), 8 * 1000 * 4);
-        assert_eq!(work_bytes(Op::T, 1000, 50, 8), 8 * 50 * 4);
+    fn split_slots_hold_a_partial_vector_per_range() {
+        assert_eq!(split_slots(Op::N, 1000, 1000, 1), 0);
+        assert_eq!(split_slots(Op::N, 1000, 50, 8), 8 * 1000);
+        assert_eq!(split_slots(Op::T, 1000, 50, 8), 8 * 50);
     }
 
     #[test]
