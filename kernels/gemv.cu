@@ -203,8 +203,9 @@ __device__ __forceinline__ bool gemv_split_last_late(unsigned *counters, unsigne
 // The sum, in order, of the slots column[s * stride] for s = first, first +
 // step, ... < count, each taken as it fills: four read at once, so that
 // their round trips overlap (a slot waited for in turn cost one each). Not
-// eight: that spilled in the split paired kernel on sm_80, and eight loads
-// under predicates made the short N kernel slower (1 x 65536 4.35 -> 4.58 us).
+// eight under predicates, as gemv_split_sum_lanes: that made the short N
+// kernel slower (1 x 65536 4.35 -> 4.58 us) and spilled in the split paired
+// kernel on sm_80.
 __device__ __forceinline__ float gemv_split_sum(SplitSlot *column, i64 stride, unsigned first, unsigned count,
                                                 unsigned step) {
     float sum = 0.0f;
@@ -219,6 +220,29 @@ __device__ __forceinline__ float gemv_split_sum(SplitSlot *column, i64 stride, u
     for (; s < count; s += step) {
         SplitSlot *slot = column + static_cast<i64>(s) * stride;
         sum += split_slot_take(slot, split_slot_load(slot));
+    }
+    return sum;
+}
+
+// gemv_split_sum for the lanes of a warp (the split paired kernel): the
+// same order, four slots a lane under predicates and no loop for the tail.
+// With gemv_split_sum's tail loop the kernel was slower where a lane holds
+// one slot or two (T 200000 x 8 6.65 us against 5.95 this way, 6.05 before
+// the slots; H200).
+__device__ __forceinline__ float gemv_split_sum_lanes(SplitSlot *column, i64 stride, unsigned lane, unsigned count) {
+    float sum = 0.0f;
+    for (unsigned s = lane; s < count; s += 4 * 32) {
+        SplitSlot v[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+            const unsigned k = s + u * 32;
+            v[u] = k < count ? split_slot_load(column + static_cast<i64>(k) * stride) : 0;
+        }
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+            const unsigned k = s + u * 32;
+            if (k < count) sum += split_slot_take(column + static_cast<i64>(k) * stride, v[u]);
+        }
     }
     return sum;
 }
@@ -1266,7 +1290,7 @@ __device__ __forceinline__ void gemv_t_paired_split(i64 m, i64 n, float alpha_va
         }
         if (!__shfl_sync(0xffffffffu, last, 0)) return;
         // Lane l adds the splits l, l + 32, ... in order, then the lanes' sums are folded pairwise.
-        total = warp_sum(gemv_split_sum(slots + col, n, lane, split, 32));
+        total = warp_sum(gemv_split_sum_lanes(slots + col, n, lane, split));
     }
     if (lane == 0) {
         // The scalars and y are read here, by the column's last warp only: held over the rows' loop they
