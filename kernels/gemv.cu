@@ -197,7 +197,7 @@ __device__ __forceinline__ bool gemv_split_last(unsigned *counters, unsigned tic
 // round trip more than gemv_split_last, still none for a fence.
 __device__ __forceinline__ bool gemv_split_last_late(unsigned *counters, unsigned splits, int tid) {
     __syncthreads();  // every slot of the block is written before its ticket
-    return gemv_split_last(counters, tid == 0 ? split_ticket(counters + blockIdx.x) : 0u, splits, tid);
+    return gemv_split_last(counters, gemv_split_ticket(counters, tid == 0), splits, tid);
 }
 
 // The sum, in order, of the slots column[s * stride] for s = first, first +
@@ -547,9 +547,9 @@ __device__ __forceinline__ void gemv_n(i64 m, i64 n, float alpha_value, const fl
     }
 
     // The elements of y this thread writes: its rows (unsplit, thread row 0), or with a split the first it would
-    // write if its block arrives last (every block reads it; only the last uses it). Read after the columns, not at
-    // the start: with a[] no longer live they cost no registers in the loop, and their round trip still overlaps the
-    // fold's barriers.
+    // write if its block adds the tile's partial sums (every block reads it; only that one uses it). Read after the
+    // columns, not at the start: with a[] no longer live they cost no registers in the loop, and their round trip
+    // still overlaps the fold's barriers.
     const int rows = static_cast<int>(min(static_cast<i64>(tile_rows), m - row0));
     float y_early[GEMV_N_ROWS] = {0.0f, 0.0f, 0.0f, 0.0f};
     if (split == 1 && ty == 0) {

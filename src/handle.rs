@@ -77,9 +77,10 @@ pub const SPLIT_SLOT_BYTES: u64 = SPLIT_SLOTS * 8;
 /// The counters and the slots: the scratch space starts here (a multiple of 256).
 pub const WORK_FIXED_BYTES: u64 = SPLIT_COUNTER_BYTES + SPLIT_SLOT_BYTES;
 
-/// One call's hold on the work buffer: the split counters, SGEMV's split slots
-/// and at least the scratch bytes it asked for, its alone until dropped (other calls on the
-/// handle wait). Dropped after the call's launches are queued on `stream`.
+/// One call's hold on the work buffer: the split counters, SGEMV's split
+/// slots and at least the scratch bytes it asked for, its alone until dropped
+/// (other calls on the handle wait). Dropped after the call's launches are
+/// queued on `stream`.
 pub struct WorkArea<'a> {
     work: parking_lot::MutexGuard<'a, WorkBuffer>,
     stream: CUstream,
@@ -287,8 +288,8 @@ impl Handle {
     }
 
     /// The work buffer, grown first to hold the counters, the slots and
-    /// `scratch_bytes` after them. Growing frees the old buffer, which the driver does only
-    /// after work already queued has finished. ALLOC_FAILED when that is
+    /// `scratch_bytes` after them. Growing frees the old buffer, which the
+    /// driver does only after work already queued has finished. ALLOC_FAILED when that is
     /// more than the handle's limit or the driver has no memory for it, and
     /// when the handle's stream is capturing a CUDA graph (the allocation
     /// would invalidate the capture; a call before it grows the buffer).
