@@ -10,8 +10,10 @@
 #   MUBLAS_BATCH_TUNE=0                  skip the analyzer (its recipes go to
 #                                        their own file; the report and bench don't use them)
 #   MUBLAS_BATCH_PTX="80"                which PTX targets gpu_sgemm runs on, JIT-compiled (default
-#                                        "80 70"; each run takes 80-140 s, "" none: on a slow machine
-#                                        the whole call with a benchmark can pass 10 minutes)
+#                                        "80 70"; each run takes 80-140 s, and each target's load time
+#                                        in `mublas info` 40 s more; "" none: on a slow machine the
+#                                        whole call with a benchmark can pass 10 minutes)
+#   MUBLAS_BATCH_TESTS="gpu_sgemv gpu_strmv"  which binaries of dist/tests run (default: all)
 #   MUBLAS_BATCH_SANITIZE=1              also run the GPU tests under compute-sanitizer (memcheck;
 #                                        racecheck and synccheck on the SGEMM tile kernels)
 set -uo pipefail
@@ -33,7 +35,7 @@ dist/bin/mublas info 2>&1 | tee -a "$summary"
 # The PTX that GPUs without embedded machine code get (Blackwell: compute_80;
 # Volta, Turing: compute_70), JIT-compiled here: its load time, and SGEMM's
 # tests on it (its kernels are the ones with code for sm_80 and later).
-for arch in 80 70; do
+for arch in ${MUBLAS_BATCH_PTX-80 70}; do
   MUBLAS_FORCE_PTX=$arch dist/bin/mublas info 2>&1 | grep -E "create:" | sed "s/^/PTX compute_$arch JIT: /" | tee -a "$summary"
 done
 
@@ -41,6 +43,9 @@ done
 : >"$out/tests.log"
 for t in dist/tests/*; do
   name=$(basename "$t")
+  if [ -n "${MUBLAS_BATCH_TESTS+set}" ] && [[ " $MUBLAS_BATCH_TESTS " != *" $name "* ]]; then
+    continue
+  fi
   if [ "$name" = fortran_module ]; then
     # Not a Rust test binary: the Fortran module's test program (exit 0 pass, 77 skip).
     "$t" >>"$out/tests.log" 2>&1; status=$?
