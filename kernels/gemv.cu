@@ -201,11 +201,15 @@ __device__ __forceinline__ bool gemv_split_last_late(unsigned *counters, unsigne
 }
 
 // The sum, in order, of the slots column[s * stride] for s = first, first +
-// step, ... < count, each taken as it fills: four read at once, so that
-// their round trips overlap (a slot waited for in turn cost one each). Not
-// eight under predicates, as gemv_split_sum_lanes: that made the short N
-// kernel slower (1 x 65536 4.35 -> 4.58 us) and spilled in the split paired
-// kernel on sm_80.
+// step, ... < count, each taken as it fills: four requested at once, so
+// that their round trips overlap, and the last one to three together under
+// predicates. H200, kernel time, µs: with a loop for the tail (a round trip
+// a slot), 3 x 100000 on 196 ranges took 5.04 against 4.73 with every four
+// under predicates; that in turn lost up to 4 % where no tail is left (8 x
+// 262144 6.39 -> 6.63), and this way took 4.62 and 6.51. Where some lanes
+// of a warp take the loop and others only the tail, the two paths diverge
+// (5 x 50000: 4.89 against 4.52 with every four under predicates). Not
+// eight: that made the short N kernel slower (1 x 65536 4.35 -> 4.58).
 __device__ __forceinline__ float gemv_split_sum(SplitSlot *column, i64 stride, unsigned first, unsigned count,
                                                 unsigned step) {
     float sum = 0.0f;
@@ -217,9 +221,18 @@ __device__ __forceinline__ float gemv_split_sum(SplitSlot *column, i64 stride, u
 #pragma unroll
         for (int u = 0; u < 4; ++u) sum += split_slot_take(column + static_cast<i64>(s + u * step) * stride, v[u]);
     }
-    for (; s < count; s += step) {
-        SplitSlot *slot = column + static_cast<i64>(s) * stride;
-        sum += split_slot_take(slot, split_slot_load(slot));
+    if (s < count) {
+        SplitSlot v[3];
+#pragma unroll
+        for (int u = 0; u < 3; ++u) {
+            const unsigned k = s + u * step;
+            v[u] = k < count ? split_slot_load(column + static_cast<i64>(k) * stride) : 0;
+        }
+#pragma unroll
+        for (int u = 0; u < 3; ++u) {
+            const unsigned k = s + u * step;
+            if (k < count) sum += split_slot_take(column + static_cast<i64>(k) * stride, v[u]);
+        }
     }
     return sum;
 }

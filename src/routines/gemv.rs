@@ -57,8 +57,17 @@ const N_SPLIT_MIN_COLUMNS: u64 = 512;
 /// x, GEMV_T_XCHUNK): on the H100, splitting SGEMV-T at n = 1024 to 2048 into
 /// shorter ranges was 10–50 % slower than not splitting.
 const T_ROW_GRANULE: u64 = 2048;
-/// Column ranges of a split in the short N kernels.
-const SHORT_COLUMN_GRANULE: u64 = 1024;
+/// Column ranges of a split in the short N kernels are multiples of this.
+/// Since the split's slots (no fence), shorter ranges than 1024 pay where
+/// they engage more SMs: H200, kernel time (`scripts/gemv-ab.py`), µs, ranges
+/// of 1024 / 512 / 256 columns: 4 × 65536 4.24 / 4.10 / 4.63 (256 with 64
+/// threads untimed), 8 × 32768 4.69 / 4.51 / 4.36, 1 × 65536 4.23 / 4.18 /
+/// 4.49; 2 × 16385 4.99 on 15 ranges, 4.48 on 43. cuBLAS 4.96, 4.70, 3.65,
+/// 3.61. Through the library, with SHORT_SPLIT_MAX_THREADS and the gather's
+/// tail under predicates (`gemv_split_sum`), 27 shapes of 1 to 8 rows on
+/// 16385 to 2^20 columns ran 1.06× faster by geometric mean, at most 1.2 %
+/// slower (docs/performance.md, "Short N ranges of 512 columns").
+const SHORT_COLUMN_GRANULE: u64 = 512;
 /// Columns a lane of the short N kernels loads at once (GEMV_SHORT_UNROLL).
 const SHORT_UNROLL: u64 = 4;
 /// Columns per lane in the T kernels when m ≤ 64 (GEMV_T_SMALL_COLUMNS).
@@ -362,6 +371,10 @@ const FEW_MAX_COLUMNS_IN_WAVES: i64 = 256;
 /// n = 2^20: 39 µs against 36 µs with 512 threads).
 const SHORT_SPACE: LaunchSpace =
     LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 512, ty_min: 1, ty_max: 1, splits: SPLITS };
+/// Split, at most this many threads: on the 256 ranges of 1 × 2^20, 512
+/// threads took 7.39 µs and 256 7.00, on those of 1 × 262144 5.67 against
+/// 4.88 (H200, kernel time, `scripts/gemv-ab.py`; cuBLAS 7.33 and 4.49).
+const SHORT_SPLIT_MAX_THREADS: u32 = 256;
 const T_SPACE: LaunchSpace =
     LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 1024, ty_min: 1, ty_max: 1, splits: SPLITS };
 /// The short T kernels never split: a column's rows are one lane group's. At
@@ -1323,7 +1336,8 @@ fn is_short_n(spec: &KernelSpec) -> bool {
 }
 
 /// The short N kernels' shape when split: the optimizer's `plan`, with no
-/// more threads than the warps a column range gives a load each. A
+/// more threads than the warps a column range gives a load each, and at most
+/// SHORT_SPLIT_MAX_THREADS. A
 /// warp loads 32 / L columns GEMV_SHORT_UNROLL times a step (L lanes a
 /// column, [`lanes_per_column`]): 128 columns up to 4 rows, so that the
 /// optimizer's 512 threads on ranges of 1024 columns left half the warps
@@ -1341,7 +1355,7 @@ fn short_plan(
 ) -> LaunchPlan {
     let (range, splits) = reduction_split(Layout::NShort, problem, &plan.shape);
     let warp_step = 32 / lanes_per_column(problem.m) * SHORT_UNROLL;
-    let busy = (range.div_ceil(warp_step) * 32).clamp(spec.space.tx_min as u64, spec.space.tx_max as u64) as u32;
+    let busy = (range.div_ceil(warp_step) * 32).clamp(spec.space.tx_min as u64, SHORT_SPLIT_MAX_THREADS as u64) as u32;
     if splits <= 1 || plan.shape.tx <= busy {
         return plan;
     }
@@ -3634,10 +3648,11 @@ mod tests {
             let optimizer = tuner.plan_uncached(&GEMV_N_SHORT, &kernel, &problem);
             (short_plan(&device, &kernel, &GEMV_N_SHORT, &problem, optimizer), optimizer)
         };
-        // (m, n, threads, ranges): up to 4 rows a warp loads 128 columns a step, so ranges of 1024 keep 8 busy;
-        // from 5 to 8 rows, 64 (16 warps); ranges of 4096 keep every warp of the optimizer's 512 threads busy.
+        // (m, n, threads, ranges): up to 4 rows a warp loads 128 columns a step, so ranges of 512 keep 4 busy,
+        // of 1024 8; from 5 to 8 rows, 64 (8 warps on 512 columns); ranges of 4096 would keep 32 warps busy, but
+        // a split takes at most SHORT_SPLIT_MAX_THREADS.
         for (m, n, tx, ranges) in
-            [(1, 65536, 256, 64), (4, 262144, 256, 256), (8, 32768, 512, 32), (1, 1 << 20, 512, 256)]
+            [(1, 65536, 128, 128), (4, 262144, 256, 256), (8, 32768, 256, 64), (1, 1 << 20, 256, 256)]
         {
             let (plan, optimizer) = plan(m, n);
             assert_eq!((optimizer.shape.tx, optimizer.geometry.grid.1), (512, ranges), "{m} × {n}");
@@ -3656,10 +3671,10 @@ mod tests {
             reduction_split(Layout::NShort, &problem(16, 1 << 20), &LaunchShape { tx: 512, ty: 1, split: 256 }),
             (4096, 256)
         );
-        // Ranges of at least 1024 columns.
+        // Ranges of at least SHORT_COLUMN_GRANULE = 512 columns.
         let g = short_geometry(&problem(3, 2500), &LaunchShape { tx: 64, ty: 1, split: 64 });
-        assert_eq!(g.grid, (1, 3, 1));
-        let g = short_geometry(&problem(64, 1024), &LaunchShape { tx: 64, ty: 1, split: 64 });
+        assert_eq!(g.grid, (1, 5, 1));
+        let g = short_geometry(&problem(64, 512), &LaunchShape { tx: 64, ty: 1, split: 64 });
         assert_eq!(g.grid, (1, 1, 1));
     }
 
