@@ -200,6 +200,26 @@ __device__ __forceinline__ bool gemv_split_last_late(unsigned *counters, unsigne
     return gemv_split_last(counters, gemv_split_ticket(counters, tid == 0), splits, tid);
 }
 
+// sum plus the slots column[k * stride] for the N values k = s, s + step, ...
+// that lie below count: requested at once under predicates, then taken in
+// order (split_slot_take).
+template <int N>
+__device__ __forceinline__ float gemv_split_take_some(SplitSlot *column, i64 stride, unsigned s, unsigned step,
+                                                      unsigned count, float sum) {
+    SplitSlot v[N];
+#pragma unroll
+    for (int u = 0; u < N; ++u) {
+        const unsigned k = s + u * step;
+        v[u] = k < count ? split_slot_load(column + static_cast<i64>(k) * stride) : 0;
+    }
+#pragma unroll
+    for (int u = 0; u < N; ++u) {
+        const unsigned k = s + u * step;
+        if (k < count) sum += split_slot_take(column + static_cast<i64>(k) * stride, v[u]);
+    }
+    return sum;
+}
+
 // The sum, in order, of the slots column[s * stride] for s = first, first +
 // step, ... < count, each taken as it fills: four requested at once, so
 // that their round trips overlap, and the last one to three together under
@@ -221,42 +241,18 @@ __device__ __forceinline__ float gemv_split_sum(SplitSlot *column, i64 stride, u
 #pragma unroll
         for (int u = 0; u < 4; ++u) sum += split_slot_take(column + static_cast<i64>(s + u * step) * stride, v[u]);
     }
-    if (s < count) {
-        SplitSlot v[3];
-#pragma unroll
-        for (int u = 0; u < 3; ++u) {
-            const unsigned k = s + u * step;
-            v[u] = k < count ? split_slot_load(column + static_cast<i64>(k) * stride) : 0;
-        }
-#pragma unroll
-        for (int u = 0; u < 3; ++u) {
-            const unsigned k = s + u * step;
-            if (k < count) sum += split_slot_take(column + static_cast<i64>(k) * stride, v[u]);
-        }
-    }
-    return sum;
+    return s < count ? gemv_split_take_some<3>(column, stride, s, step, count, sum) : sum;
 }
 
 // gemv_split_sum for the lanes of a warp (the split paired kernel): the
 // same order, four slots a lane under predicates and no loop for the tail.
-// With gemv_split_sum's tail loop the kernel was slower where a lane holds
-// one slot or two (T 200000 x 8 6.65 us against 5.95 this way, 6.05 before
-// the slots; H200).
+// With a loop for the tail the kernel was slower where a lane holds one
+// slot or two (T 200000 x 8 6.65 us against 5.95 this way, 6.05 before the
+// slots; H200), and with gemv_split_sum's fours ahead of its tail it
+// spilled 12 bytes on sm_90.
 __device__ __forceinline__ float gemv_split_sum_lanes(SplitSlot *column, i64 stride, unsigned lane, unsigned count) {
     float sum = 0.0f;
-    for (unsigned s = lane; s < count; s += 4 * 32) {
-        SplitSlot v[4];
-#pragma unroll
-        for (int u = 0; u < 4; ++u) {
-            const unsigned k = s + u * 32;
-            v[u] = k < count ? split_slot_load(column + static_cast<i64>(k) * stride) : 0;
-        }
-#pragma unroll
-        for (int u = 0; u < 4; ++u) {
-            const unsigned k = s + u * 32;
-            if (k < count) sum += split_slot_take(column + static_cast<i64>(k) * stride, v[u]);
-        }
-    }
+    for (unsigned s = lane; s < count; s += 4 * 32) sum = gemv_split_take_some<4>(column, stride, s, 32, count, sum);
     return sum;
 }
 
