@@ -458,7 +458,8 @@ fn unsplit_twin_through_the_routine(
     }
 }
 
-/// The paired T kernels through the routine (768 columns or more, or 256 with 1 to 16 rows per column):
+/// The paired T kernels through the routine (768 columns or more, or 256 with 1 to 16 rows per column, or
+/// at most 512 rows on at most 32 columns):
 /// whole and partial last blocks of 8 columns, 0 to 3 rows past the last float4, one to three rounds of
 /// 1024 rows; split over rows from 32768 rows (100000 from 921 columns on, on 132 SMs), and on fewer than
 /// 768 columns (short last ranges, each call finding the per-column counters the last one reset), and in 4
@@ -480,6 +481,10 @@ fn gpu_sgemv_paired_t_kernel_through_the_routine() {
         ((8195, 300, 8196), 6),
         // Two waves unsplit (401 blocks, a partial one last), the last nearly empty: the tail's 4 ranges.
         ((32771, 3203, 32772), 4),
+        // Tiny: at most 512 rows on at most 32 columns, a partial block of 8 columns.
+        ((65, 2, 68), 1),
+        ((128, 8, 128), 1),
+        ((511, 31, 512), 1),
     ];
     let test = "gpu_sgemv_paired_t_kernel_through_the_routine";
     let Some(gpu) = gpu_or_skip(test) else { return };
@@ -628,7 +633,7 @@ fn gpu_sgemv_paired_t_kernel_for_any_a_through_the_routine() {
 }
 
 /// The few-columns N kernel through the routine (on fast DRAM: 256 to 200000 rows, at most 1536
-/// columns): partial last row tiles of 32 and groups of 8 columns, thread rows past the last column, 4 to
+/// columns; from 9 rows on at most 512): partial last row tiles of 32 and groups of 8 columns, thread rows past the last column, 4 to
 /// 64 thread rows (on 132 SMs), two waves of blocks where none runs in one. Elsewhere the shapes run
 /// whatever the routine takes.
 #[test]
@@ -646,11 +651,16 @@ fn gpu_sgemv_few_columns_n_kernel_through_the_routine() {
         ((33001, 64, 33004), 8),
         ((100_003, 61, 100_004), 4),
         ((2000, 1536, 2000), 64),
+        // From 9 rows on at most 512 columns (the short kernels' rows too): one or two row tiles of 32.
+        ((9, 512, 12), 64),
+        ((33, 100, 36), 16),
+        ((64, 500, 64), 64),
+        ((200, 37, 200), 8),
     ];
     unsplit_twin_through_the_routine(test, MUBLAS_OP_N, "gemv_n_f32_few", 8, &shapes, fast_on_132_sms, FAST_ON_132_SMS);
 }
 
-/// Its twin for any A (on fast DRAM: 256 to 24576 rows on at most 512 columns, up to 200000 on at most 64,
+/// Its twin for any A (on fast DRAM: 9 to 24576 rows on at most 512 columns, up to 200000 on at most 64,
 /// where the sweep kernel does not serve): odd lda and lda ≡ 2, 3 (mod 4), partial last row tiles of 32 and
 /// groups of 8 columns, 4 and 8 thread rows, in one wave and in more.
 #[test]
@@ -665,6 +675,10 @@ fn gpu_sgemv_few_columns_n_kernel_for_any_a_through_the_routine() {
         ((16385, 13, 16387), 4),
         ((30001, 40, 30003), 8),
         ((100001, 64, 100001), 4),
+        // From 9 rows on at most 512 columns (the short kernels' rows too).
+        ((17, 100, 19), 16),
+        ((33, 512, 33), 64),
+        ((65, 129, 67), 32),
     ];
     unsplit_twin_through_the_routine(
         test,

@@ -357,6 +357,18 @@ const FEW_SPACE: LaunchSpace =
 /// 100000 × 32 10.18 / 5.66 / 7.30, 512 × 128 2.94 / 2.38 / 2.74.
 const FEW_MAX_COLUMNS: i64 = 1536;
 const FEW_MIN_ROWS: i64 = 256;
+/// On at most N_SPLIT_MIN_COLUMNS columns (which the narrow and short
+/// kernels do not split) from this many rows: there the short kernel's one
+/// block reads its columns in several rounds, each a trip to memory, and
+/// the narrow kernels stage x first. H200, kernel time (`scripts/gemv-ab.py`,
+/// matrices mostly in the L2), µs, this one on 32-row tiles / cuBLAS: 16 ×
+/// 512 2.65 / 2.03, 32 × 512 2.65 / 2.25, 64 × 512 2.70 / 2.30, 128 × 512
+/// 2.71 / 2.39, odd lda 33 × 512 3.43 / 2.25; through the library, rotated
+/// past the L2, the short and narrow kernels took 3.10 (16 × 512), 3.55,
+/// 4.48, 3.27 and 5.36 against cuBLAS's 2.08 to 2.31; the short kernel's
+/// 512 threads on 64 × 512 5.18 (`gemv-ab.py`, rotated). The clusters took
+/// 2.89 to 3.07 there.
+const FEW_SHORT_MIN_ROWS: i64 = 9;
 const FEW_MAX_ROWS: i64 = 200_000;
 /// The few-columns kernel for any A: [`few_any_serves`].
 const FEW_ANY_MAX_COLUMNS: i64 = N_SPLIT_MIN_COLUMNS as i64;
@@ -460,6 +472,16 @@ const PAIRED_MIN_COLUMNS: i64 = 768;
 /// 7.20 / 5.71, 16384 × 384 12.80 / 9.84).
 const PAIRED_MAX_ROWS: i64 = i32::MAX as i64 - 1024;
 const PAIRED_SHORT_MIN_COLUMNS: i64 = 256;
+/// It also takes the matrices of at most PAIRED_TINY_MAX_ROWS rows on at most
+/// PAIRED_TINY_MAX_COLUMNS columns, whose few blocks the lean kernel with x
+/// through L1 sized for occupancy, up to 1024 threads for 2 columns: a
+/// block's warps cost its launch even without a column (H200, kernel time,
+/// `scripts/gemv-ab.py`, µs, paired on 256 threads / lean L1 on 32, 256 and
+/// 1024 / cuBLAS: 128 × 2 1.47 / - / 1.85 / 2.86, 512 × 2 1.46 / 1.63 / 1.99
+/// / -, 128 × 16 1.82 / 1.71 / 1.97 / -, 512 × 8 1.99 / 1.95 / 2.28 / -;
+/// cuBLAS 1.80 to 2.67).
+const PAIRED_TINY_MAX_ROWS: i64 = 512;
+const PAIRED_TINY_MAX_COLUMNS: i64 = 32;
 const PAIRED_SHORT_ROWS_PER_COLUMN: i64 = 16;
 /// `gemv_t_f32_paired_split`: the paired kernel's blocks, split over rows;
 /// `paired_split_plan` weighs these splits (2 to 3 blocks per SM for 1 to
@@ -1037,7 +1059,7 @@ enum Twin {
     Thin,
 }
 
-const TWINS: [(&KernelSpec, &KernelSpec, Twin); 43] = [
+const TWINS: [(&KernelSpec, &KernelSpec, Twin); 45] = [
     (&GEMV_T, &GEMV_T_GROUPS4, Twin::Groups),
     (&GEMV_T, &GEMV_T_GROUPS6, Twin::Groups),
     (&GEMV_T_SCALAR, &GEMV_T_SCALAR_GROUPS4, Twin::Groups),
@@ -1068,6 +1090,8 @@ const TWINS: [(&KernelSpec, &KernelSpec, Twin); 43] = [
     (&GEMV_N_SHORT_SCALAR, &GEMV_N_SCALAR_CLUSTER16, Twin::Cluster),
     (&GEMV_N_SHORT_SCALAR, &GEMV_N_SCALAR_CLUSTER32, Twin::Cluster),
     (&GEMV_N_SHORT_SCALAR, &GEMV_N_SCALAR_CLUSTER64, Twin::Cluster),
+    (&GEMV_N_SHORT, &GEMV_N_FEW, Twin::Few),
+    (&GEMV_N_SHORT_SCALAR, &GEMV_N_SCALAR_FEW, Twin::Few),
     (&GEMV_N, &GEMV_N_SWEEP, Twin::Sweep),
     (&GEMV_N, &GEMV_N_FEW, Twin::Few),
     (&GEMV_N_SCALAR, &GEMV_N_SCALAR_LONG, Twin::Long),
@@ -1335,8 +1359,8 @@ fn is_short_n(spec: &KernelSpec) -> bool {
     std::ptr::eq(spec, &GEMV_N_SHORT) || std::ptr::eq(spec, &GEMV_N_SHORT_SCALAR)
 }
 
-/// The short N kernels' shape when split: the optimizer's `plan`, with no
-/// more threads than the warps a column range gives a load each, and at most
+/// The short N kernels' shape: the optimizer's `plan`, with no more threads
+/// than the warps a column range gives a load each, and split at most
 /// SHORT_SPLIT_MAX_THREADS. A
 /// warp loads 32 / L columns GEMV_SHORT_UNROLL times a step (L lanes a
 /// column, [`lanes_per_column`]): 128 columns up to 4 rows, so that the
@@ -1345,7 +1369,12 @@ fn is_short_n(spec: &KernelSpec) -> bool {
 /// (`scripts/sgemv-builds.py`), µs, 512 / 256 threads / cuBLAS: 1 × 32768
 /// 5.40 / 4.82 / 11.03, 1 × 65536 5.74 / 5.11 / 3.94, 1 × 262144 6.86 /
 /// 5.86 / 4.47, 2 × 65536 5.68 / 5.11 / 4.06, 4 × 65536 5.62 / 5.06 /
-/// 4.27, 4 × 262144 7.11 / 6.83 / 7.62.
+/// 4.27, 4 × 262144 7.11 / 6.83 / 7.62. Unsplit, a warp without a column
+/// still costs: the block's launch and its fold through shared memory grow
+/// with its warps (H200, kernel time, `scripts/gemv-ab.py`, µs, 32 / 128 /
+/// 512 threads: 8 × 32 1.80 / 2.44 / 2.98, odd lda 2 × 128 1.92 / 2.56 /
+/// 3.22; 8 × 512 on 128 / 256 / 512 2.92 / 2.73 / 3.07; cuBLAS 1.67, 1.66
+/// and 1.95).
 fn short_plan(
     device: &DeviceModel,
     kernel: &KernelModel,
@@ -1355,20 +1384,24 @@ fn short_plan(
 ) -> LaunchPlan {
     let (range, splits) = reduction_split(Layout::NShort, problem, &plan.shape);
     let warp_step = 32 / lanes_per_column(problem.m) * SHORT_UNROLL;
-    let busy = (range.div_ceil(warp_step) * 32).clamp(spec.space.tx_min as u64, SHORT_SPLIT_MAX_THREADS as u64) as u32;
-    if splits <= 1 || plan.shape.tx <= busy {
+    let most = if splits > 1 { SHORT_SPLIT_MAX_THREADS } else { spec.space.tx_max };
+    let busy = (range.div_ceil(warp_step) * 32).clamp(spec.space.tx_min as u64, most as u64) as u32;
+    if plan.shape.tx <= busy {
         return plan;
     }
     LaunchPlan::of_shape(device, kernel, spec, problem, LaunchShape { tx: busy, ..plan.shape })
 }
 
 /// Whether a few-columns N kernel takes an N call from `default` (`plan`,
-/// after the sweep): on fast DRAM, FEW_MIN_ROWS to FEW_MAX_ROWS rows and at
-/// most FEW_MAX_COLUMNS columns; for A that is not float4
-/// ([`few_any_serves`]) fewer.
+/// after the sweep): on fast DRAM, FEW_MIN_ROWS to FEW_MAX_ROWS rows (from
+/// FEW_SHORT_MIN_ROWS on at most N_SPLIT_MIN_COLUMNS columns) and at most
+/// FEW_MAX_COLUMNS columns; for A that is not float4 ([`few_any_serves`])
+/// fewer.
 fn few_serves(device: &DeviceModel, default: &KernelSpec, m: i64, n: i64) -> bool {
-    let shape = if std::ptr::eq(default, &GEMV_N) { n <= FEW_MAX_COLUMNS } else { few_any_serves(m, n) };
-    fast_dram(device) && (FEW_MIN_ROWS..=FEW_MAX_ROWS).contains(&m) && shape
+    let float4 = std::ptr::eq(default, &GEMV_N) || std::ptr::eq(default, &GEMV_N_SHORT);
+    let shape = if float4 { n <= FEW_MAX_COLUMNS } else { few_any_serves(m, n) };
+    let min_rows = if n <= N_SPLIT_MIN_COLUMNS as i64 { FEW_SHORT_MIN_ROWS } else { FEW_MIN_ROWS };
+    fast_dram(device) && (min_rows..=FEW_MAX_ROWS).contains(&m) && shape
 }
 
 /// Where the few-columns kernel for any A (`gemv_n_f32_scalar_few`) replaces
@@ -1630,11 +1663,13 @@ fn groups_plan(device: &DeviceModel, kernel: &KernelModel, spec: &KernelSpec, pr
 /// and at most PAIRED_MAX_ROWS rows, split or not (65536 × 1024 ran 68.5 µs
 /// unsplit against 70.6 on the default's split of 4, H200), or at least
 /// PAIRED_SHORT_MIN_COLUMNS, with more rows than columns and fewer than
-/// PAIRED_SHORT_ROWS_PER_COLUMN times as many; where the split paired kernel
-/// does not take it.
+/// PAIRED_SHORT_ROWS_PER_COLUMN times as many, or at most
+/// PAIRED_TINY_MAX_ROWS × PAIRED_TINY_MAX_COLUMNS; where the split paired
+/// kernel does not take it.
 fn paired_serves(m: i64, n: i64) -> bool {
     (n >= PAIRED_MIN_COLUMNS && m <= PAIRED_MAX_ROWS)
         || (n >= PAIRED_SHORT_MIN_COLUMNS && n < m && m < PAIRED_SHORT_ROWS_PER_COLUMN * n)
+        || (m <= PAIRED_TINY_MAX_ROWS && n <= PAIRED_TINY_MAX_COLUMNS)
 }
 
 /// Whether `gemv_t_f32_stacked` can take a T call from `gemv_t_f32` (`plan`,
@@ -3032,6 +3067,13 @@ mod tests {
             assert!(!paired_serves(m, n), "{m} × {n}");
         }
         assert!(paired_serves(PAIRED_MAX_ROWS, 768) && !paired_serves(PAIRED_MAX_ROWS + 1, 768), "32-bit rows");
+        // Tiny matrices: at most 512 rows on at most 32 columns.
+        for (m, n) in [(65, 1), (128, 2), (512, 8), (512, 32)] {
+            assert!(paired_serves(m, n), "{m} × {n}: tiny");
+        }
+        for (m, n) in [(513, 8), (512, 33), (1024, 2)] {
+            assert!(!paired_serves(m, n), "{m} × {n}: not tiny");
+        }
         // Its only block shape: 256 threads, 8 columns a block, never split.
         assert_eq!((PAIRED_SPACE.tx_min, PAIRED_SPACE.tx_max, PAIRED_SPACE.splits), (256, 256, &[1][..]));
         let geometry = t_geometry(&problem(1000, 1000), &LaunchShape { tx: 256, ty: 1, split: 1 });
@@ -3119,14 +3161,24 @@ mod tests {
         assert!(!few_serves(&DeviceModel::h100_sxm(), &GEMV_N, 4096, 512));
         assert!(few_serves(&device, &GEMV_N, 256, 1536));
         assert!(few_serves(&device, &GEMV_N, 200_000, 16));
-        for (m, n) in [(255, 100), (4096, 1537), (200_001, 16)] {
+        for (m, n) in [(255, 513), (4096, 1537), (200_001, 16)] {
             assert!(!few_serves(&device, &GEMV_N, m, n), "{m} × {n}");
         }
+        // From 9 rows on the columns that no narrow or short kernel splits, for the short kernels too.
+        for (default, m, n) in
+            [(&GEMV_N, 255, 100), (&GEMV_N, 65, 512), (&GEMV_N_SHORT, 9, 512), (&GEMV_N_SHORT, 64, 32)]
+        {
+            assert!(few_serves(&device, default, m, n), "{} {m} × {n}", default.name);
+        }
+        for (default, m, n) in [(&GEMV_N_SHORT, 8, 512), (&GEMV_N_SHORT, 64, 513), (&GEMV_N_SHORT_SCALAR, 8, 100)] {
+            assert!(!few_serves(&device, default, m, n), "{} {m} × {n}", default.name);
+        }
+        assert!(few_serves(&device, &GEMV_N_SHORT_SCALAR, 33, 512));
         // For any A: up to the columns the narrow kernels do not split on up to 24576 rows, 64 past them.
         for (m, n) in [(256, 512), (24_576, 512), (24_577, 64), (200_000, 64)] {
             assert!(few_serves(&device, &GEMV_N_SCALAR, m, n), "{m} × {n}");
         }
-        for (m, n) in [(256, 513), (255, 16), (24_577, 65), (200_001, 16)] {
+        for (m, n) in [(256, 513), (8, 16), (24_577, 65), (200_001, 16)] {
             assert!(!few_serves(&device, &GEMV_N_SCALAR, m, n), "{m} × {n}");
         }
         // Its plan, with the scalar code's 102 registers (the GPU test's shapes): 9 blocks of 8 × 8 per SM,
@@ -3528,7 +3580,13 @@ mod tests {
             );
             assert_eq!(
                 names(candidate_kernels(Op::N, 64, 4096, 64, x)),
-                ["gemv_n_f32_short", "gemv_n_f32_cluster16", "gemv_n_f32_cluster32", "gemv_n_f32_cluster64"]
+                [
+                    "gemv_n_f32_short",
+                    "gemv_n_f32_cluster16",
+                    "gemv_n_f32_cluster32",
+                    "gemv_n_f32_cluster64",
+                    "gemv_n_f32_few"
+                ]
             );
         }
         // x as float4: 16-byte aligned, unit stride; as floats: unit stride.
@@ -3658,9 +3716,12 @@ mod tests {
             assert_eq!((optimizer.shape.tx, optimizer.geometry.grid.1), (512, ranges), "{m} × {n}");
             assert_eq!((plan.shape.tx, plan.geometry.grid.1), (tx, ranges), "{m} × {n}");
         }
-        // Unsplit, the optimizer's.
-        let (plan, optimizer) = plan(1, 500);
-        assert_eq!((plan.shape, plan.geometry.grid.1), (optimizer.shape, 1));
+        // Unsplit, as many warps as the columns keep busy: 1 row, 128 columns a warp; 8 rows, 64; 64 rows, 8.
+        for (m, n, tx) in [(1, 500, 128), (8, 32, 32), (8, 512, 256), (64, 512, 512)] {
+            let (plan, optimizer) = plan(m, n);
+            assert_eq!((optimizer.geometry.grid.1, plan.geometry.grid.1), (1, 1), "{m} × {n}");
+            assert_eq!(plan.shape.tx, tx.min(optimizer.shape.tx), "{m} × {n}");
+        }
     }
 
     #[test]
