@@ -633,9 +633,9 @@ fn gpu_sgemv_paired_t_kernel_for_any_a_through_the_routine() {
 }
 
 /// The few-columns N kernel through the routine (on fast DRAM: 256 to 200000 rows, at most 1536
-/// columns; from 9 rows on at most 512): partial last row tiles of 32 and groups of 8 columns, thread rows past the last column, 4 to
-/// 64 thread rows (on 132 SMs), two waves of blocks where none runs in one. Elsewhere the shapes run
-/// whatever the routine takes.
+/// columns; from 9 rows on at most 512): partial last row tiles of 32 and groups of 8 columns, thread
+/// rows past the last column, 4 to 64 thread rows (on 132 SMs), two waves of blocks where none runs in
+/// one. Elsewhere the shapes run whatever the routine takes.
 #[test]
 fn gpu_sgemv_few_columns_n_kernel_through_the_routine() {
     let test = "gpu_sgemv_few_columns_n_kernel_through_the_routine";
