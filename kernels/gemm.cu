@@ -1116,17 +1116,17 @@ GEMM_TRANSPOSES(128, 128, 256, 2, _vec, true)
 GEMM_TRANSPOSES(64, 64, 64, 6, , false)
 GEMM_TRANSPOSES(64, 64, 64, 6, _vec, true)
 
-#define GEMM_SMALL_KERNEL(STAGES, BK, ta, tb, TA, TB, suffix, VEC)                               \
-    extern "C" __global__ void __launch_bounds__(128, 6)                                          \
+#define GEMM_SMALL_KERNEL(STAGES, BK, MIN_BLOCKS, ta, tb, TA, TB, suffix, VEC)                   \
+    extern "C" __global__ void __launch_bounds__(128, MIN_BLOCKS)                                 \
         gemm_f32_64x64_t128_##ta##tb##suffix(GEMM_PARAMS) {                                       \
         gemm_tile_small<STAGES, BK, TA, TB, VEC>(GEMM_ARGS);                                      \
     }
 
-// At most 80 registers (__launch_bounds__(128, 6)): six blocks (24 warps) per
-// SM, the rounds of the 64×64 kernel it succeeds; the tuner's rounds count on
-// them. At most 102 registers (five blocks) ran the same or up to 2 % slower
-// before the fragments were double-buffered, and lost 14 % at 256×256×4096
-// split 48 (768 blocks, two rounds of five). Per pair, k tiles of 8 in four
+// NN, NT and TT: at most 80 registers (__launch_bounds__(128, 6)), six
+// blocks (24 warps) per SM, the rounds of the 64×64 kernel it succeeds; the
+// tuner's rounds count on them. At most 102 registers (five blocks) ran the
+// same or up to 2 % slower before the fragments were double-buffered, and
+// lost 14 % at 256×256×4096 split 48 (768 blocks, two rounds of five). Per pair, k tiles of 8 in four
 // stages or of 16 in three (half the barriers; TN copies both operands 4
 // bytes at a time, 16 per thread and tile of 16). Kernel time (CUDA graph
 // replay, scripts/gemm-small-ab.py; µs, single buffered → now, cuBLAS),
@@ -1145,11 +1145,24 @@ GEMM_TRANSPOSES(64, 64, 64, 6, _vec, true)
 // (H200, the old kernel's splits): 127×129×1023 7.0 µs against 10.4,
 // 256×256×256 5.5 against 8.1, 100×100×2000 7.5 against 10.3, 3000×184×3000
 // 95.8 against 107.6 (cuBLAS 7.8, 6.8, 9.6, 87.2).
+// TN alone runs at most four blocks per SM (__launch_bounds__(128, 4), 128
+// registers): at 80 it spilled 28 bytes. H200, kernel time as above, µs, six
+// blocks → four (cuBLAS): 256×4096×512 39.2 → 34.8 (34.5), 1000×1536×512 51.3
+// → 47.5 (50.4), 4096×512×512 63.4 → 61.2 (56.2), 128×128×8192 split 48 17.2
+// → 16.3 (16.2), 512×512×512 split 2 15.4 → 14.4; within 1.5 % at
+// 256×256×4096 split 32 and 48, 127×129×1023 split 16 and 2048×256×2048
+// split 4; slower where four blocks per SM leave a second round that six did
+// not (3000×184×3000 split 4, 564 blocks: 112.9 → 116.9), which the tuner
+// sees from the registers. Capped at five blocks (95 registers) it ran 2–10 %
+// slower than at four, 4 or 2 stages of 16 at four blocks 1–8 % slower, 4 × 8
+// at five blocks slower than before; NN, NT and TT at four blocks (94–95
+// registers) gained at some shapes and lost at others (NN 1000×1536×512 48.6
+// → 45.1, 256×256×4096 split 48 21.8 → 23.2).
 #define GEMM_SMALL_TRANSPOSES(suffix, VEC)                                  \
-    GEMM_SMALL_KERNEL(4, 8, n, n, false, false, suffix, VEC)               \
-    GEMM_SMALL_KERNEL(4, 8, n, t, false, true, suffix, VEC)                \
-    GEMM_SMALL_KERNEL(3, 16, t, n, true, false, suffix, VEC)               \
-    GEMM_SMALL_KERNEL(3, 16, t, t, true, true, suffix, VEC)
+    GEMM_SMALL_KERNEL(4, 8, 6, n, n, false, false, suffix, VEC)            \
+    GEMM_SMALL_KERNEL(4, 8, 6, n, t, false, true, suffix, VEC)             \
+    GEMM_SMALL_KERNEL(3, 16, 4, t, n, true, false, suffix, VEC)            \
+    GEMM_SMALL_KERNEL(3, 16, 6, t, t, true, true, suffix, VEC)
 GEMM_SMALL_TRANSPOSES(, false)
 GEMM_SMALL_TRANSPOSES(_vec, true)
 

@@ -43,15 +43,16 @@ FULL_COVERAGE = 0.95
 FILLING_SPLIT_MARGIN = 0.02
 SHORT_K = 64.0
 
-# name: (rows, cols, threads, active blocks per SM on sm_90, one_round,
-#        efficiency per pair, long-k efficiency per pair or None)  -- TILES in routines/gemm/kernels.rs
+# name: (rows, cols, threads, active blocks per SM on sm_90 per pair (NN, NT,
+#        TN, TT), one_round, efficiency per pair, long-k efficiency per pair or
+#        None)  -- TILES in routines/gemm/kernels.rs
 TILES = {
-    "256x128": (256, 128, 256, 1, False, [1.09, 1.035, 1.05, 1.05], None),
-    "128x128_t128": (128, 128, 128, 2, False, [1.01, 0.96, 0.97, 1.03], None),
-    "128x128": (128, 128, 256, 2, False, [1.0, 0.93, 0.97, 0.96], None),
-    "64x64_t128": (64, 64, 128, 6, False, [0.98, 0.98, 0.92, 0.94], [0.86, 0.89, 0.74, 0.85]),
-    "128x64": (128, 64, 64, 4, False, [1.045, 1.0, 0.90, 1.0], None),
-    "256x64": (256, 64, 128, 2, True, [1.067, 0.98, 0.96, 0.985], None),
+    "256x128": (256, 128, 256, [1] * 4, False, [1.09, 1.035, 1.05, 1.05], None),
+    "128x128_t128": (128, 128, 128, [2] * 4, False, [1.01, 0.96, 0.97, 1.03], None),
+    "128x128": (128, 128, 256, [2] * 4, False, [1.0, 0.93, 0.97, 0.96], None),
+    "64x64_t128": (64, 64, 128, [6, 6, 4, 6], False, [0.98, 0.98, 1.1, 0.94], [0.86, 0.89, 0.72, 0.90]),
+    "128x64": (128, 64, 64, [4] * 4, False, [1.045, 1.0, 0.90, 1.0], None),
+    "256x64": (256, 64, 128, [2] * 4, True, [1.067, 0.98, 0.96, 0.985], None),
 }
 NAMES = list(TILES)
 # Plans within this log time of their shape's fastest weigh 1 in the fit, the
@@ -106,7 +107,7 @@ def candidates(pair, m, n, k):
     out = []
     for name in NAMES:
         rows, cols, threads, active, one_round = TILES[name][:5]
-        per_round = active * SMS
+        per_round = active[pair] * SMS
         tiles = tiles_of(name, m, n)
         if one_round and tiles > per_round:
             continue
@@ -214,7 +215,7 @@ def plan_model(plans, shapes):
     m, n, k = (np.array([float(shape[i]) for shape, _, _ in rows]) for i in (1, 2, 3))
     split = np.array([float(plan[1]) for _, plan, _ in rows])
     size = np.array([TILES[name][0] * TILES[name][1] / (128.0 * 128.0) for name in NAMES])[tile]
-    active = np.array([float(TILES[name][3]) for name in NAMES])[tile]
+    active = np.array([[float(a) for a in TILES[name][3]] for name in NAMES])[tile, pair]
     warps = np.array([float(-(-TILES[name][2] // 32)) for name in NAMES])[tile]
     blocks = np.array([float(tiles_of(plan[0], *shape[1:3])) for shape, plan, _ in rows]) * split
     kpb = np.ceil(np.ceil(k / 8) / split) * 8

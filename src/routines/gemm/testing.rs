@@ -53,14 +53,22 @@ pub(super) fn tuner() -> Tuner {
 }
 
 pub(super) fn model(tile: usize) -> KernelModel {
+    pair_model(tile, 0)
+}
+
+/// [`model`] for one transpose pair: the 64×64 tile of 128 threads runs TN at
+/// four blocks per SM (128 registers), the other pairs at six.
+pub(super) fn pair_model(tile: usize, pair: usize) -> KernelModel {
     match TILES[tile].name {
         "256x128" => KernelModel { registers_per_thread: 232, static_shared_bytes: 0, max_threads_per_block: 256 },
         "128x128_t128" => KernelModel { registers_per_thread: 232, static_shared_bytes: 0, max_threads_per_block: 128 },
         "128x128" => KernelModel { registers_per_thread: 128, static_shared_bytes: 16_896, max_threads_per_block: 256 },
-        // NN and NT; TN and TT have 26 112 bytes (k tiles of 16 in three stages): six blocks per SM either way.
-        "64x64_t128" => {
-            KernelModel { registers_per_thread: 80, static_shared_bytes: 17_408, max_threads_per_block: 128 }
-        }
+        // NN and NT; TN and TT have 26 112 bytes (k tiles of 16 in three stages).
+        "64x64_t128" => KernelModel {
+            registers_per_thread: if pair == 2 { 128 } else { 80 },
+            static_shared_bytes: if pair >= 2 { 26_112 } else { 17_408 },
+            max_threads_per_block: 128,
+        },
         "128x64" => KernelModel { registers_per_thread: 255, static_shared_bytes: 0, max_threads_per_block: 64 },
         "256x64" => KernelModel { registers_per_thread: 255, static_shared_bytes: 0, max_threads_per_block: 128 },
         _ => KernelModel { registers_per_thread: 168, static_shared_bytes: 8_704, max_threads_per_block: 64 },
@@ -76,7 +84,9 @@ pub(super) fn decide_pair(pair: usize, m: u64, n: u64, k: u64) -> (usize, u32, u
     let tuner = tuner();
     let device = tuner.device().clone();
     let plans: Vec<LaunchPlan> = (0..TILES.len())
-        .map(|tile| tile_plan(&tuner, &TILE_KERNELS[tile][pair * 2], &model(tile), &TILES[tile], pair, m, n, k))
+        .map(|tile| {
+            tile_plan(&tuner, &TILE_KERNELS[tile][pair * 2], &pair_model(tile, pair), &TILES[tile], pair, m, n, k)
+        })
         .collect();
     let tile = choose_tile(&device, pair, &plans, m, n, k);
     (tile, plans[tile].geometry.grid.2, plans[tile].geometry.blocks())
@@ -91,12 +101,20 @@ pub(super) fn decide_transposed_a(pair: usize, m: u64, n: u64, k: u64) -> Option
     let tuner = tuner();
     let device = tuner.device().clone();
     let direct = decide_pair(pair, m, n, k).0;
-    let direct_plan = tile_plan(&tuner, &TILE_KERNELS[direct][pair * 2], &model(direct), &TILES[direct], pair, m, n, k);
+    let direct_plan =
+        tile_plan(&tuner, &TILE_KERNELS[direct][pair * 2], &pair_model(direct, pair), &TILES[direct], pair, m, n, k);
     let panel_rows = transposed_a_panel_rows(m, k)?;
     let untransposed = pair - 2;
     let panel_plan = |rows: u64| {
         let tile = decide_pair(untransposed, rows, n, k).0;
-        (tile, tuner.plan(&TILE_KERNELS[tile][untransposed * 2], &model(tile), &Problem { m: rows, n, k: 0 }))
+        (
+            tile,
+            tuner.plan(
+                &TILE_KERNELS[tile][untransposed * 2],
+                &pair_model(tile, untransposed),
+                &Problem { m: rows, n, k: 0 },
+            ),
+        )
     };
     transposed_a_pays(&device, pair, (direct, &direct_plan), m, n, k, panel_rows, panel_plan).then_some(panel_rows)
 }
@@ -106,12 +124,14 @@ pub(super) fn decide_split_tail(pair: usize, m: u64, n: u64, k: u64) -> Option<(
     let tuner = tuner();
     let device = tuner.device().clone();
     let direct = decide_pair(pair, m, n, k).0;
-    let direct_plan = tile_plan(&tuner, &TILE_KERNELS[direct][pair * 2], &model(direct), &TILES[direct], pair, m, n, k);
-    let main_plan =
-        |tile: usize, m: u64, n: u64| tuner.plan(&TILE_KERNELS[tile][pair * 2], &model(tile), &Problem { m, n, k: 0 });
+    let direct_plan =
+        tile_plan(&tuner, &TILE_KERNELS[direct][pair * 2], &pair_model(direct, pair), &TILES[direct], pair, m, n, k);
+    let main_plan = |tile: usize, m: u64, n: u64| {
+        tuner.plan(&TILE_KERNELS[tile][pair * 2], &pair_model(tile, pair), &Problem { m, n, k: 0 })
+    };
     let rest_plan = |m: u64, n: u64| {
         let tile = decide_pair(pair, m, n, k).0;
-        (tile, tile_plan(&tuner, &TILE_KERNELS[tile][pair * 2], &model(tile), &TILES[tile], pair, m, n, k))
+        (tile, tile_plan(&tuner, &TILE_KERNELS[tile][pair * 2], &pair_model(tile, pair), &TILES[tile], pair, m, n, k))
     };
     split_tail_choice(&device, pair, (direct, &direct_plan), m, n, k, main_plan, rest_plan)
 }

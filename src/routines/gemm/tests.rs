@@ -150,7 +150,16 @@ fn decisions_table() {
             let tail = decide_split_tail(pair, m, n, k)
                 .map(|(tile, cut, main)| format!("{} over the first {main} {cut:?}", TILES[tile].name));
             let tuner = tuner();
-            let plan = tile_plan(&tuner, &TILE_KERNELS[tile][pair * 2 + 1], &model(tile), &TILES[tile], pair, m, n, k);
+            let plan = tile_plan(
+                &tuner,
+                &TILE_KERNELS[tile][pair * 2 + 1],
+                &pair_model(tile, pair),
+                &TILES[tile],
+                pair,
+                m,
+                n,
+                k,
+            );
             let stream_k = if tile == 0 && pair < 3 {
                 stream_k_choice(tuner.device(), &TILES[0], pair, &plan, m, n, k)
             } else {
