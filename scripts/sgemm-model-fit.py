@@ -67,9 +67,9 @@ LIBRARY = {
     "us_per_k": 0.0952,
     "round_us": {name: 1.5 for name in NAMES},
     "launch_us": {name: 0.0 for name in NAMES},
-    "fill": {name: (0.8 if name == "128x128_t128" else 0.5) for name in NAMES},
+    "fill": {name: {"128x128_t128": 0.8, "64x64_t128": 0.2}.get(name, 0.5) for name in NAMES},
     "pack": {name: (0.9 if name == "128x64" else 0.0) for name in NAMES},  # TAIL_PACKING_128X64
-    "reduce_us": 8.0,
+    "reduce_us": 3.0,
     "partial_bytes_per_us": 4.0e6,
     "efficiency": {name: list(TILES[name][5]) for name in NAMES},
 }

@@ -57,7 +57,8 @@ pub struct Tile {
     pub one_round: bool,
     /// An SM holding c of the a blocks it could runs them at (c / a)^this of
     /// its full speed ([`estimated_time`](super::estimated_time)): [`time_model::FILL_EXPONENT`], or
-    /// [`time_model::FILL_EXPONENT_128X128_T128`].
+    /// the tile's own ([`time_model::FILL_EXPONENT_128X128_T128`],
+    /// [`time_model::FILL_EXPONENT_64X64_T128`]).
     pub fill_exponent: f64,
     /// The share of a grid's last round, after full ones, whose blocks land
     /// a full SM's worth on the SMs that free first instead of spreading
@@ -133,7 +134,7 @@ pub const TILES: [Tile; 7] = [
     Tile { name: "128x128_t128", rows: 128, cols: 128, threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.01, 0.96, 0.97, 1.03],  long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT_128X128_T128, tail_packing: 0.0, dynamic_shared_bytes: async_shared_bytes(128, 128) },
     Tile { name: "128x128",      rows: 128, cols: 128, threads: 256, min_compute_capability: (7, 0), superseded_from: None,         efficiency: [1.0, 0.93, 0.97, 0.96],   long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT, tail_packing: 0.0, dynamic_shared_bytes: 0 },
     Tile { name: "64x64",        rows: 64,  cols: 64,  threads: 64,  min_compute_capability: (7, 0), superseded_from: Some((8, 0)), efficiency: [0.98, 0.98, 0.92, 0.94], long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT, tail_packing: 0.0, dynamic_shared_bytes: 0 },
-    Tile { name: "64x64_t128",   rows: 64,  cols: 64,  threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [0.98, 0.98, 1.1, 0.94], long_k_efficiency: Some([0.86, 0.89, 0.72, 0.90]), one_round: false, fill_exponent: time_model::FILL_EXPONENT, tail_packing: 0.0, dynamic_shared_bytes: 0 },
+    Tile { name: "64x64_t128",   rows: 64,  cols: 64,  threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [0.98, 0.98, 1.1, 0.94], long_k_efficiency: Some([0.86, 0.89, 0.72, 0.90]), one_round: false, fill_exponent: time_model::FILL_EXPONENT_64X64_T128, tail_packing: 0.0, dynamic_shared_bytes: 0 },
     Tile { name: "128x64",       rows: 128, cols: 64,  threads: 64,  min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.045, 1.0, 0.90, 1.0],   long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT, tail_packing: time_model::TAIL_PACKING_128X64, dynamic_shared_bytes: async_shared_bytes(128, 64) },
     Tile { name: "256x64",       rows: 256, cols: 64,  threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.067, 0.98, 0.96, 0.985], long_k_efficiency: None,                          one_round: true,  fill_exponent: time_model::FILL_EXPONENT, tail_packing: 0.0, dynamic_shared_bytes: async_shared_bytes(256, 64) },
 ];

@@ -100,8 +100,16 @@ pub mod time_model {
     pub const US_PER_K_OF_128X128: f64 = 0.0952;
     /// Fixed µs per block round: the pipeline filling, the epilogue.
     pub const ROUND_US: f64 = 1.5;
-    /// A split's fixed µs: the reduction's launch and its own rounds.
-    pub const REDUCE_US: f64 = 8.0;
+    /// A split's fixed µs: the reduction's launch and its own rounds. 8 until
+    /// 2026-12: with it the model put NN 384 × 384 × 256 split 7 at 14.6 µs,
+    /// which took 7.7 with its reduction (H200, graph replay); a fit to every
+    /// plan of 200 shapes had put it at 2.1. Lowered alone it let the
+    /// small tile split where unsplit was faster; with
+    /// [`FILL_EXPONENT_64X64_T128`] the two moved 1085 of 7404 plans on a grid
+    /// (m, n 64-14336, k 64-14336, all pairs), 1.062x faster by geometric
+    /// mean in the library (`scripts/sgemm-builds.py`, H200; 63 slower by
+    /// more than 3 %).
+    pub const REDUCE_US: f64 = 3.0;
     /// Partial sums written and read back, bytes per µs (mostly through the L2).
     pub const PARTIAL_BYTES_PER_US: f64 = 4.0e6;
     /// An SM holding c of the a blocks it could runs at (c / a)^FILL_EXPONENT
@@ -120,6 +128,17 @@ pub mod time_model {
     /// them ran 1–31 % faster (TN 4096 × 448 × 256 48.4 -> 33.7 µs, cuBLAS
     /// 30.1) and none slower by more than 0.3 %.
     pub const FILL_EXPONENT_128X128_T128: f64 = 0.8;
+    /// The small tile (64×64 of 128 threads, cp.async stages, six blocks an
+    /// SM; TN four): part-filled SMs lose less than FILL_EXPONENT says. H200,
+    /// kernel time by graph replay (`scripts/gemm-small-ab.py`), NN, k = 512,
+    /// unsplit: two, three and four blocks an SM ran at 0.83, 0.86 and 0.97 of
+    /// six's speed a block (0.5 gives 0.58, 0.71 and 0.82; 0.2 gives 0.80,
+    /// 0.87 and 0.92), so the tuner split to fill SMs where fewer blocks were
+    /// faster (NT 1000 × 1536 × 512: split 2 48.6 µs, unsplit 39.7; TT 256 ×
+    /// 256 × 4096: split 48 23.1, split 32 20.2). Chosen with [`REDUCE_US`]
+    /// (docs/performance.md, "The small tile's fill and the reduction's cost"):
+    /// a least-squares fit had put it at 0.20 before.
+    pub const FILL_EXPONENT_64X64_T128: f64 = 0.2;
     /// The 128×64 tile (two warps a block, four blocks an SM): a grid of
     /// more than one round took about as long as if its last round were
     /// full. NN 2048 × 192 × 8192 on an H200 (kernel time by graph replay):
@@ -338,22 +357,20 @@ mod tests {
         }
         assert_eq!(decide_pair(2, 14336, 448, 512).0, tile_named("256x128"));
         // Without the packing, the model took 128×64 at each (TT's too, until its small tile's long-k
-        // efficiency was refitted to 0.90: that alone now passes 128×64 by).
+        // efficiency was refitted to 0.90, and NN's until FILL_EXPONENT_64X64_T128: each alone now passes
+        // 128×64 by).
         let tuner = tuner();
         let device = tuner.device().clone();
         let spread = Tile { tail_packing: 0.0, ..TILES[small] };
-        for (pair, m, n, k) in [(0u64, 14336u64, 384u64, 1024u64), (2, 14336, 448, 512)] {
-            let pair = pair as usize;
-            let (tile, _, _) = decide_pair(pair, m, n, k);
-            let chosen =
-                tile_plan(&tuner, &TILE_KERNELS[tile][pair * 2], &pair_model(tile, pair), &TILES[tile], pair, m, n, k);
-            let unsplit = tuner.plan(&TILE_KERNELS[small][pair * 2], &pair_model(small, pair), &Problem { m, n, k: 0 });
-            assert!(
-                estimated_time(&device, &spread, pair, &unsplit, m, n, k)
-                    < estimated_time(&device, &TILES[tile], pair, &chosen, m, n, k),
-                "pair {pair} ({m}, {n}, {k})"
-            );
-        }
+        let (pair, m, n, k) = (2usize, 14336u64, 448u64, 512u64);
+        let (tile, _, _) = decide_pair(pair, m, n, k);
+        let chosen =
+            tile_plan(&tuner, &TILE_KERNELS[tile][pair * 2], &pair_model(tile, pair), &TILES[tile], pair, m, n, k);
+        let unsplit = tuner.plan(&TILE_KERNELS[small][pair * 2], &pair_model(small, pair), &Problem { m, n, k: 0 });
+        assert!(
+            estimated_time(&device, &spread, pair, &unsplit, m, n, k)
+                < estimated_time(&device, &TILES[tile], pair, &chosen, m, n, k)
+        );
     }
 
     #[test]
@@ -465,6 +482,20 @@ mod tests {
     }
 
     #[test]
+    fn the_small_tile_splits_no_more_than_measured_faster() {
+        // H200, kernel time with the reduction by graph replay (scripts/sgemm-builds.py), µs, the plan
+        // before FILL_EXPONENT_64X64_T128 and REDUCE_US 3 -> now (cuBLAS): NT 1000 × 1536 × 512 split 2
+        // 45.4 -> unsplit 39.9 (43.4), TT 256 × 256 × 4096 split 48 23.1 -> split 32 20.3 (23.6), NT 256 ×
+        // 4096 × 512 256×128 split 4 34.9 -> the small tile unsplit 27.8 (30.6), NN 512³ split 8 13.8 ->
+        // split 4 13.0 (13.2).
+        let small = tile_named("64x64_t128");
+        assert_eq!(decide_pair(1, 1000, 1536, 512), (small, 1, 384));
+        assert_eq!(decide_pair(3, 256, 256, 4096), (small, 32, 512));
+        assert_eq!(decide_pair(1, 256, 4096, 512), (small, 1, 256));
+        assert_eq!(decide_pair(0, 512, 512, 512), (small, 4, 256));
+    }
+
+    #[test]
     fn the_model_orders_the_measured_runs() {
         // (tile, m, n, k, split) measured on the H100 (mublas bench sgemm-tiles), faster first.
         let device = DeviceModel::h100_sxm();
@@ -493,7 +524,10 @@ mod tests {
         assert!(time("64x64", 512, 512, 512, 8) < time("64x64", 512, 512, 512, 4));
         assert!(time("64x64", 512, 512, 512, 4) < time("64x64", 512, 512, 512, 2));
         // And within 15 % of the measured µs where the model was fitted (not at 1 block
-        // of 6 per SM: 64×64 split 2 at 512 ran 36.8 µs, the model says 26).
+        // of 6 per SM: 64×64 split 2 at 512 ran 36.8 µs, the model says 26). The small tile
+        // that succeeded 64×64 on sm_80 and later: kernel time with the reduction by graph
+        // replay on an H200 (scripts/sgemm-plan-times.py), where 64×64 split 8 took 20.6 µs
+        // with the reduction of its day.
         for (name, m, n, k, split, us) in [
             ("256x128", 4096, 4096, 4096, 1, 2873.0),
             ("64x64", 3000, 3000, 3000, 1, 1255.0),
@@ -501,7 +535,9 @@ mod tests {
             ("256x128", 1024, 1024, 1024, 4, 65.0),
             ("128x128", 2048, 2048, 2048, 1, 392.0),
             ("128x128", 1024, 1024, 1024, 2, 77.3),
-            ("64x64", 512, 512, 512, 8, 20.6),
+            ("64x64_t128", 512, 512, 512, 4, 13.2),
+            ("64x64_t128", 512, 512, 512, 8, 13.8),
+            ("64x64_t128", 1000, 1000, 1000, 2, 59.8),
         ] {
             let estimate = time(name, m, n, k, split);
             assert!(
