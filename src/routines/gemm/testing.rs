@@ -75,6 +75,11 @@ pub(super) fn pair_model(tile: usize, pair: usize) -> KernelModel {
     }
 }
 
+/// tile_plan for a tile's kernel of a transpose pair, with that pair's ptxas figures ([`pair_model`]).
+pub(super) fn pair_tile_plan(tuner: &Tuner, tile: usize, pair: usize, m: u64, n: u64, k: u64) -> LaunchPlan {
+    tile_plan(tuner, &TILE_KERNELS[tile][pair * 2], &pair_model(tile, pair), &TILES[tile], pair, m, n, k)
+}
+
 pub(super) fn tile_named(name: &str) -> usize {
     TILES.iter().position(|tile| tile.name == name).unwrap()
 }
@@ -83,11 +88,7 @@ pub(super) fn tile_named(name: &str) -> usize {
 pub(super) fn decide_pair(pair: usize, m: u64, n: u64, k: u64) -> (usize, u32, u64) {
     let tuner = tuner();
     let device = tuner.device().clone();
-    let plans: Vec<LaunchPlan> = (0..TILES.len())
-        .map(|tile| {
-            tile_plan(&tuner, &TILE_KERNELS[tile][pair * 2], &pair_model(tile, pair), &TILES[tile], pair, m, n, k)
-        })
-        .collect();
+    let plans: Vec<LaunchPlan> = (0..TILES.len()).map(|tile| pair_tile_plan(&tuner, tile, pair, m, n, k)).collect();
     let tile = choose_tile(&device, pair, &plans, m, n, k);
     (tile, plans[tile].geometry.grid.2, plans[tile].geometry.blocks())
 }
@@ -101,8 +102,7 @@ pub(super) fn decide_transposed_a(pair: usize, m: u64, n: u64, k: u64) -> Option
     let tuner = tuner();
     let device = tuner.device().clone();
     let direct = decide_pair(pair, m, n, k).0;
-    let direct_plan =
-        tile_plan(&tuner, &TILE_KERNELS[direct][pair * 2], &pair_model(direct, pair), &TILES[direct], pair, m, n, k);
+    let direct_plan = pair_tile_plan(&tuner, direct, pair, m, n, k);
     let panel_rows = transposed_a_panel_rows(m, k)?;
     let untransposed = pair - 2;
     let panel_plan = |rows: u64| {
@@ -124,14 +124,13 @@ pub(super) fn decide_split_tail(pair: usize, m: u64, n: u64, k: u64) -> Option<(
     let tuner = tuner();
     let device = tuner.device().clone();
     let direct = decide_pair(pair, m, n, k).0;
-    let direct_plan =
-        tile_plan(&tuner, &TILE_KERNELS[direct][pair * 2], &pair_model(direct, pair), &TILES[direct], pair, m, n, k);
+    let direct_plan = pair_tile_plan(&tuner, direct, pair, m, n, k);
     let main_plan = |tile: usize, m: u64, n: u64| {
         tuner.plan(&TILE_KERNELS[tile][pair * 2], &pair_model(tile, pair), &Problem { m, n, k: 0 })
     };
     let rest_plan = |m: u64, n: u64| {
         let tile = decide_pair(pair, m, n, k).0;
-        (tile, tile_plan(&tuner, &TILE_KERNELS[tile][pair * 2], &pair_model(tile, pair), &TILES[tile], pair, m, n, k))
+        (tile, pair_tile_plan(&tuner, tile, pair, m, n, k))
     };
     split_tail_choice(&device, pair, (direct, &direct_plan), m, n, k, main_plan, rest_plan)
 }

@@ -364,8 +364,7 @@ mod tests {
         let spread = Tile { tail_packing: 0.0, ..TILES[small] };
         let (pair, m, n, k) = (2usize, 14336u64, 448u64, 512u64);
         let (tile, _, _) = decide_pair(pair, m, n, k);
-        let chosen =
-            tile_plan(&tuner, &TILE_KERNELS[tile][pair * 2], &pair_model(tile, pair), &TILES[tile], pair, m, n, k);
+        let chosen = pair_tile_plan(&tuner, tile, pair, m, n, k);
         let unsplit = tuner.plan(&TILE_KERNELS[small][pair * 2], &pair_model(small, pair), &Problem { m, n, k: 0 });
         assert!(
             estimated_time(&device, &spread, pair, &unsplit, m, n, k)
@@ -524,10 +523,10 @@ mod tests {
         assert!(time("64x64", 512, 512, 512, 8) < time("64x64", 512, 512, 512, 4));
         assert!(time("64x64", 512, 512, 512, 4) < time("64x64", 512, 512, 512, 2));
         // And within 15 % of the measured µs where the model was fitted (not at 1 block
-        // of 6 per SM: 64×64 split 2 at 512 ran 36.8 µs, the model says 26). The small tile
-        // that succeeded 64×64 on sm_80 and later: kernel time with the reduction by graph
-        // replay on an H200 (scripts/sgemm-plan-times.py), where 64×64 split 8 took 20.6 µs
-        // with the reduction of its day.
+        // of 6 per SM: 64×64 split 2 at 512 ran 36.8 µs, the model said 26 with a reduction
+        // charged 8 µs). The small tile that succeeded 64×64 on sm_80 and later: kernel time
+        // with the reduction by graph replay on an H200 (scripts/sgemm-plan-times.py), where
+        // 64×64 split 8 took 20.6 µs with the reduction of its day.
         for (name, m, n, k, split, us) in [
             ("256x128", 4096, 4096, 4096, 1, 2873.0),
             ("64x64", 3000, 3000, 3000, 1, 1255.0),
