@@ -139,7 +139,8 @@ fn workloads<'a>(
             Ok(all)
         }
         "sgemm" => {
-            // Square sizes for every transpose pair, then the odd shapes (NN).
+            // Square sizes for every transpose pair, then the other shapes, also
+            // for every pair (one pair under --quick).
             let squares: &[usize] =
                 if quick { &[1024, 2048, 4096] } else { &[256, 512, 1024, 2048, 3000, 4096, 6144, 8192] };
             let pairs: &[(i32, i32)] = if quick { &[(0, 0)] } else { &[(0, 0), (0, 1), (1, 0), (1, 1)] };
@@ -154,8 +155,10 @@ fn workloads<'a>(
                     all.push(Box::new(move |r| Workload::sgemm(h, handle, ta, tb, n, n, n, r)));
                 }
             }
-            for &(m, n, k) in shapes {
-                all.push(Box::new(move |r| Workload::sgemm(h, handle, 0, 0, m, n, k, r)));
+            for &(ta, tb) in pairs {
+                for &(m, n, k) in shapes {
+                    all.push(Box::new(move |r| Workload::sgemm(h, handle, ta, tb, m, n, k, r)));
+                }
             }
             // Few columns or rows of C, as fp32 nn.Linear calls SGEMM for a small
             // batch (forward TN, m = out, n = batch, k = in; input gradient NN),
