@@ -359,6 +359,53 @@ __device__ __forceinline__ void store_c(const float (&acc)[ROWS][8], float alpha
     }
 }
 
+// The epilogue where C takes no float4 (C or ldc not 16-byte aligned), for
+// the kernels whose shared memory is free once the k loop is done (the
+// non-_vec ones: see gemm_tile_async). store_c
+// would write a thread's 4 rows of a column as 4 scalar stores, so that one
+// store instruction of a warp touched 8 columns: 16 sectors for 32 floats,
+// each sector written four times. Here each column the warp owns goes through
+// shared memory and out 32 consecutive rows per instruction (16 rows of 2
+// columns for the small tile), 4 or 5 sectors. `shared`: at least
+// warps × 8 × STRIDE floats, which the caller has made free for every warp
+// (a barrier after the k loop). Rows am + (i & 3) + 16 * (i >> 2), columns
+// bn + (j & 3) + 32 * (j >> 2), as store_c; a warp covers WARP_ROWS rows
+// (64 for 16×8 threads, 16 for the small tile's 4×8) and its lanes 8 values
+// of bn % 32, one slot each.
+template <int ROWS>
+__device__ __forceinline__ void store_c_staged(const float (&acc)[ROWS][8], float alpha, float beta, float *__restrict__ C,
+                                               i64 ldc, i64 m, i64 n, i64 m0, i64 n0, int am, int bn, float *shared) {
+    constexpr int WARP_ROWS = ROWS * 4;
+    static_assert(WARP_ROWS == 64 || WARP_ROWS == 16, "the async tiles' and the small tile's thread layouts");
+    // Slot strides that keep the float4 writes (8 lanes a phase) and the
+    // reads (32 consecutive floats) free of bank conflicts.
+    constexpr int STRIDE = WARP_ROWS == 64 ? 72 : 16;
+    const int lane = threadIdx.x & 31;
+    float *const slots = shared + (threadIdx.x >> 5) * 8 * STRIDE;
+    const int row_in_warp = am % WARP_ROWS, slot = (bn % 32) / 4;
+    const i64 warp_row0 = m0 + am - row_in_warp, warp_col0 = n0 + bn - bn % 32;
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+        __syncwarp();  // the last column's slots have been read
+#pragma unroll
+        for (int h = 0; h < ROWS / 4; ++h)
+            *reinterpret_cast<float4 *>(&slots[slot * STRIDE + row_in_warp + 16 * h]) =
+                make_float4(alpha * acc[4 * h][j], alpha * acc[4 * h + 1][j], alpha * acc[4 * h + 2][j], alpha * acc[4 * h + 3][j]);
+        __syncwarp();
+#pragma unroll
+        for (int it = 0; it < WARP_ROWS / 4; ++it) {
+            const int e = it * 32 + lane, q = e / WARP_ROWS, r = e % WARP_ROWS;
+            const i64 row = warp_row0 + r, col = warp_col0 + q * 4 + (j & 3) + (j >> 2) * 32;
+            if (row < m && col < n) {
+                float *c = C + col * ldc + row;
+                float out = slots[q * STRIDE + r];
+                if (beta != 0.0f) out = fmaf(beta, *c, out);
+                *c = out;
+            }
+        }
+    }
+}
+
 // acc += the 8 k steps of one shared stage (the thread's 8×8 outer products).
 template <int BM, int BN>
 __device__ __forceinline__ void multiply_tile(const float (*As)[BM + GEMM_PAD], const float (*Bs)[BN + GEMM_PAD], int am, int bn,
@@ -783,11 +830,24 @@ __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha
     const TileOrigin origin = tile_origin<BM, BN>(m, blockIdx.x);
     if (kr.tiles > 0)
         accumulate_async<BM, BN, BK, STAGES, COPY_STEPS, TRANS_A, TRANS_B, VEC, STAGING>(m, n, A, lda, B, ldb, origin, kr, place, acc);
-    store_c<16>(acc, alpha, beta, C + static_cast<i64>(blockIdx.z) * c_split_stride, ldc, m, n, origin.m0, origin.n0, place.am, place.bn, c_vec);
-    // With more than two stages the k loop leaves the last STAGES - 2 groups
-    // (zero fills past the last tile) unwaited: none may still be landing
-    // when the block's shared memory is handed on.
-    if (STAGES > 2) copy_async_wait<0>();
+    float *const c_block = C + static_cast<i64>(blockIdx.z) * c_split_stride;
+    // The _vec kernels keep the plain epilogue: with the staged one compiled
+    // in, ptxas gave their k loops 30-36 more registers and they ran 2-4 %
+    // slower (2048², H200) whatever C was.
+    if (VEC || c_vec) {
+        store_c<16>(acc, alpha, beta, c_block, ldc, m, n, origin.m0, origin.n0, place.am, place.bn, c_vec);
+        // With more than two stages the k loop leaves the last STAGES - 2 groups
+        // (zero fills past the last tile) unwaited: none may still be landing
+        // when the block's shared memory is handed on.
+        if (STAGES > 2) copy_async_wait<0>();
+    } else {
+        // The stages become the epilogue's slots once every copy has landed
+        // and every warp has read its last fragments.
+        copy_async_wait<0>();
+        __syncthreads();
+        DYNAMIC_SHARED_FLOATS(shared);
+        store_c_staged<16>(acc, alpha, beta, c_block, ldc, m, n, origin.m0, origin.n0, place.am, place.bn, shared);
+    }
 }
 
 // One k step's operands for the small tile's 4×8 thread: A rows am + {0..3}
@@ -908,7 +968,13 @@ __device__ __forceinline__ void gemm_tile_small(i64 m, i64 n, i64 k, float alpha
         // be landing when the block's shared memory is handed on.
         copy_async_wait<0>();
     }
-    store_c<4>(acc, alpha, beta, C + static_cast<i64>(blockIdx.z) * c_split_stride, ldc, m, n, origin.m0, origin.n0, am, bn, c_vec);
+    float *const c_block = C + static_cast<i64>(blockIdx.z) * c_split_stride;
+    if (VEC || c_vec) {  // as in gemm_tile_async
+        store_c<4>(acc, alpha, beta, c_block, ldc, m, n, origin.m0, origin.n0, am, bn, c_vec);
+    } else {
+        __syncthreads();  // every warp done with the stages, which become the epilogue's slots
+        store_c_staged<4>(acc, alpha, beta, c_block, ldc, m, n, origin.m0, origin.n0, am, bn, &As[0][0][0]);
+    }
 }
 
 // ld.global.cg that the compiler keeps where it is written (volatile asm):

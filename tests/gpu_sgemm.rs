@@ -1084,6 +1084,18 @@ fn gpu_sgemm_every_tile_kernel_and_split() {
                 case.pad = if offset == 0 { 4 } else { 3 };
                 run_case(&gpu, &mut random, &case, None, Some(TileChoice::Tile(tile)));
                 checked += 1;
+                // A^T and B in float4s but C not (ldc = m = 301): the _vec kernels' scalar
+                // stores of C (the others' go through shared memory), beta -0.5 and 0 over NaN.
+                if ta == 1 && offset == 0 {
+                    for nan_c in [false, true] {
+                        let mut case = Case::new(ta, tb, 301, 260, 76);
+                        if nan_c {
+                            (case.beta, case.nan_c) = (0.0, true);
+                        }
+                        run_case(&gpu, &mut random, &case, None, Some(TileChoice::Tile(tile)));
+                        checked += 1;
+                    }
+                }
             }
         }
     }

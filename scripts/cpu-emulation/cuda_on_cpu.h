@@ -106,6 +106,11 @@ inline thread_local ThreadCopies copies;
 }  // namespace emu
 
 inline void __syncthreads() { emu::block_barrier->arrive_and_wait(); }
+// The warp's barrier, where every lane of the warp calls it.
+inline void __syncwarp(unsigned = 0xffffffffu) {
+    const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    (*emu::warp_barriers)[t / 32u].arrive_and_wait();
+}
 // Warp shuffles through the warp's barrier: right where every lane of the
 // warp calls them together (a warp that has left calls none; the others go on).
 // `source` maps this thread's lane to the lane it reads (its own past the warp).
