@@ -361,12 +361,12 @@ __device__ __forceinline__ void store_c(const float (&acc)[ROWS][8], float alpha
 
 // The epilogue where C takes no float4 (C or ldc not 16-byte aligned), for
 // the kernels whose shared memory is free once the k loop is done (the
-// non-_vec ones: see gemm_tile_async). store_c
-// would write a thread's 4 rows of a column as 4 scalar stores, so that one
-// store instruction of a warp touched 8 columns: 16 sectors for 32 floats,
-// each sector written four times. Here each column the warp owns goes through
-// shared memory and out 32 consecutive rows per instruction (16 rows of 2
-// columns for the small tile), 4 or 5 sectors. `shared`: at least
+// non-_vec ones: see gemm_tile_async). store_c would write a thread's 4 rows
+// of a column as 4 scalar stores, so that one store instruction of a warp
+// touched 8 columns: 16 sectors for 32 floats, each sector written four
+// times. Here each column the warp owns goes through shared memory and out
+// 32 consecutive rows per instruction (16 rows of 2 columns for the small
+// tile), 4 or 5 sectors. `shared`: at least
 // warps × 8 × STRIDE floats, which the caller has made free for every warp
 // (a barrier after the k loop). Rows am + (i & 3) + 16 * (i >> 2), columns
 // bn + (j & 3) + 32 * (j >> 2), as store_c; a warp covers WARP_ROWS rows
