@@ -100,12 +100,12 @@ def operand_sets(bytes_per_set):
     return max(2, min(16, L2_BYTES // bytes_per_set + 1))
 
 
-def sgemm(lib, fn, handle, ta, tb, m, n, k, A, lda, B, ldb, C, alpha=1.0, beta=0.0):
+def sgemm(lib, fn, handle, ta, tb, m, n, k, A, lda, B, ldb, C, alpha=1.0, beta=0.0, ldc=None):
     """One SGEMM through a library's C ABI (fn: "mublasSgemm" or
-    "cublasSgemm_v2") on CuPy arrays, host scalars, ldc = m."""
+    "cublasSgemm_v2") on CuPy arrays, host scalars, ldc = m unless given."""
     a, b = ctypes.c_float(alpha), ctypes.c_float(beta)
     status = getattr(lib, fn)(handle, ta, tb, m, n, k, ctypes.byref(a), ctypes.c_void_p(A.data.ptr), lda,
-                              ctypes.c_void_p(B.data.ptr), ldb, ctypes.byref(b), ctypes.c_void_p(C.data.ptr), m)
+                              ctypes.c_void_p(B.data.ptr), ldb, ctypes.byref(b), ctypes.c_void_p(C.data.ptr), ldc or m)
     assert status == 0, (fn, status)
 
 

@@ -307,6 +307,14 @@ fn run_case_deciding(
 }
 
 const PAIRS: [(i32, i32); 4] = [(0, 0), (0, 1), (1, 0), (1, 1)];
+/// What plan_call decides for a multiply with A, B and C aligned and stored
+/// without padding (ldc rounded up to 4: C takes float4 stores): the decision tests' calls.
+fn planned(gpu: &Gpu, ta: gemm::Transpose, tb: gemm::Transpose, m: u64, n: u64, k: u64) -> gemm::MultiplyPlan {
+    let lda = if ta == gemm::Transpose::No { m } else { k } as i64;
+    let ldb = if tb == gemm::Transpose::No { k } else { n } as i64;
+    let ldc = m.next_multiple_of(4) as i64;
+    gemm::plan_call(gpu.inner(), ta, tb, m, n, k, 1 << 20, lda, 1 << 21, ldb, 1 << 22, ldc, TileChoice::Auto).unwrap()
+}
 
 #[test]
 fn gpu_sgemm_case_matrix() {
@@ -656,12 +664,7 @@ fn gpu_sgemm_tn_and_tt_with_a_transposed_first() {
     // 4 % of NN's there); before sm_80 (not measured there) nothing does.
     let measured_here = gpu.inner().device.model().compute_capability >= (8, 0);
     let [ta, tb] = [gemm::Transpose::Yes, gemm::Transpose::No];
-    let plan = |m: u64, n: u64, k: u64, tb: gemm::Transpose| {
-        let ldb = if tb == gemm::Transpose::No { k } else { n } as i64;
-        gemm::plan_call(gpu.inner(), ta, tb, m, n, k, 1 << 20, k as i64, 1 << 21, ldb, TileChoice::Auto)
-            .unwrap()
-            .transposed_a_panel_rows
-    };
+    let plan = |m: u64, n: u64, k: u64, tb: gemm::Transpose| planned(&gpu, ta, tb, m, n, k).transposed_a_panel_rows;
     for tb in [tb, gemm::Transpose::Yes] {
         assert_eq!(plan(4096, 4096, 4096, tb), measured_here.then_some(4096), "{tb:?}");
         assert_eq!(plan(8192, 8192, 8192, tb), measured_here.then_some(2048), "{tb:?}");
@@ -737,22 +740,8 @@ fn gpu_sgemm_split_tail() {
     // rows; 4096² (last round 116 of 132) not at all.
     let like_h100 = like_h100(&gpu);
     let tail = |m: u64, n: u64, k: u64| {
-        gemm::plan_call(
-            gpu.inner(),
-            gemm::Transpose::No,
-            gemm::Transpose::No,
-            m,
-            n,
-            k,
-            1 << 20,
-            m as i64,
-            1 << 21,
-            k as i64,
-            TileChoice::Auto,
-        )
-        .unwrap()
-        .split_tail
-        .map(|tail| (tail.cut, tail.main))
+        let plan = planned(&gpu, gemm::Transpose::No, gemm::Transpose::No, m, n, k);
+        plan.split_tail.map(|tail| (tail.cut, tail.main))
     };
     let shapes = [(3000, 3000, 3000), (1024, 8488, 256), (20000, 256, 512), (4096, 4096, 4096)];
     say(&format!("{test}: on this GPU {:?}", shapes.map(|(m, n, k)| ((m, n, k), tail(m, n, k)))));
@@ -888,10 +877,7 @@ fn gpu_sgemm_stream_k() {
     // not pay; 3000² takes a split tail instead.
     let like_h100 = like_h100(&gpu);
     let stream_k = |ta: gemm::Transpose, tb: gemm::Transpose, n: u64| {
-        gemm::plan_call(gpu.inner(), ta, tb, n, n, n, 1 << 20, n as i64, 1 << 21, n as i64, TileChoice::Auto)
-            .unwrap()
-            .stream_k
-            .map(|s| (s.tiles, s.blocks))
+        planned(&gpu, ta, tb, n, n, n).stream_k.map(|s| (s.tiles, s.blocks))
     };
     use gemm::Transpose::{No, Yes};
     let sizes = [2048u64, 3000, 4096, 8192];
@@ -907,10 +893,7 @@ fn gpu_sgemm_stream_k() {
         // NT over long k at its own stream-K efficiency: 8192 × 384 × 8192
         // (96 tiles) runs stream-K in place of its split, where NN keeps the
         // split, and 6144 × 640 × 4096 shares its one round of 120 tiles.
-        let plan = |tb: gemm::Transpose, m: u64, n: u64, k: u64| {
-            let ldb = if tb == Yes { n } else { k } as i64;
-            gemm::plan_call(gpu.inner(), No, tb, m, n, k, 1 << 20, m as i64, 1 << 21, ldb, TileChoice::Auto).unwrap()
-        };
+        let plan = |tb: gemm::Transpose, m: u64, n: u64, k: u64| planned(&gpu, No, tb, m, n, k);
         assert_eq!(plan(Yes, 8192, 384, 8192).stream_k.map(|s| (s.tiles, s.blocks)), Some((96, 132)));
         let nn = plan(No, 8192, 384, 8192);
         assert!(nn.stream_k.is_none() && nn.plan.geometry.grid.2 > 1);
@@ -1084,16 +1067,22 @@ fn gpu_sgemm_every_tile_kernel_and_split() {
                 case.pad = if offset == 0 { 4 } else { 3 };
                 run_case(&gpu, &mut random, &case, None, Some(TileChoice::Tile(tile)));
                 checked += 1;
-                // A^T and B in float4s but C not (ldc = m = 301): the _vec kernels' scalar
-                // stores of C (the others' go through shared memory), beta -0.5 and 0 over NaN.
+                // A^T and B in float4s but C not (ldc = m = 301), beta -0.5 and 0 over NaN: past
+                // STAGED_C_MAX_K the _vec kernels with their scalar stores of C, up to it the
+                // others, which store C through shared memory.
                 if ta == 1 && offset == 0 {
-                    for nan_c in [false, true] {
-                        let mut case = Case::new(ta, tb, 301, 260, 76);
-                        if nan_c {
-                            (case.beta, case.nan_c) = (0.0, true);
+                    for (k, vec) in [(gemm::STAGED_C_MAX_K as usize + 4, true), (76, false)] {
+                        for nan_c in [false, true] {
+                            let mut case = Case::new(ta, tb, 301, 260, k);
+                            if nan_c {
+                                (case.beta, case.nan_c) = (0.0, true);
+                            }
+                            let (_, decision) =
+                                run_case_deciding(&gpu, &mut random, &case, None, Some(TileChoice::Tile(tile)));
+                            let name = decision.unwrap().kernel.unwrap().name;
+                            assert_eq!(name.ends_with("_vec"), vec, "{name} at k = {k}");
+                            checked += 1;
                         }
-                        run_case(&gpu, &mut random, &case, None, Some(TileChoice::Tile(tile)));
-                        checked += 1;
                     }
                 }
             }

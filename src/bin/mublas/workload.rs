@@ -454,6 +454,8 @@ impl Workload {
             lda as i64,
             r.at(0, b_offset),
             ldb as i64,
+            r.at(0, c_offset),
+            m as i64,
             choice,
         )
         .map_err(|e| e.to_string())?;

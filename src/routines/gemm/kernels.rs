@@ -418,6 +418,28 @@ pub fn operand_is_vec4(address: u64, ld: i64, contiguous_extent: i64) -> bool {
     address.is_multiple_of(16) && ld % 4 == 0 && contiguous_extent % 4 == 0
 }
 
+/// Whether C can be stored as float4 by the tile kernels: 16-byte aligned, ldc a multiple of 4.
+pub fn c_is_vec4(c: u64, ldc: i64) -> bool {
+    c.is_multiple_of(16) && ldc % 4 == 0
+}
+
+/// k up to which a multiply whose C takes no float4 runs the tile kernels
+/// without float4 operands even where A and B would take them: those store
+/// such a C through shared memory, a column's 32 rows at a time, where the
+/// `_vec` kernels store 4 rows of 8 columns (kernels/gemm.cu, `store_c_staged`:
+/// compiled into the `_vec` kernels it cost them 30–36 registers and 2–4 %).
+/// H200, TN and TT with m odd (1023, 3001, 4363), n 1024–8720, kernel time
+/// (scripts/sgemm-builds.py): the kernels without float4 took 2.6× less time
+/// at k = 16, 1.60× at 64, 1.37× at 128, 1.14× at 256, 1.04× at 512 (worst
+/// 0.96×), level at 1024 (0.93–1.09×) and 0.97× at 4096.
+pub const STAGED_C_MAX_K: u64 = 512;
+
+/// Whether a multiply runs the `_vec` tile kernels: A and B float4
+/// ([`vec4_applies`]), and C too unless k is short ([`STAGED_C_MAX_K`]).
+pub fn runs_vec_kernels(operands_vec4: bool, c_vec4: bool, k: u64) -> bool {
+    operands_vec4 && (c_vec4 || k > STAGED_C_MAX_K)
+}
+
 /// Both operands readable as float4, for a transpose pair.
 #[allow(clippy::too_many_arguments)]
 pub fn vec4_applies(ta: Transpose, tb: Transpose, m: i64, n: i64, k: i64, a: u64, lda: i64, b: u64, ldb: i64) -> bool {
@@ -446,6 +468,16 @@ mod tests {
         assert!(vec4_applies(yes, yes, 127, 132, 128, 4096, 128, 8192, 132), "m is along neither");
         assert!(!vec4_applies(yes, yes, 128, 127, 128, 4096, 128, 8192, 128), "n along B^T's columns");
         assert!(vec4_applies(no, yes, 128, 128, 127, 4096, 128, 8192, 128), "k is along neither");
+    }
+
+    #[test]
+    fn vec_kernels_need_a_float4_c_up_to_the_staged_k() {
+        assert!(c_is_vec4(4096, 128) && !c_is_vec4(4100, 128) && !c_is_vec4(4096, 301));
+        assert!(runs_vec_kernels(true, true, 16));
+        assert!(!runs_vec_kernels(true, false, 16), "C stored through shared memory");
+        assert!(!runs_vec_kernels(true, false, STAGED_C_MAX_K));
+        assert!(runs_vec_kernels(true, false, STAGED_C_MAX_K + 1), "long k: the loads count more");
+        assert!(!runs_vec_kernels(false, true, 4096));
     }
 
     #[test]

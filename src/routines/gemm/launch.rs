@@ -2,7 +2,7 @@
 //! until they are queued.
 
 use super::Transpose;
-use super::kernels::{partial_ld, reduce_spec};
+use super::kernels::{c_is_vec4, partial_ld, reduce_spec};
 use super::plan::unsplit;
 use super::skinny::{Skinny, skinny_split};
 use super::split_tail::{Cut, SplitTail, columns_of_b, rows_of_a};
@@ -259,7 +259,7 @@ pub(super) struct Operands {
 impl Operands {
     /// 1 when the tile kernels may store C as float4 (16-byte aligned, ldc a multiple of 4).
     pub(super) fn c_vec(&self) -> i32 {
-        (self.c.is_multiple_of(16) && self.ldc % 4 == 0) as i32
+        c_is_vec4(self.c, self.ldc) as i32
     }
 
     /// The sub-matrices from column `first` of op(B) and C on, or from row `first` of op(A) and C on.

@@ -303,7 +303,7 @@ pub fn sgemm_with(
     }
 
     let MultiplyPlan { kernel: mut spec, mut plan, transposed_a_panel_rows, mut split_tail, first_panel, mut stream_k } =
-        plan_call(handle, ta, tb, um, un, uk, a, lda, b, ldb, choice)?;
+        plan_call(handle, ta, tb, um, un, uk, a, lda, b, ldb, c, ldc, choice)?;
     let (alpha_value, alpha_address) = alpha.kernel_args();
     let scalars = [alpha_value, alpha_address, beta_value, beta_address];
     // The panel of A^T, then room for the panels' split tails' partial sums.
@@ -315,7 +315,7 @@ pub fn sgemm_with(
     if let (Some(panel_rows), Some(first)) = (transposed_a_panel_rows, first_panel) {
         panel_plans.push(first);
         if let Some((_, rows)) = panels(um, panel_rows).last().filter(|&(_, rows)| rows != first.rows) {
-            panel_plans.push(panel_plan(handle, tb, rows, un, uk, 256, b, ldb)?);
+            panel_plans.push(panel_plan(handle, tb, rows, un, uk, 256, b, ldb, c_is_vec4(c, ldc))?);
         }
     }
     let tail_bytes = panel_plans.iter().map(|p| p.after_panel_bytes(un)).max().unwrap_or(0);
@@ -349,7 +349,7 @@ pub fn sgemm_with(
                 um,
                 un,
                 uk,
-                vec4_applies(ta, tb, m, n, k, a, lda, b, ldb),
+                runs_vec_kernels(vec4_applies(ta, tb, m, n, k, a, lda, b, ldb), c_is_vec4(c, ldc), uk),
                 TileChoice::Auto,
             )?;
             (split_tail, stream_k) = (None, None);
@@ -364,7 +364,7 @@ pub fn sgemm_with(
                 .iter()
                 .find(|p| p.rows == rows)
                 .copied()
-                .map_or_else(|| panel_plan(handle, tb, rows, un, uk, 256, b, ldb), Ok)?;
+                .map_or_else(|| panel_plan(handle, tb, rows, un, uk, 256, b, ldb, c_is_vec4(c, ldc)), Ok)?;
             let (panel_spec, panel_plan, panel_tail) =
                 if panel_tails { panel.tailed } else { (panel.whole.0, panel.whole.1, None) };
             let panel_stream_k = panel.stream_k.filter(|_| panel_tails);

@@ -15,7 +15,7 @@
 //! the tests).
 
 use super::Transpose;
-use super::kernels::{TILES, pair_index, vec4_applies};
+use super::kernels::{TILES, pair_index, runs_vec_kernels, vec4_applies};
 use super::launch::Operands;
 use super::plan::{TileChoice, plan_multiply, tile_of, unsplit};
 use super::split_tail::{Product, SplitTail, split_tail_rule};
@@ -130,7 +130,9 @@ pub fn transposed_a_pays(
 
 /// The NN or NT kernel and its plan for a panel of `rows` rows of A^T in the
 /// work buffer at `scratch` (module docs): the chosen tile,
-/// unsplit (the work buffer holds the panel, not partial sums).
+/// unsplit (the work buffer holds the panel, not partial sums). `c_vec4`:
+/// whether C takes float4 stores (a panel starts a whole number of
+/// [`PANEL_ROW_GRANULE`]s in, so every panel's C aligns as C does).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn panel_multiply(
     handle: &Handle,
@@ -141,9 +143,11 @@ pub(super) fn panel_multiply(
     scratch: u64,
     b: u64,
     ldb: i64,
+    c_vec4: bool,
 ) -> Result<(&'static KernelSpec, LaunchPlan)> {
-    let vec =
+    let operands =
         vec4_applies(Transpose::No, tb, rows as i64, n as i64, k as i64, scratch, transposed_a_ld(rows) as i64, b, ldb);
+    let vec = runs_vec_kernels(operands, c_vec4, k);
     let (spec, plan) = plan_multiply(handle, Transpose::No, tb, rows, n, k, vec, TileChoice::Auto)?;
     if plan.geometry.grid.2 <= 1 {
         return Ok((spec, plan));
@@ -182,8 +186,9 @@ pub(super) fn panel_plan(
     scratch: u64,
     b: u64,
     ldb: i64,
+    c_vec4: bool,
 ) -> Result<PanelPlan> {
-    let whole = panel_multiply(handle, tb, rows, n, k, scratch, b, ldb)?;
+    let whole = panel_multiply(handle, tb, rows, n, k, scratch, b, ldb, c_vec4)?;
     let x = Operands {
         ta: Transpose::No,
         a: scratch,
@@ -191,8 +196,9 @@ pub(super) fn panel_plan(
         tb,
         b,
         ldb,
-        c: 0,
-        ldc: rows.max(1) as i64,
+        // Only C's alignment enters the plans.
+        c: if c_vec4 { 0 } else { 4 },
+        ldc: rows.max(1).next_multiple_of(4) as i64,
     };
     let tailed = match split_tail_rule(handle, &Product { m: rows, n, k, x }, (whole.0, &whole.1))? {
         Some((kernel, plan, tail)) => (kernel, plan, Some(tail)),
@@ -217,6 +223,7 @@ pub(super) fn transposed_a_choice(
     k: u64,
     b: u64,
     ldb: i64,
+    c_vec4: bool,
     direct: (&'static KernelSpec, &LaunchPlan),
     choice: TileChoice,
 ) -> Result<Option<u64>> {
@@ -234,7 +241,7 @@ pub(super) fn transposed_a_choice(
     // Kernels are looked up before the rule runs, so that it cannot fail.
     let mut plans = Vec::with_capacity(2);
     for (_, rows) in panels(m, panel_rows).take(1).chain(panels(m, panel_rows).last()) {
-        let (spec, plan) = panel_multiply(handle, tb, rows, n, k, 256, b, ldb)?;
+        let (spec, plan) = panel_multiply(handle, tb, rows, n, k, 256, b, ldb, c_vec4)?;
         plans.push((rows, tile_of(spec), plan));
     }
     let panel_plan = |rows: u64| plans.iter().find(|p| p.0 == rows).map_or((0, *direct.1), |p| (p.1, p.2));
