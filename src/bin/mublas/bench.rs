@@ -36,10 +36,13 @@ struct Options {
     csv: Option<String>,
     /// How the two libraries are timed (`Workload::time_against_cublas`).
     timing: Timing,
+    /// `sgemm-tiles` over these shapes instead of its own ([`shapes_file`]).
+    shapes: Option<String>,
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
-    let mut options = Options { routines: Vec::new(), reps: 30, quick: false, csv: None, timing: Timing::Blocks };
+    let mut options =
+        Options { routines: Vec::new(), reps: 30, quick: false, csv: None, timing: Timing::Blocks, shapes: None };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -53,6 +56,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
             }
             "--reps" => options.reps = it.next().and_then(|v| v.parse().ok()).ok_or("--reps needs a number")?,
             "--csv" => options.csv = Some(it.next().ok_or("--csv needs a file")?.clone()),
+            "--shapes" => options.shapes = Some(it.next().ok_or("--shapes needs a file")?.clone()),
             r if ROUTINES.contains(&r) => options.routines.push(arg.clone()),
             other => return Err(format!("unknown benchmark argument {other:?} (routines: {})", ROUTINES.join(", "))),
         }
@@ -163,7 +167,7 @@ fn workloads<'a>(
             // Few columns or rows of C, as fp32 nn.Linear calls SGEMM for a small
             // batch (forward TN, m = out, n = batch, k = in; input gradient NN),
             // up to the 128×64 tile's batches (64) and past them (192 to 768).
-            let small_sides: &[(i32, i32, usize, usize, usize)] = if quick {
+            let small_sides: &[SgemmShape] = if quick {
                 &[(1, 0, 4096, 8, 4096)]
             } else {
                 &[
@@ -248,7 +252,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
         crate::overhead::run(h, handle, cublas, options.timing)?;
     }
     if options.routines.iter().any(|r| r == "sgemm-tiles") {
-        sgemm_tiles(&table, &mut random)?;
+        let shapes = options.shapes.as_deref().map(shapes_file).transpose()?;
+        sgemm_tiles(&table, shapes, &mut random)?;
     }
     if options.routines.iter().any(|r| r == "sgemm-transposed") {
         sgemm_transposed(&table, &mut random)?;
@@ -433,16 +438,39 @@ impl TableRun<'_> {
     }
 }
 
+/// An SGEMM shape: (ta, tb, m, n, k), transposes as cuBLAS's codes.
+type SgemmShape = (i32, i32, usize, usize, usize);
+
+/// SGEMM shapes from a file of lines "ta,tb,m,n,k" (0 = N, 1 = T; blank lines
+/// and lines starting with "#" skipped; more fields ignored), as
+/// scripts/sgemm-builds.py reads them.
+fn shapes_file(path: &str) -> Result<Vec<SgemmShape>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let mut shapes = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        let field = |i: usize| fields.get(i).and_then(|f| f.parse::<usize>().ok());
+        match (field(0), field(1), field(2), field(3), field(4)) {
+            (Some(ta @ 0..=1), Some(tb @ 0..=1), Some(m), Some(n), Some(k)) => {
+                shapes.push((ta as i32, tb as i32, m, n, k))
+            }
+            _ => return Err(format!("{path}: not \"ta,tb,m,n,k\": {line:?}")),
+        }
+    }
+    Ok(shapes)
+}
+
 /// `mublas bench sgemm-tiles`: every SGEMM tile forced on each shape (with the
 /// split the tuner gives it, and on some shapes forced splits too) beside
 /// cuBLAS and the automatic choice, to see which tile each shape wants. Times
-/// in µs, then cuBLAS time / this time (above 1: faster than cuBLAS).
-fn sgemm_tiles(table: &TableRun, random: &mut Random) -> Result<(), String> {
+/// in µs, then cuBLAS time / this time (above 1: faster than cuBLAS). With
+/// `--shapes FILE`, the file's shapes ([`shapes_file`]) and no forced splits.
+fn sgemm_tiles(table: &TableRun, given: Option<Vec<SgemmShape>>, random: &mut Random) -> Result<(), String> {
     let TableRun { h, handle, timer, quick, reps, .. } = *table;
     use mublas::routines::gemm::{self, TILES, TileChoice};
     use mublas::tuner::LaunchShape;
     let squares: &[usize] = if quick { &[1024, 4096] } else { &[256, 512, 1024, 2048, 3000, 4096, 8192] };
-    let mut shapes: Vec<(i32, i32, usize, usize, usize)> = squares.iter().map(|&n| (0, 0, n, n, n)).collect();
+    let mut shapes: Vec<SgemmShape> = squares.iter().map(|&n| (0, 0, n, n, n)).collect();
     if !quick {
         for (ta, tb) in [(0, 1), (1, 0), (1, 1)] {
             shapes.extend([(ta, tb, 1024, 1024, 1024), (ta, tb, 4096, 4096, 4096)]);
@@ -456,7 +484,7 @@ fn sgemm_tiles(table: &TableRun, random: &mut Random) -> Result<(), String> {
     }
     // (shape, tile, splits) forced beyond the tuner's own split.
     type SplitTrial = ((usize, usize, usize), &'static str, &'static [u32]);
-    let split_trials: &[SplitTrial] = if quick {
+    let split_trials: &[SplitTrial] = if quick || given.is_some() {
         &[]
     } else {
         &[
@@ -481,6 +509,7 @@ fn sgemm_tiles(table: &TableRun, random: &mut Random) -> Result<(), String> {
         let split = w.plan(h).map(|plan| plan.geometry.grid.2).unwrap_or(0);
         format!("{} split {split}", w.spec.name.trim_start_matches("gemm_f32_"))
     };
+    let shapes = given.unwrap_or(shapes);
     let ops = [gemm::Transpose::No, gemm::Transpose::Yes];
     println!("sgemm-tiles: µs (cuBLAS time / this time) per tile, the tuner's split unless forced");
     for (ta, tb, m, n, k) in shapes {
@@ -912,5 +941,19 @@ mod tests {
         assert_eq!(parse(&args(&["--queued", "sgemm"])).unwrap().timing, Timing::Queued);
         assert!(parse(&args(&["sgemm", "--queued", "--alternate"])).is_err());
         assert_eq!(parse(&args(&["sgemm", "--queued", "--queued"])).unwrap().timing, Timing::Queued);
+    }
+
+    #[test]
+    fn shapes_file_reads_the_scripts_lines() {
+        let path = std::env::temp_dir().join(format!("mublas-shapes-{}.txt", std::process::id()));
+        std::fs::write(&path, "# comment\n1,0,1357,4607,195\n\n0,1,82,10158,438,83\n").unwrap();
+        let read = shapes_file(path.to_str().unwrap());
+        std::fs::write(&path, "2,0,1,1,1\n").unwrap();
+        let bad = shapes_file(path.to_str().unwrap());
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(read.unwrap(), [(1, 0, 1357, 4607, 195), (0, 1, 82, 10158, 438)]);
+        assert!(bad.is_err(), "transpose codes are 0 or 1");
+        let args = ["sgemm-tiles", "--shapes", "f.txt"].map(String::from);
+        assert_eq!(parse(&args).unwrap().shapes.as_deref(), Some("f.txt"));
     }
 }

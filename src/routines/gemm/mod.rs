@@ -226,7 +226,36 @@ pub fn sgemm(
     c: u64,
     ldc: i64,
 ) -> Result<()> {
-    sgemm_with(handle, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, TileChoice::Auto).map(|_| ())
+    let decision = sgemm_with(handle, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, TileChoice::Auto)?;
+    log::debug!("SGEMM {transa},{transb} {m}x{n}x{k} lda {lda} ldb {ldb} ldc {ldc}: {}", decision.summary());
+    Ok(())
+}
+
+impl GemmDecision {
+    /// One line of what ran (`MUBLAS_LOG=debug` prints it per call): the
+    /// path, kernel, grid and the plan's extras.
+    pub fn summary(&self) -> String {
+        let mut line = format!("{:?}", self.path);
+        if let Some(g) = self.as_gemv {
+            line += &format!(" as SGEMV {} {}x{}", ["N", "T"][g.trans.min(1) as usize], g.m, g.n);
+        }
+        if let (Some(kernel), Some(plan)) = (self.kernel, self.plan) {
+            line += &format!(" {} grid {:?}", kernel.name, plan.geometry.grid);
+        }
+        if let Some(rows) = self.transposed_a_panel_rows {
+            line += &format!(", A^T in panels of {rows} rows");
+        }
+        if let Some(t) = self.split_tail {
+            line += &format!(
+                ", split tail {:?} after {} on {} grid {:?}",
+                t.cut, t.main, t.kernel.name, t.plan.geometry.grid
+            );
+        }
+        if let Some(s) = self.stream_k {
+            line += &format!(", stream-K {} tiles over {} blocks", s.tiles, s.blocks);
+        }
+        line
+    }
 }
 
 /// [`sgemm`] with the tile forced or chosen, saying what it did.

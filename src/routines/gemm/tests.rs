@@ -172,3 +172,19 @@ fn decisions_table() {
         }
     }
 }
+
+#[test]
+fn decision_summary_says_what_ran() {
+    let gemv = AsGemv { trans: 1, m: 4096, n: 8, a: 0, lda: 4096, x: 0, incx: 1, y: 0, incy: 1 };
+    let decision = GemmDecision {
+        path: GemmPath::Multiply,
+        kernel: None,
+        plan: None,
+        transposed_a_panel_rows: Some(2048),
+        split_tail: None,
+        stream_k: None,
+        as_gemv: Some(gemv),
+        skinny: None,
+    };
+    assert_eq!(decision.summary(), "Multiply as SGEMV T 4096x8, A^T in panels of 2048 rows");
+}
