@@ -366,22 +366,29 @@ __device__ __forceinline__ void store_c(const float (&acc)[ROWS][8], float alpha
 // touched 8 columns: 16 sectors for 32 floats, each sector written four
 // times. Here each column the warp owns goes through shared memory and out
 // 32 consecutive rows per instruction (16 rows of 2 columns for the small
-// tile), 4 or 5 sectors. `shared`: at least
-// warps × 8 × STRIDE floats, which the caller has made free for every warp
-// (a barrier after the k loop). Rows am + (i & 3) + 16 * (i >> 2), columns
-// bn + (j & 3) + 32 * (j >> 2), as store_c; a warp covers WARP_ROWS rows
-// (64 for 16×8 threads, 16 for the small tile's 4×8) and its lanes 8 values
-// of bn % 32, one slot each.
+// tile), 4 or 5 sectors. `slots`: this warp's staged_c_floats<ROWS>()
+// floats of shared memory, which the caller has made free (a barrier after
+// the k loop). Rows am + (i & 3) + 16 * (i >> 2),
+// columns bn + (j & 3) + 32 * (j >> 2), as store_c; a warp covers WARP_ROWS
+// rows (64 for 16×8 threads, 32 for gemm_tile's 8×8, 16 for the small tile's
+// 4×8) and its lanes 8 values of bn % 32, one slot each.
 template <int ROWS>
-__device__ __forceinline__ void store_c_staged(const float (&acc)[ROWS][8], float alpha, float beta, float *__restrict__ C,
-                                               i64 ldc, i64 m, i64 n, i64 m0, i64 n0, int am, int bn, float *shared) {
-    constexpr int WARP_ROWS = ROWS * 4;
-    static_assert(WARP_ROWS == 64 || WARP_ROWS == 16, "the async tiles' and the small tile's thread layouts");
+__host__ __device__ constexpr int staged_c_stride() {
     // Slot strides that keep the float4 writes (8 lanes a phase) and the
     // reads (32 consecutive floats) free of bank conflicts.
-    constexpr int STRIDE = WARP_ROWS == 64 ? 72 : 16;
+    return ROWS == 16 ? 72 : ROWS == 8 ? 48 : 16;
+}
+template <int ROWS>
+__host__ __device__ constexpr int staged_c_floats() {
+    return 8 * staged_c_stride<ROWS>();
+}
+template <int ROWS>
+__device__ __forceinline__ void store_c_staged(const float (&acc)[ROWS][8], float alpha, float beta, float *__restrict__ C,
+                                               i64 ldc, i64 m, i64 n, i64 m0, i64 n0, int am, int bn, float *slots) {
+    constexpr int WARP_ROWS = ROWS * 4;
+    static_assert(WARP_ROWS == 64 || WARP_ROWS == 32 || WARP_ROWS == 16, "the tiles' thread layouts");
+    constexpr int STRIDE = staged_c_stride<ROWS>();
     const int lane = threadIdx.x & 31;
-    float *const slots = shared + (threadIdx.x >> 5) * 8 * STRIDE;
     const int row_in_warp = am % WARP_ROWS, slot = (bn % 32) / 4;
     const i64 warp_row0 = m0 + am - row_in_warp, warp_col0 = n0 + bn - bn % 32;
 #pragma unroll
@@ -481,7 +488,20 @@ __device__ __forceinline__ void gemm_tile(i64 m, i64 n, i64 k, float alpha_value
         multiply_tile<BM, BN>(As[cur], Bs[cur], am, bn, acc);
     }
 
-    store_c<8>(acc, alpha, beta, C + static_cast<i64>(blockIdx.z) * c_split_stride, ldc, m, n, m0, n0, am, bn, c_vec);
+    float *const c_block = C + static_cast<i64>(blockIdx.z) * c_split_stride;
+    if (VEC || c_vec) {  // as in gemm_tile_async
+        store_c<8>(acc, alpha, beta, c_block, ldc, m, n, m0, n0, am, bn, c_vec);
+    } else {
+        // The first half of the warps stage C in A's stages, the others in B's
+        // (one array for both moved ptxas's register choices in the _vec kernels).
+        constexpr int HALF = THREADS / 64;
+        static_assert(HALF * staged_c_floats<8>() <= 2 * GEMM_BK * (BM + GEMM_PAD) &&
+                          HALF * staged_c_floats<8>() <= 2 * GEMM_BK * (BN + GEMM_PAD),
+                      "room for store_c_staged");
+        float *const slots = (warp < HALF ? &As[0][0][0] : &Bs[0][0][0]) + (warp % HALF) * staged_c_floats<8>();
+        __syncthreads();  // every warp is done with the stages
+        store_c_staged<8>(acc, alpha, beta, c_block, ldc, m, n, m0, n0, am, bn, slots);
+    }
 }
 
 // One k step's operands for a 16×8 thread: A rows am + {0..3} + 16·{0..3}
@@ -846,7 +866,8 @@ __device__ __forceinline__ void gemm_tile_async(i64 m, i64 n, i64 k, float alpha
         copy_async_wait<0>();
         __syncthreads();
         DYNAMIC_SHARED_FLOATS(shared);
-        store_c_staged<16>(acc, alpha, beta, c_block, ldc, m, n, origin.m0, origin.n0, place.am, place.bn, shared);
+        store_c_staged<16>(acc, alpha, beta, c_block, ldc, m, n, origin.m0, origin.n0, place.am, place.bn,
+                           shared + (threadIdx.x >> 5) * staged_c_floats<16>());
     }
 }
 
@@ -973,7 +994,8 @@ __device__ __forceinline__ void gemm_tile_small(i64 m, i64 n, i64 k, float alpha
         store_c<4>(acc, alpha, beta, c_block, ldc, m, n, origin.m0, origin.n0, am, bn, c_vec);
     } else {
         __syncthreads();  // every warp done with the stages, which become the epilogue's slots
-        store_c_staged<4>(acc, alpha, beta, c_block, ldc, m, n, origin.m0, origin.n0, am, bn, &As[0][0][0]);
+        store_c_staged<4>(acc, alpha, beta, c_block, ldc, m, n, origin.m0, origin.n0, am, bn,
+                          &As[0][0][0] + (threadIdx.x >> 5) * staged_c_floats<4>());
     }
 }
 

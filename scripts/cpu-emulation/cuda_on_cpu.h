@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#define __host__
 #define __device__
 #define __global__
 #define __forceinline__ inline
