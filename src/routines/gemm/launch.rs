@@ -2,7 +2,7 @@
 //! until they are queued.
 
 use super::Transpose;
-use super::kernels::{c_is_vec4, partial_ld, reduce_spec};
+use super::kernels::{c_is_vec4, partial_ld, reduce_spec, runs_vec_kernels, vec4_applies};
 use super::plan::unsplit;
 use super::skinny::{Skinny, skinny_split};
 use super::split_tail::{Cut, SplitTail, columns_of_b, rows_of_a};
@@ -260,6 +260,12 @@ impl Operands {
     /// 1 when the tile kernels may store C as float4 (16-byte aligned, ldc a multiple of 4).
     pub(super) fn c_vec(&self) -> i32 {
         c_is_vec4(self.c, self.ldc) as i32
+    }
+
+    /// Whether an m × n × k multiply of these operands runs the `_vec` tile kernels ([`runs_vec_kernels`]).
+    pub(super) fn runs_vec_kernels(&self, m: u64, n: u64, k: u64) -> bool {
+        let operands = vec4_applies(self.ta, self.tb, m as i64, n as i64, k as i64, self.a, self.lda, self.b, self.ldb);
+        runs_vec_kernels(operands, self.c_vec() != 0, k)
     }
 
     /// The sub-matrices from column `first` of op(B) and C on, or from row `first` of op(A) and C on.

@@ -344,7 +344,7 @@ pub fn sgemm_with(
     if let (Some(panel_rows), Some(first)) = (transposed_a_panel_rows, first_panel) {
         panel_plans.push(first);
         if let Some((_, rows)) = panels(um, panel_rows).last().filter(|&(_, rows)| rows != first.rows) {
-            panel_plans.push(panel_plan(handle, tb, rows, un, uk, 256, b, ldb, c_is_vec4(c, ldc))?);
+            panel_plans.push(panel_plan(handle, tb, rows, un, uk, 256, b, ldb, (c, ldc))?);
         }
     }
     let tail_bytes = panel_plans.iter().map(|p| p.after_panel_bytes(un)).max().unwrap_or(0);
@@ -378,7 +378,7 @@ pub fn sgemm_with(
                 um,
                 un,
                 uk,
-                runs_vec_kernels(vec4_applies(ta, tb, m, n, k, a, lda, b, ldb), c_is_vec4(c, ldc), uk),
+                Operands { ta, a, lda, tb, b, ldb, c, ldc }.runs_vec_kernels(um, un, uk),
                 TileChoice::Auto,
             )?;
             (split_tail, stream_k) = (None, None);
@@ -393,7 +393,7 @@ pub fn sgemm_with(
                 .iter()
                 .find(|p| p.rows == rows)
                 .copied()
-                .map_or_else(|| panel_plan(handle, tb, rows, un, uk, 256, b, ldb, c_is_vec4(c, ldc)), Ok)?;
+                .map_or_else(|| panel_plan(handle, tb, rows, un, uk, 256, b, ldb, (c, ldc)), Ok)?;
             let (panel_spec, panel_plan, panel_tail) =
                 if panel_tails { panel.tailed } else { (panel.whole.0, panel.whole.1, None) };
             let panel_stream_k = panel.stream_k.filter(|_| panel_tails);

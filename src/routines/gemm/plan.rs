@@ -1,7 +1,7 @@
 //! The plan of a whole multiply: the tile, then A^T, a split tail or stream-K.
 
 use super::Transpose;
-use super::kernels::{TILE_KERNELS, TILES, c_is_vec4, kernel_index, pair_index, runs_vec_kernels, vec4_applies};
+use super::kernels::{TILE_KERNELS, TILES, kernel_index, pair_index};
 use super::launch::Operands;
 use super::split_tail::{Cut, Product, SplitTail, split_tail_on, split_tail_rule};
 use super::stream_k::{StreamK, stream_k_may_replace_split, stream_k_plan, stream_k_replaces_split};
@@ -119,7 +119,7 @@ pub struct MultiplyPlan {
 }
 
 /// The plan of a multiply as [`sgemm`](super::sgemm) runs it (the [`gemm`](super) module docs).
-/// C enters only by whether it takes float4 stores ([`runs_vec_kernels`]).
+/// C enters only by whether it takes float4 stores ([`runs_vec_kernels`](super::runs_vec_kernels)).
 #[allow(clippy::too_many_arguments)]
 pub fn plan_call(
     handle: &Handle,
@@ -136,11 +136,11 @@ pub fn plan_call(
     ldc: i64,
     choice: TileChoice,
 ) -> Result<MultiplyPlan> {
-    let c_vec4 = c_is_vec4(c, ldc);
-    let vec = runs_vec_kernels(vec4_applies(ta, tb, m as i64, n as i64, k as i64, a, lda, b, ldb), c_vec4, k);
-    let (kernel, plan) = plan_multiply(handle, ta, tb, m, n, k, vec, choice)?;
+    let x = Operands { ta, a, lda, tb, b, ldb, c, ldc };
+    let (kernel, plan) = plan_multiply(handle, ta, tb, m, n, k, x.runs_vec_kernels(m, n, k), choice)?;
+    let c_vec4 = x.c_vec() != 0;
     if let Some(panel_rows) = transposed_a_choice(handle, ta, tb, m, n, k, b, ldb, c_vec4, (kernel, &plan), choice)? {
-        let first_panel = panel_plan(handle, tb, panel_rows.min(m), n, k, 256, b, ldb, c_vec4)?;
+        let first_panel = panel_plan(handle, tb, panel_rows.min(m), n, k, 256, b, ldb, (c, ldc))?;
         let (kernel, plan, split_tail) = first_panel.tailed;
         let stream_k = first_panel.stream_k;
         return Ok(MultiplyPlan {
@@ -152,7 +152,7 @@ pub fn plan_call(
             stream_k,
         });
     }
-    let product = Product { m, n, k, x: Operands { ta, a, lda, tb, b, ldb, c, ldc } };
+    let product = Product { m, n, k, x };
     let (kernel, plan, split_tail) = match choice {
         TileChoice::SplitTail { cut, main, .. } if main > 0 && main < if cut == Cut::Columns { n } else { m } => {
             let (kernel, plan, tail) = split_tail_on(handle, &product, tile_of(kernel), cut, main)?;

@@ -13,7 +13,7 @@
 //! × 256 has 2 tile columns, too few to cut.
 
 use super::Transpose;
-use super::kernels::{TILE_KERNELS, TILES, Tile, kernel_index, pair_index, partial_ld, runs_vec_kernels, vec4_applies};
+use super::kernels::{TILE_KERNELS, TILES, Tile, kernel_index, pair_index, partial_ld};
 use super::launch::Operands;
 use super::plan::{TileChoice, plan_multiply, tile_of, unsplit};
 use super::tile_choice::{estimated_time, tile_suits};
@@ -143,9 +143,7 @@ impl Product {
     }
 
     fn vec4(&self) -> bool {
-        let x = &self.x;
-        let operands = vec4_applies(x.ta, x.tb, self.m as i64, self.n as i64, self.k as i64, x.a, x.lda, x.b, x.ldb);
-        runs_vec_kernels(operands, x.c_vec() != 0, self.k)
+        self.x.runs_vec_kernels(self.m, self.n, self.k)
     }
 }
 

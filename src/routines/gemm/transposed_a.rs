@@ -175,7 +175,8 @@ impl PanelPlan {
     }
 }
 
-/// The plans of a panel of `rows` rows of A^T at `scratch`.
+/// The plans of a panel of `rows` rows of A^T at `scratch`; `(c, ldc)`: C, whose
+/// alignment alone enters them (see [`panel_multiply`]).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn panel_plan(
     handle: &Handle,
@@ -186,20 +187,10 @@ pub(super) fn panel_plan(
     scratch: u64,
     b: u64,
     ldb: i64,
-    c_vec4: bool,
+    (c, ldc): (u64, i64),
 ) -> Result<PanelPlan> {
-    let whole = panel_multiply(handle, tb, rows, n, k, scratch, b, ldb, c_vec4)?;
-    let x = Operands {
-        ta: Transpose::No,
-        a: scratch,
-        lda: transposed_a_ld(rows) as i64,
-        tb,
-        b,
-        ldb,
-        // Only C's alignment enters the plans.
-        c: if c_vec4 { 0 } else { 4 },
-        ldc: rows.max(1).next_multiple_of(4) as i64,
-    };
+    let x = Operands { ta: Transpose::No, a: scratch, lda: transposed_a_ld(rows) as i64, tb, b, ldb, c, ldc };
+    let whole = panel_multiply(handle, tb, rows, n, k, scratch, b, ldb, x.c_vec() != 0)?;
     let tailed = match split_tail_rule(handle, &Product { m: rows, n, k, x }, (whole.0, &whole.1))? {
         Some((kernel, plan, tail)) => (kernel, plan, Some(tail)),
         None => (whole.0, whole.1, None),
