@@ -11,8 +11,9 @@ root:
     python3 scripts/sgemm-builds.py OLD/libmublas.so NEW/libmublas.so [MORE/libmublas.so ...] SHAPES
 or with one build, for where it stands against cuBLAS over a grid of shapes.
 SHAPES: a file of lines "ta,tb,m,n,k" (0 = N, 1 = T; "#" starts a comment
-line), or "ta,tb,m,n,k,ldc" for a C with ldc > m (ldc = m otherwise),
-e.g. scripts/sgemm-shapes.txt. Prints per shape each
+line), "ta,tb,m,n,k,ldc" for a C with ldc > m, or "ta,tb,m,n,k,ldc,lda,ldb"
+for A and B with leading dimensions past their rows (0 or absent: the
+rows), e.g. scripts/sgemm-shapes.txt, scripts/sgemm-ld-padded.txt. Prints per shape each
 build's µs, cuBLAS's, and cuBLAS time / each build's time."""
 import sys
 
@@ -34,22 +35,25 @@ def main():
     libs, handles = mublas_builds(sys.argv[1:-1], stream)
 
     for ta, tb, m, n, k, *rest in shape_lines(sys.argv[-1]):
-        ldc = rest[0] if rest else m
+        ldc, lda, ldb = (list(rest) + [0, 0, 0])[:3]
+        ldc = ldc or m
         ar, ac = (m, k) if ta == 0 else (k, m)
         br, bc = (k, n) if tb == 0 else (n, k)
-        sets = operand_sets((ar * ac + br * bc + ldc * n) * 4)
+        lda, ldb = lda or ar, ldb or br
+        sets = operand_sets((lda * ac + ldb * bc + ldc * n) * 4)
         with stream:
-            As = [cp.random.standard_normal(ar * ac, dtype=cp.float32) for _ in range(sets)]
-            Bs = [cp.random.standard_normal(br * bc, dtype=cp.float32) for _ in range(sets)]
+            As = [cp.random.standard_normal(lda * ac, dtype=cp.float32) for _ in range(sets)]
+            Bs = [cp.random.standard_normal(ldb * bc, dtype=cp.float32) for _ in range(sets)]
             # Zeros: the rows past m (ldc > m) stay equal for the check.
             Cs = [[cp.zeros(ldc * n, dtype=cp.float32) for _ in range(sets)] for _ in range(len(libs) + 1)]
-        runs = [lambda i, j=j: sgemm(libs[j], "mublasSgemm", handles[j], ta, tb, m, n, k, As[i], ar, Bs[i], br, Cs[j][i],
-                                     ldc=ldc) for j in range(len(libs))]
-        runs.append(lambda i: sgemm(cublas, "cublasSgemm_v2", cublas_handle, ta, tb, m, n, k, As[i], ar, Bs[i], br,
+        runs = [lambda i, j=j: sgemm(libs[j], "mublasSgemm", handles[j], ta, tb, m, n, k, As[i], lda, Bs[i], ldb,
+                                     Cs[j][i], ldc=ldc) for j in range(len(libs))]
+        runs.append(lambda i: sgemm(cublas, "cublasSgemm_v2", cublas_handle, ta, tb, m, n, k, As[i], lda, Bs[i], ldb,
                                     Cs[-1][i], ldc=ldc))
         calls = max(2, min(10, int(REPLAY_US * ESTIMATE_FLOP_PER_US / (2.0 * m * n * k))))
         error, ours, theirs = compare_builds(stream, runs, [c[0] for c in Cs], calls, sets)
-        shape = f"{'NT'[ta]}{'NT'[tb]} {m:>6}x{n:<6}x{k:<6}" + (f" ldc {ldc}" if ldc != m else "")
+        shape = f"{'NT'[ta]}{'NT'[tb]} {m:>6}x{n:<6}x{k:<6}" + "".join(
+            f" {name} {ld}" for name, ld, rows in (("lda", lda, ar), ("ldb", ldb, br), ("ldc", ldc, m)) if ld != rows)
         print(builds_row(shape, error, ours, theirs, 1), flush=True)
         del As, Bs, Cs
         cp.get_default_memory_pool().free_all_blocks()
