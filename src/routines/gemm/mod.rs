@@ -46,7 +46,7 @@ pub use tile_choice::*;
 pub use transposed_a::{panels, transposed_a_ld, transposed_a_panel_rows, transposed_a_pays};
 
 use launch::{Operands, Partials, launch_multiply, launch_skinny, launch_stream_k, launch_with_tail};
-use transposed_a::panel_plan;
+use transposed_a::{panel_operands, panel_plan};
 
 use super::Scalar;
 use crate::handle::Handle;
@@ -418,8 +418,7 @@ pub fn sgemm_with(
                     ],
                 )?;
             }
-            let operands =
-                Operands { ta: Transpose::No, a: work.scratch(), lda: ldt, tb, b, ldb, c: c + first * 4, ldc };
+            let operands = panel_operands(tb, rows, work.scratch(), b, ldb, (c + first * 4, ldc));
             if let Some(stream_k) = panel_stream_k {
                 let pieces = (work.counters(), work.scratch() + panel_bytes);
                 decision.stream_k = launch_stream_k(

@@ -138,8 +138,7 @@ pub fn plan_call(
 ) -> Result<MultiplyPlan> {
     let x = Operands { ta, a, lda, tb, b, ldb, c, ldc };
     let (kernel, plan) = plan_multiply(handle, ta, tb, m, n, k, x.runs_vec_kernels(m, n, k), choice)?;
-    let c_vec4 = x.c_vec() != 0;
-    if let Some(panel_rows) = transposed_a_choice(handle, ta, tb, m, n, k, b, ldb, c_vec4, (kernel, &plan), choice)? {
+    if let Some(panel_rows) = transposed_a_choice(handle, ta, tb, m, n, k, b, ldb, (c, ldc), (kernel, &plan), choice)? {
         let first_panel = panel_plan(handle, tb, panel_rows.min(m), n, k, 256, b, ldb, (c, ldc))?;
         let (kernel, plan, split_tail) = first_panel.tailed;
         let stream_k = first_panel.stream_k;

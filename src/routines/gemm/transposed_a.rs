@@ -15,7 +15,7 @@
 //! the tests).
 
 use super::Transpose;
-use super::kernels::{TILES, pair_index, runs_vec_kernels, vec4_applies};
+use super::kernels::{TILES, pair_index};
 use super::launch::Operands;
 use super::plan::{TileChoice, plan_multiply, tile_of, unsplit};
 use super::split_tail::{Product, SplitTail, split_tail_rule};
@@ -128,27 +128,33 @@ pub fn transposed_a_pays(
     true
 }
 
-/// The NN or NT kernel and its plan for a panel of `rows` rows of A^T in the
-/// work buffer at `scratch` (module docs): the chosen tile,
-/// unsplit (the work buffer holds the panel, not partial sums). `c_vec4`:
-/// whether C takes float4 stores (a panel starts a whole number of
-/// [`PANEL_ROW_GRANULE`]s in, so every panel's C aligns as C does).
-#[allow(clippy::too_many_arguments)]
-pub(super) fn panel_multiply(
-    handle: &Handle,
+/// The NN or NT multiply's operands for a panel of `rows` rows of A^T copied
+/// to `scratch`, with B and `(c, ldc)` the panel's C.
+pub(super) fn panel_operands(
     tb: Transpose,
     rows: u64,
-    n: u64,
-    k: u64,
     scratch: u64,
     b: u64,
     ldb: i64,
-    c_vec4: bool,
+    (c, ldc): (u64, i64),
+) -> Operands {
+    Operands { ta: Transpose::No, a: scratch, lda: transposed_a_ld(rows) as i64, tb, b, ldb, c, ldc }
+}
+
+/// The NN or NT kernel and its plan for a panel of `rows` rows of A^T with
+/// operands `x` ([`panel_operands`]; module docs): the chosen tile, unsplit
+/// (the work buffer holds the panel, not partial sums). A panel starts a
+/// whole number of [`PANEL_ROW_GRANULE`]s in, so every panel's C aligns as
+/// C does, and C's own address will do for all of them.
+pub(super) fn panel_multiply(
+    handle: &Handle,
+    x: &Operands,
+    rows: u64,
+    n: u64,
+    k: u64,
 ) -> Result<(&'static KernelSpec, LaunchPlan)> {
-    let operands =
-        vec4_applies(Transpose::No, tb, rows as i64, n as i64, k as i64, scratch, transposed_a_ld(rows) as i64, b, ldb);
-    let vec = runs_vec_kernels(operands, c_vec4, k);
-    let (spec, plan) = plan_multiply(handle, Transpose::No, tb, rows, n, k, vec, TileChoice::Auto)?;
+    let vec = x.runs_vec_kernels(rows, n, k);
+    let (spec, plan) = plan_multiply(handle, Transpose::No, x.tb, rows, n, k, vec, TileChoice::Auto)?;
     if plan.geometry.grid.2 <= 1 {
         return Ok((spec, plan));
     }
@@ -189,8 +195,8 @@ pub(super) fn panel_plan(
     ldb: i64,
     (c, ldc): (u64, i64),
 ) -> Result<PanelPlan> {
-    let x = Operands { ta: Transpose::No, a: scratch, lda: transposed_a_ld(rows) as i64, tb, b, ldb, c, ldc };
-    let whole = panel_multiply(handle, tb, rows, n, k, scratch, b, ldb, x.c_vec() != 0)?;
+    let x = panel_operands(tb, rows, scratch, b, ldb, (c, ldc));
+    let whole = panel_multiply(handle, &x, rows, n, k)?;
     let tailed = match split_tail_rule(handle, &Product { m: rows, n, k, x }, (whole.0, &whole.1))? {
         Some((kernel, plan, tail)) => (kernel, plan, Some(tail)),
         None => (whole.0, whole.1, None),
@@ -203,7 +209,8 @@ pub(super) fn panel_plan(
     Ok(PanelPlan { rows, whole, tailed, stream_k })
 }
 
-/// Panel rows for copying A^T first, when `choice` forces it or the rule says it pays.
+/// Panel rows for copying A^T first, when `choice` forces it or the rule
+/// says it pays; `(c, ldc)`: C, whose alignment alone enters the panels' plans.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn transposed_a_choice(
     handle: &Handle,
@@ -214,7 +221,7 @@ pub(super) fn transposed_a_choice(
     k: u64,
     b: u64,
     ldb: i64,
-    c_vec4: bool,
+    c: (u64, i64),
     direct: (&'static KernelSpec, &LaunchPlan),
     choice: TileChoice,
 ) -> Result<Option<u64>> {
@@ -232,7 +239,7 @@ pub(super) fn transposed_a_choice(
     // Kernels are looked up before the rule runs, so that it cannot fail.
     let mut plans = Vec::with_capacity(2);
     for (_, rows) in panels(m, panel_rows).take(1).chain(panels(m, panel_rows).last()) {
-        let (spec, plan) = panel_multiply(handle, tb, rows, n, k, 256, b, ldb, c_vec4)?;
+        let (spec, plan) = panel_multiply(handle, &panel_operands(tb, rows, 256, b, ldb, c), rows, n, k)?;
         plans.push((rows, tile_of(spec), plan));
     }
     let panel_plan = |rows: u64| plans.iter().find(|p| p.0 == rows).map_or((0, *direct.1), |p| (p.1, p.2));
