@@ -1447,7 +1447,7 @@ extern "C" __global__ void gemm_splitk_reduce4_f32(i64 m, i64 n, int splits, con
     splitk_reduce<4>(m, n, splits, partial, ldp, split_stride, alpha_value, alpha_ptr, beta_value, beta_ptr, C, ldc);
 }
 
-// TN and TT with a large product (routines/gemm/transposed_a.rs): rows
+// TN and TT with a large product (routines/gemm/copied_a.rs): rows
 // [0, rows) of op(A) = A^T, i.e. A's columns, copied into the work buffer as a
 // column-major rows × k matrix At (leading dimension ldt), which the NN or NT
 // kernels then multiply: they do not copy A along k. Tiles of 32 k × 64 rows
@@ -1483,6 +1483,38 @@ extern "C" __global__ void __launch_bounds__(256) gemm_transpose_a_f32(i64 k, i6
             }
         }
         __syncthreads();
+    }
+}
+
+// NN and NT whose A takes no float4 (an odd m or lda, or A off 16 bytes)
+// with a large product (routines/gemm/copied_a.rs): rows [0, rows) of A
+// copied as they are into the work buffer, leading dimension ldt (a multiple
+// of 4, 256-byte aligned), so that the multiply reads A in float4s. The same
+// arguments, block (32, 8) and grid (x over rows in 64s, y over k in 32s,
+// striding past 65535) as gemm_transpose_a_f32; no shared memory: a warp
+// copies 128 bytes of a column a load, each thread 2 rows of 4 columns, all 8
+// loads in flight. alpha == 0 (pointer mode device) copies nothing.
+extern "C" __global__ void __launch_bounds__(256) gemm_copy_a_f32(i64 k, i64 rows, float alpha_value, const float *alpha_ptr,
+                                                                  const float *A, i64 lda, float *At, i64 ldt) {
+    if (load_scalar(alpha_value, alpha_ptr) == 0.0f) return;
+    const int lane = threadIdx.x, warp = threadIdx.y;
+    const i64 r0 = static_cast<i64>(blockIdx.x) * 64 + lane;
+    for (i64 k0 = static_cast<i64>(blockIdx.y) * 32 + warp; k0 < k; k0 += static_cast<i64>(gridDim.y) * 32) {
+        float v[4][2];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                if (k0 + 8 * i < k && r0 + 32 * h < rows) v[i][h] = A[(k0 + 8 * i) * lda + r0 + 32 * h];
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                if (k0 + 8 * i < k && r0 + 32 * h < rows) At[(k0 + 8 * i) * ldt + r0 + 32 * h] = v[i][h];
+            }
+        }
     }
 }
 

@@ -618,17 +618,18 @@ fn gpu_sgemm_nan_in_a_reaches_only_its_row() {
     }
 }
 
-/// TN and TT with A^T copied into the work buffer first: forced, over odd
-/// sizes and several panels, and where the rule takes it by itself.
+/// op(A) copied into the work buffer first (TN and TT: A^T; NN and NT: A
+/// onto a leading dimension of float4s): forced, over odd sizes, unaligned
+/// A and several panels, and where the rule takes it by itself.
 #[test]
-fn gpu_sgemm_tn_and_tt_with_a_transposed_first() {
+fn gpu_sgemm_with_a_copied_first() {
     let _shapes = tuner_choices();
-    let test = "gpu_sgemm_tn_and_tt_with_a_transposed_first";
+    let test = "gpu_sgemm_with_a_copied_first";
     let Some(gpu) = gpu_or_skip(test) else { return };
     let mut random = random(test);
     let cublas = RealCublas::get().ok();
     let mut cases = 0;
-    for &(ta, tb) in &[(1, 0), (1, 1), (2, 0), (2, 2)] {
+    for &(ta, tb) in &[(1, 0), (1, 1), (2, 0), (2, 2), (0, 0), (0, 1)] {
         // (m, n, k, panel rows, pad, offset, device scalars)
         for (m, n, k, panel_rows, pad, offset, device_scalars) in [
             (127usize, 129usize, 1023usize, 64u64, 3usize, 1usize, false),
@@ -645,7 +646,7 @@ fn gpu_sgemm_tn_and_tt_with_a_transposed_first() {
                 &mut random,
                 &case,
                 if offset == 0 { cublas } else { None },
-                Some(TileChoice::TransposedA { panel_rows }),
+                Some(TileChoice::CopiedA { panel_rows }),
             );
             cases += 1;
         }
@@ -653,7 +654,7 @@ fn gpu_sgemm_tn_and_tt_with_a_transposed_first() {
         for (alpha, beta, nan_c) in [(0.0f32, 0.0f32, true), (0.0, 0.75, false), (1.5, 0.0, true)] {
             let mut case = Case::new(ta, tb, 130, 70, 37);
             (case.alpha, case.beta, case.nan_c, case.device_scalars) = (alpha, beta, nan_c, true);
-            run_case(&gpu, &mut random, &case, None, Some(TileChoice::TransposedA { panel_rows: 64 }));
+            run_case(&gpu, &mut random, &case, None, Some(TileChoice::CopiedA { panel_rows: 64 }));
             cases += 1;
         }
     }
@@ -664,7 +665,7 @@ fn gpu_sgemm_tn_and_tt_with_a_transposed_first() {
     // 4 % of NN's there); before sm_80 (not measured there) nothing does.
     let measured_here = gpu.inner().device.model().compute_capability >= (8, 0);
     let [ta, tb] = [gemm::Transpose::Yes, gemm::Transpose::No];
-    let plan = |m: u64, n: u64, k: u64, tb: gemm::Transpose| planned(&gpu, ta, tb, m, n, k).transposed_a_panel_rows;
+    let plan = |m: u64, n: u64, k: u64, tb: gemm::Transpose| planned(&gpu, ta, tb, m, n, k).copied_a_panel_rows;
     for tb in [tb, gemm::Transpose::Yes] {
         assert_eq!(plan(4096, 4096, 4096, tb), measured_here.then_some(4096), "{tb:?}");
         assert_eq!(plan(8192, 8192, 8192, tb), measured_here.then_some(2048), "{tb:?}");
@@ -672,13 +673,29 @@ fn gpu_sgemm_tn_and_tt_with_a_transposed_first() {
         let copies_at_2048 = measured_here && tb == gemm::Transpose::Yes;
         assert_eq!(plan(2048, 2048, 2048, tb), copies_at_2048.then_some(2048), "{tb:?}");
     }
-    // And the routine on its own, through the C ABI, at a size it copies A^T for.
-    let (m, n, k) = (1024usize, 8192usize, 1024usize);
-    for (ta, tb) in [(1, 0), (1, 1)] {
-        let transb = gemm::Transpose::from_code(tb).unwrap();
-        let taken = plan(m as u64, n as u64, k as u64, transb);
-        say(&format!("{test}: ({ta}, {tb}) {m}x{n}x{k}: A^T panel rows {taken:?}"));
+    // NN and NT: A copied where it takes no float4 (m odd, lda = m) and B
+    // does, at sizes where the copy pays; never where A takes float4s.
+    let untransposed = |m: u64, n: u64, k: u64, tb: gemm::Transpose| {
+        planned(&gpu, gemm::Transpose::No, tb, m, n, k).copied_a_panel_rows
+    };
+    for tb in [gemm::Transpose::No, gemm::Transpose::Yes] {
+        assert_eq!(untransposed(4095, 4096, 4096, tb), measured_here.then_some(4095), "{tb:?}");
+        assert_eq!(untransposed(4096, 4096, 4096, tb), None, "{tb:?}");
+        assert_eq!(untransposed(127, 129, 1023, tb), None, "{tb:?}");
+    }
+    // And the routine on its own, through the C ABI, at sizes it copies op(A) for.
+    for (ta, tb, m, n, k) in [
+        (1, 0, 1024usize, 8192usize, 1024usize),
+        (1, 1, 1024, 8192, 1024),
+        (0, 0, 1023, 8192, 1024),
+        (0, 1, 1023, 8192, 1024),
+    ] {
+        let (transa, transb) = (gemm::Transpose::from_code(ta).unwrap(), gemm::Transpose::from_code(tb).unwrap());
+        let taken = planned(&gpu, transa, transb, m as u64, n as u64, k as u64).copied_a_panel_rows;
+        say(&format!("{test}: ({ta}, {tb}) {m}x{n}x{k}: op(A) panel rows {taken:?}"));
         assert_eq!(taken.is_some(), measured_here, "({ta}, {tb}) {m}x{n}x{k}");
+        // lda = m = 1023 for NN and NT: A takes no float4. (C neither, which
+        // at k = 1024 leaves the _vec kernels to the panels as planned() found.)
         run_case(&gpu, &mut random, &Case::new(ta, tb, m, n, k), cublas, None);
     }
 }
@@ -764,14 +781,14 @@ fn gpu_sgemm_split_tail() {
                 &mut random,
                 &Case::new(ta, tb, 1024, 8488, 256),
                 cublas,
-                Some(TileChoice::TransposedA { panel_rows }),
+                Some(TileChoice::CopiedA { panel_rows }),
             );
             let decision = decision.unwrap();
             say(&format!(
                 "{test}: ({ta}, {tb}) A^T/{panel_rows}: split tail at {:?}",
                 decision.split_tail.map(|t| (t.cut, t.main))
             ));
-            assert_eq!(decision.transposed_a_panel_rows, Some(panel_rows));
+            assert_eq!(decision.copied_a_panel_rows, Some(panel_rows));
             if like_h100 && panel_rows == 1024 {
                 assert_eq!(decision.split_tail.map(|t| (t.cut, t.main)), Some((Cut::Columns, 8448)));
             }
@@ -783,11 +800,11 @@ fn gpu_sgemm_split_tail() {
             &mut random,
             &Case::new(ta, tb, 1024, 8488, 256),
             None,
-            Some(TileChoice::TransposedA { panel_rows: 1024 }),
+            Some(TileChoice::CopiedA { panel_rows: 1024 }),
         );
         let decision = decision.unwrap();
         assert_eq!(
-            (decision.transposed_a_panel_rows, decision.split_tail.map(|t| t.main)),
+            (decision.copied_a_panel_rows, decision.split_tail.map(|t| t.main)),
             (Some(1024), None),
             "only the panel fits"
         );
@@ -923,19 +940,19 @@ fn gpu_sgemm_stream_k() {
     for (ta, tb) in [(1, 0), (1, 1)] {
         let case = Case::new(ta, tb, 1024, 2560, 1024);
         let (_, decision) =
-            run_case_deciding(&gpu, &mut random, &case, cublas, Some(TileChoice::TransposedA { panel_rows: 512 }));
+            run_case_deciding(&gpu, &mut random, &case, cublas, Some(TileChoice::CopiedA { panel_rows: 512 }));
         let decision = decision.unwrap();
         say(&format!("{test}: ({ta}, {tb}) A^T/512: stream-K {:?}", decision.stream_k.map(|s| (s.tiles, s.blocks))));
-        assert_eq!(decision.transposed_a_panel_rows, Some(512));
+        assert_eq!(decision.copied_a_panel_rows, Some(512));
         if like_h100 {
             assert_eq!(decision.stream_k.map(|s| (s.tiles, s.blocks)), Some((40, 132)));
         }
         gpu.inner().set_work_limit(mublas::handle::WORK_FIXED_BYTES as usize + 512 * 1024 * 4);
         let (_, decision) =
-            run_case_deciding(&gpu, &mut random, &case, None, Some(TileChoice::TransposedA { panel_rows: 512 }));
+            run_case_deciding(&gpu, &mut random, &case, None, Some(TileChoice::CopiedA { panel_rows: 512 }));
         let decision = decision.unwrap();
         assert_eq!(
-            (decision.transposed_a_panel_rows, decision.stream_k.is_some()),
+            (decision.copied_a_panel_rows, decision.stream_k.is_some()),
             (Some(512), false),
             "only the panel fits"
         );
@@ -956,9 +973,9 @@ fn gpu_sgemm_without_work_buffer_multiplies_directly_and_unsplit() {
     for (ta, tb) in [(1, 0), (1, 1)] {
         let case = Case::new(ta, tb, 300, 64, 700);
         let (_, decision) =
-            run_case_deciding(&gpu, &mut random, &case, None, Some(TileChoice::TransposedA { panel_rows: 128 }));
+            run_case_deciding(&gpu, &mut random, &case, None, Some(TileChoice::CopiedA { panel_rows: 128 }));
         let decision = decision.unwrap();
-        assert_eq!(decision.transposed_a_panel_rows, None, "({ta}, {tb}): A^T copied past the limit");
+        assert_eq!(decision.copied_a_panel_rows, None, "({ta}, {tb}): A^T copied past the limit");
         assert!(
             decision.kernel.unwrap().name.contains(if tb == 0 { "_tn" } else { "_tt" }),
             "{:?}",
@@ -983,9 +1000,9 @@ fn gpu_sgemm_without_work_buffer_multiplies_directly_and_unsplit() {
         &mut random,
         &Case::new(1, 0, 300, 64, 700),
         None,
-        Some(TileChoice::TransposedA { panel_rows: 128 }),
+        Some(TileChoice::CopiedA { panel_rows: 128 }),
     );
-    assert_eq!(decision.unwrap().transposed_a_panel_rows, Some(128));
+    assert_eq!(decision.unwrap().copied_a_panel_rows, Some(128));
     let (_, decision) =
         run_case_deciding(&gpu, &mut random, &Case::new(0, 0, 64, 64, 16384), None, Some(TileChoice::Auto));
     assert!(decision.unwrap().plan.unwrap().geometry.grid.2 > 1);
@@ -1012,7 +1029,7 @@ fn gpu_sgemm_on_a_created_stream() {
         (Case::new(0, 0, 300, 260, 77), TileChoice::Auto),
         (nan_c, TileChoice::Auto),
         (Case::new(0, 0, 64, 64, 16384), TileChoice::Auto),
-        (Case::new(1, 0, 130, 70, 300), TileChoice::TransposedA { panel_rows: 64 }),
+        (Case::new(1, 0, 130, 70, 300), TileChoice::CopiedA { panel_rows: 64 }),
         (Case::new(0, 0, 600, 300, 64), TileChoice::SplitTail { tile: 3, cut: Cut::Columns, main: 128 }),
         (Case::new(1, 0, 600, 300, 200), TileChoice::StreamK { tiles: 4, blocks: 7 }),
         (device_alpha_zero, TileChoice::Auto),
@@ -1160,7 +1177,7 @@ fn gpu_sgemm_same_bits_on_repeated_calls() {
     for (case, choice) in [
         (Case::new(0, 1, 300, 200, 500), None),
         (Case::new(0, 1, 64, 64, 8192), None),
-        (Case::new(1, 0, 130, 70, 300), Some(TileChoice::TransposedA { panel_rows: 64 })),
+        (Case::new(1, 0, 130, 70, 300), Some(TileChoice::CopiedA { panel_rows: 64 })),
         (Case::new(0, 0, 600, 300, 64), Some(TileChoice::SplitTail { tile: 3, cut: Cut::Columns, main: 128 })),
         (Case::new(1, 0, 600, 300, 200), Some(TileChoice::StreamK { tiles: 4, blocks: 7 })),
     ] {

@@ -191,25 +191,33 @@ static int run_case(const KernelInfo &kinfo, const Case &c) {
     return failures;
 }
 
-// gemm_transpose_a_f32 (routines/gemm/transposed_a.rs): At must be A^T
-// exactly, with nothing written past its rows or k; device alpha = 0 writes
-// nothing. The grid is the host's transpose_geometry.
-static int check_transpose(i64 k, i64 rows, i64 lda, i64 ldt, unsigned ty, bool alpha_zero) {
-    std::vector<float> a(lda * rows + k);
+// gemm_transpose_a_f32 and gemm_copy_a_f32 (routines/gemm/copied_a.rs): At
+// must be A^T (or A) exactly, with nothing written past its rows or k;
+// device alpha = 0 writes nothing. The grid is the host's
+// transpose_geometry, or `grid_y` rows of blocks along k when given (the
+// kernels' stride past 65535).
+static int check_copy(bool transposed, i64 k, i64 rows, i64 lda, i64 ldt, bool alpha_zero, unsigned grid_y = 0) {
+    std::vector<float> a(transposed ? lda * rows + k : lda * k + rows);
     for (auto &x : a) x = random_value();
     const i64 guard = 64;
     std::vector<float> at(ldt * k + 2 * guard, NAN);
     float *At = at.data() + guard;
     const float alpha = alpha_zero ? 0.0f : 1.0f;
-    const uint3 grid{static_cast<unsigned>((rows + 63) / 64), static_cast<unsigned>(std::min<i64>((k + 31) / 32, 65535)), 1};
-    emu::launch(grid, uint3{32, ty, 1}, [&] { gemm_transpose_a_f32(k, rows, 0.0f, &alpha, a.data(), lda, At, ldt); });
+    const unsigned gy = grid_y ? grid_y : static_cast<unsigned>(std::min<i64>((k + 31) / 32, 65535));
+    const uint3 grid{static_cast<unsigned>((rows + 63) / 64), gy, 1};
+    const char *name = transposed ? "gemm_transpose_a_f32" : "gemm_copy_a_f32";
+    emu::launch(grid, uint3{32, 8, 1}, [&] {
+        if (transposed) gemm_transpose_a_f32(k, rows, 0.0f, &alpha, a.data(), lda, At, ldt);
+        else gemm_copy_a_f32(k, rows, 0.0f, &alpha, a.data(), lda, At, ldt);
+    });
     int failures = 0;
     for (i64 i = 0; i < static_cast<i64>(at.size()); ++i) {
         const i64 j = i - guard, kk = j / ldt, r = j % ldt;
         const bool inside = j >= 0 && kk < k && r < rows && !alpha_zero;
-        const bool ok = inside ? at[i] == a[r * lda + kk] : std::isnan(at[i]);
+        const float want = inside ? (transposed ? a[r * lda + kk] : a[kk * lda + r]) : NAN;
+        const bool ok = inside ? at[i] == want : std::isnan(at[i]);
         if (!ok && failures++ < 3)
-            std::printf("FAIL gemm_transpose_a_f32 k=%lld rows=%lld lda=%lld ldt=%lld ty=%u alpha0=%d at float %lld\n", k, rows, lda, ldt, ty,
+            std::printf("FAIL %s k=%lld rows=%lld lda=%lld ldt=%lld grid.y=%u alpha0=%d at float %lld\n", name, k, rows, lda, ldt, gy,
                         alpha_zero, j);
     }
     return failures;
@@ -375,16 +383,19 @@ int main(int argc, char **argv) {
             failed += run_case(kinfo, c) ? 1 : 0;
         }
     }
-    if (std::strstr("gemm_transpose_a_f32", only)) {
-        // Edges on both sides, padded leading dimensions; the kernel's fixed 32 × 8 block.
-        for (auto [k, rows, lda, ldt] : {std::array<i64, 4>{1, 1, 1, 4}, {33, 70, 35, 72}, {64, 64, 64, 64}, {100, 31, 101, 32}, {7, 129, 9, 132}}) {
-            for (unsigned ty : {8u}) {
-                ++cases;
-                failed += check_transpose(k, rows, lda, ldt, ty, false) ? 1 : 0;
-            }
+    for (bool transposed : {true, false}) {
+        if (!std::strstr(transposed ? "gemm_transpose_a_f32" : "gemm_copy_a_f32", only)) continue;
+        // Edges on both sides, padded leading dimensions (lda is A's: along k
+        // for A^T, along the rows for A); the kernels' fixed 32 × 8 block.
+        for (auto [k, rows, lda, ldt] : {std::array<i64, 4>{1, 1, 1, 4}, {33, 70, 35, 72}, {64, 64, 64, 64}, {100, 31, 101, 32}, {7, 129, 9, 132}, {37, 127, 131, 128}}) {
+            const i64 a_ld = transposed ? std::max(lda, k) : std::max(lda, rows);
+            ++cases;
+            failed += check_copy(transposed, k, rows, a_ld, ldt, false) ? 1 : 0;
         }
         ++cases;
-        failed += check_transpose(33, 70, 35, 72, 8, true) ? 1 : 0;
+        failed += check_copy(transposed, 33, 70, transposed ? 35 : 71, 72, true) ? 1 : 0;
+        ++cases;
+        failed += check_copy(transposed, 200, 65, transposed ? 201 : 67, 68, false, 2) ? 1 : 0;
     }
     for (const auto &sk : SKINNY) {
         if (!std::strstr(sk.name, only)) continue;

@@ -603,11 +603,11 @@ fn direct_kernel(
 }
 
 /// `mublas bench sgemm-transposed`: TN and TT each way in one run, to fit
-/// `routines::gemm::transposed_a`'s constants: as called (the rule's choice,
+/// `routines::gemm::copied_a`'s constants: as called (the rule's choice,
 /// against cuBLAS), directly on the rule's tile, with A^T copied first (forced,
 /// the rule's panels), and NN or NT, the same multiply without the copy. The
 /// copy's cost is A^T's time over NN's or NT's; the direct kernels' loss,
-/// their time over NN's or NT's (TT: `transposed_a::TT_OVER_NT`).
+/// their time over NN's or NT's (TT: `copied_a::TT_OVER_NT`).
 fn sgemm_transposed(table: &TableRun, random: &mut Random) -> Result<(), String> {
     let TableRun { h, handle, timer, quick, reps, .. } = *table;
     use mublas::routines::gemm::{self, TileChoice, Transpose};
@@ -649,8 +649,8 @@ fn sgemm_transposed(table: &TableRun, random: &mut Random) -> Result<(), String>
                 if tb == 0 { "NN" } else { "NT" },
                 direct_us / untransposed_us
             );
-            if let Some(panel_rows) = gemm::transposed_a_panel_rows(m as u64, k as u64) {
-                let copied_us = timed(TileChoice::TransposedA { panel_rows }, 1, random)?;
+            if let Some(panel_rows) = gemm::copied_a_panel_rows(m as u64, k as u64) {
+                let copied_us = timed(TileChoice::CopiedA { panel_rows }, 1, random)?;
                 let copy_us = copied_us - untransposed_us;
                 let _ = write!(
                     line,

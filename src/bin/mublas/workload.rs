@@ -479,9 +479,11 @@ impl Workload {
             (spec, plan, problem) = (route_spec, route_plan, route_problem);
             label += &format!(" {route}");
         }
-        if let Some(rows) = call.transposed_a_panel_rows {
-            // The kernel is the NN or NT one, run on A^T copied in panels of `rows`.
-            label += &if rows >= m as u64 { " A^T".to_string() } else { format!(" A^T/{rows}") };
+        if let Some(rows) = call.copied_a_panel_rows {
+            // The kernel is the NN or NT one, run on op(A) copied in panels of
+            // `rows`: A^T for TN and TT, A onto float4s ("A4") for NN and NT.
+            let copied = if ta == Transpose::No { "A4" } else { "A^T" };
+            label += &if rows >= m as u64 { format!(" {copied}") } else { format!(" {copied}/{rows}") };
         }
         if let Some(tail) = call.split_tail {
             // C's first `main` columns (n) or rows (m) unsplit, the rest split along k (gemm/split_tail.rs).
@@ -524,7 +526,7 @@ impl Workload {
                     )
                 },
                 TileChoice::Tile(_)
-                | TileChoice::TransposedA { .. }
+                | TileChoice::CopiedA { .. }
                 | TileChoice::SplitTail { .. }
                 | TileChoice::StreamK { .. } => {
                     // SAFETY: a live handle from mublasCreate is a Handle (as MublasSession::handle).

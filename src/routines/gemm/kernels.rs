@@ -251,10 +251,17 @@ pub fn reduce_spec(device: &DeviceModel, m: u64, n: u64, splits: u32) -> &'stati
     if splits <= REDUCE4_MAX_SPLITS && m.div_ceil(4) * n >= half_resident { &SPLITK_REDUCE4 } else { &SPLITK_REDUCE }
 }
 
-/// A^T copied into the work buffer ([`transposed_a`](super::transposed_a)): problem (rows, 0, k).
+/// A^T copied into the work buffer ([`copied_a`](super::copied_a)): problem (rows, 0, k).
 pub static TRANSPOSE_A: KernelSpec =
     KernelSpec { name: TRANSPOSE_A_NAME, space: TRANSPOSE_SPACE, geometry: transpose_geometry };
 const TRANSPOSE_A_NAME: &str = "gemm_transpose_a_f32";
+/// A copied as it is to a leading dimension of float4s ([`copied_a`](super::copied_a)): as [`TRANSPOSE_A`].
+pub static COPY_A: KernelSpec = KernelSpec { name: COPY_A_NAME, space: TRANSPOSE_SPACE, geometry: transpose_geometry };
+const COPY_A_NAME: &str = "gemm_copy_a_f32";
+/// The copies of A: op(A) as an untransposed A in the work buffer, for NN/NT (ta N) or TN/TT.
+pub fn copy_a_spec(ta: Transpose) -> &'static KernelSpec {
+    if ta == Transpose::No { &COPY_A } else { &TRANSPOSE_A }
+}
 /// A fixed block of 32 × 8 threads (kernels/gemm.cu: each thread has 8 loads in flight).
 const TRANSPOSE_SPACE: LaunchSpace =
     LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 32, ty_min: 8, ty_max: 8, splits: &[1] };
@@ -333,7 +340,7 @@ const SKINNY_M_SPACE: LaunchSpace =
     LaunchSpace { tx_step: 32, tx_min: 32, tx_max: 32, ty_min: 8, ty_max: 8, splits: SKINNY_SPLITS };
 
 pub const KERNEL_NAMES: &[&str] = &{
-    let mut names = [""; TILES.len() * 8 + 4 + STREAM_K_NAMES.len() + SKINNY_NAMES.len()];
+    let mut names = [""; TILES.len() * 8 + 5 + STREAM_K_NAMES.len() + SKINNY_NAMES.len()];
     let mut i = 0;
     while i < TILES.len() * 8 {
         names[i] = TILE_KERNEL_NAMES[i / 8][i % 8];
@@ -343,14 +350,15 @@ pub const KERNEL_NAMES: &[&str] = &{
     names[i + 1] = SPLITK_REDUCE_NAME;
     names[i + 2] = TRANSPOSE_A_NAME;
     names[i + 3] = SPLITK_REDUCE4_NAME;
+    names[i + 4] = COPY_A_NAME;
     let mut j = 0;
     while j < STREAM_K_NAMES.len() {
-        names[i + 4 + j] = STREAM_K_NAMES[j];
+        names[i + 5 + j] = STREAM_K_NAMES[j];
         j += 1;
     }
     let mut s = 0;
     while s < SKINNY_NAMES.len() {
-        names[i + 4 + j + s] = SKINNY_NAMES[s];
+        names[i + 5 + j + s] = SKINNY_NAMES[s];
         s += 1;
     }
     names
@@ -497,7 +505,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(KERNEL_NAMES.len(), TILES.len() * 8 + 4 + STREAM_K_KERNELS.len() + 16);
+        assert_eq!(KERNEL_NAMES.len(), TILES.len() * 8 + 5 + STREAM_K_KERNELS.len() + 16);
         for (nb, row) in SKINNY_KERNELS.iter().enumerate() {
             for (i, spec) in row.iter().enumerate() {
                 let name = format!("gemm_f32_skinny_{}{}{}", ['k', 'm'][i / 2], 4 << nb, ["", "_vec"][i % 2]);
@@ -507,7 +515,7 @@ mod tests {
             }
         }
         assert!(
-            [&SCALE, &SPLITK_REDUCE, &SPLITK_REDUCE4, &TRANSPOSE_A]
+            [&SCALE, &SPLITK_REDUCE, &SPLITK_REDUCE4, &TRANSPOSE_A, &COPY_A]
                 .iter()
                 .all(|spec| KERNEL_NAMES.contains(&spec.name))
         );

@@ -5,7 +5,7 @@
 //! SGEMV routine for one column or row of C (below), the skinny kernels for
 //! 2 to 32 ([`skinny`]), and otherwise a tile kernel ([`kernels`]):
 //! [`tile_choice`] picks its tile and split of k, [`plan`] whether TN and TT
-//! copy A^T first ([`transposed_a`]) and whether the last round of blocks is
+//! copy op(A) first ([`copied_a`]) and whether the last round of blocks is
 //! split off ([`split_tail`]) or shared ([`stream_k`]), and `launch` queues
 //! the kernels.
 //!
@@ -26,6 +26,7 @@
 //! which sums the partial C tiles from the work buffer in a fixed order and
 //! applies alpha and beta.
 
+pub mod copied_a;
 pub mod kernels;
 mod launch;
 pub mod plan;
@@ -33,8 +34,8 @@ pub mod skinny;
 pub mod split_tail;
 pub mod stream_k;
 pub mod tile_choice;
-pub mod transposed_a;
 
+pub use copied_a::{copied_a_ld, copied_a_panel_rows, copied_a_pays, panels};
 pub use kernels::*;
 pub use plan::*;
 pub use skinny::{Skinny, as_skinny, skinny_geometry, skinny_plan, skinny_split};
@@ -43,10 +44,9 @@ pub use split_tail::{
 };
 pub use stream_k::{StreamK, stream_k_choice, stream_k_replaces_split};
 pub use tile_choice::*;
-pub use transposed_a::{panels, transposed_a_ld, transposed_a_panel_rows, transposed_a_pays};
 
+use copied_a::{panel_operands, panel_plan};
 use launch::{Operands, Partials, launch_multiply, launch_skinny, launch_stream_k, launch_with_tail};
-use transposed_a::{panel_operands, panel_plan};
 
 use super::Scalar;
 use crate::handle::Handle;
@@ -193,11 +193,11 @@ pub fn as_gemv(
 #[derive(Clone, Copy, Debug)]
 pub struct GemmDecision {
     pub path: GemmPath,
-    /// The tile kernel and its plan (Multiply only; with A^T copied, the first panel's).
+    /// The tile kernel and its plan (Multiply only; with op(A) copied, the first panel's).
     pub kernel: Option<&'static KernelSpec>,
     pub plan: Option<LaunchPlan>,
-    /// Rows per panel when A^T was copied first ([`transposed_a`]).
-    pub transposed_a_panel_rows: Option<u64>,
+    /// Rows per panel when op(A) was copied first ([`copied_a`]).
+    pub copied_a_panel_rows: Option<u64>,
     /// With a split tail ([`split_tail`]), its cut and what ran the rest.
     pub split_tail: Option<SplitTail>,
     /// With stream-K ([`stream_k`]), as it ran.
@@ -242,8 +242,8 @@ impl GemmDecision {
         if let (Some(kernel), Some(plan)) = (self.kernel, self.plan) {
             line += &format!(" {} grid {:?}", kernel.name, plan.geometry.grid);
         }
-        if let Some(rows) = self.transposed_a_panel_rows {
-            line += &format!(", A^T in panels of {rows} rows");
+        if let Some(rows) = self.copied_a_panel_rows {
+            line += &format!(", op(A) copied in panels of {rows} rows");
         }
         if let Some(t) = self.split_tail {
             line += &format!(
@@ -284,7 +284,7 @@ pub fn sgemm_with(
         path,
         kernel: None,
         plan: None,
-        transposed_a_panel_rows: None,
+        copied_a_panel_rows: None,
         split_tail: None,
         stream_k: None,
         as_gemv: None,
@@ -331,28 +331,28 @@ pub fn sgemm_with(
         return Ok(decision);
     }
 
-    let MultiplyPlan { kernel: mut spec, mut plan, transposed_a_panel_rows, mut split_tail, first_panel, mut stream_k } =
+    let MultiplyPlan { kernel: mut spec, mut plan, copied_a_panel_rows, mut split_tail, first_panel, mut stream_k } =
         plan_call(handle, ta, tb, um, un, uk, a, lda, b, ldb, c, ldc, choice)?;
     let (alpha_value, alpha_address) = alpha.kernel_args();
     let scalars = [alpha_value, alpha_address, beta_value, beta_address];
-    // The panel of A^T, then room for the panels' split tails' partial sums.
+    // The panel of op(A), then room for the panels' split tails' partial sums.
     // Panels have at most two heights (the last may be shorter): their plans,
     // once (the work buffer's address, 256-byte aligned, does not change them);
     // plan_call has made the first panel's.
-    let panel_bytes = transposed_a_panel_rows.map_or(0, |rows| (transposed_a_ld(rows) * uk * 4).next_multiple_of(256));
+    let panel_bytes = copied_a_panel_rows.map_or(0, |rows| (copied_a_ld(rows) * uk * 4).next_multiple_of(256));
     let mut panel_plans = Vec::with_capacity(2);
-    if let (Some(panel_rows), Some(first)) = (transposed_a_panel_rows, first_panel) {
+    if let (Some(panel_rows), Some(first)) = (copied_a_panel_rows, first_panel) {
         panel_plans.push(first);
         if let Some((_, rows)) = panels(um, panel_rows).last().filter(|&(_, rows)| rows != first.rows) {
             panel_plans.push(panel_plan(handle, tb, rows, un, uk, 256, b, ldb, (c, ldc))?);
         }
     }
     let tail_bytes = panel_plans.iter().map(|p| p.after_panel_bytes(un)).max().unwrap_or(0);
-    // Without the work buffer for A^T (its limit, or no memory to grow it):
+    // Without the work buffer for op(A) (its limit, or no memory to grow it):
     // panels without split tails or stream-K, or else the direct plan.
     let mut panel_tails = true;
     let mut copy_area = None;
-    if transposed_a_panel_rows.is_some() {
+    if copied_a_panel_rows.is_some() {
         for (bytes, tails) in [(panel_bytes + tail_bytes, true), (panel_bytes, false)] {
             match handle.work_area(bytes) {
                 Ok(work) => {
@@ -360,7 +360,7 @@ pub fn sgemm_with(
                     break;
                 }
                 Err(Error::AllocFailed(why)) => log::info!(
-                    "SGEMM: no {bytes} bytes of work buffer for A^T{} ({why})",
+                    "SGEMM: no {bytes} bytes of work buffer for op(A){} ({why})",
                     if tails { " and split tails" } else { "" }
                 ),
                 Err(e) => return Err(e),
@@ -370,7 +370,7 @@ pub fn sgemm_with(
             }
         }
         if copy_area.is_none() {
-            log::info!("SGEMM: multiplying without copying A^T");
+            log::info!("SGEMM: multiplying without copying op(A)");
             (spec, plan) = plan_multiply(
                 handle,
                 ta,
@@ -385,9 +385,10 @@ pub fn sgemm_with(
         }
     }
     (decision.kernel, decision.plan) = (Some(spec), Some(plan));
-    if let (Some(work), Some(panel_rows)) = (copy_area, transposed_a_panel_rows) {
-        decision.transposed_a_panel_rows = Some(panel_rows);
-        let transpose = device.kernel(TRANSPOSE_A.name)?;
+    if let (Some(work), Some(panel_rows)) = (copy_area, copied_a_panel_rows) {
+        decision.copied_a_panel_rows = Some(panel_rows);
+        let copy_spec = copy_a_spec(ta);
+        let copy = device.kernel(copy_spec.name)?;
         for (first, rows) in panels(um, panel_rows) {
             let panel = panel_plans
                 .iter()
@@ -397,12 +398,13 @@ pub fn sgemm_with(
             let (panel_spec, panel_plan, panel_tail) =
                 if panel_tails { panel.tailed } else { (panel.whole.0, panel.whole.1, None) };
             let panel_stream_k = panel.stream_k.filter(|_| panel_tails);
-            let copy_plan = device.tuner.plan(&TRANSPOSE_A, &transpose.model, &Problem { m: rows, n: 0, k: uk });
-            let ldt = transposed_a_ld(rows) as i64;
-            // SAFETY: columns first … first + rows of A (k × m, lda) lie within
-            // A; the work area's scratch holds ldt · k floats of the panel.
+            let copy_plan = device.tuner.plan(copy_spec, &copy.model, &Problem { m: rows, n: 0, k: uk });
+            let ldt = copied_a_ld(rows) as i64;
+            // SAFETY: rows first … first + rows of op(A) lie within A: its
+            // columns (TN, TT: A is k × m, lda) or its rows (NN, NT: m × k);
+            // the work area's scratch holds ldt · k floats of the panel.
             unsafe {
-                transpose.launch(
+                copy.launch(
                     handle.stream(),
                     &copy_plan.geometry,
                     &copy_plan.shape,
@@ -411,7 +413,7 @@ pub fn sgemm_with(
                         I64(rows as i64),
                         alpha_value,
                         alpha_address,
-                        Ptr(a + first * lda as u64 * 4),
+                        Ptr(split_tail::rows_of_a(ta, a, lda, first)),
                         I64(lda),
                         Ptr(work.scratch()),
                         I64(ldt),

@@ -1,12 +1,12 @@
-//! The plan of a whole multiply: the tile, then A^T, a split tail or stream-K.
+//! The plan of a whole multiply: the tile, then op(A) copied first, a split tail or stream-K.
 
 use super::Transpose;
+use super::copied_a::{PanelPlan, copied_a_choice, panel_plan};
 use super::kernels::{TILE_KERNELS, TILES, kernel_index, pair_index};
 use super::launch::Operands;
 use super::split_tail::{Cut, Product, SplitTail, split_tail_on, split_tail_rule};
 use super::stream_k::{StreamK, stream_k_may_replace_split, stream_k_plan, stream_k_replaces_split};
 use super::tile_choice::{choose_tile, split_worthwhile, tile_plan};
-use super::transposed_a::{PanelPlan, panel_plan, transposed_a_choice};
 use crate::handle::Handle;
 use crate::status::Result;
 use crate::tuner::{KernelSpec, LaunchPlan, LaunchShape, Problem};
@@ -17,9 +17,10 @@ pub enum TileChoice {
     Auto,
     /// This tile; the split still comes from the tuner (force it with `tuner.forced()`).
     Tile(usize),
-    /// TN and TT: A^T copied in panels of this many rows ([`transposed_a`](super::transposed_a)), each
-    /// multiplied unsplit on the tile the rule chooses; other pairs as `Auto`.
-    TransposedA {
+    /// op(A) copied in panels of this many rows ([`copied_a`](super::copied_a)): A^T for TN
+    /// and TT, A onto a leading dimension of float4s for NN and NT; each
+    /// multiplied unsplit on the tile the rule chooses.
+    CopiedA {
         panel_rows: u64,
     },
     /// A split tail ([`split_tail`](super::split_tail)): C's first `main` columns or rows (by
@@ -74,7 +75,7 @@ pub fn plan_multiply(
     let tile = match choice {
         TileChoice::Tile(tile) | TileChoice::SplitTail { tile, .. } => tile.min(TILES.len() - 1),
         TileChoice::StreamK { .. } => 0,
-        TileChoice::Auto | TileChoice::TransposedA { .. } => {
+        TileChoice::Auto | TileChoice::CopiedA { .. } => {
             let plans = (0..TILES.len()).map(plan_of).collect::<Result<Vec<_>>>()?;
             let tile = choose_tile(device.model(), pair, &plans, m, n, k);
             return Ok((&TILE_KERNELS[tile][index], plans[tile]));
@@ -100,20 +101,20 @@ pub(super) fn unsplit(handle: &Handle, spec: &KernelSpec, plan: &LaunchPlan, m: 
     ))
 }
 
-/// What a multiply runs: a tile kernel and its plan, after A^T is copied
-/// in panels of `transposed_a_panel_rows` rows when that is set (the kernel
+/// What a multiply runs: a tile kernel and its plan, after op(A) is copied
+/// in panels of `copied_a_panel_rows` rows when that is set (the kernel
 /// and plan are then the first panel's).
 #[derive(Clone, Copy, Debug)]
 pub struct MultiplyPlan {
     pub kernel: &'static KernelSpec,
     pub plan: LaunchPlan,
-    pub transposed_a_panel_rows: Option<u64>,
+    pub copied_a_panel_rows: Option<u64>,
     /// With a split tail, `kernel` and `plan` are the main part's.
     pub split_tail: Option<SplitTail>,
-    /// With A^T copied: the first panel's plans, which [`sgemm_with`] runs
+    /// With op(A) copied: the first panel's plans, which [`sgemm_with`] runs
     /// rather than plan them again.
     pub(crate) first_panel: Option<PanelPlan>,
-    /// Stream-K over `plan` (not with a split tail; with A^T copied, the
+    /// Stream-K over `plan` (not with a split tail; with op(A) copied, the
     /// first panel's).
     pub stream_k: Option<StreamK>,
 }
@@ -137,15 +138,17 @@ pub fn plan_call(
     choice: TileChoice,
 ) -> Result<MultiplyPlan> {
     let x = Operands { ta, a, lda, tb, b, ldb, c, ldc };
-    let (kernel, plan) = plan_multiply(handle, ta, tb, m, n, k, x.runs_vec_kernels(m, n, k), choice)?;
-    if let Some(panel_rows) = transposed_a_choice(handle, ta, tb, m, n, k, b, ldb, (c, ldc), (kernel, &plan), choice)? {
+    let vec = x.runs_vec_kernels(m, n, k);
+    let (kernel, plan) = plan_multiply(handle, ta, tb, m, n, k, vec, choice)?;
+    if let Some(panel_rows) = copied_a_choice(handle, ta, tb, m, n, k, b, ldb, (c, ldc), (kernel, &plan, vec), choice)?
+    {
         let first_panel = panel_plan(handle, tb, panel_rows.min(m), n, k, 256, b, ldb, (c, ldc))?;
         let (kernel, plan, split_tail) = first_panel.tailed;
         let stream_k = first_panel.stream_k;
         return Ok(MultiplyPlan {
             kernel,
             plan,
-            transposed_a_panel_rows: Some(panel_rows),
+            copied_a_panel_rows: Some(panel_rows),
             split_tail,
             first_panel: Some(first_panel),
             stream_k,
@@ -182,5 +185,5 @@ pub fn plan_call(
     } else {
         None
     };
-    Ok(MultiplyPlan { kernel, plan, transposed_a_panel_rows: None, split_tail, first_panel: None, stream_k })
+    Ok(MultiplyPlan { kernel, plan, copied_a_panel_rows: None, split_tail, first_panel: None, stream_k })
 }

@@ -97,26 +97,41 @@ pub(super) fn decide(m: u64, n: u64, k: u64) -> (usize, u32, u64) {
     decide_pair(0, m, n, k)
 }
 
-/// transposed_a_choice's rule without a GPU: the panel rows when copying A^T pays.
-pub(super) fn decide_transposed_a(pair: usize, m: u64, n: u64, k: u64) -> Option<u64> {
+/// copied_a_choice's rule without a GPU: the panel rows when copying op(A)
+/// pays, every plan with float4 operands.
+pub(super) fn decide_copied_a(pair: usize, m: u64, n: u64, k: u64) -> Option<u64> {
+    decide_copied_a_vec(pair, m, n, k, true, true)
+}
+
+/// The same, the direct plan's and the panels' `_vec` kernels as given.
+pub(super) fn decide_copied_a_vec(
+    pair: usize,
+    m: u64,
+    n: u64,
+    k: u64,
+    direct_vec: bool,
+    panel_vec: bool,
+) -> Option<u64> {
     let tuner = tuner();
     let device = tuner.device().clone();
     let direct = decide_pair(pair, m, n, k).0;
     let direct_plan = pair_tile_plan(&tuner, direct, pair, m, n, k);
-    let panel_rows = transposed_a_panel_rows(m, k)?;
-    let untransposed = pair - 2;
+    let panel_rows = copied_a_panel_rows(m, k)?;
+    let untransposed = pair % 2;
     let panel_plan = |rows: u64| {
         let tile = decide_pair(untransposed, rows, n, k).0;
         (
             tile,
             tuner.plan(
-                &TILE_KERNELS[tile][untransposed * 2],
+                &TILE_KERNELS[tile][untransposed * 2 + panel_vec as usize],
                 &pair_model(tile, untransposed),
                 &Problem { m: rows, n, k: 0 },
             ),
+            panel_vec,
         )
     };
-    transposed_a_pays(&device, pair, (direct, &direct_plan), m, n, k, panel_rows, panel_plan).then_some(panel_rows)
+    copied_a_pays(&device, pair, (direct, &direct_plan, direct_vec), m, n, k, panel_rows, panel_plan)
+        .then_some(panel_rows)
 }
 
 /// split_tail_rule without a GPU: (main tile, cut, main length) when a split tail pays.

@@ -146,7 +146,12 @@ fn decisions_table() {
     ] {
         for (pair, name) in ["NN", "NT", "TN", "TT"].iter().enumerate() {
             let (tile, split, blocks) = decide_pair(pair, m, n, k);
-            let transposed = if pair >= 2 { decide_transposed_a(pair, m, n, k) } else { None };
+            // NN and NT copy A only where it takes no float4 (and the copy would).
+            let copied = if pair >= 2 {
+                decide_copied_a(pair, m, n, k)
+            } else {
+                decide_copied_a_vec(pair, m, n, k, false, true)
+            };
             let tail = decide_split_tail(pair, m, n, k)
                 .map(|(tile, cut, main)| format!("{} over the first {main} {cut:?}", TILES[tile].name));
             let tuner = tuner();
@@ -166,7 +171,7 @@ fn decisions_table() {
                 None
             };
             println!(
-                "{name} ({m}, {n}, {k}): {} split {split}, {blocks} blocks, A^T copied: {transposed:?}, split tail: {tail:?}, stream-K of the direct plan: {stream_k:?}",
+                "{name} ({m}, {n}, {k}): {} split {split}, {blocks} blocks, op(A) copied (NN, NT: if A took no float4): {copied:?}, split tail: {tail:?}, stream-K of the direct plan: {stream_k:?}",
                 TILES[tile].name
             );
         }
@@ -180,11 +185,11 @@ fn decision_summary_says_what_ran() {
         path: GemmPath::Multiply,
         kernel: None,
         plan: None,
-        transposed_a_panel_rows: Some(2048),
+        copied_a_panel_rows: Some(2048),
         split_tail: None,
         stream_k: None,
         as_gemv: Some(gemv),
         skinny: None,
     };
-    assert_eq!(decision.summary(), "Multiply as SGEMV T 4096x8, A^T in panels of 2048 rows");
+    assert_eq!(decision.summary(), "Multiply as SGEMV T 4096x8, op(A) copied in panels of 2048 rows");
 }

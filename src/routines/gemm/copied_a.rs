@@ -1,4 +1,4 @@
-//! TN and TT through a copy of A^T.
+//! op(A) copied first: A^T for TN and TT, A on an aligned leading dimension for NN and NT.
 //!
 //! TN and TT copy A along k, 4 bytes at a time (TN's B also goes through a
 //! staged transpose), and run 3–5 % (TN) and 7–10 % (TT) slower than NN and
@@ -9,10 +9,17 @@
 //! C when A^T is larger than [`PANEL_BYTES_MAX`], each panel
 //! copied, then multiplied. Every output is the same sum in the same order as
 //! the NN or NT kernel's on an explicitly transposed A. Panels run unsplit
-//! (the work buffer holds the panel). [`transposed_a_pays`] decides, by
+//! (the work buffer holds the panel). [`copied_a_pays`] decides, by
 //! [`estimated_time`] and this module's measured constants: on the
 //! H100 for squares TT from n = 2048 and TN from 3000 (`decisions_table` in
 //! the tests).
+//!
+//! NN and NT whose A takes no float4 (m or lda not a multiple of 4, or A off
+//! 16 bytes: an odd m with lda = m) run the tile kernels that copy A four
+//! bytes at a time. With B in float4s, the same panels of A copied as they
+//! are (`gemm_copy_a_f32`) onto a leading dimension of whole float4s let the
+//! `_vec` kernels multiply them; [`copied_a_pays`] weighs the copy against
+//! [`NON_VEC_OVER_VEC`].
 
 use super::Transpose;
 use super::kernels::{TILES, pair_index};
@@ -25,7 +32,7 @@ use crate::handle::Handle;
 use crate::status::Result;
 use crate::tuner::{DeviceModel, KernelSpec, LaunchPlan};
 
-/// A panel of A^T takes at most this much of the work buffer (as split-K's partial sums).
+/// A panel of op(A) takes at most this much of the work buffer (as split-K's partial sums).
 pub const PANEL_BYTES_MAX: u64 = MAX_PARTIAL_BYTES;
 /// Panels are whole multiples of the largest tile's rows, so that only the last has an edge.
 pub const PANEL_ROW_GRANULE: u64 = 256;
@@ -38,6 +45,15 @@ pub const PANEL_ROWS_MAX: u64 = 65535 * 32 / PANEL_ROW_GRANULE * PANEL_ROW_GRANU
 /// ((4096, 4096, 256) 1.021, (512, 8192, 1024) 1.022), which the
 /// 256×128 tile's efficiencies carry (1.09 / 1.05).
 pub const TT_OVER_NT: f64 = 1.075;
+/// µs of a multiply on the tile kernels without float4 operands over the
+/// `_vec` kernels' for the same tile, where the rule weighs a copy that turns
+/// one into the other. Not yet measured as such (no GPU was lent the session
+/// that wrote it): in a survey of 234 odd shapes on an H200 (kernel time
+/// against cuBLAS, `scripts/sgemm-odd-shapes.txt`), those of k ≥ 2048 whose A
+/// or B took no float4 ran at 0.93–0.95 × cuBLAS's speed by geometric mean,
+/// those with all three in float4s at 1.03, while cuBLAS's own TFLOP/s moved
+/// little between them. `scripts/sgemm-ld-padded.txt` measures it directly.
+pub const NON_VEC_OVER_VEC: f64 = 1.08;
 /// A copy's fixed µs: its launch in the stream between two multiplies and
 /// the ramp of a short grid. The small copies of the same runs took
 /// 6.6–9.9 µs for 4 MiB of A read and written ((512, 8192, 1024)) and
@@ -52,18 +68,23 @@ pub const LAUNCH_US: f64 = 6.0;
 /// 10⁶, 8192: 1.6–2.1 × 10⁶), which their gain dwarfs.
 pub const BYTES_PER_US: f64 = 2.5e6;
 
-/// Floats between consecutive columns (k) of a panel of A^T: its rows rounded up to 4.
-pub fn transposed_a_ld(rows: u64) -> u64 {
+/// µs of reading and writing m × k floats of A beyond the copies' launches ([`BYTES_PER_US`]).
+fn copy_us(m: u64, k: u64) -> f64 {
+    8.0 * m as f64 * k as f64 / BYTES_PER_US
+}
+
+/// Floats between consecutive columns (k) of a panel of op(A) copied: its rows rounded up to 4.
+pub fn copied_a_ld(rows: u64) -> u64 {
     rows.div_ceil(4) * 4
 }
 
-/// Rows of op(A) per panel when A^T is copied: all m when they fit in
+/// Rows of op(A) per panel when op(A) is copied: all m when they fit in
 /// [`PANEL_BYTES_MAX`], else the fewest panels of equal whole
 /// [`PANEL_ROW_GRANULE`]s that do (the last one shorter). None
 /// when not even one granule fits (k > 65536).
-pub fn transposed_a_panel_rows(m: u64, k: u64) -> Option<u64> {
+pub fn copied_a_panel_rows(m: u64, k: u64) -> Option<u64> {
     let column_bytes = k.max(1) * 4;
-    if m <= PANEL_ROWS_MAX && transposed_a_ld(m) * column_bytes <= PANEL_BYTES_MAX {
+    if m <= PANEL_ROWS_MAX && copied_a_ld(m) * column_bytes <= PANEL_BYTES_MAX {
         return Some(m.max(1));
     }
     let most = (PANEL_BYTES_MAX / column_bytes).min(PANEL_ROWS_MAX) / PANEL_ROW_GRANULE * PANEL_ROW_GRANULE;
@@ -78,44 +99,51 @@ pub fn panels(m: u64, panel_rows: u64) -> impl Iterator<Item = (u64, u64)> {
     (0..m).step_by(panel_rows.max(1) as usize).map(move |first| (first, panel_rows.min(m - first)))
 }
 
-/// Whether copying A^T pays for a TN or TT multiply (`pair` 2 or 3): the
-/// direct plan's [`estimated_time`] against the panels' copies and
-/// multiplies. `panel_plan(rows)` gives the tile and unsplit plan of the NN
-/// or NT kernel for a panel (the work buffer holds the panel, not partial
-/// sums). The NN plans are timed as NN, by each tile's own NN efficiency
-/// (the 64×64 tile of 128 threads runs TN far slower than NN at long k, see
-/// [`Tile::efficiency_at`](super::Tile::efficiency_at)); the NT plans by TT's model divided by the
-/// measured [`TT_OVER_NT`], since the tiles' TT efficiencies were
-/// not measured against NT. Only where that was measured: GPUs that run the
-/// asynchronous-copy tiles (sm_80 on).
+/// Whether copying op(A) pays ([module docs](self)): the direct plan's
+/// [`estimated_time`] against the panels' copies and multiplies. `direct`:
+/// the direct plan's tile, plan and whether it runs the `_vec` kernels;
+/// `panel_plan(rows)` the same of the NN or NT kernel for a panel (unsplit:
+/// the work buffer holds the panel, not partial sums). A plan without float4
+/// operands counts [`NON_VEC_OVER_VEC`] times its model's time. TN's panels
+/// are timed as NN, by each tile's own NN efficiency (the 64×64 tile of 128
+/// threads runs TN far slower than NN at long k, see
+/// [`Tile::efficiency_at`](super::Tile::efficiency_at)); TT's by TT's model
+/// divided by the measured [`TT_OVER_NT`], since the tiles' TT efficiencies
+/// were not measured against NT. NN and NT gain only where the panels run
+/// `_vec` and the direct plan does not. Only where the constants were
+/// measured: GPUs that run the asynchronous-copy tiles (sm_80 on).
 #[allow(clippy::too_many_arguments)]
-pub fn transposed_a_pays(
+pub fn copied_a_pays(
     device: &DeviceModel,
     pair: usize,
-    direct: (usize, &LaunchPlan),
+    direct: (usize, &LaunchPlan, bool),
     m: u64,
     n: u64,
     k: u64,
     panel_rows: u64,
-    mut panel_plan: impl FnMut(u64) -> (usize, LaunchPlan),
+    mut panel_plan: impl FnMut(u64) -> (usize, LaunchPlan, bool),
 ) -> bool {
-    if pair < 2 || device.compute_capability < (8, 0) {
+    if device.compute_capability < (8, 0) {
         return false;
     }
-    let direct_time = estimated_time(device, &TILES[direct.0], pair, direct.1, m, n, k);
-    let mut time = 8.0 * m as f64 * k as f64 / BYTES_PER_US;
+    let non_vec = |vec: bool| if vec { 1.0 } else { NON_VEC_OVER_VEC };
+    let direct_time = estimated_time(device, &TILES[direct.0], pair, direct.1, m, n, k) * non_vec(direct.2);
+    let mut time = copy_us(m, k);
     let mut last: Option<(u64, f64)> = None;
     for (_, rows) in panels(m, panel_rows) {
         let panel_time = match last {
             Some((r, t)) if r == rows => t,
             _ => {
-                let (tile, plan) = panel_plan(rows);
-                let multiply = if pair == 2 {
-                    estimated_time(device, &TILES[tile], 0, &plan, rows, n, k)
-                } else {
-                    estimated_time(device, &TILES[tile], pair, &plan, rows, n, k) / TT_OVER_NT
+                let (tile, plan, vec) = panel_plan(rows);
+                if pair < 2 && (direct.2 || !vec) {
+                    return false; // the same kernels on a copy
+                }
+                let multiply = match pair {
+                    0 | 1 => estimated_time(device, &TILES[tile], pair, &plan, rows, n, k),
+                    2 => estimated_time(device, &TILES[tile], 0, &plan, rows, n, k),
+                    _ => estimated_time(device, &TILES[tile], pair, &plan, rows, n, k) / TT_OVER_NT,
                 };
-                let t = multiply + LAUNCH_US;
+                let t = multiply * non_vec(vec) + LAUNCH_US;
                 last = Some((rows, t));
                 t
             }
@@ -128,8 +156,8 @@ pub fn transposed_a_pays(
     true
 }
 
-/// The NN or NT multiply's operands for a panel of `rows` rows of A^T copied
-/// to `scratch`, with B and `(c, ldc)` the panel's C.
+/// The NN or NT multiply's operands for a panel of `rows` rows of op(A)
+/// copied to `scratch`, with B and `(c, ldc)` the panel's C.
 pub(super) fn panel_operands(
     tb: Transpose,
     rows: u64,
@@ -138,30 +166,31 @@ pub(super) fn panel_operands(
     ldb: i64,
     (c, ldc): (u64, i64),
 ) -> Operands {
-    Operands { ta: Transpose::No, a: scratch, lda: transposed_a_ld(rows) as i64, tb, b, ldb, c, ldc }
+    Operands { ta: Transpose::No, a: scratch, lda: copied_a_ld(rows) as i64, tb, b, ldb, c, ldc }
 }
 
-/// The NN or NT kernel and its plan for a panel of `rows` rows of A^T with
+/// The NN or NT kernel and its plan for a panel of `rows` rows of op(A) with
 /// operands `x` ([`panel_operands`]; module docs): the chosen tile, unsplit
-/// (the work buffer holds the panel, not partial sums). A panel starts a
-/// whole number of [`PANEL_ROW_GRANULE`]s in, so every panel's C aligns as
-/// C does, and C's own address will do for all of them.
+/// (the work buffer holds the panel, not partial sums); and whether it is a
+/// `_vec` kernel. A panel starts a whole number of [`PANEL_ROW_GRANULE`]s
+/// in, so every panel's C aligns as C does, and C's own address will do for
+/// all of them.
 pub(super) fn panel_multiply(
     handle: &Handle,
     x: &Operands,
     rows: u64,
     n: u64,
     k: u64,
-) -> Result<(&'static KernelSpec, LaunchPlan)> {
+) -> Result<(&'static KernelSpec, LaunchPlan, bool)> {
     let vec = x.runs_vec_kernels(rows, n, k);
     let (spec, plan) = plan_multiply(handle, Transpose::No, x.tb, rows, n, k, vec, TileChoice::Auto)?;
     if plan.geometry.grid.2 <= 1 {
-        return Ok((spec, plan));
+        return Ok((spec, plan, vec));
     }
-    Ok((spec, unsplit(handle, spec, &plan, rows, n)?))
+    Ok((spec, unsplit(handle, spec, &plan, rows, n)?, vec))
 }
 
-/// A panel of `rows` rows of A^T's multiply (module docs).
+/// A panel of `rows` rows of op(A)'s multiply (module docs).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PanelPlan {
     pub(super) rows: u64,
@@ -181,7 +210,7 @@ impl PanelPlan {
     }
 }
 
-/// The plans of a panel of `rows` rows of A^T at `scratch`; `(c, ldc)`: C, whose
+/// The plans of a panel of `rows` rows of op(A) at `scratch`; `(c, ldc)`: C, whose
 /// alignment alone enters them (see [`panel_multiply`]).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn panel_plan(
@@ -196,7 +225,8 @@ pub(super) fn panel_plan(
     (c, ldc): (u64, i64),
 ) -> Result<PanelPlan> {
     let x = panel_operands(tb, rows, scratch, b, ldb, (c, ldc));
-    let whole = panel_multiply(handle, &x, rows, n, k)?;
+    let (spec, plan, _) = panel_multiply(handle, &x, rows, n, k)?;
+    let whole = (spec, plan);
     let tailed = match split_tail_rule(handle, &Product { m: rows, n, k, x }, (whole.0, &whole.1))? {
         Some((kernel, plan, tail)) => (kernel, plan, Some(tail)),
         None => (whole.0, whole.1, None),
@@ -209,10 +239,12 @@ pub(super) fn panel_plan(
     Ok(PanelPlan { rows, whole, tailed, stream_k })
 }
 
-/// Panel rows for copying A^T first, when `choice` forces it or the rule
-/// says it pays; `(c, ldc)`: C, whose alignment alone enters the panels' plans.
+/// Panel rows for copying op(A) first, when `choice` forces it or the rule
+/// says it pays. `c`: C's address and ldc, whose alignment alone enters the
+/// panels' plans; `direct`: the direct plan's kernel, plan and whether it
+/// runs the `_vec` kernels.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn transposed_a_choice(
+pub(super) fn copied_a_choice(
     handle: &Handle,
     ta: Transpose,
     tb: Transpose,
@@ -222,38 +254,41 @@ pub(super) fn transposed_a_choice(
     b: u64,
     ldb: i64,
     c: (u64, i64),
-    direct: (&'static KernelSpec, &LaunchPlan),
+    direct: (&'static KernelSpec, &LaunchPlan, bool),
     choice: TileChoice,
 ) -> Result<Option<u64>> {
-    if ta == Transpose::No {
-        return Ok(None);
-    }
-    let panel_rows = match (choice, transposed_a_panel_rows(m, k)) {
-        (TileChoice::TransposedA { panel_rows }, _) => {
+    let panel_rows = match (choice, copied_a_panel_rows(m, k)) {
+        (TileChoice::CopiedA { panel_rows }, _) => {
             return Ok(Some(panel_rows.clamp(1, PANEL_ROWS_MAX)));
         }
         (TileChoice::Auto, Some(rows)) => rows,
         _ => return Ok(None),
     };
+    let device = handle.device.model();
+    let pair = pair_index(ta, tb);
+    // NN and NT: only a direct plan without float4 operands whose panels
+    // would have them, and the copy less than the most it could save (the
+    // common calls, aligned or small, plan no panels).
+    if ta == Transpose::No {
+        let could_save =
+            estimated_time(device, &TILES[tile_of(direct.0)], pair, direct.1, m, n, k) * (NON_VEC_OVER_VEC - 1.0);
+        let first_rows = panel_rows.min(m);
+        let panel_vec = panel_operands(tb, first_rows, 256, b, ldb, c).runs_vec_kernels(first_rows, n, k);
+        if direct.2 || !panel_vec || copy_us(m, k) >= could_save {
+            return Ok(None);
+        }
+    }
     // The work buffer's address does not change the plans: any 256-byte aligned one will do.
     // Kernels are looked up before the rule runs, so that it cannot fail.
     let mut plans = Vec::with_capacity(2);
     for (_, rows) in panels(m, panel_rows).take(1).chain(panels(m, panel_rows).last()) {
-        let (spec, plan) = panel_multiply(handle, &panel_operands(tb, rows, 256, b, ldb, c), rows, n, k)?;
-        plans.push((rows, tile_of(spec), plan));
+        let (spec, plan, vec) = panel_multiply(handle, &panel_operands(tb, rows, 256, b, ldb, c), rows, n, k)?;
+        plans.push((rows, tile_of(spec), plan, vec));
     }
-    let panel_plan = |rows: u64| plans.iter().find(|p| p.0 == rows).map_or((0, *direct.1), |p| (p.1, p.2));
-    Ok(transposed_a_pays(
-        handle.device.model(),
-        pair_index(ta, tb),
-        (tile_of(direct.0), direct.1),
-        m,
-        n,
-        k,
-        panel_rows,
-        panel_plan,
-    )
-    .then_some(panel_rows))
+    let panel_plan =
+        |rows: u64| plans.iter().find(|p| p.0 == rows).map_or((0, *direct.1, direct.2), |p| (p.1, p.2, p.3));
+    Ok(copied_a_pays(device, pair, (tile_of(direct.0), direct.1, direct.2), m, n, k, panel_rows, panel_plan)
+        .then_some(panel_rows))
 }
 
 #[cfg(test)]
@@ -266,34 +301,33 @@ mod tests {
     #[test]
     fn panels_of_a_transposed_fit_the_work_buffer() {
         // 4096 × 4096: 64 MiB, one panel.
-        assert_eq!(transposed_a_panel_rows(4096, 4096), Some(4096));
-        assert_eq!(transposed_a_panel_rows(4095, 4096), Some(4095));
+        assert_eq!(copied_a_panel_rows(4096, 4096), Some(4096));
+        assert_eq!(copied_a_panel_rows(4095, 4096), Some(4095));
         // 8192²: four panels of 2048 rows; 6144²: three of 2048; 5000 × 8192: three of 1792 (the last 1416).
-        assert_eq!(transposed_a_panel_rows(8192, 8192), Some(2048));
-        assert_eq!(transposed_a_panel_rows(6144, 6144), Some(2048));
-        assert_eq!(transposed_a_panel_rows(5000, 8192), Some(1792));
+        assert_eq!(copied_a_panel_rows(8192, 8192), Some(2048));
+        assert_eq!(copied_a_panel_rows(6144, 6144), Some(2048));
+        assert_eq!(copied_a_panel_rows(5000, 8192), Some(1792));
         assert_eq!(panels(5000, 1792).collect::<Vec<_>>(), [(0, 1792), (1792, 1792), (3584, 1416)]);
         assert_eq!(panels(7, 3).collect::<Vec<_>>(), [(0, 3), (3, 3), (6, 1)]);
         for (m, k) in [(8192u64, 8192u64), (100_000, 3000), (3_000_000, 1), (1, 65536), (20000, 20000), (257, 65535)] {
-            let rows = transposed_a_panel_rows(m, k).unwrap();
-            assert!(transposed_a_ld(rows) * k * 4 <= transposed_a::PANEL_BYTES_MAX, "({m}, {k}): {rows} rows");
+            let rows = copied_a_panel_rows(m, k).unwrap();
+            assert!(copied_a_ld(rows) * k * 4 <= copied_a::PANEL_BYTES_MAX, "({m}, {k}): {rows} rows");
             assert!(
-                rows <= transposed_a::PANEL_ROWS_MAX
-                    && (rows == m || rows.is_multiple_of(transposed_a::PANEL_ROW_GRANULE)),
+                rows <= copied_a::PANEL_ROWS_MAX && (rows == m || rows.is_multiple_of(copied_a::PANEL_ROW_GRANULE)),
                 "({m}, {k}): {rows}"
             );
         }
         // Not even 256 rows fit.
-        assert_eq!(transposed_a_panel_rows(1000, 65537), None);
+        assert_eq!(copied_a_panel_rows(1000, 65537), None);
     }
 
     #[test]
     fn large_tn_and_tt_copy_a_transposed_first() {
-        // On the H100 (transposed_a's constants): TT gains from n = 2048 and
+        // On the H100 (copied_a's constants): TT gains from n = 2048 and
         // TN, whose direct kernel is within 3–5 % of NN's, from 3000 (at
         // 2048 the copy took 17–19 µs, and TN direct measured 1 % faster than
         // with it); both for the wide C of
-        // gpu_sgemm_tn_and_tt_with_a_transposed_first.
+        // gpu_sgemm_with_a_copied_first.
         for (m, n, k) in [
             (3000u64, 3000u64, 3000u64),
             (4096, 4096, 4096),
@@ -302,26 +336,43 @@ mod tests {
             (1024, 8192, 1024),
         ] {
             for pair in [2, 3] {
-                assert!(decide_transposed_a(pair, m, n, k).is_some(), "pair {pair}, ({m}, {n}, {k})");
+                assert!(decide_copied_a(pair, m, n, k).is_some(), "pair {pair}, ({m}, {n}, {k})");
             }
         }
         for (m, n, k) in [(2048u64, 2048u64, 2048u64), (512, 8192, 1024)] {
-            assert!(decide_transposed_a(3, m, n, k).is_some(), "TT ({m}, {n}, {k})");
-            assert_eq!(decide_transposed_a(2, m, n, k), None, "TN ({m}, {n}, {k})");
+            assert!(decide_copied_a(3, m, n, k).is_some(), "TT ({m}, {n}, {k})");
+            assert_eq!(decide_copied_a(2, m, n, k), None, "TN ({m}, {n}, {k})");
         }
         for n in [256u64, 512, 1024] {
             for pair in [2, 3] {
-                assert_eq!(decide_transposed_a(pair, n, n, n), None, "pair {pair}, n = {n}");
+                assert_eq!(decide_copied_a(pair, n, n, n), None, "pair {pair}, n = {n}");
             }
         }
         // Not measured before Ampere: never there.
         let mut volta = DeviceModel::h100_sxm();
         volta.compute_capability = (7, 0);
         let plan = tuner().plan(&TILE_KERNELS[2][4], &model(2), &Problem { m: 4096, n: 4096, k: 0 });
-        assert!(!transposed_a_pays(&volta, 2, (2, &plan), 4096, 4096, 4096, 4096, |_| (2, plan)));
+        assert!(!copied_a_pays(&volta, 2, (2, &plan, true), 4096, 4096, 4096, 4096, |_| (2, plan, true)));
         // Split-K shapes keep their split: the panel would run unsplit.
         for (m, n, k) in [(256u64, 256u64, 65536u64), (8192, 128, 8192), (127, 129, 1023)] {
-            assert_eq!(decide_transposed_a(2, m, n, k), None, "({m}, {n}, {k})");
+            assert_eq!(decide_copied_a(2, m, n, k), None, "({m}, {n}, {k})");
+        }
+    }
+
+    #[test]
+    fn nn_and_nt_copy_a_without_float4_only_where_it_pays() {
+        for pair in [0, 1] {
+            for (m, n, k) in [(4095u64, 4096u64, 4096u64), (8191, 8192, 8192), (3001, 3000, 3000)] {
+                let rows = copied_a_panel_rows(m, k);
+                assert_eq!(decide_copied_a_vec(pair, m, n, k, false, true), rows, "pair {pair}, ({m}, {n}, {k})");
+                // The same kernels on a copy gain nothing.
+                assert_eq!(decide_copied_a_vec(pair, m, n, k, true, true), None, "pair {pair}, ({m}, {n}, {k})");
+                assert_eq!(decide_copied_a_vec(pair, m, n, k, false, false), None, "pair {pair}, ({m}, {n}, {k})");
+            }
+            // Small products: the copy's launch and bytes outweigh what float4s save.
+            for (m, n, k) in [(127u64, 129u64, 1023u64), (1023, 256, 1024), (255, 255, 255), (4095, 64, 4096)] {
+                assert_eq!(decide_copied_a_vec(pair, m, n, k, false, true), None, "pair {pair}, ({m}, {n}, {k})");
+            }
         }
     }
 }
