@@ -104,7 +104,8 @@ pub fn panels(m: u64, panel_rows: u64) -> impl Iterator<Item = (u64, u64)> {
 /// the direct plan's tile, plan and whether it runs the `_vec` kernels;
 /// `panel_plan(rows)` the same of the NN or NT kernel for a panel (unsplit:
 /// the work buffer holds the panel, not partial sums). A plan without float4
-/// operands counts [`NON_VEC_OVER_VEC`] times its model's time. TN's panels
+/// operands counts [`NON_VEC_OVER_VEC`] times its model's time, times its
+/// tile's [`Tile::time_factor`](super::Tile::time_factor). TN's panels
 /// are timed as NN, by each tile's own NN efficiency (the 64×64 tile of 128
 /// threads runs TN far slower than NN at long k, see
 /// [`Tile::efficiency_at`](super::Tile::efficiency_at)); TT's by TT's model
@@ -126,8 +127,12 @@ pub fn copied_a_pays(
     if device.compute_capability < (8, 0) {
         return false;
     }
-    let non_vec = |vec: bool| if vec { 1.0 } else { NON_VEC_OVER_VEC };
-    let direct_time = estimated_time(device, &TILES[direct.0], pair, direct.1, m, n, k) * non_vec(direct.2);
+    // A plan without float4 operands: 256×128's loss, then the tile's own against it.
+    let weight = |tile: usize, pair: usize, vec: bool| {
+        if vec { 1.0 } else { NON_VEC_OVER_VEC * TILES[tile].time_factor(pair, false) }
+    };
+    let direct_time =
+        estimated_time(device, &TILES[direct.0], pair, direct.1, m, n, k) * weight(direct.0, pair, direct.2);
     let mut time = copy_us(m, k);
     let mut last: Option<(u64, f64)> = None;
     for (_, rows) in panels(m, panel_rows) {
@@ -143,7 +148,8 @@ pub fn copied_a_pays(
                     2 => estimated_time(device, &TILES[tile], 0, &plan, rows, n, k),
                     _ => estimated_time(device, &TILES[tile], pair, &plan, rows, n, k) / TT_OVER_NT,
                 };
-                let t = multiply * non_vec(vec) + LAUNCH_US;
+                // The panels run NN (TN's) or NT (TT's) kernels.
+                let t = multiply * weight(tile, pair % 2, vec) + LAUNCH_US;
                 last = Some((rows, t));
                 t
             }
@@ -270,8 +276,9 @@ pub(super) fn copied_a_choice(
     // would have them, and the copy less than the most it could save (the
     // common calls, aligned or small, plan no panels).
     if ta == Transpose::No {
-        let could_save =
-            estimated_time(device, &TILES[tile_of(direct.0)], pair, direct.1, m, n, k) * (NON_VEC_OVER_VEC - 1.0);
+        let tile = &TILES[tile_of(direct.0)];
+        let could_save = estimated_time(device, tile, pair, direct.1, m, n, k)
+            * (NON_VEC_OVER_VEC * tile.time_factor(pair, false) - 1.0);
         let first_rows = panel_rows.min(m);
         let panel_vec = panel_operands(tb, first_rows, 256, b, ldb, c).runs_vec_kernels(first_rows, n, k);
         if direct.2 || !panel_vec || copy_us(m, k) >= could_save {

@@ -68,6 +68,21 @@ pub struct Tile {
     /// Dynamic shared memory per block (the asynchronous-copy tiles' stages,
     /// see [`async_shared_bytes`]).
     pub dynamic_shared_bytes: u32,
+    /// Time of the tile's kernels without float4 operands over the model's
+    /// ([`estimated_time`](super::estimated_time), whose efficiencies were
+    /// measured with float4 operands), relative to 256×128's, per pair: a
+    /// multiply that runs them ([`runs_vec_kernels`]) weighs each tile's
+    /// plan by it ([`Tile::time_factor`]). Measured on an H200 (`mublas bench
+    /// sgemm-tiles --shapes scripts/sgemm-worst-odd.txt`, every tile forced;
+    /// each time over the model's, over 256×128's of the same shape): NN (4
+    /// shapes) 128×64 1.08–1.14; TN (5 of k ≥ 2600) 128×128 of 128 threads
+    /// 1.06–1.14, of 256 threads 1.13–1.28 (1.18 at TN 1357 × 4607 × 195 with
+    /// C staged). Held at 1 where the signal was weaker or moved with k: NN
+    /// 256×64 1.01–1.06 and 64×64 of 128 threads 0.93–1.02, TN 64×64 of 128
+    /// threads 0.84–0.95 at long k but 0.98–1.01 at k ≈ 200 (its long-k TN
+    /// efficiency, measured with float4s, is that kernel's own); NT and TT
+    /// (two shapes, both of fewer than 128 rows).
+    pub non_vec_time: [f64; 4],
 }
 
 impl Tile {
@@ -82,6 +97,12 @@ impl Tile {
         let short = self.efficiency[pair.min(3)];
         let Some(long) = self.long_k_efficiency.map(|long| long[pair.min(3)]) else { return short };
         long + (short - long) * (SHORT_K / k_per_block.max(1.0)).min(1.0)
+    }
+
+    /// What [`estimated_time`](super::estimated_time) is multiplied by for
+    /// this tile's plan of a pair: 1 for the `_vec` kernels, else [`Tile::non_vec_time`].
+    pub fn time_factor(&self, pair: usize, vec: bool) -> f64 {
+        if vec { 1.0 } else { self.non_vec_time[pair.min(3)] }
     }
 
     /// Whether a plan of `blocks`, `per_round` of them a round, may run on
@@ -129,14 +150,14 @@ pub const fn async_shared_bytes(rows: u32, cols: u32) -> u32 {
 /// 0.985, 128×64's TT speed in that round, for the same reason).
 #[rustfmt::skip]
 pub const TILES: [Tile; 7] = [
-    //     name                  rows       cols       threads       min cc                          superseded from            efficiency NN, NT, TN, TT      long k                                           one round  fill                                                               tail packing                                   dynamic shared memory
-    Tile { name: "256x128",      rows: 256, cols: 128, threads: 256, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.09, 1.035, 1.05, 1.05], long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT, tail_packing: 0.0, dynamic_shared_bytes: async_shared_bytes(256, 128) },
-    Tile { name: "128x128_t128", rows: 128, cols: 128, threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.01, 0.96, 0.97, 1.03],  long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT_128X128_T128, tail_packing: 0.0, dynamic_shared_bytes: async_shared_bytes(128, 128) },
-    Tile { name: "128x128",      rows: 128, cols: 128, threads: 256, min_compute_capability: (7, 0), superseded_from: None,         efficiency: [1.0, 0.93, 0.97, 0.96],   long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT, tail_packing: 0.0, dynamic_shared_bytes: 0 },
-    Tile { name: "64x64",        rows: 64,  cols: 64,  threads: 64,  min_compute_capability: (7, 0), superseded_from: Some((8, 0)), efficiency: [0.98, 0.98, 0.92, 0.94], long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT, tail_packing: 0.0, dynamic_shared_bytes: 0 },
-    Tile { name: "64x64_t128",   rows: 64,  cols: 64,  threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [0.98, 0.98, 1.1, 0.94], long_k_efficiency: Some([0.86, 0.89, 0.72, 0.90]), one_round: false, fill_exponent: time_model::FILL_EXPONENT_64X64_T128, tail_packing: 0.0, dynamic_shared_bytes: 0 },
-    Tile { name: "128x64",       rows: 128, cols: 64,  threads: 64,  min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.045, 1.0, 0.90, 1.0],   long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT, tail_packing: time_model::TAIL_PACKING_128X64, dynamic_shared_bytes: async_shared_bytes(128, 64) },
-    Tile { name: "256x64",       rows: 256, cols: 64,  threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.067, 0.98, 0.96, 0.985], long_k_efficiency: None,                          one_round: true,  fill_exponent: time_model::FILL_EXPONENT, tail_packing: 0.0, dynamic_shared_bytes: async_shared_bytes(256, 64) },
+    //     name                  rows       cols       threads       min cc                          superseded from            efficiency NN, NT, TN, TT      long k                                           one round  fill                                                               tail packing                                   dynamic shared memory                             without float4 NN, NT, TN, TT
+    Tile { name: "256x128",      rows: 256, cols: 128, threads: 256, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.09, 1.035, 1.05, 1.05], long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT, tail_packing: 0.0, dynamic_shared_bytes: async_shared_bytes(256, 128), non_vec_time: [1.0, 1.0, 1.0, 1.0] },
+    Tile { name: "128x128_t128", rows: 128, cols: 128, threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.01, 0.96, 0.97, 1.03],  long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT_128X128_T128, tail_packing: 0.0, dynamic_shared_bytes: async_shared_bytes(128, 128), non_vec_time: [1.0, 1.0, 1.08, 1.0] },
+    Tile { name: "128x128",      rows: 128, cols: 128, threads: 256, min_compute_capability: (7, 0), superseded_from: None,         efficiency: [1.0, 0.93, 0.97, 0.96],   long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT, tail_packing: 0.0, dynamic_shared_bytes: 0, non_vec_time: [1.0, 1.0, 1.2, 1.0] },
+    Tile { name: "64x64",        rows: 64,  cols: 64,  threads: 64,  min_compute_capability: (7, 0), superseded_from: Some((8, 0)), efficiency: [0.98, 0.98, 0.92, 0.94], long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT, tail_packing: 0.0, dynamic_shared_bytes: 0, non_vec_time: [1.0, 1.0, 1.0, 1.0] },
+    Tile { name: "64x64_t128",   rows: 64,  cols: 64,  threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [0.98, 0.98, 1.1, 0.94], long_k_efficiency: Some([0.86, 0.89, 0.72, 0.90]), one_round: false, fill_exponent: time_model::FILL_EXPONENT_64X64_T128, tail_packing: 0.0, dynamic_shared_bytes: 0, non_vec_time: [1.0, 1.0, 1.0, 1.0] },
+    Tile { name: "128x64",       rows: 128, cols: 64,  threads: 64,  min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.045, 1.0, 0.90, 1.0],   long_k_efficiency: None,                           one_round: false, fill_exponent: time_model::FILL_EXPONENT, tail_packing: time_model::TAIL_PACKING_128X64, dynamic_shared_bytes: async_shared_bytes(128, 64), non_vec_time: [1.11, 1.0, 1.0, 1.0] },
+    Tile { name: "256x64",       rows: 256, cols: 64,  threads: 128, min_compute_capability: (8, 0), superseded_from: None,         efficiency: [1.067, 0.98, 0.96, 0.985], long_k_efficiency: None,                          one_round: true,  fill_exponent: time_model::FILL_EXPONENT, tail_packing: 0.0, dynamic_shared_bytes: async_shared_bytes(256, 64), non_vec_time: [1.0, 1.0, 1.0, 1.0] },
 ];
 
 /// Every split a tile kernel may run, 1 to [`LARGEST_SPLIT`]: the tuner

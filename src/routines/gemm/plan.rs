@@ -77,7 +77,7 @@ pub fn plan_multiply(
         TileChoice::StreamK { .. } => 0,
         TileChoice::Auto | TileChoice::CopiedA { .. } => {
             let plans = (0..TILES.len()).map(plan_of).collect::<Result<Vec<_>>>()?;
-            let tile = choose_tile(device.model(), pair, &plans, m, n, k);
+            let tile = choose_tile(device.model(), pair, vec, &plans, m, n, k);
             return Ok((&TILE_KERNELS[tile][index], plans[tile]));
         }
     };

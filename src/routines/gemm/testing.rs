@@ -86,10 +86,15 @@ pub(super) fn tile_named(name: &str) -> usize {
 
 /// plan_multiply's rule without a GPU for a transpose pair: returns (tile, split, blocks).
 pub(super) fn decide_pair(pair: usize, m: u64, n: u64, k: u64) -> (usize, u32, u64) {
+    decide_pair_vec(pair, true, m, n, k)
+}
+
+/// The same for the `_vec` kernels or the others.
+pub(super) fn decide_pair_vec(pair: usize, vec: bool, m: u64, n: u64, k: u64) -> (usize, u32, u64) {
     let tuner = tuner();
     let device = tuner.device().clone();
     let plans: Vec<LaunchPlan> = (0..TILES.len()).map(|tile| pair_tile_plan(&tuner, tile, pair, m, n, k)).collect();
-    let tile = choose_tile(&device, pair, &plans, m, n, k);
+    let tile = choose_tile(&device, pair, vec, &plans, m, n, k);
     (tile, plans[tile].geometry.grid.2, plans[tile].geometry.blocks())
 }
 
@@ -114,12 +119,12 @@ pub(super) fn decide_copied_a_vec(
 ) -> Option<u64> {
     let tuner = tuner();
     let device = tuner.device().clone();
-    let direct = decide_pair(pair, m, n, k).0;
+    let direct = decide_pair_vec(pair, direct_vec, m, n, k).0;
     let direct_plan = pair_tile_plan(&tuner, direct, pair, m, n, k);
     let panel_rows = copied_a_panel_rows(m, k)?;
     let untransposed = pair % 2;
     let panel_plan = |rows: u64| {
-        let tile = decide_pair(untransposed, rows, n, k).0;
+        let tile = decide_pair_vec(untransposed, panel_vec, rows, n, k).0;
         (
             tile,
             tuner.plan(

@@ -284,10 +284,19 @@ pub fn tile_plan(
 }
 
 /// Picks the tile: `plans[i]` is the plan of `TILES[i]` (split or not) for
-/// the transpose pair `pair`. Among the tiles meant for the device (all of
-/// them if none is), and for a [`Tile::one_round`] tile only a plan of one
-/// round, the least [`estimated_time`] wins; ties go to the earlier tile.
-pub fn choose_tile(device: &DeviceModel, pair: usize, plans: &[LaunchPlan], m: u64, n: u64, k: u64) -> usize {
+/// the transpose pair `pair`, on the `_vec` kernels or not (`vec`). Among
+/// the tiles meant for the device (all of them if none is), and for a
+/// [`Tile::one_round`] tile only a plan of one round, the least
+/// [`estimated_time`] (times [`Tile::time_factor`]) wins; ties go to the earlier tile.
+pub fn choose_tile(
+    device: &DeviceModel,
+    pair: usize,
+    vec: bool,
+    plans: &[LaunchPlan],
+    m: u64,
+    n: u64,
+    k: u64,
+) -> usize {
     let any_suits = TILES.iter().take(plans.len()).any(|tile| tile_suits(device, tile));
     let mut best = None;
     let mut best_time = f64::INFINITY;
@@ -298,7 +307,7 @@ pub fn choose_tile(device: &DeviceModel, pair: usize, plans: &[LaunchPlan], m: u
         if !TILES[i].admits(plan.geometry.blocks(), plan.occupancy.blocks_per_wave(device)) {
             continue;
         }
-        let time = weighed_time(device, &TILES[i], pair, plan, m, n, k);
+        let time = weighed_time(device, &TILES[i], pair, plan, m, n, k) * TILES[i].time_factor(pair, vec);
         if plan.occupancy.is_runnable() && time < best_time {
             best = Some(i);
             best_time = time;
@@ -554,7 +563,7 @@ mod tests {
         let plans: Vec<LaunchPlan> = (0..TILES.len())
             .map(|tile| tuner.plan(&TILE_KERNELS[tile][0], &model(tile), &Problem { m: 4096, n: 4096, k: 0 }))
             .collect();
-        assert_eq!(TILES[choose_tile(&device, 0, &plans, 4096, 4096, 4096)].name, "128x128");
+        assert_eq!(TILES[choose_tile(&device, 0, true, &plans, 4096, 4096, 4096)].name, "128x128");
         // The 64×64 tile of 64 threads there; its successor of 128 threads from sm_80 on.
         assert!(tile_suits(&device, &TILES[tile_named("64x64")]));
         assert!(!tile_suits(&device, &TILES[tile_named("64x64_t128")]));
@@ -563,7 +572,7 @@ mod tests {
         let plans: Vec<LaunchPlan> = (0..TILES.len())
             .map(|tile| tile_plan(&tuner, &TILE_KERNELS[tile][0], &model(tile), &TILES[tile], 0, 127, 129, 1023))
             .collect();
-        assert_eq!(TILES[choose_tile(&device, 0, &plans, 127, 129, 1023)].name, "64x64");
+        assert_eq!(TILES[choose_tile(&device, 0, true, &plans, 127, 129, 1023)].name, "64x64");
     }
 
     #[test]
@@ -630,5 +639,26 @@ mod tests {
             assert_eq!(decide_pair(pair, 1024, 768, 4096), (tile_named("256x128"), 5, 120), "pair {pair}");
             assert_eq!(decide_pair(pair, 1024, 768, 14336), (tile_named("256x128"), 11, 264), "pair {pair}");
         }
+    }
+
+    #[test]
+    fn plans_without_float4_operands_take_the_tiles_measured_faster_there() {
+        // scripts/sgemm-worst-odd.txt, every tile forced without float4 operands on an H200 (µs, synchronised
+        // calls): the tile chosen before, then the one the plans weighed by Tile::non_vec_time take.
+        for (pair, (m, n, k), before, after) in [
+            (0, (635u64, 1701u64, 5179u64), "128x64", "128x128_t128"), // 344.0 -> 315.0
+            (0, (319, 3527, 1028), "128x64", "128x128_t128"),          // 94.9 -> 87.9 (64x64_t128 85.0)
+            (0, (369, 421, 2696), "128x64", "64x64_t128"),             // 42.7 -> 40.0
+            (2, (1357, 4607, 195), "128x128", "64x64_t128"),           // 146.9 (103.1 since C is staged) -> 88.4
+            (2, (67, 3287, 8663), "128x128_t128", "128x64"),           // 204.7 -> 198.5
+            (2, (123, 4010, 2611), "128x128_t128", "128x64"),          // 92.7 -> 91.7
+            (0, (13886, 81, 367), "256x128", "256x128"),               // the best already
+            (2, (2583, 143, 11081), "256x64", "256x64"),               // the best already
+        ] {
+            assert_eq!(TILES[decide_pair_vec(pair, true, m, n, k).0].name, before, "pair {pair}, ({m}, {n}, {k})");
+            assert_eq!(TILES[decide_pair_vec(pair, false, m, n, k).0].name, after, "pair {pair}, ({m}, {n}, {k})");
+        }
+        // The _vec kernels' plans are the model's alone.
+        assert!(TILES.iter().all(|tile| (0..4).all(|pair| tile.time_factor(pair, true) == 1.0)));
     }
 }
