@@ -148,7 +148,7 @@ pub fn copied_a_pays(
                     2 => estimated_time(device, &TILES[tile], 0, &plan, rows, n, k),
                     _ => estimated_time(device, &TILES[tile], pair, &plan, rows, n, k) / TT_OVER_NT,
                 };
-                // The panels run NN (TN's) or NT (TT's) kernels.
+                // The panels run NN or NT kernels (TN's and TT's too).
                 let t = multiply * weight(tile, pair % 2, vec) + LAUNCH_US;
                 last = Some((rows, t));
                 t
