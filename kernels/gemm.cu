@@ -1447,6 +1447,10 @@ extern "C" __global__ void gemm_splitk_reduce4_f32(i64 m, i64 n, int splits, con
     splitk_reduce<4>(m, n, splits, partial, ldp, split_stride, alpha_value, alpha_ptr, beta_value, beta_ptr, C, ldc);
 }
 
+// Rows of a copy of op(A) written (routines/gemm/copied_a.rs): its rows and
+// zeros up to a whole float4, which the multiply's _vec kernels read whole.
+__device__ __forceinline__ i64 padded_rows(i64 rows) { return (rows + 3) / 4 * 4; }
+
 // TN and TT with a large product (routines/gemm/copied_a.rs): rows
 // [0, rows) of op(A) = A^T, i.e. A's columns, copied into the work buffer as a
 // column-major rows × k matrix At (leading dimension ldt), which the NN or NT
@@ -1466,6 +1470,7 @@ extern "C" __global__ void __launch_bounds__(256) gemm_transpose_a_f32(i64 k, i6
     const int lane = threadIdx.x, warp = threadIdx.y;
     const i64 r0 = static_cast<i64>(blockIdx.x) * 64;
     const int rows_here = static_cast<int>(min(rows - r0, static_cast<i64>(64)));
+    const int padded_here = static_cast<int>(min(padded_rows(rows) - r0, static_cast<i64>(64)));
     for (i64 k0 = static_cast<i64>(blockIdx.y) * 32; k0 < k; k0 += static_cast<i64>(gridDim.y) * 32) {
         const int k_here = static_cast<int>(min(k - k0, static_cast<i64>(32)));
         const float *src = A + (r0 + warp) * lda + k0 + lane;
@@ -1479,7 +1484,8 @@ extern "C" __global__ void __launch_bounds__(256) gemm_transpose_a_f32(i64 k, i6
         for (int i = 0; i < 4; ++i) {
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
-                if (warp + 8 * i < k_here && 32 * h + lane < rows_here) dst[8 * i * ldt + 32 * h] = tile[32 * h + lane][warp + 8 * i];
+                if (warp + 8 * i < k_here && 32 * h + lane < padded_here)
+                    dst[8 * i * ldt + 32 * h] = 32 * h + lane < rows_here ? tile[32 * h + lane][warp + 8 * i] : 0.0f;
             }
         }
         __syncthreads();
@@ -1498,9 +1504,9 @@ extern "C" __global__ void __launch_bounds__(256) gemm_copy_a_f32(i64 k, i64 row
                                                                   const float *A, i64 lda, float *At, i64 ldt) {
     if (load_scalar(alpha_value, alpha_ptr) == 0.0f) return;
     const int lane = threadIdx.x, warp = threadIdx.y;
-    const i64 r0 = static_cast<i64>(blockIdx.x) * 64 + lane;
+    const i64 r0 = static_cast<i64>(blockIdx.x) * 64 + lane, padded = padded_rows(rows);
     for (i64 k0 = static_cast<i64>(blockIdx.y) * 32 + warp; k0 < k; k0 += static_cast<i64>(gridDim.y) * 32) {
-        float v[4][2];
+        float v[4][2] = {};
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
 #pragma unroll
@@ -1512,7 +1518,7 @@ extern "C" __global__ void __launch_bounds__(256) gemm_copy_a_f32(i64 k, i64 row
         for (int i = 0; i < 4; ++i) {
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
-                if (k0 + 8 * i < k && r0 + 32 * h < rows) At[(k0 + 8 * i) * ldt + r0 + 32 * h] = v[i][h];
+                if (k0 + 8 * i < k && r0 + 32 * h < padded) At[(k0 + 8 * i) * ldt + r0 + 32 * h] = v[i][h];
             }
         }
     }

@@ -192,7 +192,8 @@ static int run_case(const KernelInfo &kinfo, const Case &c) {
 }
 
 // gemm_transpose_a_f32 and gemm_copy_a_f32 (routines/gemm/copied_a.rs): At
-// must be A^T (or A) exactly, with nothing written past its rows or k;
+// must be A^T (or A) exactly, zeros in its rows up to a whole float4, and
+// nothing written past those or k;
 // device alpha = 0 writes nothing. The grid is the host's
 // transpose_geometry, or `grid_y` rows of blocks along k when given (the
 // kernels' stride past 65535).
@@ -213,9 +214,9 @@ static int check_copy(bool transposed, i64 k, i64 rows, i64 lda, i64 ldt, bool a
     int failures = 0;
     for (i64 i = 0; i < static_cast<i64>(at.size()); ++i) {
         const i64 j = i - guard, kk = j / ldt, r = j % ldt;
-        const bool inside = j >= 0 && kk < k && r < rows && !alpha_zero;
-        const float want = inside ? (transposed ? a[r * lda + kk] : a[kk * lda + r]) : NAN;
-        const bool ok = inside ? at[i] == want : std::isnan(at[i]);
+        const bool written = j >= 0 && kk < k && r < (rows + 3) / 4 * 4 && !alpha_zero;
+        const float want = !written ? NAN : r >= rows ? 0.0f : transposed ? a[r * lda + kk] : a[kk * lda + r];
+        const bool ok = written ? at[i] == want : std::isnan(at[i]);
         if (!ok && failures++ < 3)
             std::printf("FAIL %s k=%lld rows=%lld lda=%lld ldt=%lld grid.y=%u alpha0=%d at float %lld\n", name, k, rows, lda, ldt, gy,
                         alpha_zero, j);

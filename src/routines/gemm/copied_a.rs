@@ -20,6 +20,11 @@
 //! are (`gemm_copy_a_f32`) onto a leading dimension of whole float4s let the
 //! `_vec` kernels multiply them; [`copied_a_pays`] weighs the copy against
 //! [`NON_VEC_OVER_VEC`].
+//!
+//! Both copies write zeros past a panel's last row to a whole float4
+//! ([`copied_a_ld`]), which the `_vec` kernels then read whole: a panel
+//! whose rows are not a multiple of 4 runs them too
+//! ([`Operands::a_rows_padded`](super::launch::Operands)).
 
 use super::Transpose;
 use super::kernels::{TILES, pair_index};
@@ -73,7 +78,7 @@ fn copy_us(m: u64, k: u64) -> f64 {
     8.0 * m as f64 * k as f64 / BYTES_PER_US
 }
 
-/// Floats between consecutive columns (k) of a panel of op(A) copied: its rows rounded up to 4.
+/// Floats between consecutive columns (k) of a panel of op(A) copied: its rows rounded up to 4 (zeros past them).
 pub fn copied_a_ld(rows: u64) -> u64 {
     rows.div_ceil(4) * 4
 }
@@ -172,7 +177,7 @@ pub(super) fn panel_operands(
     ldb: i64,
     (c, ldc): (u64, i64),
 ) -> Operands {
-    Operands { ta: Transpose::No, a: scratch, lda: copied_a_ld(rows) as i64, tb, b, ldb, c, ldc }
+    Operands { ta: Transpose::No, a: scratch, lda: copied_a_ld(rows) as i64, tb, b, ldb, c, ldc, a_rows_padded: true }
 }
 
 /// The NN or NT kernel and its plan for a panel of `rows` rows of op(A) with
@@ -363,6 +368,20 @@ mod tests {
         // Split-K shapes keep their split: the panel would run unsplit.
         for (m, n, k) in [(256u64, 256u64, 65536u64), (8192, 128, 8192), (127, 129, 1023)] {
             assert_eq!(decide_copied_a(2, m, n, k), None, "({m}, {n}, {k})");
+        }
+    }
+
+    #[test]
+    fn panels_of_any_height_run_the_vec_kernels_where_b_and_c_allow() {
+        // An odd m with lda = m: A takes no float4, its copy does (zeros past the last row).
+        let (b, c) = (1 << 21, 1 << 22);
+        for tb in [Transpose::No, Transpose::Yes] {
+            let panel = panel_operands(tb, 4095, 256, b, 4096, (c, 4095));
+            assert_eq!(panel.lda, 4096);
+            assert!(panel.runs_vec_kernels(4095, 4096, 4096), "{tb:?}");
+            assert!(!Operands { a: 1 << 20, lda: 4095, a_rows_padded: false, ..panel }.runs_vec_kernels(4095, 4096, 4096));
+            // B without float4 (k or n odd) keeps the panel off them.
+            assert!(!panel_operands(tb, 4095, 256, b, 4095, (c, 4095)).runs_vec_kernels(4095, 4095, 4095), "{tb:?}");
         }
     }
 

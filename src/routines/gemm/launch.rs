@@ -254,6 +254,10 @@ pub(super) struct Operands {
     pub(super) ldb: i64,
     pub(super) c: u64,
     pub(super) ldc: i64,
+    /// A is a copy of op(A) in the work buffer, zeros to a whole float4 past
+    /// its last row ([`copied_a`](super::copied_a)): the `_vec` kernels may
+    /// read that float4 whole, so an m not a multiple of 4 keeps them.
+    pub(super) a_rows_padded: bool,
 }
 
 impl Operands {
@@ -264,7 +268,9 @@ impl Operands {
 
     /// Whether an m × n × k multiply of these operands runs the `_vec` tile kernels ([`runs_vec_kernels`]).
     pub(super) fn runs_vec_kernels(&self, m: u64, n: u64, k: u64) -> bool {
-        let operands = vec4_applies(self.ta, self.tb, m as i64, n as i64, k as i64, self.a, self.lda, self.b, self.ldb);
+        let a_rows = if self.a_rows_padded { m.next_multiple_of(4) } else { m };
+        let operands =
+            vec4_applies(self.ta, self.tb, a_rows as i64, n as i64, k as i64, self.a, self.lda, self.b, self.ldb);
         runs_vec_kernels(operands, self.c_vec() != 0, k)
     }
 

@@ -378,7 +378,7 @@ pub fn sgemm_with(
                 um,
                 un,
                 uk,
-                Operands { ta, a, lda, tb, b, ldb, c, ldc }.runs_vec_kernels(um, un, uk),
+                Operands { ta, a, lda, tb, b, ldb, c, ldc, a_rows_padded: false }.runs_vec_kernels(um, un, uk),
                 TileChoice::Auto,
             )?;
             (split_tail, stream_k) = (None, None);
@@ -450,7 +450,7 @@ pub fn sgemm_with(
         return Ok(decision);
     }
 
-    let operands = Operands { ta, a, lda, tb, b, ldb, c, ldc };
+    let operands = Operands { ta, a, lda, tb, b, ldb, c, ldc, a_rows_padded: false };
     if split_tail.is_some() {
         decision.split_tail = launch_with_tail(
             handle,

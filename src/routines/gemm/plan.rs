@@ -137,7 +137,7 @@ pub fn plan_call(
     ldc: i64,
     choice: TileChoice,
 ) -> Result<MultiplyPlan> {
-    let x = Operands { ta, a, lda, tb, b, ldb, c, ldc };
+    let x = Operands { ta, a, lda, tb, b, ldb, c, ldc, a_rows_padded: false };
     let vec = x.runs_vec_kernels(m, n, k);
     let (kernel, plan) = plan_multiply(handle, ta, tb, m, n, k, vec, choice)?;
     if let Some(panel_rows) = copied_a_choice(handle, ta, tb, m, n, k, b, ldb, (c, ldc), (kernel, &plan, vec), choice)?
