@@ -52,13 +52,12 @@ pub const PANEL_ROWS_MAX: u64 = 65535 * 32 / PANEL_ROW_GRANULE * PANEL_ROW_GRANU
 pub const TT_OVER_NT: f64 = 1.075;
 /// µs of a multiply on the tile kernels without float4 operands over the
 /// `_vec` kernels' for the same tile, where the rule weighs a copy that turns
-/// one into the other. Not yet measured as such (no GPU was lent the session
-/// that wrote it): in a survey of 234 odd shapes on an H200 (kernel time
-/// against cuBLAS, `scripts/sgemm-odd-shapes.txt`), those of k ≥ 2048 whose A
-/// or B took no float4 ran at 0.93–0.95 × cuBLAS's speed by geometric mean,
-/// those with all three in float4s at 1.03, while cuBLAS's own TFLOP/s moved
-/// little between them. `scripts/sgemm-ld-padded.txt` measures it directly.
-pub const NON_VEC_OVER_VEC: f64 = 1.08;
+/// one into the other. Measured on an H200 (kernel time by graph replay,
+/// `scripts/sgemm-builds.py`, A copied against not), the direct time over
+/// the copied path's less the copy's model time: NN 4095×4096×4096 1.056
+/// (2867.6 → 2776.1 µs), NT 986×4188×5364 1.087 (949.8 → 897.1), NN
+/// 2047×2048×2048 1.017 (362.3 → 375.9: slower). 1.05 copies the first two.
+pub const NON_VEC_OVER_VEC: f64 = 1.05;
 /// A copy's fixed µs: its launch in the stream between two multiplies and
 /// the ramp of a short grid. The small copies of the same runs took
 /// 6.6–9.9 µs for 4 MiB of A read and written ((512, 8192, 1024)) and
@@ -168,16 +167,21 @@ pub fn copied_a_pays(
 }
 
 /// The NN or NT multiply's operands for a panel of `rows` rows of op(A)
-/// copied to `scratch`, with B and `(c, ldc)` the panel's C.
+/// copied to `scratch`, with B and `(c, ldc)` the panel's C. NN's and NT's
+/// panels read the copy's zeros past the last row (the `_vec` kernels at any
+/// height); TN's and TT's keep the float4 rule their copies were measured
+/// with: TT 12199×1088×618's panel of odd height ran 9.6 % slower on the
+/// `_vec` kernels (H200, C staged at k = 618).
 pub(super) fn panel_operands(
-    tb: Transpose,
+    (ta, tb): (Transpose, Transpose),
     rows: u64,
     scratch: u64,
     b: u64,
     ldb: i64,
     (c, ldc): (u64, i64),
 ) -> Operands {
-    Operands { ta: Transpose::No, a: scratch, lda: copied_a_ld(rows) as i64, tb, b, ldb, c, ldc, a_rows_padded: true }
+    let a_rows_padded = ta == Transpose::No;
+    Operands { ta: Transpose::No, a: scratch, lda: copied_a_ld(rows) as i64, tb, b, ldb, c, ldc, a_rows_padded }
 }
 
 /// The NN or NT kernel and its plan for a panel of `rows` rows of op(A) with
@@ -226,7 +230,7 @@ impl PanelPlan {
 #[allow(clippy::too_many_arguments)]
 pub(super) fn panel_plan(
     handle: &Handle,
-    tb: Transpose,
+    (ta, tb): (Transpose, Transpose),
     rows: u64,
     n: u64,
     k: u64,
@@ -235,7 +239,7 @@ pub(super) fn panel_plan(
     ldb: i64,
     (c, ldc): (u64, i64),
 ) -> Result<PanelPlan> {
-    let x = panel_operands(tb, rows, scratch, b, ldb, (c, ldc));
+    let x = panel_operands((ta, tb), rows, scratch, b, ldb, (c, ldc));
     let (spec, plan, _) = panel_multiply(handle, &x, rows, n, k)?;
     let whole = (spec, plan);
     let tailed = match split_tail_rule(handle, &Product { m: rows, n, k, x }, (whole.0, &whole.1))? {
@@ -285,7 +289,7 @@ pub(super) fn copied_a_choice(
         let could_save = estimated_time(device, tile, pair, direct.1, m, n, k)
             * (NON_VEC_OVER_VEC * tile.time_factor(pair, false) - 1.0);
         let first_rows = panel_rows.min(m);
-        let panel_vec = panel_operands(tb, first_rows, 256, b, ldb, c).runs_vec_kernels(first_rows, n, k);
+        let panel_vec = panel_operands((ta, tb), first_rows, 256, b, ldb, c).runs_vec_kernels(first_rows, n, k);
         if direct.2 || !panel_vec || copy_us(m, k) >= could_save {
             return Ok(None);
         }
@@ -294,7 +298,7 @@ pub(super) fn copied_a_choice(
     // Kernels are looked up before the rule runs, so that it cannot fail.
     let mut plans = Vec::with_capacity(2);
     for (_, rows) in panels(m, panel_rows).take(1).chain(panels(m, panel_rows).last()) {
-        let (spec, plan, vec) = panel_multiply(handle, &panel_operands(tb, rows, 256, b, ldb, c), rows, n, k)?;
+        let (spec, plan, vec) = panel_multiply(handle, &panel_operands((ta, tb), rows, 256, b, ldb, c), rows, n, k)?;
         plans.push((rows, tile_of(spec), plan, vec));
     }
     let panel_plan =
@@ -376,12 +380,21 @@ mod tests {
         // An odd m with lda = m: A takes no float4, its copy does (zeros past the last row).
         let (b, c) = (1 << 21, 1 << 22);
         for tb in [Transpose::No, Transpose::Yes] {
-            let panel = panel_operands(tb, 4095, 256, b, 4096, (c, 4095));
+            let panel = panel_operands((Transpose::No, tb), 4095, 256, b, 4096, (c, 4095));
             assert_eq!(panel.lda, 4096);
             assert!(panel.runs_vec_kernels(4095, 4096, 4096), "{tb:?}");
-            assert!(!Operands { a: 1 << 20, lda: 4095, a_rows_padded: false, ..panel }.runs_vec_kernels(4095, 4096, 4096));
+            assert!(
+                !Operands { a: 1 << 20, lda: 4095, a_rows_padded: false, ..panel }.runs_vec_kernels(4095, 4096, 4096)
+            );
             // B without float4 (k or n odd) keeps the panel off them.
-            assert!(!panel_operands(tb, 4095, 256, b, 4095, (c, 4095)).runs_vec_kernels(4095, 4095, 4095), "{tb:?}");
+            assert!(
+                !panel_operands((Transpose::No, tb), 4095, 256, b, 4095, (c, 4095)).runs_vec_kernels(4095, 4095, 4095),
+                "{tb:?}"
+            );
+            // TN's and TT's panels keep the float4 rule they were measured with.
+            assert!(
+                !panel_operands((Transpose::Yes, tb), 4095, 256, b, 4096, (c, 4095)).runs_vec_kernels(4095, 4096, 4096)
+            );
         }
     }
 

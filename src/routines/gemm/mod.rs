@@ -344,7 +344,7 @@ pub fn sgemm_with(
     if let (Some(panel_rows), Some(first)) = (copied_a_panel_rows, first_panel) {
         panel_plans.push(first);
         if let Some((_, rows)) = panels(um, panel_rows).last().filter(|&(_, rows)| rows != first.rows) {
-            panel_plans.push(panel_plan(handle, tb, rows, un, uk, 256, b, ldb, (c, ldc))?);
+            panel_plans.push(panel_plan(handle, (ta, tb), rows, un, uk, 256, b, ldb, (c, ldc))?);
         }
     }
     let tail_bytes = panel_plans.iter().map(|p| p.after_panel_bytes(un)).max().unwrap_or(0);
@@ -394,7 +394,7 @@ pub fn sgemm_with(
                 .iter()
                 .find(|p| p.rows == rows)
                 .copied()
-                .map_or_else(|| panel_plan(handle, tb, rows, un, uk, 256, b, ldb, (c, ldc)), Ok)?;
+                .map_or_else(|| panel_plan(handle, (ta, tb), rows, un, uk, 256, b, ldb, (c, ldc)), Ok)?;
             let (panel_spec, panel_plan, panel_tail) =
                 if panel_tails { panel.tailed } else { (panel.whole.0, panel.whole.1, None) };
             let panel_stream_k = panel.stream_k.filter(|_| panel_tails);
@@ -420,7 +420,7 @@ pub fn sgemm_with(
                     ],
                 )?;
             }
-            let operands = panel_operands(tb, rows, work.scratch(), b, ldb, (c + first * 4, ldc));
+            let operands = panel_operands((ta, tb), rows, work.scratch(), b, ldb, (c + first * 4, ldc));
             if let Some(stream_k) = panel_stream_k {
                 let pieces = (work.counters(), work.scratch() + panel_bytes);
                 decision.stream_k = launch_stream_k(

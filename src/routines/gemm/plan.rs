@@ -142,7 +142,7 @@ pub fn plan_call(
     let (kernel, plan) = plan_multiply(handle, ta, tb, m, n, k, vec, choice)?;
     if let Some(panel_rows) = copied_a_choice(handle, ta, tb, m, n, k, b, ldb, (c, ldc), (kernel, &plan, vec), choice)?
     {
-        let first_panel = panel_plan(handle, tb, panel_rows.min(m), n, k, 256, b, ldb, (c, ldc))?;
+        let first_panel = panel_plan(handle, (ta, tb), panel_rows.min(m), n, k, 256, b, ldb, (c, ldc))?;
         let (kernel, plan, split_tail) = first_panel.tailed;
         let stream_k = first_panel.stream_k;
         return Ok(MultiplyPlan {
