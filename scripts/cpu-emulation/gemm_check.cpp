@@ -69,6 +69,9 @@ struct Case {
     int offset;  // floats past 16-byte alignment (generic kernels only)
     float alpha, beta;
     bool device_scalars, nan_c, c_vec;
+    // A untransposed as the host's copy of it leaves it (routines/gemm/copied_a.rs):
+    // lda and the rows read rounded up to 4, zeros past m; the _vec kernels at an odd m.
+    bool a_padded = false;
 };
 
 static std::mt19937_64 rng(2026);
@@ -89,7 +92,8 @@ static std::string describe(const KernelInfo &kinfo, const Case &c) {
 static int run_case(const KernelInfo &kinfo, const Case &c) {
     const i64 a_rows = kinfo.ta ? c.k : c.m, a_cols = kinfo.ta ? c.m : c.k;
     const i64 b_rows = kinfo.tb ? c.n : c.k, b_cols = kinfo.tb ? c.k : c.n;
-    const i64 lda = std::max<i64>(a_rows, 1) + c.pad, ldb = std::max<i64>(b_rows, 1) + c.pad, ldc = std::max<i64>(c.m, 1) + c.pad;
+    const i64 a_rows_read = c.a_padded ? (a_rows + 3) / 4 * 4 : a_rows;
+    const i64 lda = std::max<i64>(a_rows_read, 1) + c.pad, ldb = std::max<i64>(b_rows, 1) + c.pad, ldc = std::max<i64>(c.m, 1) + c.pad;
     const i64 guard = 64;
     auto make = [&](i64 floats) {
         std::vector<float> v(floats + 2 * guard + 4);
@@ -100,6 +104,8 @@ static int run_case(const KernelInfo &kinfo, const Case &c) {
     if (c.nan_c) std::fill(c0.begin() + guard + c.offset, c0.begin() + guard + c.offset + ldc * c.n, NAN);
     // 16-byte aligned starts plus the case's offset (vectors are 16-byte aligned by the allocator).
     const float *A = a.data() + guard + c.offset;
+    for (i64 col = 0; col < a_cols; ++col)
+        for (i64 row = a_rows; row < a_rows_read; ++row) a[guard + c.offset + row + col * lda] = 0.0f;
     const float *B = b.data() + guard + c.offset;
     std::vector<float> cv = c0;
     float *C = cv.data() + guard + c.offset;
@@ -111,7 +117,7 @@ static int run_case(const KernelInfo &kinfo, const Case &c) {
     auto matrix = [](const float *p, i64 rows, i64 cols, i64 ld) {
         return emu::Span{p, p + (rows > 0 && cols > 0 ? ld * (cols - 1) + rows : 0)};
     };
-    emu::read_spans = {matrix(A, a_rows, a_cols, lda), matrix(B, b_rows, b_cols, ldb)};
+    emu::read_spans = {matrix(A, a_rows_read, a_cols, lda), matrix(B, b_rows, b_cols, ldb)};
 
     if (c.split < 0) {
         // The host's stream-K: counters at 0, a piece slot per stream-K tile and block.
@@ -353,8 +359,18 @@ int main(int argc, char **argv) {
         list.push_back({40, 40, 4, 1, 0, 0, offset, 1.25f, -0.5f, false, false, false});
         list.push_back({40, 40, 37, 1, 0, 0, offset, 0.0f, 0.5f, true, false, false});
         list.push_back({40, 40, 37, 1, 0, 0, offset, 0.0f, 1.0f, true, false, false});
+        // _vec NN and NT at an odd m on a padded copy of A: edges, a long k, a split, device scalars over NaN in C.
+        if (kinfo.vec && !kinfo.ta) {
+            for (Case c : {Case{7, 36, 44, 1, 0, 4, 0, 1.25f, -0.5f, true, false, false},
+                           Case{kinfo.bm + 1, kinfo.bn + 4, 200, 1, 0, 0, 0, 1.25f, 0.0f, false, true, false},
+                           Case{2 * kinfo.bm + 37, 40, 2052, 3, 0, 0, 0, -0.75f, 0.5f, false, false, false},
+                           Case{kinfo.bm - 3, 8, 12, 1, 0, 4, 0, 0.0f, 0.0f, true, true, false}}) {
+                c.a_padded = true;
+                list.push_back(c);
+            }
+        }
         for (auto c : list) {
-            if (kinfo.vec) {
+            if (kinfo.vec && !c.a_padded) {
                 // The host's vec rule: extents along each operand's vector a multiple of 4.
                 const i64 a_extent = kinfo.ta ? c.k : c.m, b_extent = kinfo.tb ? c.n : c.k;
                 if (a_extent % 4 || b_extent % 4) continue;
@@ -380,6 +396,12 @@ int main(int argc, char **argv) {
             {768, 384, 64, -16, 3, 0, 0, 1.25f, -0.5f, true, false, true},
         };
         for (const auto &c : list) {
+            ++cases;
+            failed += run_case(kinfo, c) ? 1 : 0;
+        }
+        if (!kinfo.ta) {  // an odd m on a padded copy of A, as the plain kernels above
+            Case c{301, 200, 204, -7, 1, 0, 0, 1.25f, 0.0f, false, true, false};
+            c.a_padded = true;
             ++cases;
             failed += run_case(kinfo, c) ? 1 : 0;
         }
