@@ -14,7 +14,10 @@ SHAPES: a file of lines "ta,tb,m,n,k" (0 = N, 1 = T; "#" starts a comment
 line), "ta,tb,m,n,k,ldc" for a C with ldc > m, or "ta,tb,m,n,k,ldc,lda,ldb"
 for A and B with leading dimensions past their rows (0 or absent: the
 rows), e.g. scripts/sgemm-shapes.txt, scripts/sgemm-ld-padded.txt. Prints per shape each
-build's µs, cuBLAS's, and cuBLAS time / each build's time."""
+build's µs, cuBLAS's, and cuBLAS time / each build's time; with two builds
+or more, then the shapes whose time moved past 2 % from the first to the
+last, and the geometric mean of the speed."""
+import math
 import sys
 
 import cupy as cp
@@ -26,6 +29,8 @@ from graph_timing import builds_row, compare_builds, cublas_on_stream, mublas_bu
 REPLAY_US = 3000.0
 # FP32 rate for that estimate, FLOP per µs.
 ESTIMATE_FLOP_PER_US = 40e6
+# A shape's time moved between builds past this (the end summary): about twice the replays' noise.
+MOVED = 0.02
 
 
 def main():
@@ -33,6 +38,7 @@ def main():
         sys.exit(__doc__)
     cublas, cublas_handle, stream = cublas_on_stream()
     libs, handles = mublas_builds(sys.argv[1:-1], stream)
+    rows = []  # (printed row, each build's µs)
 
     for ta, tb, m, n, k, *rest in shape_lines(sys.argv[-1]):
         ldc, lda, ldb = (list(rest) + [0, 0, 0])[:3]
@@ -54,9 +60,24 @@ def main():
         error, ours, theirs = compare_builds(stream, runs, [c[0] for c in Cs], calls, sets)
         shape = f"{'NT'[ta]}{'NT'[tb]} {m:>6}x{n:<6}x{k:<6}" + "".join(
             f" {name} {ld}" for name, ld, rows in (("lda", lda, ar), ("ldb", ldb, br), ("ldc", ldc, m)) if ld != rows)
-        print(builds_row(shape, error, ours, theirs, 1), flush=True)
+        row = builds_row(shape, error, ours, theirs, 1)
+        print(row, flush=True)
+        rows.append((row, ours))
         del As, Bs, Cs
         cp.get_default_memory_pool().free_all_blocks()
+    if len(libs) > 1:
+        print_moves(rows)
+
+
+def print_moves(rows):
+    """The shapes whose last build's time moved past MOVED from the first
+    build's, and the geometric mean of the first's time over the last's."""
+    speeds = [ours[0] / ours[-1] for _, ours in rows]
+    moved = [row for (row, _), speed in zip(rows, speeds) if abs(speed - 1) > MOVED]
+    print(f"\nlast build against the first: {len(moved)} of {len(rows)} shapes moved past {MOVED:.0%}, geometric "
+          f"mean of speed {math.exp(sum(map(math.log, speeds)) / len(speeds)):.4f}")
+    for row in moved:
+        print(row)
 
 
 if __name__ == "__main__":
