@@ -108,8 +108,10 @@ pub fn panels(m: u64, panel_rows: u64) -> impl Iterator<Item = (u64, u64)> {
 /// the direct plan's tile, plan and whether it runs the `_vec` kernels;
 /// `panel_plan(rows)` the same of the NN or NT kernel for a panel (unsplit:
 /// the work buffer holds the panel, not partial sums). A plan without float4
-/// operands counts [`NON_VEC_OVER_VEC`] times its model's time, times its
-/// tile's [`Tile::time_factor`](super::Tile::time_factor). TN's panels
+/// operands counts its model's time times its tile's
+/// [`Tile::time_factor`](super::Tile::time_factor), and times
+/// [`NON_VEC_OVER_VEC`] where the other side (the direct plan or the first
+/// panel) runs the `_vec` kernels. TN's panels
 /// are timed as NN, by each tile's own NN efficiency (the 64×64 tile of 128
 /// threads runs TN far slower than NN at long k, see
 /// [`Tile::efficiency_at`](super::Tile::efficiency_at)); TT's by TT's model
@@ -131,12 +133,15 @@ pub fn copied_a_pays(
     if device.compute_capability < (8, 0) {
         return false;
     }
-    // A plan without float4 operands: 256×128's loss, then the tile's own against it.
-    let weight = |tile: usize, pair: usize, vec: bool| {
-        if vec { 1.0 } else { NON_VEC_OVER_VEC * TILES[tile].time_factor(pair, false) }
+    // A plan without float4 operands: the tile's own loss there, and
+    // NON_VEC_OVER_VEC only against a side that has them (measured as such;
+    // where both lack them the rule is the one measured for A^T).
+    let panels_vec = panel_plan(panel_rows.min(m)).2;
+    let weight = |tile: usize, pair: usize, vec: bool, other_vec: bool| {
+        TILES[tile].time_factor(pair, vec) * if !vec && other_vec { NON_VEC_OVER_VEC } else { 1.0 }
     };
-    let direct_time =
-        estimated_time(device, &TILES[direct.0], pair, direct.1, m, n, k) * weight(direct.0, pair, direct.2);
+    let direct_time = estimated_time(device, &TILES[direct.0], pair, direct.1, m, n, k)
+        * weight(direct.0, pair, direct.2, panels_vec);
     let mut time = copy_us(m, k);
     let mut last: Option<(u64, f64)> = None;
     for (_, rows) in panels(m, panel_rows) {
@@ -153,7 +158,7 @@ pub fn copied_a_pays(
                     _ => estimated_time(device, &TILES[tile], pair, &plan, rows, n, k) / TT_OVER_NT,
                 };
                 // The panels run NN or NT kernels (TN's and TT's too).
-                let t = multiply * weight(tile, pair % 2, vec) + LAUNCH_US;
+                let t = multiply * weight(tile, pair % 2, vec, direct.2) + LAUNCH_US;
                 last = Some((rows, t));
                 t
             }
@@ -395,6 +400,19 @@ mod tests {
             assert!(
                 !panel_operands((Transpose::Yes, tb), 4095, 256, b, 4096, (c, 4095)).runs_vec_kernels(4095, 4096, 4096)
             );
+        }
+    }
+
+    #[test]
+    fn tt_without_float4_on_either_side_weighs_as_a_transposed_alone() {
+        // TT 12199 × 1088 × 618 (m odd, C staged): by the model, A^T copied
+        // loses 0.1 %, but NON_VEC_OVER_VEC counted on both sides made it a
+        // 0.2 % gain. A copy measured (its panels then on the _vec kernels)
+        // ran 9.6 % slower (H200).
+        assert_eq!(decide_copied_a_vec(3, 12199, 1088, 618, false, false), None);
+        // The large squares copy whichever kernels both sides run.
+        for vec in [false, true] {
+            assert_eq!(decide_copied_a_vec(3, 4096, 4096, 4096, vec, vec), Some(4096), "{vec}");
         }
     }
 
