@@ -27,7 +27,7 @@
 //! ([`Operands::a_rows_padded`](super::launch::Operands)).
 
 use super::Transpose;
-use super::kernels::{TILES, pair_index};
+use super::kernels::{TILES, Tile, pair_index};
 use super::launch::Operands;
 use super::plan::{TileChoice, plan_multiply, tile_of, unsplit};
 use super::split_tail::{Product, SplitTail, split_tail_rule};
@@ -103,6 +103,15 @@ pub fn panels(m: u64, panel_rows: u64) -> impl Iterator<Item = (u64, u64)> {
     (0..m).step_by(panel_rows.max(1) as usize).map(move |first| (first, panel_rows.min(m - first)))
 }
 
+/// What [`copied_a_pays`] multiplies a plan's [`estimated_time`] by: for a
+/// plan without float4 operands (`vec` false) its tile's own loss there,
+/// and [`NON_VEC_OVER_VEC`] only against a side that has them (`other_vec`:
+/// measured as such; where both lack them the rule is the one measured for
+/// A^T).
+fn plan_weight(tile: &Tile, pair: usize, vec: bool, other_vec: bool) -> f64 {
+    tile.time_factor(pair, vec) * if !vec && other_vec { NON_VEC_OVER_VEC } else { 1.0 }
+}
+
 /// Whether copying op(A) pays ([module docs](self)): the direct plan's
 /// [`estimated_time`] against the panels' copies and multiplies. `direct`:
 /// the direct plan's tile, plan and whether it runs the `_vec` kernels;
@@ -133,15 +142,9 @@ pub fn copied_a_pays(
     if device.compute_capability < (8, 0) {
         return false;
     }
-    // A plan without float4 operands: the tile's own loss there, and
-    // NON_VEC_OVER_VEC only against a side that has them (measured as such;
-    // where both lack them the rule is the one measured for A^T).
     let panels_vec = panel_plan(panel_rows.min(m)).2;
-    let weight = |tile: usize, pair: usize, vec: bool, other_vec: bool| {
-        TILES[tile].time_factor(pair, vec) * if !vec && other_vec { NON_VEC_OVER_VEC } else { 1.0 }
-    };
     let direct_time = estimated_time(device, &TILES[direct.0], pair, direct.1, m, n, k)
-        * weight(direct.0, pair, direct.2, panels_vec);
+        * plan_weight(&TILES[direct.0], pair, direct.2, panels_vec);
     let mut time = copy_us(m, k);
     let mut last: Option<(u64, f64)> = None;
     for (_, rows) in panels(m, panel_rows) {
@@ -158,7 +161,7 @@ pub fn copied_a_pays(
                     _ => estimated_time(device, &TILES[tile], pair, &plan, rows, n, k) / TT_OVER_NT,
                 };
                 // The panels run NN or NT kernels (TN's and TT's too).
-                let t = multiply * weight(tile, pair % 2, vec, direct.2) + LAUNCH_US;
+                let t = multiply * plan_weight(&TILES[tile], pair % 2, vec, direct.2) + LAUNCH_US;
                 last = Some((rows, t));
                 t
             }
@@ -291,8 +294,8 @@ pub(super) fn copied_a_choice(
     // common calls, aligned or small, plan no panels).
     if ta == Transpose::No {
         let tile = &TILES[tile_of(direct.0)];
-        let could_save = estimated_time(device, tile, pair, direct.1, m, n, k)
-            * (NON_VEC_OVER_VEC * tile.time_factor(pair, false) - 1.0);
+        let could_save =
+            estimated_time(device, tile, pair, direct.1, m, n, k) * (plan_weight(tile, pair, false, true) - 1.0);
         let first_rows = panel_rows.min(m);
         let panel_vec = panel_operands((ta, tb), first_rows, 256, b, ldb, c).runs_vec_kernels(first_rows, n, k);
         if direct.2 || !panel_vec || copy_us(m, k) >= could_save {

@@ -333,6 +333,7 @@ pub fn sgemm_with(
 
     let MultiplyPlan { kernel: mut spec, mut plan, copied_a_panel_rows, mut split_tail, first_panel, mut stream_k } =
         plan_call(handle, ta, tb, um, un, uk, a, lda, b, ldb, c, ldc, choice)?;
+    let operands = Operands { ta, a, lda, tb, b, ldb, c, ldc, a_rows_padded: false };
     let (alpha_value, alpha_address) = alpha.kernel_args();
     let scalars = [alpha_value, alpha_address, beta_value, beta_address];
     // The panel of op(A), then room for the panels' split tails' partial sums.
@@ -371,16 +372,8 @@ pub fn sgemm_with(
         }
         if copy_area.is_none() {
             log::info!("SGEMM: multiplying without copying op(A)");
-            (spec, plan) = plan_multiply(
-                handle,
-                ta,
-                tb,
-                um,
-                un,
-                uk,
-                Operands { ta, a, lda, tb, b, ldb, c, ldc, a_rows_padded: false }.runs_vec_kernels(um, un, uk),
-                TileChoice::Auto,
-            )?;
+            (spec, plan) =
+                plan_multiply(handle, ta, tb, um, un, uk, operands.runs_vec_kernels(um, un, uk), TileChoice::Auto)?;
             (split_tail, stream_k) = (None, None);
         }
     }
@@ -420,7 +413,7 @@ pub fn sgemm_with(
                     ],
                 )?;
             }
-            let operands = panel_operands((ta, tb), rows, work.scratch(), b, ldb, (c + first * 4, ldc));
+            let copied = panel_operands((ta, tb), rows, work.scratch(), b, ldb, (c + first * 4, ldc));
             if let Some(stream_k) = panel_stream_k {
                 let pieces = (work.counters(), work.scratch() + panel_bytes);
                 decision.stream_k = launch_stream_k(
@@ -430,7 +423,7 @@ pub fn sgemm_with(
                     stream_k,
                     (rows, un, uk),
                     scalars,
-                    &operands,
+                    &copied,
                     Some(pieces),
                 )?;
                 continue;
@@ -442,7 +435,7 @@ pub fn sgemm_with(
                 panel_tail,
                 (rows, un, uk),
                 scalars,
-                &operands,
+                &copied,
                 partials,
             )?
             .or(decision.split_tail);
@@ -450,7 +443,6 @@ pub fn sgemm_with(
         return Ok(decision);
     }
 
-    let operands = Operands { ta, a, lda, tb, b, ldb, c, ldc, a_rows_padded: false };
     if split_tail.is_some() {
         decision.split_tail = launch_with_tail(
             handle,
