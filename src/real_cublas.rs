@@ -150,6 +150,23 @@ impl RealCublas {
             .map_err(|reasons| format!("no cuBLAS loaded in the process ({reasons})"))
     }
 
+    /// The majors of cuBLAS loaded in the process now (`RTLD_NOLOAD`: loads nothing).
+    pub fn resident_sonames() -> Vec<&'static str> {
+        RESIDENT_SONAMES
+            .into_iter()
+            .filter(|soname| {
+                let name = std::ffi::CString::new(*soname).expect("no NUL in a soname");
+                // SAFETY: RTLD_NOLOAD only finds a library already loaded; the handle is closed at once.
+                let library = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOLOAD | libc::RTLD_LAZY) };
+                if !library.is_null() {
+                    // SAFETY: the handle dlopen just gave.
+                    unsafe { libc::dlclose(library) };
+                }
+                !library.is_null()
+            })
+            .collect()
+    }
+
     /// The real cuBLAS for the tests and the benchmark: the copy in the
     /// process, else one loaded by soname from the usual search path.
     pub fn get() -> Result<&'static RealCublas, String> {

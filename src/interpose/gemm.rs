@@ -22,7 +22,7 @@ const FP32_MATH_MODES: [c_int; 2] = [0, 2];
 /// reduced precision (or cannot be read). None: plain FP32, mublas serves it.
 fn reduced_precision(real: &RealCublas, handle: CublasHandle) -> Option<&'static str> {
     const WHY: &str = "the handle's math mode allows reduced precision";
-    let get = real.get_math_mode?;
+    let Some(get) = real.get_math_mode else { return Some("the real cuBLAS cannot tell the handle's math mode") };
     let mut mode = 0;
     // SAFETY: the real library's accessor on its own handle.
     if unsafe { get(handle, &mut mode) } != 0 || !FP32_MATH_MODES.contains(&(mode & 0xf)) {

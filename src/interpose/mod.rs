@@ -138,6 +138,8 @@ static SHADOWS: Mutex<Option<HashMap<usize, Arc<Handle>>>> = Mutex::new(None);
 
 /// Decides who serves a call on `handle`, and prepares the shadow's stream and pointer mode.
 pub(crate) fn route<'a>(handle: CublasHandle, entry: usize) -> Result<Route<'a>, mublasStatus_t> {
+    // Before anything can log: the errors below must show without MUBLAS_LOG.
+    crate::logging::init();
     if handle.is_null() {
         return Err(Status::NotInitialized as mublasStatus_t);
     }
@@ -163,6 +165,24 @@ pub(crate) fn route<'a>(handle: CublasHandle, entry: usize) -> Result<Route<'a>,
             note_forwarded(entry, &why);
             Ok(Route::Forward(real))
         }
+    }
+}
+
+/// mublas's exports catch the calls of every cuBLAS in the process and ask the
+/// one found first (`RealCublas::in_process`) about each handle and for each
+/// forwarded call: with two majors loaded (frameworks built for CUDA 12 and
+/// 13 in one process) the other's handles would be misread. Said once, as an
+/// error (it shows without MUBLAS_LOG), when a new handle meets it.
+fn warn_if_several_cublas(real: &RealCublas) {
+    static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let resident = RealCublas::resident_sonames();
+    if resident.len() > 1 && !WARNED.swap(true, Ordering::Relaxed) {
+        log::error!(
+            "{} are all loaded: under LD_PRELOAD mublas serves and forwards every cuBLAS handle with {}'s \
+             functions, and the others' handles would be misread; run this program without the preload",
+            resident.join(", "),
+            real.soname
+        );
     }
 }
 
@@ -195,6 +215,7 @@ fn shadow_of_foreign(real: &RealCublas, handle: CublasHandle) -> Result<Arc<Hand
             return Err(NOT_PRIMARY.into());
         }
         _ => {
+            warn_if_several_cublas(real);
             let s = Arc::new(Handle::create_on(ordinal).map_err(|e| format!("mublas cannot serve this device: {e}"))?);
             map.insert(handle as usize, s.clone());
             s
@@ -256,6 +277,7 @@ fn release_shadow(handle: CublasHandle) {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cublasDestroy_v2(handle: CublasHandle) -> mublasStatus_t {
     crate::capi::ffi_boundary!({
+        crate::logging::init();
         if crate::capi::is_live_handle(handle) {
             // SAFETY: a live handle of ours, which the caller gives up.
             return unsafe { crate::capi::handle::mublasDestroy(handle as crate::capi::types::mublasHandle_t) };
