@@ -30,6 +30,7 @@ module mublas
   integer(c_int), parameter :: MUBLAS_STATUS_LICENSE_ERROR = 16
 
   integer(c_int), parameter :: MUBLAS_OP_N = 0, MUBLAS_OP_T = 1, MUBLAS_OP_C = 2, MUBLAS_OP_CONJG = 3
+  integer(c_int), parameter :: MUBLAS_OP_HERMITAN = MUBLAS_OP_C
   integer(c_int), parameter :: MUBLAS_FILL_MODE_LOWER = 0, MUBLAS_FILL_MODE_UPPER = 1, MUBLAS_FILL_MODE_FULL = 2
   integer(c_int), parameter :: MUBLAS_DIAG_NON_UNIT = 0, MUBLAS_DIAG_UNIT = 1
   integer(c_int), parameter :: MUBLAS_POINTER_MODE_HOST = 0, MUBLAS_POINTER_MODE_DEVICE = 1
@@ -100,6 +101,38 @@ module mublas
       import :: c_int, c_ptr, c_float
       type(c_ptr), value :: handle, a, b, c
       integer(c_int), value :: transa, transb, m, n, k, lda, ldb, ldc
+      real(c_float), intent(in) :: alpha, beta
+    end function
+
+    ! The 64-bit forms (cuBLAS's cublasSaxpy_64, ...): sizes, leading dimensions
+    ! and increments as integer(c_int64_t), for arrays past 2^31 elements a side.
+    integer(c_int) function mublasSaxpy_64(handle, n, alpha, x, incx, y, incy) bind(C, name="mublasSaxpy_64")
+      import :: c_int, c_int64_t, c_ptr, c_float
+      type(c_ptr), value :: handle, x, y
+      integer(c_int64_t), value :: n, incx, incy
+      real(c_float), intent(in) :: alpha
+    end function
+    integer(c_int) function mublasSgemv_64(handle, trans, m, n, alpha, a, lda, x, incx, beta, y, incy) &
+        bind(C, name="mublasSgemv_64")
+      import :: c_int, c_int64_t, c_ptr, c_float
+      type(c_ptr), value :: handle, a, x, y
+      integer(c_int), value :: trans
+      integer(c_int64_t), value :: m, n, lda, incx, incy
+      real(c_float), intent(in) :: alpha, beta
+    end function
+    integer(c_int) function mublasStrmv_64(handle, uplo, trans, diag, n, a, lda, x, incx) &
+        bind(C, name="mublasStrmv_64")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: handle, a, x
+      integer(c_int), value :: uplo, trans, diag
+      integer(c_int64_t), value :: n, lda, incx
+    end function
+    integer(c_int) function mublasSgemm_64(handle, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) &
+        bind(C, name="mublasSgemm_64")
+      import :: c_int, c_int64_t, c_ptr, c_float
+      type(c_ptr), value :: handle, a, b, c
+      integer(c_int), value :: transa, transb
+      integer(c_int64_t), value :: m, n, k, lda, ldb, ldc
       real(c_float), intent(in) :: alpha, beta
     end function
 

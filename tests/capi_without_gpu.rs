@@ -1,8 +1,11 @@
 //! The C ABI paths that need no GPU: null handles, status strings, version,
 //! and, when there is no GPU, mublasCreate's NOT_INITIALIZED.
 
-use mublas::capi::blas1::mublasSaxpy;
+use mublas::capi::blas1::{mublasSaxpy, mublasSaxpy_64};
+use mublas::capi::blas2::mublasSgemv_64;
+use mublas::capi::gemm::mublasSgemm_64;
 use mublas::capi::handle::*;
+use mublas::capi::trmv::mublasStrmv_64;
 use mublas::capi::types::*;
 
 #[test]
@@ -22,6 +25,44 @@ fn null_handles_are_not_initialized() {
             MUBLAS_STATUS_NOT_INITIALIZED
         );
         assert_eq!(mublasCreate(std::ptr::null_mut()), MUBLAS_STATUS_INVALID_VALUE);
+    }
+}
+
+/// The 64-bit forms check the handle first too, whatever their sizes.
+#[test]
+fn null_handles_are_not_initialized_in_the_64_bit_forms() {
+    let (null, alpha, x, y): (mublasHandle_t, f32, *const f32, *mut f32) =
+        (std::ptr::null_mut(), 1.0, std::ptr::null(), std::ptr::null_mut());
+    let past_i32 = i32::MAX as i64 + 7;
+    unsafe {
+        assert_eq!(mublasSaxpy_64(null, past_i32, &alpha, x, 1, y, -1), MUBLAS_STATUS_NOT_INITIALIZED);
+        assert_eq!(
+            mublasSgemv_64(null, MUBLAS_OP_T, past_i32, 3, &alpha, x, past_i32, x, 1, &alpha, y, 1),
+            MUBLAS_STATUS_NOT_INITIALIZED
+        );
+        assert_eq!(
+            mublasStrmv_64(null, MUBLAS_FILL_MODE_LOWER, MUBLAS_OP_HERMITAN, MUBLAS_DIAG_UNIT, 5, x, past_i32, y, 1),
+            MUBLAS_STATUS_NOT_INITIALIZED
+        );
+        assert_eq!(
+            mublasSgemm_64(
+                null,
+                MUBLAS_OP_N,
+                MUBLAS_OP_C,
+                past_i32,
+                2,
+                2,
+                &alpha,
+                x,
+                past_i32,
+                x,
+                2,
+                &alpha,
+                y,
+                past_i32
+            ),
+            MUBLAS_STATUS_NOT_INITIALIZED
+        );
     }
 }
 

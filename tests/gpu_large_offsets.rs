@@ -270,14 +270,14 @@ fn sgemm(gpu: &Gpu, random: &mut Random, a: &Far, b: &Far) {
     }
 }
 
-/// SAXPY through the 64-bit entry point on more than 2^31 elements, x and y
+/// SAXPY through the 64-bit entry point (`mublasSaxpy_64`) on more than 2^31 elements, x and y
 /// filling both buffers: x and y equally aligned (the float4 kernel, 2^29
 /// float4 groups and more), then x one float further on (the strided one).
 /// Each call's every element is checked against float64, and the float just
 /// past y must keep its value. The host's part (random data, checks) runs on
 /// every core: 2^31 elements take a minute on one.
 fn saxpy_past_2_31_elements(gpu: &Gpu, random: &mut Random, a: &Far, b: &Far) {
-    use mublas::interpose::blas1::cublasSaxpy_v2_64;
+    use mublas::capi::blas1::mublasSaxpy_64;
     let n = PAST_I32 + 5;
     let cores = std::thread::available_parallelism().map_or(4, |c| c.get());
     let chunk = (n + 1).div_ceil(cores);
@@ -300,8 +300,8 @@ fn saxpy_past_2_31_elements(gpu: &Gpu, random: &mut Random, a: &Far, b: &Far) {
     let alpha = -0.375f32;
     for (x_at, what) in [(0usize, "x and y aligned alike"), (1, "x one float further on")] {
         let len = n - x_at;
-        // SAFETY: our own handle under cuBLAS's name (served as mublasSaxpy is); x and y lie in the buffers.
-        let status = unsafe { cublasSaxpy_v2_64(gpu.handle as _, len as i64, &alpha, a.ptr(x_at), 1, b.ptr(0), 1) };
+        // SAFETY: our own handle; x and y lie in the buffers.
+        let status = unsafe { mublasSaxpy_64(gpu.handle, len as i64, &alpha, a.ptr(x_at), 1, b.ptr(0), 1) };
         assert_eq!(status, MUBLAS_STATUS_SUCCESS, "{what}");
         let got = b.get(0, n + 1);
         // The first element of each core's part that is wrong, if any.

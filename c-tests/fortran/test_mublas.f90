@@ -1,6 +1,8 @@
 ! The Fortran module in use: SAXPY, SGEMV, STRMV and SGEMM through `use mublas`,
 ! with device memory from mublasAlloc and copies by mublasSet/GetVector/Matrix,
-! each checked against a plain CPU loop in double precision.
+! each checked against a plain CPU loop in double precision, and each repeated
+! through its 64-bit form (mublasSaxpy_64, ...) on the same data, which must
+! give the same bits.
 ! Exit code 0: passed; 77: skipped (no GPU); 1: failed.
 program test_mublas
   use, intrinsic :: iso_c_binding
@@ -10,6 +12,8 @@ program test_mublas
   type(c_ptr) :: h, da, db, dc, dx, dy
   real(c_float), target :: a(m, k), b(k, n), c(m, n), x(n), y(m), t(n, n), v(n)
   real(c_float), target :: out_c(m, n), out_y(m), out_v(n)
+  real(c_float), target :: out64_c(m, n), out64_y(m), out64_v(n)
+  integer(c_int64_t), parameter :: m64 = m, n64 = n, k64 = k, one = 1
   real(c_double) :: expected, scale
   real(c_float) :: alpha, beta
   integer(c_int) :: stat, i, j, l, failures
@@ -42,6 +46,10 @@ program test_mublas
   do i = 1, m
     call check('SAXPY', real(out_y(i), c_double), 3.0d0 * y(i), 3.0d0 * abs(y(i)), 4)
   end do
+  call expect(mublasSetVector(m, 4, c_loc(y), 1, dy, 1), 'mublasSetVector')
+  call expect(mublasSaxpy_64(h, m64, alpha, dc, one, dy, one), 'mublasSaxpy_64')
+  call expect(mublasGetVector(m, 4, dy, 1, c_loc(out64_y), 1), 'mublasGetVector')
+  call same_bits('mublasSaxpy_64', out64_y, out_y)
 
   ! SGEMV: y = 1.5·A(:, 1:n)·x + 0·y with A m×k and x of length k ≤ n.
   call expect(mublasSetMatrix(m, k, 4, c_loc(a), m, da, m), 'mublasSetMatrix A')
@@ -56,6 +64,9 @@ program test_mublas
     end do
     call check('SGEMV', real(out_y(i), c_double), expected, scale, k + 2)
   end do
+  call expect(mublasSgemv_64(h, MUBLAS_OP_N, m64, k64, alpha, da, m64, dx, one, beta, dy, one), 'mublasSgemv_64')
+  call expect(mublasGetVector(m, 4, dy, 1, c_loc(out64_y), 1), 'mublasGetVector')
+  call same_bits('mublasSgemv_64', out64_y, out_y)
 
   ! STRMV: v = T·v, T lower triangular, non-unit diagonal.
   call expect(mublasSetMatrix(n, n, 4, c_loc(t), n, dx, n), 'mublasSetMatrix T')
@@ -69,6 +80,11 @@ program test_mublas
     end do
     call check('STRMV', real(out_v(i), c_double), expected, scale, n + 2)
   end do
+  call expect(mublasSetVector(n, 4, c_loc(v), 1, dy, 1), 'mublasSetVector v')
+  call expect(mublasStrmv_64(h, MUBLAS_FILL_MODE_LOWER, MUBLAS_OP_N, MUBLAS_DIAG_NON_UNIT, n64, dx, n64, dy, one), &
+      'mublasStrmv_64')
+  call expect(mublasGetVector(n, 4, dy, 1, c_loc(out64_v), 1), 'mublasGetVector')
+  call same_bits('mublasStrmv_64', out64_v, out_v)
 
   ! SGEMM: C = 0.5·A·B + 2·C.
   call expect(mublasSetMatrix(k, n, 4, c_loc(b), k, db, k), 'mublasSetMatrix B')
@@ -85,6 +101,11 @@ program test_mublas
       call check('SGEMM', real(out_c(i, j), c_double), expected, scale, k + 2)
     end do
   end do
+  call expect(mublasSetMatrix(m, n, 4, c_loc(c), m, dc, m), 'mublasSetMatrix C')
+  call expect(mublasSgemm_64(h, MUBLAS_OP_N, MUBLAS_OP_N, m64, n64, k64, alpha, da, m64, db, k64, beta, dc, m64), &
+      'mublasSgemm_64')
+  call expect(mublasGetMatrix(m, n, 4, dc, m, c_loc(out64_c), m), 'mublasGetMatrix')
+  call same_bits('mublasSgemm_64', reshape(out64_c, [m * n]), reshape(out_c, [m * n]))
 
   call expect(mublasFree(da), 'mublasFree'); call expect(mublasFree(db), 'mublasFree')
   call expect(mublasFree(dc), 'mublasFree'); call expect(mublasFree(dx), 'mublasFree')
@@ -94,7 +115,7 @@ program test_mublas
     print '(a, i0, a)', 'FAIL: ', failures, ' elements out of bounds'
     stop 1
   end if
-  print '(a)', 'PASS: SAXPY, SGEMV, STRMV and SGEMM through the Fortran module'
+  print '(a)', 'PASS: SAXPY, SGEMV, STRMV and SGEMM through the Fortran module, and their 64-bit forms'
 
 contains
 
@@ -104,6 +125,16 @@ contains
     if (status /= MUBLAS_STATUS_SUCCESS) then
       print '(a, a, a, i0, a, a)', 'FAIL: ', what, ' returned ', status, ': ', mublas_status_string(status)
       stop 1
+    end if
+  end subroutine
+
+  subroutine same_bits(what, got, want)
+    character(len=*), intent(in) :: what
+    real(c_float), intent(in) :: got(:), want(:)
+    ! transfer: bit patterns, so that a NaN or a -0 counts as a difference too.
+    if (any(transfer(got, 0_c_int, size(got)) /= transfer(want, 0_c_int, size(want)))) then
+      print '(a, a)', what, ': not the same bits as the 32-bit form'
+      failures = failures + 1
     end if
   end subroutine
 

@@ -1,4 +1,4 @@
-//! Level-1 exports: mublasSaxpy.
+//! Level-1 exports: mublasSaxpy and mublasSaxpy_64.
 
 use super::types::*;
 use super::{ffi_boundary, handle_ref, status_of, try_status};
@@ -23,7 +23,7 @@ pub(crate) unsafe fn scalar_arg(handle: &Handle, value: *const f32) -> Result<Sc
     })
 }
 
-/// The body of `mublasSaxpy` and of the interposed `cublasSaxpy_v2`/`_v2_64`.
+/// The body of `mublasSaxpy`, `mublasSaxpy_64` and of the interposed `cublasSaxpy_v2`/`_v2_64`.
 ///
 /// # Safety
 /// As `mublasSaxpy`.
@@ -67,5 +67,28 @@ pub unsafe extern "C" fn mublasSaxpy(
         let h = try_status!(unsafe { handle_ref(handle) });
         // SAFETY: per this function's contract.
         unsafe { saxpy(h, n as i64, alpha, x, incx as i64, y, incy as i64) }
+    })
+}
+
+/// `mublasSaxpy` with 64-bit n and increments (cuBLAS `cublasSaxpy_64`), for
+/// vectors past 2^31 elements.
+///
+/// # Safety
+/// As `mublasSaxpy`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mublasSaxpy_64(
+    handle: mublasHandle_t,
+    n: i64,
+    alpha: *const f32,
+    x: *const f32,
+    incx: i64,
+    y: *mut f32,
+    incy: i64,
+) -> mublasStatus_t {
+    ffi_boundary!({
+        // SAFETY: per this function's contract.
+        let h = try_status!(unsafe { handle_ref(handle) });
+        // SAFETY: per this function's contract.
+        unsafe { saxpy(h, n, alpha, x, incx, y, incy) }
     })
 }

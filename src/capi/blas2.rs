@@ -1,4 +1,4 @@
-//! Level-2 exports: mublasSgemv.
+//! Level-2 exports: mublasSgemv and mublasSgemv_64.
 
 use super::blas1::scalar_arg;
 use super::types::*;
@@ -42,7 +42,36 @@ pub unsafe extern "C" fn mublasSgemv(
     })
 }
 
-/// The body of `mublasSgemv` and of the interposed `cublasSgemv_v2`/`_v2_64`.
+/// `mublasSgemv` with 64-bit sizes, leading dimension and increments (cuBLAS
+/// `cublasSgemv_64`), for matrices and vectors past 2^31 elements a side.
+///
+/// # Safety
+/// As `mublasSgemv`.
+#[unsafe(no_mangle)]
+#[allow(non_snake_case)]
+pub unsafe extern "C" fn mublasSgemv_64(
+    handle: mublasHandle_t,
+    trans: mublasOperation_t,
+    m: i64,
+    n: i64,
+    alpha: *const f32,
+    A: *const f32,
+    lda: i64,
+    x: *const f32,
+    incx: i64,
+    beta: *const f32,
+    y: *mut f32,
+    incy: i64,
+) -> mublasStatus_t {
+    ffi_boundary!({
+        // SAFETY: per this function's contract.
+        let h = try_status!(unsafe { handle_ref(handle) });
+        // SAFETY: per this function's contract.
+        unsafe { sgemv(h, trans, m, n, alpha, A, lda, x, incx, beta, y, incy) }
+    })
+}
+
+/// The body of `mublasSgemv`, `mublasSgemv_64` and of the interposed `cublasSgemv_v2`/`_v2_64`.
 ///
 /// # Safety
 /// As `mublasSgemv`.

@@ -1,4 +1,4 @@
-//! Level-3 exports: mublasSgemm.
+//! Level-3 exports: mublasSgemm and mublasSgemm_64.
 
 use super::blas1::scalar_arg;
 use super::types::*;
@@ -9,7 +9,9 @@ use std::ffi::c_int;
 /// C = alpha·op(A)·op(B) + beta·C (cuBLAS `cublasSgemm`), column-major.
 /// Bad arguments give INVALID_VALUE in reference-BLAS order (1 transa,
 /// 2 transb, 3 m, 4 n, 5 k, 8 lda, 10 ldb, 13 ldc), before alpha or beta is
-/// read; m or n = 0 then returns at once. A NULL alpha or beta is
+/// read; m or n = 0 then returns at once, as does a host beta of 1 with k = 0
+/// or a host alpha of 0; otherwise k = 0 or alpha = 0 scales C by beta without
+/// reading A or B, and beta = 0 never reads C. A NULL alpha or beta is
 /// INVALID_VALUE here, where cuBLAS would crash in host pointer mode.
 ///
 /// # Safety
@@ -45,7 +47,37 @@ pub unsafe extern "C" fn mublasSgemm(
     })
 }
 
-/// The body of `mublasSgemm` and of the interposed `cublasSgemm_v2`, `_v2_64`
+/// `mublasSgemm` with 64-bit sizes and leading dimensions (cuBLAS
+/// `cublasSgemm_64`).
+///
+/// # Safety
+/// As `mublasSgemm`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mublasSgemm_64(
+    handle: mublasHandle_t,
+    transa: mublasOperation_t,
+    transb: mublasOperation_t,
+    m: i64,
+    n: i64,
+    k: i64,
+    alpha: *const f32,
+    a: *const f32,
+    lda: i64,
+    b: *const f32,
+    ldb: i64,
+    beta: *const f32,
+    c: *mut f32,
+    ldc: i64,
+) -> mublasStatus_t {
+    ffi_boundary!({
+        // SAFETY: per this function's contract.
+        let h = try_status!(unsafe { handle_ref(handle) });
+        // SAFETY: per this function's contract.
+        unsafe { sgemm(h, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) }
+    })
+}
+
+/// The body of `mublasSgemm`, `mublasSgemm_64` and of the interposed `cublasSgemm_v2`, `_v2_64`
 /// and (FP32) `cublasGemmEx`.
 ///
 /// # Safety

@@ -5,8 +5,9 @@ use super::{ffi_boundary, handle_ref, status_of, try_status};
 use crate::handle::{Handle, PointerMode};
 use std::ffi::c_int;
 
-/// Creates a handle bound to the device current on the calling thread (the CUDA
-/// runtime's primary context), loads the kernels and reserves the work buffer.
+/// Creates a handle bound to the context current on the calling thread (the
+/// device's primary context, which the CUDA runtime uses, or one the program
+/// made with cuCtxCreate), loads the kernels and reserves the work buffer.
 ///
 /// # Safety
 /// `handle` must be null (→ INVALID_VALUE) or point to writable memory for one handle.

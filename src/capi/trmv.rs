@@ -1,4 +1,4 @@
-//! Level-2 export: mublasStrmv. (A file of its own so that SGEMV's exports
+//! Level-2 exports: mublasStrmv and mublasStrmv_64. (A file of its own so that SGEMV's exports
 //! can live in blas2.rs without the two changing one file.)
 
 use super::types::*;
@@ -32,5 +32,30 @@ pub unsafe extern "C" fn mublasStrmv(
         // SAFETY: per this function's contract.
         let h = try_status!(unsafe { handle_ref(handle) });
         status_of(routines::trmv::strmv(h, uplo, trans, diag, n as i64, A as u64, lda as i64, x as u64, incx as i64))
+    })
+}
+
+/// `mublasStrmv` with 64-bit n, leading dimension and increment (cuBLAS
+/// `cublasStrmv_64`).
+///
+/// # Safety
+/// As `mublasStrmv`.
+#[unsafe(no_mangle)]
+#[allow(non_snake_case)]
+pub unsafe extern "C" fn mublasStrmv_64(
+    handle: mublasHandle_t,
+    uplo: mublasFillMode_t,
+    trans: mublasOperation_t,
+    diag: mublasDiagType_t,
+    n: i64,
+    A: *const f32,
+    lda: i64,
+    x: *mut f32,
+    incx: i64,
+) -> mublasStatus_t {
+    ffi_boundary!({
+        // SAFETY: per this function's contract.
+        let h = try_status!(unsafe { handle_ref(handle) });
+        status_of(routines::trmv::strmv(h, uplo, trans, diag, n, A as u64, lda, x as u64, incx))
     })
 }

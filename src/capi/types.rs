@@ -33,6 +33,8 @@ pub const MUBLAS_OP_N: mublasOperation_t = 0;
 pub const MUBLAS_OP_T: mublasOperation_t = 1;
 /// Conjugate transpose; for real data the same as MUBLAS_OP_T.
 pub const MUBLAS_OP_C: mublasOperation_t = 2;
+/// cuBLAS's other name for MUBLAS_OP_C.
+pub const MUBLAS_OP_HERMITAN: mublasOperation_t = 2;
 /// Conjugate without transpose; rejected by the real-valued routines, as by cuBLAS.
 pub const MUBLAS_OP_CONJG: mublasOperation_t = 3;
 
