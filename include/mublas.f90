@@ -30,7 +30,7 @@ module mublas
   integer(c_int), parameter :: MUBLAS_STATUS_LICENSE_ERROR = 16
 
   integer(c_int), parameter :: MUBLAS_OP_N = 0, MUBLAS_OP_T = 1, MUBLAS_OP_C = 2, MUBLAS_OP_CONJG = 3
-  integer(c_int), parameter :: MUBLAS_OP_HERMITAN = MUBLAS_OP_C
+  integer(c_int), parameter :: MUBLAS_OP_HERMITAN = 2  ! MUBLAS_OP_C
   integer(c_int), parameter :: MUBLAS_FILL_MODE_LOWER = 0, MUBLAS_FILL_MODE_UPPER = 1, MUBLAS_FILL_MODE_FULL = 2
   integer(c_int), parameter :: MUBLAS_DIAG_NON_UNIT = 0, MUBLAS_DIAG_UNIT = 1
   integer(c_int), parameter :: MUBLAS_POINTER_MODE_HOST = 0, MUBLAS_POINTER_MODE_DEVICE = 1

@@ -27,3 +27,72 @@ fn header_is_current() {
         "include/mublas.h is stale: run `MUBLAS_BLESS_HEADER=1 cargo test --test header` and commit it"
     );
 }
+
+/// The names of the functions a text calls or declares: identifiers that start
+/// with `prefix` and are followed by `(`.
+fn names_before_parenthesis(text: &str, prefix: &str) -> std::collections::BTreeSet<String> {
+    let mut names = std::collections::BTreeSet::new();
+    for (at, _) in text.match_indices(prefix) {
+        let starts_word = text[..at].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+        let name: String = text[at..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        if starts_word && text[at + name.len()..].starts_with('(') {
+            names.insert(name);
+        }
+    }
+    names
+}
+
+/// include/mublas.f90 is written by hand: it must bind every function of the
+/// header, by the header's name, and nothing the header lacks.
+#[test]
+fn fortran_module_binds_every_function_of_the_header() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let header = std::fs::read_to_string(root.join("include/mublas.h")).unwrap();
+    let module = std::fs::read_to_string(root.join("include/mublas.f90")).unwrap();
+    let declared = names_before_parenthesis(&header, "mublas");
+    let bound: std::collections::BTreeSet<String> = module
+        .split("bind(C, name=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .filter(|name| name.starts_with("mublas"))
+        .map(str::to_string)
+        .collect();
+    assert!(declared.len() > 20, "header functions not found: {declared:?}");
+    assert_eq!(
+        declared.difference(&bound).collect::<Vec<_>>(),
+        Vec::<&String>::new(),
+        "declared in mublas.h, not bound in mublas.f90"
+    );
+    assert_eq!(
+        bound.difference(&declared).collect::<Vec<_>>(),
+        Vec::<&String>::new(),
+        "bound in mublas.f90, not declared in mublas.h"
+    );
+}
+
+/// Every constant of the header (`#define MUBLAS_… value`) has its Fortran
+/// parameter with the same value.
+#[test]
+fn fortran_module_gives_every_constant_of_the_header() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let header = std::fs::read_to_string(root.join("include/mublas.h")).unwrap();
+    let module = std::fs::read_to_string(root.join("include/mublas.f90")).unwrap();
+    let parameters: std::collections::BTreeMap<&str, &str> = module
+        .lines()
+        .filter_map(|line| line.split_once("parameter ::"))
+        .flat_map(|(_, list)| list.split('!').next().unwrap_or("").split(','))
+        .filter_map(|item| item.split_once('='))
+        .map(|(name, value)| (name.trim(), value.trim()))
+        .collect();
+    let constants: Vec<(&str, &str)> = header
+        .lines()
+        .filter_map(|line| line.strip_prefix("#define MUBLAS_"))
+        .filter_map(|rest| rest.split_once(' '))
+        .map(|(name, value)| (name, value.trim()))
+        .collect();
+    assert!(constants.len() > 20, "header constants not found: {constants:?}");
+    for (name, value) in constants {
+        let name = format!("MUBLAS_{name}");
+        assert_eq!(parameters.get(name.as_str()), Some(&value), "{name} = {value} in mublas.h; in mublas.f90:");
+    }
+}
