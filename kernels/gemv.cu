@@ -1,6 +1,6 @@
 // SGEMV: y = alpha * op(A) * x + beta * y, A column-major (m rows, n columns, lda).
 //
-// Thirty-four kernels; the routine (src/routines/gemv.rs) picks one of thirty-three per call (the last,
+// Forty-one kernels; the routine (src/routines/gemv/) picks one of forty per call (the last,
 // gemv_read_floor_f32, is `mublas bench floor`'s):
 //  - gemv_n_f32 / gemv_n_f32_scalar: op N. Block (Tx, Ty); the block owns
 //    GEMV_N_ROWS * Tx rows, each thread GEMV_N_ROWS of them; the Ty thread rows
@@ -145,7 +145,7 @@ __device__ __forceinline__ void gemv_scale_only(float beta, float *y) {
 
 // Lanes that share a column in the T and short N kernels: the fewest (a power of
 // two, at most a warp) that give each lane 4 of the m rows. The routine computes
-// the same (lanes_per_column in gemv.rs).
+// the same (lanes_per_column in src/routines/gemv/geometry.rs).
 __device__ __forceinline__ int gemv_lanes_per_column(i64 m) {
     int lanes = 1;
     while (lanes < 32 && 4 * static_cast<i64>(lanes) < m) lanes *= 2;
@@ -1447,7 +1447,7 @@ __device__ __forceinline__ void gemv_n_lanes(i64 m, i64 n, float alpha_value, co
 // 65536 x 1024 62.3 / 67.9 / 64.5, 4223² (lda odd) 19.9 / 22.6 (the lanes
 // kernel) / 22.4; on an H100 it was 1–6 % slower than the wide kernels, so
 // the routine takes it only where DRAM is fast for the SMs it feeds
-// (src/routines/gemv.rs, Twin::Sweep). 16 columns in flight were as fast,
+// (src/routines/gemv/, Twin::Sweep). 16 columns in flight were as fast,
 // 24 and 64 (512 threads, 128 registers) no faster, and the same loads with
 // an evict-first hint 3 % slower.
 #define GEMV_N_SWEEP_COLS 32
@@ -1510,14 +1510,14 @@ __device__ __forceinline__ void gemv_n_sweep(i64 m, i64 n, float alpha_value, co
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32(GEMV_PARAMS) { gemv_n<true>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_scalar(GEMV_PARAMS) { gemv_n<false>(GEMV_ARGS); }
 // The same N kernels under names of their own: the tuner keys launch spaces,
-// recipes and plans by name, and these get small row tiles (src/routines/gemv.rs,
+// recipes and plans by name, and these get small row tiles (src/routines/gemv/,
 // NARROW_SPACE) for the unsplit problems whose 128-row tiles leave SMs idle,
 // and for few rows on many columns, split.
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_narrow(GEMV_PARAMS) { gemv_n<true>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_scalar_narrow(GEMV_PARAMS) { gemv_n<false>(GEMV_ARGS); }
 // With 8 columns in flight per thread instead of 4 (about 100 registers, so
 // at most 512 threads), launched unsplit in one wave of long row tiles
-// (src/routines/gemv.rs, wide_plan): no partial sums, and loads enough in
+// (src/routines/gemv/, wide_plan): no partial sums, and loads enough in
 // flight for a grid of one block per SM or fewer. Up to 16384 columns x is
 // read through the read-only path where it is used, not staged: with every
 // block sweeping all the columns, the staging's barriers cost more than the
@@ -1535,23 +1535,23 @@ extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_wide_any(GEMV_PARAM
     gemv_n<true, 8, true, true>(GEMV_ARGS);
 }
 // The float4 wide kernel under a name of its own, for matrices of few columns
-// (src/routines/gemv.rs, Twin::Few): 32-row tiles, as many thread rows as
+// (src/routines/gemv/, Twin::Few): 32-row tiles, as many thread rows as
 // the columns keep busy and one wave allows, so that every load of A is in
 // flight at once and the fold of the thread rows is short. The same code,
 // so the same __launch_bounds__ and registers as gemv_n_f32_wide.
 extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_few(GEMV_PARAMS) { gemv_n<true, 8, true>(GEMV_ARGS); }
 extern "C" __global__ void __launch_bounds__(512) gemv_n_f32_scalar_few(GEMV_PARAMS) { gemv_n<false, 8, true>(GEMV_ARGS); }
 // The scalar N kernel under a name of its own, for one wave of one block per SM
-// on long columns (src/routines/gemv.rs, Twin::Long): the same code, so the same
+// on long columns (src/routines/gemv/, Twin::Long): the same code, so the same
 // __launch_bounds__ and registers as gemv_n_f32_scalar.
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_scalar_long(GEMV_PARAMS) { gemv_n<false>(GEMV_ARGS); }
 // And for grids that put two blocks on an SM, with at most 8 thread rows (Twin::Thin).
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_scalar_thin(GEMV_PARAMS) { gemv_n<false>(GEMV_ARGS); }
-// One wave of 32-row tiles (src/routines/gemv.rs, Twin::Lanes); the split's arguments are unused.
+// One wave of 32-row tiles (src/routines/gemv/, Twin::Lanes); the split's arguments are unused.
 extern "C" __global__ void __launch_bounds__(1024) gemv_n_f32_scalar_lanes(GEMV_PARAMS) {
     gemv_n_lanes(m, n, alpha_value, alpha_ptr, A, lda, x, incx, beta_value, beta_ptr, y, incy);
 }
-// One wave of row tiles on fast DRAM (src/routines/gemv.rs, Twin::Sweep); the split's arguments are unused.
+// One wave of row tiles on fast DRAM (src/routines/gemv/, Twin::Sweep); the split's arguments are unused.
 extern "C" __global__ void __launch_bounds__(GEMV_N_SWEEP_THREADS, 1) gemv_n_f32_sweep(GEMV_PARAMS) {
     gemv_n_sweep(m, n, alpha_value, alpha_ptr, A, lda, x, incx, beta_value, beta_ptr, y, incy);
 }
@@ -1622,7 +1622,7 @@ extern "C" __global__ void __launch_bounds__(256) gemv_t_f32_paired(GEMV_PARAMS)
 // copy of the final write, since merged: 4 bytes of spill on sm_90 then.) Against the unsplit kernel (H200, kernel time, µs,
 // split 2 / 3 / 4 and 2 at 88 registers): 100000 × 1024 97.1 / 97.2 / 101.0
 // and 96.0 (unsplit 104.6), 200000 × 768 149.4 / 149.5 / 141.6 and 175.1 at
-// 3 (unsplit 168.0); `plan` in src/routines/gemv.rs has the rest.
+// 3 (unsplit 168.0); `plan` in src/routines/gemv/ has the rest.
 extern "C" __global__ void __launch_bounds__(256, 3) gemv_t_f32_paired_split(GEMV_PARAMS) {
     gemv_t_paired_split<GEMV_T_UNROLL>(GEMV_ARGS_NO_INCX);
 }
@@ -1643,7 +1643,7 @@ extern "C" __global__ void __launch_bounds__(512) gemv_t_f32_stacked(GEMV_PARAMS
 // with its ways each on a range of rows, x read after A: a second round trip a round), split 32767 x 8 6.02 /
 // 3.70 / 4.03 and unsplit 2049 x 600 8.06 / 4.29 / 4.04 (before, the scalar default). With the shuffles they
 // hold 119-128 registers (sm_70 to sm_90, no spills), so the split one is held to two blocks of 256 per SM
-// (at three it spilled 400 bytes) and the unsplit one runs blocks of 64 (src/routines/gemv.rs says why).
+// (at three it spilled 400 bytes) and the unsplit one runs blocks of 64 (src/routines/gemv/ says why).
 // Their Q = 1 loops (ShiftOne), each kernel's fastest (H200, kernel time, µs, as written / held / held and
 // inlined): unsplit 4096 x 4096 x 3 floats off 18.83 / 19.52 / 18.69, 100000 x 2001 x 1 float off 248.5 /
 // 189.0 / 190.8; split 65536 x 4000 x 1 float off 299.3 / 246.9 / 253.5, 131073 x 1001 odd lda 135.2 /
@@ -1660,7 +1660,7 @@ extern "C" __global__ void __launch_bounds__(512) gemv_t_f32_stacked_any(GEMV_PA
 #define GEMV_T_SHORT_ARGS m, n, alpha_value, alpha_ptr, A, lda, x, incx, beta_value, beta_ptr, y, incy
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short(GEMV_PARAMS) { gemv_t_short<true>(GEMV_T_SHORT_ARGS); }
 extern "C" __global__ void __launch_bounds__(1024) gemv_t_f32_short_scalar(GEMV_PARAMS) { gemv_t_short<false>(GEMV_T_SHORT_ARGS); }
-// op T on 65 to 384 rows (512 for A not float4) and many columns (src/routines/gemv.rs, Twin::Groups): gemv_t_short with R groups of
+// op T on 65 to 384 rows (512 for A not float4) and many columns (src/routines/gemv/, Twin::Groups): gemv_t_short with R groups of
 // 4 rows a lane and 2 columns a lane, R = 4 or 6, whichever covers the rows with fewer lanes' rows to spare
 // (4 L R >= m). H200, kernel time, scripts/gemv-ab.py, 262144 columns, µs, this / the paired kernel / cuBLAS:
 // 65 rows (R 6, L 4) 20.1 / 111.1 / 27.0, 128 (R 4, L 8) 33.7 / 102.3 / 40.2, 192 (6, 8) 50.1 / 105.5 / 57.4,

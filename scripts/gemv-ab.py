@@ -34,7 +34,7 @@ from graph_timing import graph_times, median
 
 CALLS = 20
 OP_T = os.environ.get("OP") == "T"
-# T_ROW_GRANULE, N_COLUMN_GRANULE in src/routines/gemv.rs (GRANULE=g: g, as for the split paired kernel's 128)
+# T_ROW_GRANULE, N_COLUMN_GRANULE in src/routines/gemv/ (GRANULE=g: g, as for the split paired kernel's 128)
 SPLIT_GRANULE = int(os.environ.get("GRANULE", 2048 if OP_T else 128))
 BETA = float(os.environ.get("BETA", "0"))
 

@@ -2,7 +2,7 @@
 """The SGEMV saw-tooth as kernel time: mublas's kernels and cuBLAS over
 n = 4096…4224 in steps of 1, square, lda = n, y = op(A)·x + 0.5·y (OP=T in
 the environment: y = Aᵀ·x + 0.5·y). Each size runs the kernel the routine
-takes there (src/routines/gemv.rs, `plan`): by default, for T
+takes there (src/routines/gemv/, `plan`): by default, for T
 gemv_t_f32_l1_any on blocks of 256 threads at every size; for N
 gemv_n_f32_scalar_lanes on 32 × 32 where n % 4 != 0 and gemv_n_f32_wide on
 8 × 64 (wide_plan's shape over this range) where n % 4 == 0; unsplit (on

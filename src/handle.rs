@@ -70,7 +70,7 @@ pub const SPLIT_COUNTER_BYTES: u64 = SPLIT_COUNTER_SLOTS * 4;
 /// bytes each (kernels/common.cuh, SplitSlot), a slot per range of the split
 /// and element of y. The kernels wait for a slot's flag instead of a fence, so
 /// no other routine may write here: stale bits could pass for a flag. A
-/// launch whose split needs more does not split that far (gemv.rs).
+/// launch whose split needs more does not split that far (src/routines/gemv/).
 pub const SPLIT_SLOTS: u64 = 1 << 20;
 /// Bytes the slots take (8 MiB).
 pub const SPLIT_SLOT_BYTES: u64 = SPLIT_SLOTS * 8;

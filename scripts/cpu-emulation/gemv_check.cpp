@@ -1,5 +1,5 @@
 // Runs every SGEMV kernel of kernels/gemv.cu on the CPU (cuda_on_cpu.h)
-// against a float64 reference, launched as src/routines/gemv.rs launches
+// against a float64 reference, launched as src/routines/gemv/ launches
 // them (grid from the block shape, the split's ranges and work buffer):
 // every lda mod 4 and A offset the kernel takes, partial row tiles and column
 // groups, chunks of x and of rows crossed, splits, strided x and y, beta = 0
@@ -24,10 +24,10 @@ static float random_value() { return std::uniform_real_distribution<float>(-0.5f
 typedef void (*GemvKernel)(i64, i64, float, const float *, const float *, i64, const float *, i64, float, const float *,
                            float *, i64, i64, unsigned *, SplitSlot *);
 
-// How the host launches a kernel (src/routines/gemv.rs: tiles, reduction_split, lanes_geometry).
+// How the host launches a kernel (src/routines/gemv/: tiles, reduction_split, lanes_geometry).
 enum class Layout { N, Lanes, NShort, T, TShort, TPaired, TGroups4, TGroups6, NCluster16, NCluster32, NCluster64 };
 
-// The launch spaces of src/routines/gemv.rs, as block shapes (Tx, Ty) tried and whether they split.
+// The launch spaces of src/routines/gemv/, as block shapes (Tx, Ty) tried and whether they split.
 enum class Space { N, Narrow, Wide, Few, Lanes, Sweep, Short, T, L1Any, Paired, PairedSplit, Stacked, TShort, Groups, Cluster };
 
 struct KernelInfo {
@@ -287,11 +287,11 @@ static bool serves(const KernelInfo &k, const Case &c) {
         case Layout::NShort:
         case Layout::TShort:
             return short_rows;
-        // 65 to 384 rows, 512 for A that is not float4 (groups_rows in src/routines/gemv.rs).
+        // 65 to 384 rows, 512 for A that is not float4 (groups_rows in src/routines/gemv/).
         case Layout::TGroups4:
         case Layout::TGroups6:
             return c.m > 64 && c.m <= (k.vec ? 384 : 512);
-        // At most 1024 rows (cluster_rows in src/routines/gemv.rs).
+        // At most 1024 rows (cluster_rows in src/routines/gemv/).
         case Layout::NCluster16:
         case Layout::NCluster32:
         case Layout::NCluster64:

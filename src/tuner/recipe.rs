@@ -131,7 +131,7 @@ use ArchFamily::Hopper;
 /// flight); with no recipe the optimizer takes the first Ty that holds an SM
 /// alone (22 at 46 registers). The `gemv_n_f32_scalar_thin` row is
 /// `gemv_n_f32_scalar`'s with ThMin 256 and TyPerTxMax 0.25: the same grids
-/// with half the threads per block (src/routines/gemv.rs, `Twin::Thin`).
+/// with half the threads per block (src/routines/gemv/, `Twin::Thin`).
 #[rustfmt::skip]
 const BUILT_IN_RECIPES: &[BuiltInRecipe] = &[
     //       family   kernel                     warp_occupancy_min  block_occupancy_min  threads_min  ty_per_tx_max

@@ -12,8 +12,8 @@ use crate::launch::device::DeviceState;
 use crate::launch::images::{self, ImageChoice};
 use crate::tuner::{DeviceModel, KernelModel, KernelSpec, LaunchPlan, LaunchShape, LaunchSpace, Problem};
 
-/// The cluster N kernels (`gemv_n_f32_cluster16`, `_cluster32` and their
-/// `_scalar_` twins; thread-block clusters, so sm_90 machine code only,
+/// The cluster N kernels (`gemv_n_f32_cluster16`, `_cluster32`, `_cluster64`
+/// and their `_scalar_` twins; thread-block clusters, so sm_90 machine code only,
 /// [`runs_clusters`]): this many blocks a row tile, each a range of the
 /// columns, their sums added through distributed shared memory
 /// (GEMV_CLUSTER in kernels/gemv.cu).
@@ -62,9 +62,6 @@ const CLUSTER_TWO_PER_SM_MIN_ELEMENTS: u64 = 1 << 22;
 /// 32768 columns").
 const CLUSTERS_SHORT_MAX: u64 = 8;
 const CLUSTERS_SHORT_MAX_COLUMNS: i64 = 32768;
-/// …and from FEW_MIN_ROWS rows on, only past FEW_MAX_COLUMNS columns, where
-/// the few-columns and narrow kernels were level or faster (512 × 1024 3.30
-/// against 3.64, 1000 × 600 with odd lda 3.89 against 4.21).
 /// Blocks of 256 threads (128 for `mublas tune` and the tests), and one,
 /// two or five clusters a tile for them ([`cluster_plan`] takes any number).
 pub(super) const CLUSTER_SPACE: LaunchSpace = LaunchSpace {
@@ -98,7 +95,9 @@ pub(super) fn cluster_rows(m: i64) -> bool {
 /// Whether a cluster kernel takes an N call (`plan`, first), on a device
 /// that runs them (`clusters`, asked last: only calls of such shapes look
 /// at the loaded images): [`cluster_rows`] on more than N_SPLIT_MIN_COLUMNS
-/// columns, past FEW_MAX_COLUMNS from FEW_MIN_ROWS rows on, and past
+/// columns, past FEW_MAX_COLUMNS from FEW_MIN_ROWS rows on (where the
+/// few-columns and narrow kernels were level or faster: 512 × 1024 3.30 µs
+/// against 3.64, 1000 × 600 with odd lda 3.89 against 4.21), and past
 /// ONE_CLUSTER_MAX_COLUMNS on CLUSTER_GROUPS_MIN_ROWS to CLUSTER_GROUPS_MAX_ROWS.
 pub(super) fn cluster_serves(clusters: impl FnOnce() -> bool, m: i64, n: i64) -> bool {
     let groups_rows = (CLUSTER_GROUPS_MIN_ROWS..=CLUSTER_GROUPS_MAX_ROWS).contains(&m);

@@ -7,12 +7,6 @@ use super::kernels::GEMV_T_SCALAR;
 use crate::tuner::optimizer;
 use crate::tuner::{DeviceModel, KernelSpec, LaunchPlan, LaunchSpace};
 
-/// The short T kernels never split: a column's rows are one lane group's. At
-/// most 64 threads: a block reads its columns in one round and exits, and
-/// on the H100 (m = 16, n = 2^20, every block size timed in one run) time grew
-/// with the block: 37.8 µs at 32 threads, 41.9 at 64, 43–44 at 128 and 256,
-/// 46–62 from 288 to 1024; among 32 to 128 the optimizer's largest
-/// Grid-Occupancy fell on 96 threads (51.0 µs).
 /// `gemv_t_f32_l1_any`: blocks of 256 threads (8 columns), unsplit. 256 was
 /// the fastest block timed on the H100 (kernel time, `scripts/gemv-ab.py`,
 /// µs): 2001² 8.32 against 8.99 on the 480 threads an optimizer recipe took,
