@@ -25,6 +25,8 @@ struct Case {
     pad: usize,
     /// Floats by which A, B, C start past a 16-byte boundary.
     offset: usize,
+    /// Where A, B and C lie apart: their own offsets instead of `offset`.
+    operand_offsets: Option<[usize; 3]>,
     alpha: f32,
     beta: f32,
     device_scalars: bool,
@@ -34,7 +36,24 @@ struct Case {
 
 impl Case {
     fn new(ta: i32, tb: i32, m: usize, n: usize, k: usize) -> Case {
-        Case { ta, tb, m, n, k, pad: 0, offset: 0, alpha: 1.25, beta: -0.5, device_scalars: false, nan_c: false }
+        Case {
+            ta,
+            tb,
+            m,
+            n,
+            k,
+            pad: 0,
+            offset: 0,
+            operand_offsets: None,
+            alpha: 1.25,
+            beta: -0.5,
+            device_scalars: false,
+            nan_c: false,
+        }
+    }
+    /// Floats by which A, B and C start past a 16-byte boundary.
+    fn offsets(&self) -> [usize; 3] {
+        self.operand_offsets.unwrap_or([self.offset; 3])
     }
     /// (rows, columns) of A and B as stored.
     fn a_shape(&self) -> (usize, usize) {
@@ -172,9 +191,10 @@ fn run_case_deciding(
     if case.nan_c {
         c.iter_mut().for_each(|v| *v = f32::NAN);
     }
-    let da = GuardedBuffer::from_slice(ctx, &a, case.offset).unwrap();
-    let db = GuardedBuffer::from_slice(ctx, &b, case.offset).unwrap();
-    let dc = GuardedBuffer::from_slice(ctx, &c, case.offset).unwrap();
+    let [a_offset, b_offset, c_offset] = case.offsets();
+    let da = GuardedBuffer::from_slice(ctx, &a, a_offset).unwrap();
+    let db = GuardedBuffer::from_slice(ctx, &b, b_offset).unwrap();
+    let dc = GuardedBuffer::from_slice(ctx, &c, c_offset).unwrap();
     let scalars = GuardedBuffer::from_slice(ctx, &[case.alpha, case.beta], 0).unwrap();
     let what = format!("{case:?} choice={choice:?}");
     let (alpha_ptr, beta_ptr): (*const f32, *const f32) = if case.device_scalars {
@@ -264,7 +284,7 @@ fn run_case_deciding(
 
     // cuBLAS gets NaN-filled A and B only where alpha = 0, and nothing obliges it not to read them.
     if let Some(cublas) = cublas.filter(|_| case.alpha != 0.0) {
-        let dc2 = GuardedBuffer::from_slice(ctx, &c, case.offset).unwrap();
+        let dc2 = GuardedBuffer::from_slice(ctx, &c, c_offset).unwrap();
         let mut handle = std::ptr::null_mut();
         unsafe {
             assert_eq!((cublas.create)(&mut handle), 0);
@@ -536,6 +556,45 @@ fn gpu_sgemm_full_tiles_and_long_k() {
             }
         }
     }
+}
+
+/// A, B and C off their 16-byte boundaries one at a time (a slice of a
+/// tensor): each operand's float4 decision is its own (`vec4_applies`,
+/// `c_is_vec4`, the skinny and SGEMV paths' checks), so one operand off by a
+/// float must not send another's aligned loads, or its own, through float4.
+/// Shapes that take float4 when all three are aligned: a tile, a tile past
+/// STAGED_C_MAX_K, the skinny kernels, one row (SGEMV), and A^T copied first.
+#[test]
+fn gpu_sgemm_operands_aligned_one_at_a_time() {
+    let _shapes = tuner_choices();
+    let test = "gpu_sgemm_operands_aligned_one_at_a_time";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    let cublas = RealCublas::get().map_err(|e| say(&format!("{test}: not comparing with cuBLAS: {e}"))).ok();
+    let offsets = [[0, 0, 1], [0, 1, 0], [1, 0, 0], [0, 1, 1], [1, 0, 1], [1, 1, 0], [0, 2, 0], [2, 0, 3]];
+    let mut cases = 0;
+    for &(ta, tb) in &PAIRS {
+        for (m, n, k, choice) in [
+            (128usize, 128usize, 128usize, None),
+            (300, 260, 1024, None),
+            (1000, 16, 2000, None),
+            (1, 4097, 1000, None),
+            (260, 200, 300, Some(TileChoice::CopiedA { panel_rows: 64 })),
+        ] {
+            // A^T copied first is TN's and TT's.
+            if choice.is_some() && ta == 0 {
+                continue;
+            }
+            for operand_offsets in offsets {
+                let mut case = Case::new(ta, tb, m, n, k);
+                case.operand_offsets = Some(operand_offsets);
+                case.device_scalars = cases % 3 == 0;
+                run_case(&gpu, &mut random, &case, cublas, choice);
+                cases += 1;
+            }
+        }
+    }
+    say(&format!("{test}: {cases} cases passed"));
 }
 
 #[test]
@@ -1173,15 +1232,20 @@ fn gpu_sgemm_split_k_like_256_256_65536_scaled_down() {
 fn gpu_sgemm_same_bits_on_repeated_calls() {
     let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip("gpu_sgemm_same_bits_on_repeated_calls") else { return };
-    // The tuner's choice (direct, split-K), and the paths it takes elsewhere: A^T panels, a split tail, stream-K.
+    // The tuner's choice (direct, split-K, the skinny kernels, one row through SGEMV, alpha and beta from the
+    // device), and the paths it takes elsewhere: A^T panels, a split tail, stream-K.
+    let mut from_device = Case::new(0, 1, 300, 200, 500);
+    from_device.device_scalars = true;
     for (case, choice) in [
         (Case::new(0, 1, 300, 200, 500), None),
+        (from_device, None),
+        (Case::new(1, 0, 1000, 16, 2000), None),
+        (Case::new(0, 0, 1, 4097, 1000), None),
         (Case::new(0, 1, 64, 64, 8192), None),
         (Case::new(1, 0, 130, 70, 300), Some(TileChoice::CopiedA { panel_rows: 64 })),
         (Case::new(0, 0, 600, 300, 64), Some(TileChoice::SplitTail { tile: 3, cut: Cut::Columns, main: 128 })),
         (Case::new(1, 0, 600, 300, 200), Some(TileChoice::StreamK { tiles: 4, blocks: 7 })),
     ] {
-        let (m, n, k) = (case.m, case.n, case.k);
         let mut first: Option<Vec<f32>> = None;
         for _ in 0..5 {
             // The same seed each time: the same inputs.
@@ -1189,7 +1253,7 @@ fn gpu_sgemm_same_bits_on_repeated_calls() {
             let got = run_case(&gpu, &mut random, &case, None, choice);
             match &first {
                 None => first = Some(got),
-                Some(f) => assert!(same_bits(f, &got), "({m}, {n}, {k}) {choice:?} changed between calls"),
+                Some(f) => assert!(same_bits(f, &got), "{case:?} {choice:?} changed between calls"),
             }
         }
     }

@@ -1794,6 +1794,24 @@ fn gpu_sgemv_quick_returns_touch_nothing() {
             mublasSgemv(gpu.handle, MUBLAS_OP_N, 0, 0, null, null, 1, null, 1, null, yp, 1),
             MUBLAS_STATUS_SUCCESS
         );
+        // The same where y has all 64 elements (N: m of them, T: n), in both pointer modes: y keeps its bits.
+        assert_eq!(
+            mublasSgemv(gpu.handle, MUBLAS_OP_N, 64, 0, &alpha, null, 64, null, 1, &beta, yp, 1),
+            MUBLAS_STATUS_SUCCESS
+        );
+        assert_eq!(
+            mublasSgemv(gpu.handle, MUBLAS_OP_T, 0, 64, &alpha, null, 1, null, 1, &zero, yp, -1),
+            MUBLAS_STATUS_SUCCESS
+        );
+        assert_eq!(mublasSetPointerMode(gpu.handle, MUBLAS_POINTER_MODE_DEVICE), MUBLAS_STATUS_SUCCESS);
+        let device_mode = [
+            mublasSgemv(gpu.handle, MUBLAS_OP_N, 64, 0, null, null, 64, null, 1, null, yp, 1),
+            mublasSgemv(gpu.handle, MUBLAS_OP_T, 0, 64, null, null, 1, null, 1, null, yp, 1),
+        ];
+        assert_eq!(mublasSetPointerMode(gpu.handle, MUBLAS_POINTER_MODE_HOST), MUBLAS_STATUS_SUCCESS);
+        assert_eq!(device_mode, [MUBLAS_STATUS_SUCCESS; 2], "empty A in device pointer mode");
+        mublas::harness::stream::synchronize(gpu.context(), std::ptr::null_mut()).unwrap();
+        assert!(same_bits(&dy.read().unwrap(), &y), "an empty A changed y");
         // Host alpha = 0 and beta = 1: nothing to do.
         assert_eq!(
             mublasSgemv(gpu.handle, MUBLAS_OP_N, 64, 64, &zero, null, 64, null, 1, &one, yp, 1),

@@ -493,6 +493,9 @@ mod tests {
         assert!(!vec4_applies(no, no, 128, 128, 128, 4096, 130, 8192, 128), "lda");
         assert!(!vec4_applies(no, no, 127, 128, 128, 4096, 128, 8192, 128), "m along A's columns");
         assert!(!vec4_applies(no, no, 128, 128, 127, 4096, 128, 8192, 128), "k along B's columns");
+        assert!(!vec4_applies(no, no, 128, 128, 128, 4096, 128, 8196, 128), "B offset by one float, A aligned");
+        assert!(!vec4_applies(no, no, 128, 128, 128, 4096, 128, 8200, 128), "B offset by two floats");
+        assert!(!vec4_applies(no, no, 128, 128, 128, 4096, 128, 8192, 130), "ldb");
         // A^T and B^T: the extents swap.
         assert!(vec4_applies(yes, yes, 127, 132, 128, 4096, 128, 8192, 132), "m is along neither");
         assert!(!vec4_applies(yes, yes, 128, 127, 128, 4096, 128, 8192, 128), "n along B^T's columns");
