@@ -30,7 +30,10 @@ fn parse(args: &[String]) -> Result<Options, String> {
         match arg.as_str() {
             "--routine" => options.routines.push(it.next().ok_or("--routine needs a name")?.clone()),
             "--out" => options.out_dir = PathBuf::from(it.next().ok_or("--out needs a folder")?),
-            "--sizes" => options.sizes = it.next().and_then(|v| v.parse().ok()).ok_or("--sizes needs a number")?,
+            "--sizes" => {
+                options.sizes =
+                    it.next().and_then(|v| v.parse().ok()).filter(|&n| n > 0).ok_or("--sizes needs a number above 0")?
+            }
             other => return Err(format!("unknown report argument {other:?}")),
         }
     }
@@ -265,4 +268,18 @@ fn plot(routine: &str, points: &[Point], path: &std::path::Path) -> Result<(), B
     shapes.draw_series(points.iter().map(|p| Cross::new((x_of(p), p.chosen.tx as f32), 6, RED.stroke_width(2))))?;
     root.present()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sweep_has_at_least_one_size() {
+        let sizes = |value: &str| parse(&["--sizes".to_string(), value.to_string()]).map(|options| options.sizes);
+        assert!(sizes("0").is_err(), "no sizes: nothing to plot");
+        assert_eq!(sizes("1"), Ok(1));
+        assert_eq!(sweep("sgemv", 1).len(), 1);
+        assert_eq!(sweep("saxpy", 49).len(), 49);
+    }
 }

@@ -166,18 +166,34 @@ pub fn time_candidates(
     Ok(samples)
 }
 
+/// The samples whose time is a time: finite and positive (a failed or empty
+/// timing would make every ratio to the best NaN or infinite).
+fn timed(samples: &[Sample]) -> impl Iterator<Item = &Sample> {
+    samples.iter().filter(|s| s.us.is_finite() && s.us > 0.0)
+}
+
+/// The fastest time among the samples; infinite where none is timed.
+fn best_time(samples: &[Sample]) -> f64 {
+    timed(samples).map(|s| s.us).fold(f64::INFINITY, f64::min)
+}
+
 /// The paper's derivation: over the samples that reach `target` × the best
 /// performance, the smallest occupancies and thread count, the largest Ty/Tx.
-pub fn derive_recipe(samples: &[Sample], target: f64, two_dimensional: bool) -> TuningRecipe {
-    let best = samples.iter().map(|s| s.us).fold(f64::INFINITY, f64::min);
-    let reaching: Vec<&Sample> = samples.iter().filter(|s| best / s.us >= target).collect();
-    TuningRecipe {
+/// None where no sample is timed: its minimums would be infinite, a recipe
+/// the library refuses to read.
+pub fn derive_recipe(samples: &[Sample], target: f64, two_dimensional: bool) -> Option<TuningRecipe> {
+    let best = best_time(samples);
+    let reaching: Vec<&Sample> = timed(samples).filter(|s| best / s.us >= target).collect();
+    if reaching.is_empty() {
+        return None;
+    }
+    Some(TuningRecipe {
         warp_occupancy_min: reaching.iter().map(|s| s.occupancy.warp).fold(f64::INFINITY, f64::min),
         block_occupancy_min: reaching.iter().map(|s| s.occupancy.block).fold(f64::INFINITY, f64::min),
         threads_min: reaching.iter().map(|s| s.shape.tx * s.shape.ty).min().unwrap_or(0),
         ty_per_tx_max: two_dimensional
             .then(|| reaching.iter().map(|s| s.shape.ty as f64 / s.shape.tx as f64).fold(0.0, f64::max)),
-    }
+    })
 }
 
 /// One kernel's timed candidates at one sampling size.
@@ -199,7 +215,7 @@ pub struct Verdict {
 
 /// What the optimizer would choose under `recipe` at every sampled size, and
 /// how fast that is against the best candidate there. None when a choice was
-/// not among the timed candidates (it always is: both walk the same space).
+/// not among the timed candidates (both walk the same space) or has no time.
 pub fn judge(
     origin: String,
     recipe: TuningRecipe,
@@ -211,9 +227,8 @@ pub fn judge(
     let mut choices = Vec::new();
     for at in sized {
         let shape = choose(device, kernel, spec, &recipe, &at.problem)?.shape;
-        let us = at.samples.iter().find(|s| s.shape == shape)?.us;
-        let best = at.samples.iter().map(|s| s.us).fold(f64::INFINITY, f64::min);
-        choices.push((shape, best / us));
+        let us = timed(&at.samples).find(|s| s.shape == shape)?.us;
+        choices.push((shape, best_time(&at.samples) / us));
     }
     let score = (choices.iter().map(|(_, f)| f.ln()).sum::<f64>() / choices.len().max(1) as f64).exp();
     Some(Verdict { origin, recipe, choices, score })
@@ -231,7 +246,7 @@ pub fn best_verdict(verdicts: Vec<Verdict>) -> Option<Verdict> {
 /// Short timings of every candidate, then longer ones of the contenders.
 fn sample(h: &mublas::Handle, workload: &Workload, timer: &EventTimer) -> Result<Vec<Sample>, String> {
     let mut samples = time_candidates(h, workload, timer, 1, 5)?;
-    let best = samples.iter().map(|s| s.us).fold(f64::INFINITY, f64::min);
+    let best = best_time(&samples);
     for sample in samples.iter_mut().filter(|s| best / s.us >= 0.85) {
         h.device.tuner.forced().set(workload.spec.name, Some(sample.shape));
         let timed = workload.time_mublas(timer, 2, 25);
@@ -242,7 +257,7 @@ fn sample(h: &mublas::Handle, workload: &Workload, timer: &EventTimer) -> Result
 }
 
 fn print_samples(workload: &Workload, samples: &[Sample], target: f64, seconds: f64) {
-    let best = samples.iter().map(|s| s.us).fold(f64::INFINITY, f64::min);
+    let best = best_time(samples);
     println!(
         "{} {} ({}): {} candidates in {:.1} s",
         workload.routine,
@@ -281,6 +296,12 @@ fn print_samples(workload: &Workload, samples: &[Sample], target: f64, seconds: 
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let options = parse(args)?;
+    let path = mublas::tuner::recipe::RecipeLocations::from_env()
+        .file_to_write()
+        .map(|p| p.to_path_buf())
+        .ok_or("no place to write recipes: set MUBLAS_RECIPES or HOME")?;
+    // Before any timing: the rows of a file that does not parse would be lost when it is rewritten.
+    let existing = existing_recipes(&path)?;
     let started = Instant::now();
     let session = MublasSession::open()?;
     let (h, handle) = (session.handle(), session.raw());
@@ -310,7 +331,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
             let two_dimensional = spec.space.ty_max > 1;
             let paper = |at: &SizeSamples| derive_recipe(&at.samples, options.target, two_dimensional);
             let recipe = if sized.len() == 1 {
-                let recipe = paper(&sized[0]);
+                let recipe = paper(&sized[0])
+                    .ok_or_else(|| format!("{}: no candidate was timed, no recipe to derive", spec.name))?;
                 println!("{}: recipe {recipe:?} (derived at {})", spec.name, sized[0].size);
                 recipe
             } else {
@@ -318,10 +340,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 let mut verdicts = Vec::new();
                 let in_use = h.device.tuner.recipe_for(spec);
                 verdicts.extend(judge("in use".into(), in_use, &model, &kernel.model, spec, sized));
-                for at in sized {
+                for (at, recipe) in sized.iter().filter_map(|at| Some((at, paper(at)?))) {
                     verdicts.extend(judge(
                         format!("derived at {}", at.size),
-                        paper(at),
+                        recipe,
                         &model,
                         &kernel.model,
                         spec,
@@ -354,28 +376,96 @@ pub fn run(args: &[String]) -> Result<(), String> {
             derived.insert(&model.name, model.compute_capability, spec.name, recipe);
         }
     }
-    let (mut book, warning) = RecipeBook::load_default();
-    if let Some(w) = warning {
-        eprintln!("mublas tune: {w}");
-    }
+    let mut book = existing;
     book.merge(&derived);
-    let path = mublas::tuner::recipe::RecipeLocations::from_env()
-        .file_to_write()
-        .map(|p| p.to_path_buf())
-        .ok_or("no place to write recipes: set MUBLAS_RECIPES or HOME")?;
+    let text = checked_text(&book)?;
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
-    std::fs::write(&path, book.serialise()).map_err(|e| format!("{}: {e}", path.display()))?;
+    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
     println!("recipes written to {}", path.display());
     println!("tuning took {:.1} s", started.elapsed().as_secs_f64());
     Ok(())
+}
+
+/// The recipes already in the file the analyzer writes (none where it does
+/// not exist yet); an error where it exists and cannot be read or parsed,
+/// whose rows rewriting it would lose.
+fn existing_recipes(path: &std::path::Path) -> Result<RecipeBook, String> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => RecipeBook::parse(&text).map_err(|e| {
+            format!("{} is malformed ({e}): fix or move it, mublas tune would overwrite it", path.display())
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(RecipeBook::default()),
+        Err(e) => Err(format!("{}: {e}", path.display())),
+    }
+}
+
+/// The book's text, once it is known to read back as the same rows: a file
+/// the library would refuse is never written.
+fn checked_text(book: &RecipeBook) -> Result<String, String> {
+    let text = book.serialise();
+    match RecipeBook::parse(&text) {
+        Ok(again) if again == *book => Ok(text),
+        Ok(_) => Err("the recipes would not read back as written; nothing written".into()),
+        Err(e) => Err(format!("the recipes would not read back ({e}); nothing written")),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use mublas::routines::axpy::{AXPY_VEC4, SINGLE_MAX_ELEMENTS};
+
+    fn sample(us: f64, threads: u32) -> Sample {
+        Sample {
+            shape: LaunchShape { tx: threads, ty: 1, split: 1 },
+            occupancy: Occupancy { active_blocks_per_sm: 1, warp: threads as f64 / 2048.0, block: 0.5, grid: 1.0 },
+            us,
+        }
+    }
+
+    #[test]
+    fn a_recipe_comes_only_from_timed_samples() {
+        // A zero or NaN time would be the "best" or poison every ratio.
+        let samples = [sample(0.0, 64), sample(f64::NAN, 128), sample(2.0, 256), sample(2.02, 512), sample(3.0, 1024)];
+        let recipe = derive_recipe(&samples, 0.98, false).unwrap();
+        assert_eq!(recipe.threads_min, 256, "the 2.0 and 2.02 µs samples reach 98 %");
+        assert_eq!(recipe.warp_occupancy_min, 256.0 / 2048.0);
+        assert!(derive_recipe(&[sample(f64::NAN, 64), sample(0.0, 128)], 0.98, false).is_none());
+        assert!(derive_recipe(&[], 0.98, true).is_none());
+    }
+
+    #[test]
+    fn what_the_analyzer_writes_reads_back() {
+        let mut book = RecipeBook::default();
+        let derived = derive_recipe(&[sample(2.0, 256)], 0.98, true).unwrap();
+        book.insert("NVIDIA H100 80GB HBM3", (9, 0), "gemv_n_f32", derived);
+        assert_eq!(RecipeBook::parse(&checked_text(&book).unwrap()).unwrap(), book);
+        // Infinite minimums (a derivation over no samples, before it was refused) are not written.
+        let unreadable = TuningRecipe {
+            warp_occupancy_min: f64::INFINITY,
+            block_occupancy_min: f64::INFINITY,
+            threads_min: 0,
+            ty_per_tx_max: Some(0.0),
+        };
+        book.insert("NVIDIA H100 80GB HBM3", (9, 0), "gemv_t_f32", unreadable);
+        assert!(checked_text(&book).is_err());
+    }
+
+    #[test]
+    fn a_malformed_recipe_file_is_not_overwritten() {
+        let dir = std::env::temp_dir().join(format!("mublas-tune-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("recipes.txt");
+        assert!(existing_recipes(&path).unwrap().is_empty(), "no file yet: nothing to keep");
+        std::fs::write(&path, "* | 9.0 | gemv_n_f32 | 0.5 | 0 | 128 | 0.5\nnot a row\n").unwrap();
+        let error = existing_recipes(&path).unwrap_err();
+        assert!(error.contains("malformed"), "{error}");
+        std::fs::write(&path, "* | 9.0 | gemv_n_f32 | 0.5 | 0 | 128 | 0.5\n").unwrap();
+        assert_eq!(existing_recipes(&path).unwrap().len(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn saxpy_sampling_reaches_both_float4_kernels() {
