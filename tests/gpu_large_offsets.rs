@@ -315,8 +315,8 @@ fn saxpy_past_2_31_elements(gpu: &Gpu, random: &mut Random, a: &Far, b: &Far) {
                             let expected = y[i] as f64 + alpha as f64 * x[x_at + i] as f64;
                             let bound =
                                 2.0 * f32::EPSILON as f64 * (y[i].abs() as f64 + (alpha * x[x_at + i]).abs() as f64);
-                            // Written so that a NaN counts as wrong.
-                            !((got[i] as f64 - expected).abs() <= bound)
+                            let error = (got[i] as f64 - expected).abs();
+                            error.is_nan() || error > bound
                         })
                     })
                 })

@@ -1327,12 +1327,12 @@ fn gpu_gemm_occupancy_model_matches_the_driver() {
     let Some(gpu) = gpu_or_skip("gpu_gemm_occupancy_model_matches_the_driver") else { return };
     let device = &gpu.inner().device;
     let _bound = mublas::launch::context::ContextGuard::bind(device.context()).unwrap();
-    let specs = TILE_KERNELS.iter().flatten().chain([
-        &gemm::SCALE,
-        &gemm::SPLITK_REDUCE,
-        &gemm::SPLITK_REDUCE4,
-        &gemm::TRANSPOSE_A,
-    ]);
+    let specs = TILE_KERNELS
+        .iter()
+        .flatten()
+        .chain(gemm::STREAM_K_KERNELS.iter())
+        .chain(gemm::SKINNY_KERNELS.iter().flatten())
+        .chain([&gemm::SCALE, &gemm::SPLITK_REDUCE, &gemm::SPLITK_REDUCE4, &gemm::TRANSPOSE_A, &gemm::COPY_A]);
     for spec in specs {
         let kernel = device.kernel(spec.name).unwrap();
         say(&format!(

@@ -11,30 +11,12 @@ use mublas::tuner::occupancy::max_active_blocks_per_sm;
 use mublas::tuner::optimizer::candidates;
 use mublas::tuner::{KernelSpec, Problem};
 
-/// Every kernel the library launches, with problems that exercise its geometry.
+/// Every kernel of SAXPY, SGEMV and STRMV (SGEMM's: `gpu_gemm_occupancy_model_matches_the_driver`).
 fn kernel_specs() -> Vec<&'static KernelSpec> {
     use mublas::routines::{axpy, gemv, trmv};
-    vec![
-        &axpy::AXPY_VEC4,
-        &axpy::AXPY_VEC4_SINGLE,
-        &axpy::AXPY_STRIDED,
-        &axpy::AXPY_SUM_TO_Y0,
-        &gemv::GEMV_N,
-        &gemv::GEMV_N_SCALAR,
-        &gemv::GEMV_T,
-        &gemv::GEMV_T_SCALAR,
-        &gemv::GEMV_T_SHORT,
-        &gemv::GEMV_T_SHORT_SCALAR,
-        &gemv::GEMV_T_GROUPS4,
-        &gemv::GEMV_T_SCALAR_GROUPS6,
-        &gemv::GEMV_N_CLUSTER16,
-        &gemv::GEMV_N_SCALAR_CLUSTER32,
-        &trmv::TRMV_N_VEC4,
-        &trmv::TRMV_N_SCALAR,
-        &trmv::TRMV_T_VEC4,
-        &trmv::TRMV_T_SCALAR,
-        &trmv::TRMV_SUM,
-    ]
+    let axpy = [&axpy::AXPY_VEC4, &axpy::AXPY_VEC4_SINGLE, &axpy::AXPY_STRIDED, &axpy::AXPY_SUM_TO_Y0];
+    let trmv = [&trmv::TRMV_N_VEC4, &trmv::TRMV_N_SCALAR, &trmv::TRMV_T_VEC4, &trmv::TRMV_T_SCALAR, &trmv::TRMV_SUM];
+    axpy.into_iter().chain(gemv::KERNEL_SPECS).chain(trmv).collect()
 }
 
 #[test]

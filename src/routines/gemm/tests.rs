@@ -120,7 +120,10 @@ fn flops_are_two_m_n_k() {
     assert_eq!(flops(0, 5, 5), 0.0);
 }
 
+/// Prints the decisions at the and the benchmark's shapes (a tool,
+/// not a check): `cargo test --release --lib decisions_table -- --ignored --nocapture`.
 #[test]
+#[ignore]
 fn decisions_table() {
     for (m, n, k) in [
         (256u64, 256u64, 256u64),

@@ -148,49 +148,61 @@ pub static GEMV_T_SCALAR_GROUPS6: KernelSpec =
 /// and nothing else, the floor for a GEMV's time (`mublas bench floor`).
 pub const READ_FLOOR_NAME: &str = "gemv_read_floor_f32";
 
-pub const KERNEL_NAMES: &[&str] = &[
-    READ_FLOOR_NAME,
-    GEMV_N.name,
-    GEMV_N_SCALAR.name,
-    GEMV_N_NARROW.name,
-    GEMV_N_SCALAR_NARROW.name,
-    GEMV_N_WIDE.name,
-    GEMV_N_SCALAR_WIDE.name,
-    GEMV_N_SCALAR_LONG.name,
-    GEMV_N_SCALAR_THIN.name,
-    GEMV_N_WIDE_STAGED.name,
-    GEMV_N_WIDE_ANY.name,
-    GEMV_N_FEW.name,
-    GEMV_N_SCALAR_FEW.name,
-    GEMV_N_SCALAR_LANES.name,
-    GEMV_N_SWEEP.name,
-    GEMV_N_SHORT.name,
-    GEMV_N_SHORT_SCALAR.name,
-    GEMV_N_CLUSTER16.name,
-    GEMV_N_CLUSTER32.name,
-    GEMV_N_SCALAR_CLUSTER16.name,
-    GEMV_N_SCALAR_CLUSTER32.name,
-    GEMV_N_CLUSTER64.name,
-    GEMV_N_SCALAR_CLUSTER64.name,
-    GEMV_T.name,
-    GEMV_T_SCALAR.name,
-    GEMV_T_LEAN.name,
-    GEMV_T_SCALAR_LEAN.name,
-    GEMV_T_LEAN_L1.name,
-    GEMV_T_L1_ANY.name,
-    GEMV_T_PAIRED.name,
-    GEMV_T_PAIRED_ANY.name,
-    GEMV_T_PAIRED_SPLIT.name,
-    GEMV_T_PAIRED_SPLIT_ANY.name,
-    GEMV_T_STACKED.name,
-    GEMV_T_STACKED_ANY.name,
-    GEMV_T_SHORT.name,
-    GEMV_T_SHORT_SCALAR.name,
-    GEMV_T_GROUPS4.name,
-    GEMV_T_GROUPS6.name,
-    GEMV_T_SCALAR_GROUPS4.name,
-    GEMV_T_SCALAR_GROUPS6.name,
+/// Every kernel the routine launches: what it loads, and what the GPU tests
+/// set against the driver's occupancy calculator.
+pub const KERNEL_SPECS: [&KernelSpec; 40] = [
+    &GEMV_N,
+    &GEMV_N_SCALAR,
+    &GEMV_N_NARROW,
+    &GEMV_N_SCALAR_NARROW,
+    &GEMV_N_WIDE,
+    &GEMV_N_SCALAR_WIDE,
+    &GEMV_N_SCALAR_LONG,
+    &GEMV_N_SCALAR_THIN,
+    &GEMV_N_WIDE_STAGED,
+    &GEMV_N_WIDE_ANY,
+    &GEMV_N_FEW,
+    &GEMV_N_SCALAR_FEW,
+    &GEMV_N_SCALAR_LANES,
+    &GEMV_N_SWEEP,
+    &GEMV_N_SHORT,
+    &GEMV_N_SHORT_SCALAR,
+    &GEMV_N_CLUSTER16,
+    &GEMV_N_CLUSTER32,
+    &GEMV_N_SCALAR_CLUSTER16,
+    &GEMV_N_SCALAR_CLUSTER32,
+    &GEMV_N_CLUSTER64,
+    &GEMV_N_SCALAR_CLUSTER64,
+    &GEMV_T,
+    &GEMV_T_SCALAR,
+    &GEMV_T_LEAN,
+    &GEMV_T_SCALAR_LEAN,
+    &GEMV_T_LEAN_L1,
+    &GEMV_T_L1_ANY,
+    &GEMV_T_PAIRED,
+    &GEMV_T_PAIRED_ANY,
+    &GEMV_T_PAIRED_SPLIT,
+    &GEMV_T_PAIRED_SPLIT_ANY,
+    &GEMV_T_STACKED,
+    &GEMV_T_STACKED_ANY,
+    &GEMV_T_SHORT,
+    &GEMV_T_SHORT_SCALAR,
+    &GEMV_T_GROUPS4,
+    &GEMV_T_GROUPS6,
+    &GEMV_T_SCALAR_GROUPS4,
+    &GEMV_T_SCALAR_GROUPS6,
 ];
+
+/// Every kernel of kernels/gemv.cu by name: the routine's, and `mublas bench floor`'s.
+pub const KERNEL_NAMES: &[&str] = &{
+    let mut names = [READ_FLOOR_NAME; KERNEL_SPECS.len() + 1];
+    let mut i = 0;
+    while i < KERNEL_SPECS.len() {
+        names[i + 1] = KERNEL_SPECS[i].name;
+        i += 1;
+    }
+    names
+};
 
 /// The float4 kernels need every column of A to start 16-byte aligned.
 pub fn select_kernel(op: Op, m: i64, a: u64, lda: i64) -> &'static KernelSpec {
