@@ -443,3 +443,91 @@ fn gpu_device_scalars_are_read_at_each_launch() {
     // SAFETY: a live handle.
     assert_eq!(unsafe { mublasSetPointerMode(gpu.handle, MUBLAS_POINTER_MODE_HOST) }, MUBLAS_STATUS_SUCCESS);
 }
+
+#[test]
+fn gpu_device_scalars_are_read_at_each_launch_by_saxpy_and_sgemm() {
+    // As gpu_device_scalars_are_read_at_each_launch for SGEMV: a host-side look at alpha or beta (to take
+    // alpha = 0 as a quick return, say) would freeze the captured calls at the values of the capture.
+    let test = "gpu_device_scalars_are_read_at_each_launch_by_saxpy_and_sgemm";
+    let Some(gpu) = gpu_alone_or_skip(test) else { return };
+    let mut random = random(test);
+    let stream = Stream::new(gpu.context()).unwrap();
+    let n = 100_003;
+    let (x, y) = (Vector::new(&gpu, &mut random, n), Vector::new(&gpu, &mut random, n));
+    // A tile multiply and one split along k (64 × 64 over k = 8192), C NaN before the first launch (beta 0).
+    let gemms: Vec<(usize, usize, usize, Matrix, Matrix, Vector)> = [(300, 200, 500), (64, 64, 8192)]
+        .into_iter()
+        .map(|(m, c, k)| {
+            let (a, b) = (Matrix::new(&gpu, &mut random, m, k, m, 1.0), Matrix::new(&gpu, &mut random, k, c, k, 1.0));
+            (m, c, k, a, b, Vector::nan(&gpu, m * c))
+        })
+        .collect();
+    let scalars = GuardedBuffer::from_slice(gpu.context(), &[1.0f32, 0.0], 0).unwrap();
+    let (alpha, beta) = (scalars.address() as *const f32, (scalars.address() + 4) as *const f32);
+    set_stream(&gpu, stream.raw());
+    // SAFETY: a live handle.
+    unsafe { assert_eq!(mublasSetPointerMode(gpu.handle, MUBLAS_POINTER_MODE_DEVICE), MUBLAS_STATUS_SUCCESS) };
+    let mut statuses = Vec::new();
+    let graph = CapturedGraph::capture(gpu.context(), stream.raw(), || {
+        // SAFETY: a live handle; every array holds what its dimensions ask.
+        unsafe {
+            statuses.push(mublasSaxpy(gpu.handle, n as i32, alpha, x.ptr(), 1, y.ptr(), 1));
+            for (m, c, k, a, b, out) in &gemms {
+                let (m, c, k) = (*m as i32, *c as i32, *k as i32);
+                statuses.push(mublasSgemm(
+                    gpu.handle,
+                    0,
+                    0,
+                    m,
+                    c,
+                    k,
+                    alpha,
+                    a.ptr(),
+                    m,
+                    b.ptr(),
+                    k,
+                    beta,
+                    out.ptr(),
+                    m,
+                ));
+            }
+        }
+    })
+    .expect("the capture was not invalidated");
+    assert_eq!(statuses, vec![MUBLAS_STATUS_SUCCESS; 1 + gemms.len()]);
+    // A·B in float64, column by column, with each element's Σ|terms|.
+    let products: Vec<(Vec<f64>, Vec<f64>)> = gemms
+        .iter()
+        .map(|(m, c, k, a, b, _)| {
+            let columns: Vec<(Vec<f64>, Vec<f64>)> = (0..*c)
+                .map(|j| product(*m, |i, l| a.at(i, l), &(0..*k).map(|l| b.at(l, j)).collect::<Vec<_>>()))
+                .collect();
+            (columns.iter().flat_map(|c| c.0.clone()).collect(), columns.iter().flat_map(|c| c.1.clone()).collect())
+        })
+        .collect();
+    // SAXPY: y += alpha·x at each launch (alpha 0: x not read, y kept); SGEMM: C = alpha·A·B + beta·C, so
+    // 1·AB, then 0.5·AB − 2·C = −1.5·AB, then 0·AB + 3·C = −4.5·AB.
+    let (mut x_sum, mut factor) = (0.0f64, 0.0f64);
+    for (launch, (a, b)) in [(1.0f32, 0.0f32), (0.5, -2.0), (0.0, 3.0)].into_iter().enumerate() {
+        scalars.write(&[a, b]).unwrap();
+        graph.launch(stream.raw()).unwrap();
+        stream.synchronize().unwrap();
+        let what = format!("launch {launch}: alpha {a}, beta {b}");
+        x_sum += a as f64;
+        let expected: Vec<f64> = y.host.iter().zip(&x.host).map(|(&y, &x)| y as f64 + x_sum * x as f64).collect();
+        let magnitude: Vec<f64> =
+            y.host.iter().zip(&x.host).map(|(&y, &x)| y.abs() as f64 + 1.5 * x.abs() as f64).collect();
+        // One rounding a launch, three launches.
+        assert_close(&format!("saxpy {what}"), &y.device.read().unwrap(), &expected, &magnitude, 6.0);
+        factor = a as f64 + b as f64 * factor;
+        for ((m, c, k, _, _, out), (ab, size)) in gemms.iter().zip(&products) {
+            let expected: Vec<f64> = ab.iter().map(|p| factor * p).collect();
+            let magnitude: Vec<f64> = size.iter().map(|s| 4.5 * s).collect();
+            let got = out.device.read().unwrap();
+            assert_close(&format!("sgemm {m}x{c}x{k} {what}"), &got, &expected, &magnitude, 2.0 * (*k as f64 + 8.0));
+        }
+    }
+    // SAFETY: a live handle.
+    assert_eq!(unsafe { mublasSetPointerMode(gpu.handle, MUBLAS_POINTER_MODE_HOST) }, MUBLAS_STATUS_SUCCESS);
+    set_stream(&gpu, std::ptr::null_mut());
+}
