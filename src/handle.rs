@@ -2,7 +2,7 @@
 //! pointer mode, and the work buffer of the routines that need one.
 
 use crate::launch::context::{
-    OwnedEvent, StreamKey, is_builtin_stream, stream_is_capturing, synchronize_context, synchronize_stream,
+    OwnedEvent, StreamKey, is_legacy_stream, stream_is_capturing, synchronize_context, synchronize_stream,
 };
 use crate::launch::{CUstream, DeviceBuffer, DeviceState};
 use crate::routines;
@@ -36,9 +36,12 @@ impl PointerMode {
 /// ([`SPLIT_SLOT_BYTES`]), which its kernels also leave at zero and nothing
 /// else writes; the scratch space after them is for partial sums of any
 /// routine ([`WorkArea`]), so that these never overwrite the counters or the
-/// slots. It is shared by all of a handle's calls, whatever their stream: as
-/// with cuBLAS's workspace, calls on one handle must not run on two streams at
-/// once.
+/// slots. It is shared by all of a handle's calls, whatever their stream: a
+/// call on another stream than the buffer's last user is ordered after that
+/// use on the device ([`WorkFence`]), except for calls captured into a CUDA
+/// graph, whose launches the program orders (a graph launched while the
+/// handle's other calls run shares the buffer with them, as a cuBLAS handle's
+/// workspace would be shared).
 ///
 /// Scratch size rule: 4 MiB, or 64 KiB per SM when that is more (8.25 MiB on
 /// a 132-SM H100), after the counters and slots ([`WORK_FIXED_BYTES`]). Enough
@@ -79,8 +82,9 @@ pub const WORK_FIXED_BYTES: u64 = SPLIT_COUNTER_BYTES + SPLIT_SLOT_BYTES;
 
 /// One call's hold on the work buffer: the split counters, SGEMV's split
 /// slots and at least the scratch bytes it asked for, its alone until dropped
-/// (other calls on the handle wait). Dropped after the call's launches are
-/// queued on `stream`.
+/// (other calls on the handle wait, and so does `Handle::set_stream`: the
+/// handle's stream is `stream` meanwhile, so every launch of the call goes
+/// there). Dropped after the call's launches are queued on `stream`.
 pub struct WorkArea<'a> {
     work: parking_lot::MutexGuard<'a, WorkBuffer>,
     stream: CUstream,
@@ -106,10 +110,11 @@ impl WorkArea<'_> {
 }
 
 impl Drop for WorkArea<'_> {
-    /// On a stream the program made, the call's use of the buffer is fenced
-    /// now, while the stream is surely alive ([`WorkFence`]).
+    /// On a stream the program made, or a thread's default stream, the call's
+    /// use of the buffer is fenced now, while the stream is surely alive and
+    /// the calling thread's ([`WorkFence`]).
     fn drop(&mut self) {
-        if is_builtin_stream(self.stream) || self.capturing {
+        if is_legacy_stream(self.stream) || self.capturing {
             return;
         }
         if let Err(e) = self.work.fence.record(self.stream, self.key) {
@@ -138,8 +143,10 @@ struct WorkBuffer {
 /// for (an event, so the host does not wait). Recorded after each call on a
 /// stream the program made, which it may destroy as soon as it switches the
 /// handle away (the driver crashes on a destroyed stream's handle, so nothing
-/// may ask that stream anything later), and at the switch itself on the
-/// driver's own streams, which outlive the handle (so their calls pay nothing).
+/// may ask that stream anything later), and on CU_STREAM_PER_THREAD, which is
+/// a stream of each calling thread; and at the switch itself on the legacy
+/// default stream, which outlives the handle and is every thread's (so its
+/// calls pay nothing).
 struct WorkFence {
     event: OwnedEvent,
     /// The stream of the last record, while a call on another stream has yet
@@ -251,21 +258,22 @@ impl Handle {
     /// invalidate the capture (a blocking stream's, even through the legacy
     /// default stream), and captured calls run only when the program launches
     /// the graph, after what it has ordered before (PyTorch synchronises the
-    /// device before it captures).
+    /// device before it captures). A call that holds the work buffer on
+    /// another thread finishes queueing its launches first, on the old stream.
     pub fn set_stream(&self, stream: CUstream) {
         let _switching = self.stream_switch.lock();
         let current = self.stream();
         if current == stream {
             return;
         }
+        let mut work = self.work.lock();
         let context = self.device.context();
         // After a reset of the context the fence event is gone with it (and the handle's calls fail).
-        if is_builtin_stream(current)
+        if is_legacy_stream(current)
             && !stream_is_capturing(context, current)
             && !stream_is_capturing(context, stream)
             && !self.device.context_was_reset()
         {
-            let mut work = self.work.lock();
             let key = StreamKey::of(current);
             let fenced = work.fence.order_before(current, key).and_then(|()| work.fence.record(current, key));
             if let Err(e) = fenced {
@@ -303,11 +311,12 @@ impl Handle {
         }
         // After a reset of the context its buffer and fence event went with it (and Kernel::launch refuses too).
         self.device.ensure_not_reset()?;
+        let mut work = self.work.lock();
+        // Read under the lock, which set_stream takes too: the stream stays the call's until the area is dropped.
         let stream = self.stream();
         let capturing = stream_is_capturing(self.device.context(), stream);
         // Asked once per call, for the fence (not used while capturing).
         let key = if capturing { StreamKey::Unknown } else { StreamKey::of(stream) };
-        let mut work = self.work.lock();
         if work.buffer.bytes() < bytes {
             if capturing {
                 return Err(Error::AllocFailed(format!(

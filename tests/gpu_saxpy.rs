@@ -270,6 +270,52 @@ fn gpu_saxpy_same_bits_on_repeated_calls() {
     }
 }
 
+/// One handle on CU_STREAM_PER_THREAD, called from two threads at once: each
+/// call runs on its own thread's default stream, and the work buffer's
+/// counter and partial sums (SAXPY with incy = 0 over many blocks) must be
+/// ordered between the two threads' streams as between any two streams, or
+/// the sums mix. Every call must give the bits of the same call made alone.
+#[test]
+fn gpu_one_handle_on_per_thread_default_streams_from_two_threads() {
+    let test = "gpu_one_handle_on_per_thread_default_streams_from_two_threads";
+    let Some(gpu) = gpu_alone_or_skip(test) else { return };
+    let mut random = random(test);
+    let ctx = gpu.context();
+    let n = 3_000_017;
+    let (x, y) = (random.vector(n), random.vector(1));
+    let dx = GuardedBuffer::from_slice(ctx, &x, 0).unwrap();
+    const PER_THREAD: usize = 2; // CU_STREAM_PER_THREAD
+    unsafe { assert_eq!(mublasSetStream(gpu.handle, PER_THREAD as *mut CUstream_st), MUBLAS_STATUS_SUCCESS) };
+    // Raw handles as numbers, for the threads (the driver's handles are usable from any thread).
+    let (handle, context, x_address) = (gpu.handle as usize, ctx as usize, dx.address());
+    // Sums into y[0] of `calls` buffers, each call's result read after its stream has finished.
+    let sums = |calls: usize| -> Vec<Vec<f32>> {
+        let ctx = context as mublas::launch::CUcontext;
+        let outputs: Vec<GuardedBuffer> = (0..calls).map(|_| GuardedBuffer::from_slice(ctx, &y, 0).unwrap()).collect();
+        for dy in &outputs {
+            let (x, y) = (x_address as *const f32, dy.address() as *mut f32);
+            let status = unsafe { mublasSaxpy(handle as mublasHandle_t, n as i32, &0.3, x, 1, y, 0) };
+            assert_eq!(status, MUBLAS_STATUS_SUCCESS);
+        }
+        mublas::harness::stream::synchronize(ctx, PER_THREAD as mublas::launch::CUstream).unwrap();
+        outputs.iter().map(|dy| dy.read().unwrap()).collect()
+    };
+    let alone = sums(1).remove(0);
+    // Both threads' calls overlap: each queues all of its calls before it waits for its stream.
+    let results: Vec<Vec<Vec<f32>>> = std::thread::scope(|scope| {
+        let threads: Vec<_> = (0..2).map(|_| scope.spawn(|| sums(40))).collect();
+        threads.into_iter().map(|thread| thread.join().unwrap()).collect()
+    });
+    unsafe { assert_eq!(mublasSetStream(gpu.handle, std::ptr::null_mut()), MUBLAS_STATUS_SUCCESS) };
+    for (thread, sums) in results.iter().enumerate() {
+        for (call, got) in sums.iter().enumerate() {
+            assert!(same_bits(got, &alone), "{test}: thread {thread}, call {call}: {got:?} against {alone:?} alone");
+        }
+    }
+    let (counters, slots) = gpu.inner().split_state_left_over().unwrap();
+    assert_eq!((counters, slots), (0, 0), "{test}: split counters or slots left set");
+}
+
 #[test]
 fn gpu_handle_api() {
     let Some(gpu) = gpu_or_skip("gpu_handle_api") else { return };

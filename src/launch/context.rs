@@ -23,7 +23,9 @@ impl ContextGuard {
         if current == Some(context) {
             return Ok(ContextGuard { previous: None });
         }
-        // SAFETY: `context` is a primary context the device state retains for its lifetime.
+        // SAFETY: `context` is alive: a primary context the device state retains, a program's own context
+        // that a handle's creator keeps until the handle is destroyed, or the one current when a copy
+        // helper was called; the driver checks the handle.
         unsafe { result::ctx::set_current(context) }.map_err(|e| Error::Internal(describe(&e)))?;
         Ok(ContextGuard { previous: Some(current.unwrap_or(std::ptr::null_mut())) })
     }
@@ -107,22 +109,35 @@ pub fn is_builtin_stream(stream: sys::CUstream) -> bool {
     (stream as usize) <= 2
 }
 
+/// Whether `stream` is the legacy default stream (null or CU_STREAM_LEGACY):
+/// one stream of the context for every thread, where CU_STREAM_PER_THREAD is
+/// a stream of each thread's own.
+pub fn is_legacy_stream(stream: sys::CUstream) -> bool {
+    (stream as usize) <= 1
+}
+
 /// Which stream, in a form that outlives it: the driver may give a destroyed
 /// stream's address to the next stream the program makes, never its ID.
 #[derive(Clone, Copy, Debug)]
 pub enum StreamKey {
-    Builtin(usize),
+    /// The legacy default stream, as null or CU_STREAM_LEGACY.
+    Legacy,
+    /// CU_STREAM_PER_THREAD from this thread: its default stream.
+    PerThread(std::thread::ThreadId),
     Created(u64),
     /// The driver could not say (then it is the same as no other stream).
     Unknown,
 }
 
 impl StreamKey {
-    /// The key of a live stream (one the program has not destroyed).
+    /// The key of a live stream (one the program has not destroyed), named by the calling thread.
     #[allow(clippy::not_unsafe_ptr_arg_deref)]
     pub fn of(stream: sys::CUstream) -> StreamKey {
+        if is_legacy_stream(stream) {
+            return StreamKey::Legacy;
+        }
         if is_builtin_stream(stream) {
-            return StreamKey::Builtin(stream as usize);
+            return StreamKey::PerThread(std::thread::current().id());
         }
         let mut id = 0;
         // SAFETY: a live stream and an out-pointer.
@@ -134,7 +149,8 @@ impl StreamKey {
 
     pub fn same_as(self, other: StreamKey) -> bool {
         match (self, other) {
-            (StreamKey::Builtin(a), StreamKey::Builtin(b)) => a == b,
+            (StreamKey::Legacy, StreamKey::Legacy) => true,
+            (StreamKey::PerThread(a), StreamKey::PerThread(b)) => a == b,
             (StreamKey::Created(a), StreamKey::Created(b)) => a == b,
             _ => false,
         }
@@ -236,8 +252,15 @@ mod tests {
     #[test]
     fn stream_keys_match_only_the_same_known_stream() {
         use StreamKey::*;
-        assert!(Builtin(0).same_as(Builtin(0)) && Created(7).same_as(Created(7)));
-        assert!(!Builtin(0).same_as(Builtin(2)) && !Created(7).same_as(Created(8)));
-        assert!(!Builtin(1).same_as(Created(1)) && !Unknown.same_as(Unknown));
+        assert!(Legacy.same_as(Legacy) && Created(7).same_as(Created(7)));
+        assert!(!Legacy.same_as(Created(0)) && !Created(7).same_as(Created(8)));
+        assert!(!Unknown.same_as(Unknown));
+        // Null and CU_STREAM_LEGACY name one stream; CU_STREAM_PER_THREAD a stream of each thread.
+        let [null, legacy, per_thread] = [0usize, 1, 2].map(|s| StreamKey::of(s as sys::CUstream));
+        assert!(null.same_as(legacy) && !legacy.same_as(per_thread));
+        assert!(per_thread.same_as(StreamKey::of(2usize as sys::CUstream)), "the same thread's");
+        let other_thread = std::thread::spawn(|| StreamKey::of(2usize as sys::CUstream)).join().unwrap();
+        assert!(!per_thread.same_as(other_thread), "another thread's default stream is another stream");
+        assert!(is_legacy_stream(std::ptr::null_mut()) && !is_legacy_stream(2usize as sys::CUstream));
     }
 }

@@ -20,7 +20,9 @@ pub(super) fn launch(handle: &Handle, spec: &'static KernelSpec, call: &Call, sh
     let in_cluster = matches!(layout, Layout::NCluster(_));
     let (partial_vectors, unsplit) = if in_cluster { (splits / CLUSTER_BLOCKS, CLUSTER_BLOCKS) } else { (splits, 1) };
     // Held until the launch is queued: calls on this handle from other threads
-    // wait, so that two launches never share the counters at once. Without
+    // wait, and the launch is fenced against the buffer's other users on
+    // other streams (Handle::work_area), so that two launches never share the
+    // counters at once (outside CUDA graphs, which the program orders). Without
     // the work buffer (its limit, or no memory to grow it) the launch is
     // unsplit (one cluster a tile).
     let (work, shape) = if partial_vectors <= 1 {
