@@ -1,11 +1,13 @@
 /*
  * An ordinary cuBLAS program (links libcublas and libcudart, knows nothing of
  * mublas), used to test interposition: run it as is and under
- * LD_PRELOAD=libmublas.so; it must give the same results both ways, and under
+ * LD_PRELOAD=libmublas.so; it must pass its float64 checks both ways, and under
  * the preload mublasInterposedCalls (looked up at run time) must count its calls.
  *
  * Prints one line per routine, then "served by mublas: N calls" and PASS/FAIL.
  */
+/* RTLD_DEFAULT (dlfcn.h) and clock_gettime (random.h) under -std=c99. */
+#define _GNU_SOURCE
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -19,12 +21,8 @@
 #define CHECK_CU(x) do { CUresult r = (x); if (r != CUDA_SUCCESS) { printf("FAIL: %s: CUresult %d\n", #x, (int)r); exit(1); } } while (0)
 #define CHECK_CUBLAS(x) do { cublasStatus_t s = (x); if (s != CUBLAS_STATUS_SUCCESS) { printf("FAIL: %s: status %d\n", #x, (int)s); exit(1); } } while (0)
 
-static unsigned long long state = 88172645463325252ULL;
-static float random_value(void) {
-    state ^= state << 13; state ^= state >> 7; state ^= state << 17;
-    float v = 0.0625f + 0.9375f * (float)((state >> 11) % 1000000) / 1000000.0f;
-    return (state & 1) ? -v : v;
-}
+/* Fresh data each run (the seed printed; MUBLAS_TEST_SEED replays it), as the C tests'. */
+#include "../random.h"
 
 static int check(const char *what, const float *got, const double *expected, const double *magnitude, int n, double ulps) {
     for (int i = 0; i < n; ++i) {
@@ -314,6 +312,7 @@ static int test_handles_release_their_shadows(void) {
 }
 
 int main(void) {
+    random_start();
     cublasHandle_t h;
     cudaStream_t stream;
     CHECK_CUDA(cudaStreamCreate(&stream));

@@ -6,6 +6,7 @@
 #include "cuda_on_cpu.h"
 #include "../../kernels/gemm.cu"
 #include "fenced.h"
+#include "test_seed.h"
 
 #include <array>
 #include <cfloat>
@@ -74,7 +75,7 @@ struct Case {
     bool a_padded = false;
 };
 
-static std::mt19937_64 rng(2026);
+static std::mt19937_64 rng(test_seed("gemm_check"));
 static float random_value() {
     // ±[1/16, 1], as mublas's harness.
     std::uniform_real_distribution<float> mag(1.0f / 16, 1.0f);
@@ -95,12 +96,14 @@ static int run_case(const KernelInfo &kinfo, const Case &c) {
     const i64 a_rows_read = c.a_padded ? (a_rows + 3) / 4 * 4 : a_rows;
     const i64 lda = std::max<i64>(a_rows_read, 1) + c.pad, ldb = std::max<i64>(b_rows, 1) + c.pad, ldc = std::max<i64>(c.m, 1) + c.pad;
     const i64 guard = 64;
-    auto make = [&](i64 floats) {
+    // With alpha 0, A and B hold NaN: the kernels must not use them (a multiply by 0 would carry NaN into C).
+    auto make = [&](i64 floats, bool unread) {
         std::vector<float> v(floats + 2 * guard + 4);
-        for (auto &x : v) x = random_value();
+        for (auto &x : v) x = unread ? NAN : random_value();
         return v;
     };
-    std::vector<float> a = make(lda * a_cols), b = make(ldb * b_cols), c0 = make(ldc * c.n);
+    const bool unread = c.alpha == 0.0f;
+    std::vector<float> a = make(lda * a_cols, unread), b = make(ldb * b_cols, unread), c0 = make(ldc * c.n, false);
     if (c.nan_c) std::fill(c0.begin() + guard + c.offset, c0.begin() + guard + c.offset + ldc * c.n, NAN);
     // 16-byte aligned starts plus the case's offset (vectors are 16-byte aligned by the allocator).
     const float *A = a.data() + guard + c.offset;

@@ -12,13 +12,14 @@
 #include "cuda_on_cpu.h"
 #include "../../kernels/gemv.cu"
 #include "fenced.h"
+#include "test_seed.h"
 
 #include <cinttypes>
 #include <cstdio>
 #include <random>
 #include <string>
 
-static std::mt19937_64 rng(12345);
+static std::mt19937_64 rng(test_seed("gemv_check"));
 static float random_value() { return std::uniform_real_distribution<float>(-0.5f, 0.5f)(rng); }
 
 typedef void (*GemvKernel)(i64, i64, float, const float *, const float *, i64, const float *, i64, float, const float *,
@@ -149,7 +150,8 @@ static int lanes_per_column(i64 m) {
 static int run_case(const KernelInfo &k, const Case &c) {
     const size_t span = static_cast<size_t>(c.lda * (c.n - 1) + c.m);
     Fenced a(span, c.offset, c.at_end);
-    for (size_t i = 0; i < span; ++i) a.data[i] = random_value();
+    // With alpha 0, A and x hold NaN: the kernels must not use them (a multiply by 0 would carry NaN into y).
+    for (size_t i = 0; i < span; ++i) a.data[i] = c.alpha == 0.0f ? NAN : random_value();
     const bool cluster =
         k.layout == Layout::NCluster16 || k.layout == Layout::NCluster32 || k.layout == Layout::NCluster64;
     const bool t = k.layout != Layout::N && k.layout != Layout::Lanes && k.layout != Layout::NShort && !cluster;
@@ -158,7 +160,7 @@ static int run_case(const KernelInfo &k, const Case &c) {
     Fenced xf(static_cast<size_t>(nx), c.x_offset, c.x_at_end);
     float *x = xf.data;
     std::vector<float> y0(ny);
-    for (i64 i = 0; i < nx; ++i) x[i] = random_value();
+    for (i64 i = 0; i < nx; ++i) x[i] = c.alpha == 0.0f ? NAN : random_value();
     for (auto &v : y0) v = random_value();
     // Element i of a strided vector, reference-BLAS style.
     auto at = [](i64 i, i64 len, i64 inc) { return inc >= 0 ? i * inc : (len - 1 - i) * -inc; };

@@ -11,12 +11,13 @@
 #include "cuda_on_cpu.h"
 #include "../../kernels/axpy.cu"
 #include "fenced.h"
+#include "test_seed.h"
 
 #include <cinttypes>
 #include <cstdio>
 #include <random>
 
-static std::mt19937_64 rng(7);
+static std::mt19937_64 rng(test_seed("saxpy_check"));
 static float random_value() { return std::uniform_real_distribution<float>(-0.5f, 0.5f)(rng); }
 
 enum class Kernel { Vec4, Single, Strided, SumToY0 };

@@ -15,12 +15,13 @@
 float reduce[64 * 1024];
 #include "../../kernels/trmv.cu"
 #include "fenced.h"
+#include "test_seed.h"
 
 #include <cinttypes>
 #include <cstdio>
 #include <random>
 
-static std::mt19937_64 rng(2026);
+static std::mt19937_64 rng(test_seed("trmv_check"));
 static float random_value() { return std::uniform_real_distribution<float>(-0.5f, 0.5f)(rng); }
 
 struct Case {
