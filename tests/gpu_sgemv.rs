@@ -924,14 +924,18 @@ fn gpu_sgemv_every_launch_shape() {
         // The cluster N kernels (1 to 1024 rows; the N problems above too): part-filled tiles of 16, 32 and 64
         // rows, in one, two and five clusters.
         (MUBLAS_OP_N, 300, 2000, 301, 1, 1, -1, 0.5, 0.0),
+        // alpha = 0 (A and x NaN, which no kernel may use), from the host and from the device in turn.
+        (MUBLAS_OP_N, 130, 1100, 133, 1, 1, 1, 0.0, 0.5),
+        (MUBLAS_OP_T, 1100, 67, 1100, 0, 1, 1, 0.0, -2.0),
     ];
     for (problem, (trans, m, n, lda, a_offset, incx, incy, alpha, beta)) in problems.into_iter().enumerate() {
         // x off its 16-byte boundary wherever A's offset is odd.
         let x_offset = a_offset % 2;
         // y off its boundary by 0 to 2 floats, in turn over the problems.
         let y_offset = problem % 3;
-        let case =
-            Case { trans, m, n, lda, a_offset, x_offset, y_offset, incx, incy, alpha, beta, device_scalars: false };
+        // alpha and beta from the device in every other problem.
+        let device_scalars = problem % 2 == 1;
+        let case = Case { trans, m, n, lda, a_offset, x_offset, y_offset, incx, incy, alpha, beta, device_scalars };
         let prepared = Prepared::new(&gpu, &mut random, case);
         // The cluster kernels only where the sm_90 machine code is loaded (elsewhere they trap).
         let clusters = gemv::runs_clusters(device);
