@@ -900,41 +900,33 @@ fn kernel_selection_needs_aligned_columns() {
     assert_eq!(select_kernel(Op::T, 8, 4096, 8).name, "gemv_t_f32_short");
     assert_eq!(select_kernel(Op::T, 8, 4104, 8).name, "gemv_t_f32_short_scalar");
     assert_eq!(select_kernel(Op::T, 7, 4096, 7).name, "gemv_t_f32_short_scalar");
-    for spec in [
-        &GEMV_N,
-        &GEMV_N_SCALAR,
-        &GEMV_N_NARROW,
-        &GEMV_N_SCALAR_NARROW,
-        &GEMV_N_WIDE,
-        &GEMV_N_SCALAR_WIDE,
-        &GEMV_N_SCALAR_LONG,
-        &GEMV_N_SCALAR_THIN,
-        &GEMV_N_WIDE_STAGED,
-        &GEMV_N_FEW,
-        &GEMV_N_SCALAR_LANES,
-        &GEMV_N_SHORT,
-        &GEMV_N_SHORT_SCALAR,
-        &GEMV_T,
-        &GEMV_T_SCALAR,
-        &GEMV_T_LEAN,
-        &GEMV_T_SCALAR_LEAN,
-        &GEMV_T_LEAN_L1,
-        &GEMV_T_L1_ANY,
-        &GEMV_T_PAIRED,
-        &GEMV_T_PAIRED_ANY,
-        &GEMV_T_PAIRED_SPLIT,
-        &GEMV_T_PAIRED_SPLIT_ANY,
-        &GEMV_T_STACKED,
-        &GEMV_T_STACKED_ANY,
-        &GEMV_T_SHORT,
-        &GEMV_T_SHORT_SCALAR,
-        &GEMV_T_GROUPS4,
-        &GEMV_T_GROUPS6,
-        &GEMV_T_SCALAR_GROUPS4,
-        &GEMV_T_SCALAR_GROUPS6,
-    ] {
-        assert!(KERNEL_NAMES.contains(&spec.name));
+    // The kernels the routine loads (KERNEL_SPECS) are those it can choose: the defaults and their twins
+    // for every op, alignment of A and way of reading x.
+    let mut choosable: Vec<&str> = Vec::new();
+    for op in [Op::N, Op::T] {
+        for m in [1i64, 8, 64, 100, 384, 512, 1000, 5000, 100_000] {
+            for (a, lda) in [(4096u64, m), (4096, (m + 3) / 4 * 4), (4100, m + 1)] {
+                for x in [
+                    XReads::Float4,
+                    XReads::UnitStride { odd_float: false },
+                    XReads::UnitStride { odd_float: true },
+                    XReads::Strided,
+                ] {
+                    for kernel in candidate_kernels(op, m, a, lda, x) {
+                        if !choosable.contains(&kernel.name) {
+                            choosable.push(kernel.name);
+                        }
+                    }
+                }
+            }
+        }
     }
+    let mut loaded: Vec<&str> = KERNEL_SPECS.iter().map(|spec| spec.name).collect();
+    choosable.sort();
+    loaded.sort();
+    assert_eq!(choosable, loaded);
+    assert_eq!(KERNEL_NAMES.len(), KERNEL_SPECS.len() + 1, "and the read floor's");
+    assert!(KERNEL_NAMES.contains(&READ_FLOOR_NAME));
     // The T kernels have lean variants (the float4 one also with x through L1, and the paired kernels
     // first, stacked, split and not, for x as float4), the
     // scalar one a kernel for any A with x through L1 (for x with unit stride); the N kernels narrow and
