@@ -7,7 +7,7 @@
 //! Malformed entries are reported as warnings and skipped.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use parking_lot::RwLock;
 
@@ -22,8 +22,6 @@ pub struct ForcedShapes {
     shapes: RwLock<HashMap<String, LaunchShape>>,
     /// Lets the hot path skip the lock when nothing is forced (the usual case).
     any_forced: AtomicBool,
-    /// Counts changes, for callers that cache anything derived from forcing.
-    generation: AtomicU64,
 }
 
 impl ForcedShapes {
@@ -78,7 +76,6 @@ impl ForcedShapes {
             }
         }
         self.any_forced.store(!shapes.is_empty(), Ordering::Release);
-        self.generation.fetch_add(1, Ordering::AcqRel);
     }
 
     /// Forces nothing any more.
@@ -86,7 +83,6 @@ impl ForcedShapes {
         let mut shapes = self.shapes.write();
         shapes.clear();
         self.any_forced.store(false, Ordering::Release);
-        self.generation.fetch_add(1, Ordering::AcqRel);
     }
 
     /// The shape forced for a kernel, if any.
@@ -100,11 +96,6 @@ impl ForcedShapes {
 
     pub fn is_empty(&self) -> bool {
         !self.any_forced.load(Ordering::Acquire)
-    }
-
-    /// Changes so far; two equal readings mean nothing changed in between.
-    pub fn generation(&self) -> u64 {
-        self.generation.load(Ordering::Acquire)
     }
 
     /// Every forced shape, sorted by kernel name.
@@ -189,9 +180,8 @@ mod tests {
     }
 
     #[test]
-    fn set_and_clear_change_the_generation() {
+    fn set_and_clear() {
         let forced = ForcedShapes::new();
-        let start = forced.generation();
         forced.set("k", Some(shape(64, 2, 1)));
         assert_eq!(forced.get("k"), Some(shape(64, 2, 1)));
         assert!(!forced.is_empty());
@@ -199,9 +189,11 @@ mod tests {
         assert_eq!(forced.get("k"), None);
         assert!(forced.is_empty());
         forced.set("k", Some(shape(32, 1, 1)));
+        forced.set("j", Some(shape(64, 1, 2)));
+        assert_eq!(forced.to_setting(), "j=64x1x2,k=32x1");
         forced.clear();
         assert!(forced.is_empty());
-        assert_eq!(forced.generation(), start + 4);
+        assert_eq!(forced.to_setting(), "");
     }
 
     #[test]

@@ -64,5 +64,12 @@ pub fn run() -> Result<(), String> {
         );
     }
     println!("tuning recipes: {}", device.tuner.recipes().describe_source());
+    if !device.tuner.forced().is_empty() {
+        println!(
+            "forced launch shapes ({}): {}",
+            mublas::tuner::forcing::FORCE_SHAPE_VARIABLE,
+            device.tuner.forced().to_setting()
+        );
+    }
     Ok(())
 }
