@@ -625,52 +625,74 @@ fn gpu_sgemm_special_scalars() {
     }
 }
 
+/// A NaN in A reaches only its row of C, and one in B only its column, as
+/// IEEE arithmetic (and cuBLAS) carries them: on a tile, a long k split,
+/// the skinny kernels and one row through SGEMV, in both pointer modes, the
+/// NaN at the first or the last k.
 #[test]
 fn gpu_sgemm_nan_in_a_reaches_only_its_row() {
     let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip("gpu_sgemm_nan_in_a_reaches_only_its_row") else { return };
     let mut random = random("gpu_sgemm_nan_in_a_reaches_only_its_row");
     let ctx = gpu.context();
+    let scalars = GuardedBuffer::from_slice(ctx, &[1.0f32, 0.5], 0).unwrap();
+    let mut turn = 0;
     for &(ta, tb) in &PAIRS {
-        for (m, n, k) in [(129usize, 67usize, 300usize), (8, 8, 2048)] {
+        for (m, n, k) in [(129usize, 67usize, 300usize), (8, 8, 2048), (64, 64, 8192), (1000, 16, 2000), (1, 300, 500)]
+        {
+            turn += 1;
             let case = Case::new(ta, tb, m, n, k);
             let (ar, ac) = case.a_shape();
             let mut a = random.vector(extent(ar, ac, case.lda()));
-            let (bad_row, bad_l) = (m / 2, k - 1);
+            // A's NaN at the first k or the last, in turn; B's in the middle of k.
+            let (bad_row, bad_l) = (m / 2, if turn % 2 == 0 { 0 } else { k - 1 });
             let index = if ta == 0 { bad_row + bad_l * case.lda() } else { bad_l + bad_row * case.lda() };
             a[index] = f32::NAN;
             let (br, bc) = case.b_shape();
-            let b = random.vector(extent(br, bc, case.ldb()));
+            let mut b = random.vector(extent(br, bc, case.ldb()));
+            let (bad_col, b_l) = (n / 3, k / 2);
+            b[if tb == 0 { b_l + bad_col * case.ldb() } else { bad_col + b_l * case.ldb() }] = f32::NAN;
             let c = random.vector(extent(m, n, case.ldc()));
             let (da, db, dc) = (
                 GuardedBuffer::from_slice(ctx, &a, 0).unwrap(),
                 GuardedBuffer::from_slice(ctx, &b, 0).unwrap(),
                 GuardedBuffer::from_slice(ctx, &c, 0).unwrap(),
             );
+            let device_scalars = turn % 3 == 0;
+            let (alpha, beta): (*const f32, *const f32) = if device_scalars {
+                (scalars.address() as *const f32, (scalars.address() + 4) as *const f32)
+            } else {
+                (&1.0, &0.5)
+            };
+            let mode = if device_scalars { MUBLAS_POINTER_MODE_DEVICE } else { MUBLAS_POINTER_MODE_HOST };
             let status = unsafe {
-                mublasSgemm(
+                assert_eq!(mublasSetPointerMode(gpu.handle, mode), MUBLAS_STATUS_SUCCESS);
+                let status = mublasSgemm(
                     gpu.handle,
                     ta,
                     tb,
                     m as i32,
                     n as i32,
                     k as i32,
-                    &1.0,
+                    alpha,
                     da.address() as *const f32,
                     case.lda() as i32,
                     db.address() as *const f32,
                     case.ldb() as i32,
-                    &0.5,
+                    beta,
                     dc.address() as *mut f32,
                     case.ldc() as i32,
-                )
+                );
+                assert_eq!(mublasSetPointerMode(gpu.handle, MUBLAS_POINTER_MODE_HOST), MUBLAS_STATUS_SUCCESS);
+                status
             };
             assert_eq!(status, 0);
             let got = dc.read().unwrap();
             for j in 0..n {
                 for i in 0..m {
                     let v = got[i + j * case.ldc()];
-                    assert_eq!(v.is_nan(), i == bad_row, "({ta},{tb}) m={m} k={k}: C({i}, {j}) = {v}");
+                    let what = format!("({ta},{tb}) {m}x{n}x{k} NaN at A({bad_row}, {bad_l}), B({b_l}, {bad_col})");
+                    assert_eq!(v.is_nan(), i == bad_row || j == bad_col, "{what}: C({i}, {j}) = {v}");
                 }
             }
         }
