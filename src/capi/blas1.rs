@@ -62,12 +62,8 @@ pub unsafe extern "C" fn mublasSaxpy(
     y: *mut f32,
     incy: c_int,
 ) -> mublasStatus_t {
-    ffi_boundary!({
-        // SAFETY: per this function's contract.
-        let h = try_status!(unsafe { handle_ref(handle) });
-        // SAFETY: per this function's contract.
-        unsafe { saxpy(h, n as i64, alpha, x, incx as i64, y, incy as i64) }
-    })
+    // SAFETY: per this function's contract, which is the 64-bit form's.
+    unsafe { mublasSaxpy_64(handle, n as i64, alpha, x, incx as i64, y, incy as i64) }
 }
 
 /// `mublasSaxpy` with 64-bit n and increments (cuBLAS `cublasSaxpy_64`), for

@@ -34,12 +34,10 @@ pub unsafe extern "C" fn mublasSgemv(
     y: *mut f32,
     incy: c_int,
 ) -> mublasStatus_t {
-    ffi_boundary!({
-        // SAFETY: per this function's contract.
-        let h = try_status!(unsafe { handle_ref(handle) });
-        // SAFETY: per this function's contract.
-        unsafe { sgemv(h, trans, m as i64, n as i64, alpha, A, lda as i64, x, incx as i64, beta, y, incy as i64) }
-    })
+    // SAFETY: per this function's contract, which is the 64-bit form's.
+    unsafe {
+        mublasSgemv_64(handle, trans, m as i64, n as i64, alpha, A, lda as i64, x, incx as i64, beta, y, incy as i64)
+    }
 }
 
 /// `mublasSgemv` with 64-bit sizes, leading dimension and increments (cuBLAS

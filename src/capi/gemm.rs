@@ -34,17 +34,13 @@ pub unsafe extern "C" fn mublasSgemm(
     c: *mut f32,
     ldc: c_int,
 ) -> mublasStatus_t {
-    ffi_boundary!({
-        // SAFETY: per this function's contract.
-        let h = try_status!(unsafe { handle_ref(handle) });
-        // SAFETY: per this function's contract.
-        unsafe {
-            sgemm(
-                h, transa, transb, m as i64, n as i64, k as i64, alpha, a, lda as i64, b, ldb as i64, beta, c,
-                ldc as i64,
-            )
-        }
-    })
+    // SAFETY: per this function's contract, which is the 64-bit form's.
+    unsafe {
+        mublasSgemm_64(
+            handle, transa, transb, m as i64, n as i64, k as i64, alpha, a, lda as i64, b, ldb as i64, beta, c,
+            ldc as i64,
+        )
+    }
 }
 
 /// `mublasSgemm` with 64-bit sizes and leading dimensions (cuBLAS

@@ -28,11 +28,8 @@ pub unsafe extern "C" fn mublasStrmv(
     x: *mut f32,
     incx: c_int,
 ) -> mublasStatus_t {
-    ffi_boundary!({
-        // SAFETY: per this function's contract.
-        let h = try_status!(unsafe { handle_ref(handle) });
-        status_of(routines::trmv::strmv(h, uplo, trans, diag, n as i64, A as u64, lda as i64, x as u64, incx as i64))
-    })
+    // SAFETY: per this function's contract, which is the 64-bit form's.
+    unsafe { mublasStrmv_64(handle, uplo, trans, diag, n as i64, A, lda as i64, x, incx as i64) }
 }
 
 /// `mublasStrmv` with 64-bit n, leading dimension and increment (cuBLAS
