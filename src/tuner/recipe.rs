@@ -399,32 +399,33 @@ impl RecipeBook {
             (None, Some(path)) => (path, false),
             (None, None) => return (RecipeBook::built_in(), None),
         };
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            // No recipe file yet is the normal state before the analyzer has run.
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound && !named_by_user => {
-                return (RecipeBook::built_in(), None);
-            }
-            Err(error) => {
-                let warning = format!(
-                    "cannot read tuning recipes from {}{}: {error}; using built-in defaults",
-                    path.display(),
-                    if named_by_user { " (MUBLAS_RECIPES)" } else { "" },
-                );
-                return (RecipeBook::built_in(), Some(warning));
-            }
-        };
-        match RecipeBook::parse(&text) {
-            Ok(mut book) => {
+        let named = if named_by_user { " (MUBLAS_RECIPES)" } else { "" };
+        match RecipeBook::read(path) {
+            Ok(Some(mut book)) => {
                 book.source = RecipeSource::File(path.clone());
                 (book, None)
             }
-            Err(error) => {
-                let warning =
-                    format!("tuning recipes in {} are malformed ({error}); using built-in defaults", path.display());
+            // No recipe file yet is the normal state before the analyzer has run.
+            Ok(None) if !named_by_user => (RecipeBook::built_in(), None),
+            Ok(None) => {
+                let warning = format!("no tuning recipes at {}{named}; using built-in defaults", path.display());
                 (RecipeBook::built_in(), Some(warning))
             }
+            Err(why) => (RecipeBook::built_in(), Some(format!("{why}{named}; using built-in defaults"))),
         }
+    }
+
+    /// The rows of the recipe file at `path`; None where there is no such
+    /// file, and why where it cannot be read or is malformed.
+    pub fn read(path: &Path) -> Result<Option<RecipeBook>, String> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => return Err(format!("cannot read tuning recipes from {}: {error}", path.display())),
+        };
+        RecipeBook::parse(&text)
+            .map(Some)
+            .map_err(|error| format!("tuning recipes in {} are malformed ({error})", path.display()))
     }
 }
 

@@ -392,13 +392,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
 /// not exist yet); an error where it exists and cannot be read or parsed,
 /// whose rows rewriting it would lose.
 fn existing_recipes(path: &std::path::Path) -> Result<RecipeBook, String> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => RecipeBook::parse(&text).map_err(|e| {
-            format!("{} is malformed ({e}): fix or move it, mublas tune would overwrite it", path.display())
-        }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(RecipeBook::default()),
-        Err(e) => Err(format!("{}: {e}", path.display())),
-    }
+    RecipeBook::read(path)
+        .map(Option::unwrap_or_default)
+        .map_err(|why| format!("{why}: fix or move it, mublas tune would overwrite it"))
 }
 
 /// The book's text, once it is known to read back as the same rows: a file
