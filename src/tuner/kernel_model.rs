@@ -15,7 +15,8 @@ pub struct KernelModel {
 
 /// The problem a launch is sized for. Each routine says what m, n, k mean for
 /// it (SAXPY: n = vector length; GEMV: m rows, n columns; GEMM: m, n, k). Two
-/// equal problems always get the same plan, so this is also the plan cache's key.
+/// equal problems always get the same plan from one rule, so with the kernel
+/// and the rule this is the plan cache's key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Problem {
     pub m: u64,

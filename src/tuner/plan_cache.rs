@@ -2,8 +2,11 @@
 //!
 //! The key is the kernel's name, by the address and length of its `&'static
 //! str` (each kernel's spec is one `static`, so this is its identity and
-//! hashes in two words), the kernel's compiled resources (the same name may be
-//! loaded as different binaries, and a test may pass several) and the problem.
+//! hashes in two words), the rule that made the plan (the optimizer's or a
+//! routine's own, named the same way: one kernel may be shaped by two rules
+//! for the same problem), the kernel's compiled resources (the same name may
+//! be loaded as different binaries, and a test may pass several) and the
+//! problem.
 //! The device and recipes are fixed for the lifetime of a [`super::Tuner`],
 //! which owns one cache.
 
@@ -77,6 +80,8 @@ impl Hasher for FxHasher {
 struct PlanKey {
     kernel_name_address: usize,
     kernel_name_length: usize,
+    rule_address: usize,
+    rule_length: usize,
     registers_per_thread: u32,
     static_shared_bytes: u32,
     max_threads_per_block: u32,
@@ -84,10 +89,12 @@ struct PlanKey {
 }
 
 impl PlanKey {
-    fn new(kernel_name: &'static str, kernel: &KernelModel, problem: &Problem) -> PlanKey {
+    fn new(kernel_name: &'static str, rule: &'static str, kernel: &KernelModel, problem: &Problem) -> PlanKey {
         PlanKey {
             kernel_name_address: kernel_name.as_ptr() as usize,
             kernel_name_length: kernel_name.len(),
+            rule_address: rule.as_ptr() as usize,
+            rule_length: rule.len(),
             registers_per_thread: kernel.registers_per_thread,
             static_shared_bytes: kernel.static_shared_bytes,
             max_threads_per_block: kernel.max_threads_per_block,
@@ -96,7 +103,7 @@ impl PlanKey {
     }
 }
 
-/// (kernel, problem) → plan, shared by every thread that uses a handle.
+/// (kernel, rule, problem) → plan, shared by every thread that uses a handle.
 #[derive(Debug)]
 pub struct PlanCache {
     plans: RwLock<HashMap<PlanKey, LaunchPlan, BuildHasherDefault<FxHasher>>>,
@@ -120,18 +127,31 @@ impl PlanCache {
     }
 
     #[inline]
-    pub fn get(&self, kernel_name: &'static str, kernel: &KernelModel, problem: &Problem) -> Option<LaunchPlan> {
-        self.plans.read().get(&PlanKey::new(kernel_name, kernel, problem)).copied()
+    pub fn get(
+        &self,
+        kernel_name: &'static str,
+        rule: &'static str,
+        kernel: &KernelModel,
+        problem: &Problem,
+    ) -> Option<LaunchPlan> {
+        self.plans.read().get(&PlanKey::new(kernel_name, rule, kernel, problem)).copied()
     }
 
     /// Stores a plan. When the cache is full it is emptied first: simpler and
     /// cheaper than LRU, and a working set that large is rare.
-    pub fn insert(&self, kernel_name: &'static str, kernel: &KernelModel, problem: &Problem, plan: LaunchPlan) {
+    pub fn insert(
+        &self,
+        kernel_name: &'static str,
+        rule: &'static str,
+        kernel: &KernelModel,
+        problem: &Problem,
+        plan: LaunchPlan,
+    ) {
         let mut plans = self.plans.write();
         if plans.len() >= self.capacity {
             plans.clear();
         }
-        plans.insert(PlanKey::new(kernel_name, kernel, problem), plan);
+        plans.insert(PlanKey::new(kernel_name, rule, kernel, problem), plan);
     }
 
     pub fn clear(&self) {
@@ -170,22 +190,29 @@ mod tests {
     const K: KernelModel =
         KernelModel { registers_per_thread: 16, static_shared_bytes: 0, max_threads_per_block: 1024 };
     static GEMV: &str = "gemv_n_f32";
+    static RULE: &str = "optimizer";
+    static OTHER_RULE: &str = "a routine's own";
 
     #[test]
     fn stores_per_kernel_and_problem() {
         let cache = PlanCache::new();
-        assert_eq!(cache.get(AXPY, &K, &vector(10)), None);
-        cache.insert(AXPY, &K, &vector(10), plan(256));
-        cache.insert(GEMV, &K, &vector(10), plan(64));
-        assert_eq!(cache.get(AXPY, &K, &vector(10)), Some(plan(256)));
-        assert_eq!(cache.get(GEMV, &K, &vector(10)), Some(plan(64)));
-        assert_eq!(cache.get(AXPY, &K, &vector(11)), None);
-        assert_eq!(cache.get(AXPY, &K, &Problem { m: 1, n: 10, k: 0 }), None);
-        cache.insert(AXPY, &K, &vector(10), plan(128));
-        assert_eq!(cache.get(AXPY, &K, &vector(10)), Some(plan(128)));
+        assert_eq!(cache.get(AXPY, RULE, &K, &vector(10)), None);
+        cache.insert(AXPY, RULE, &K, &vector(10), plan(256));
+        cache.insert(GEMV, RULE, &K, &vector(10), plan(64));
+        assert_eq!(cache.get(AXPY, RULE, &K, &vector(10)), Some(plan(256)));
+        assert_eq!(cache.get(GEMV, RULE, &K, &vector(10)), Some(plan(64)));
+        assert_eq!(cache.get(AXPY, RULE, &K, &vector(11)), None);
+        assert_eq!(cache.get(AXPY, RULE, &K, &Problem { m: 1, n: 10, k: 0 }), None);
+        cache.insert(AXPY, RULE, &K, &vector(10), plan(128));
+        assert_eq!(cache.get(AXPY, RULE, &K, &vector(10)), Some(plan(128)));
         assert_eq!(cache.len(), 2);
         let other_binary = KernelModel { registers_per_thread: 40, ..K };
-        assert_eq!(cache.get(AXPY, &other_binary, &vector(10)), None);
+        assert_eq!(cache.get(AXPY, RULE, &other_binary, &vector(10)), None);
+        // Another rule's plan for the same kernel and problem is its own entry.
+        assert_eq!(cache.get(AXPY, OTHER_RULE, &K, &vector(10)), None);
+        cache.insert(AXPY, OTHER_RULE, &K, &vector(10), plan(512));
+        assert_eq!(cache.get(AXPY, OTHER_RULE, &K, &vector(10)), Some(plan(512)));
+        assert_eq!(cache.get(AXPY, RULE, &K, &vector(10)), Some(plan(128)));
         cache.clear();
         assert!(cache.is_empty());
     }
@@ -194,13 +221,13 @@ mod tests {
     fn starts_over_when_full() {
         let cache = PlanCache::with_capacity(3);
         for n in 0..3 {
-            cache.insert(AXPY, &K, &vector(n), plan(32));
+            cache.insert(AXPY, RULE, &K, &vector(n), plan(32));
         }
         assert_eq!(cache.len(), 3);
-        cache.insert(AXPY, &K, &vector(3), plan(64));
+        cache.insert(AXPY, RULE, &K, &vector(3), plan(64));
         assert_eq!(cache.len(), 1);
-        assert_eq!(cache.get(AXPY, &K, &vector(3)), Some(plan(64)));
-        assert_eq!(cache.get(AXPY, &K, &vector(0)), None);
+        assert_eq!(cache.get(AXPY, RULE, &K, &vector(3)), Some(plan(64)));
+        assert_eq!(cache.get(AXPY, RULE, &K, &vector(0)), None);
     }
 
     #[test]
@@ -210,12 +237,12 @@ mod tests {
             key.hash(&mut hasher);
             hasher.finish()
         };
-        let key = PlanKey::new(AXPY, &K, &vector(1000));
-        assert_eq!(hash(&key), hash(&PlanKey::new(AXPY, &K, &vector(1000))));
+        let key = PlanKey::new(AXPY, RULE, &K, &vector(1000));
+        assert_eq!(hash(&key), hash(&PlanKey::new(AXPY, RULE, &K, &vector(1000))));
         // Consecutive sizes must differ in the top 7 bits hashbrown uses as
         // tags often enough to keep probing short.
         let tags: std::collections::HashSet<u64> =
-            (0..1000).map(|n| hash(&PlanKey::new(AXPY, &K, &vector(n))) >> 57).collect();
+            (0..1000).map(|n| hash(&PlanKey::new(AXPY, RULE, &K, &vector(n))) >> 57).collect();
         assert!(tags.len() > 64, "{} distinct tags", tags.len());
         let mut bytes = FxHasher::default();
         bytes.write(b"0123456789");

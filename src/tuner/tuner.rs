@@ -25,6 +25,9 @@ pub struct Tuner {
     warned_forcings: Mutex<HashSet<(&'static str, LaunchShape)>>,
 }
 
+/// The plan cache's name for the optimizer's plans ([`Tuner::plan`]).
+const OPTIMIZER: &str = "optimizer";
+
 /// What a plan costs, from [`Tuner::measure_decision_cost`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DecisionCost {
@@ -70,24 +73,26 @@ impl Tuner {
         {
             return plan;
         }
-        if let Some(plan) = self.cache.get(spec.name, kernel, problem) {
+        if let Some(plan) = self.cache.get(spec.name, OPTIMIZER, kernel, problem) {
             return plan;
         }
         let plan = self.plan_uncached(spec, kernel, problem);
-        self.cache.insert(spec.name, kernel, problem, plan);
+        self.cache.insert(spec.name, OPTIMIZER, kernel, problem, plan);
         plan
     }
 
     /// [`Self::plan`] with the caller's rule in place of the optimizer, for a
     /// routine that chooses among its kernel's shapes by a model of its own
     /// (SGEMM's split): a forced shape still wins, and the rule's plan is
-    /// cached as the optimizer's would be, under the same key, so one
-    /// kernel's plans must all come from one rule.
+    /// cached under `rule_name` beside the kernel and problem, so a kernel
+    /// shaped by two rules keeps a plan of each. The rule's plan may depend on
+    /// nothing but the device, the kernel and the problem.
     pub fn plan_with(
         &self,
         spec: &KernelSpec,
         kernel: &KernelModel,
         problem: &Problem,
+        rule_name: &'static str,
         rule: impl FnOnce() -> LaunchPlan,
     ) -> LaunchPlan {
         if let Some(shape) = self.forced.get(spec.name)
@@ -95,11 +100,11 @@ impl Tuner {
         {
             return plan;
         }
-        if let Some(plan) = self.cache.get(spec.name, kernel, problem) {
+        if let Some(plan) = self.cache.get(spec.name, rule_name, kernel, problem) {
             return plan;
         }
         let plan = rule();
-        self.cache.insert(spec.name, kernel, problem, plan);
+        self.cache.insert(spec.name, rule_name, kernel, problem, plan);
         plan
     }
 
@@ -279,7 +284,7 @@ mod tests {
         assert_ne!(tuner.plan_uncached(&AXPY, &AXPY_KERNEL, &problem).shape, mine.shape);
         let mut calls = 0;
         for _ in 0..3 {
-            let plan = tuner.plan_with(&AXPY, &AXPY_KERNEL, &problem, || {
+            let plan = tuner.plan_with(&AXPY, &AXPY_KERNEL, &problem, "mine", || {
                 calls += 1;
                 mine
             });
@@ -288,9 +293,15 @@ mod tests {
         assert_eq!((calls, tuner.cached_plans()), (1, 1), "the rule ran once, then the cache answered");
         let forced = LaunchShape { tx: 96, ty: 1, split: 1 };
         tuner.forced().set("axpy_f32_vec4", Some(forced));
-        assert_eq!(tuner.plan_with(&AXPY, &AXPY_KERNEL, &problem, || mine).shape, forced);
+        assert_eq!(tuner.plan_with(&AXPY, &AXPY_KERNEL, &problem, "mine", || mine).shape, forced);
         tuner.forced().set("axpy_f32_vec4", None);
-        assert_eq!(tuner.plan_with(&AXPY, &AXPY_KERNEL, &problem, || unreachable!("cached")), mine);
+        assert_eq!(tuner.plan_with(&AXPY, &AXPY_KERNEL, &problem, "mine", || unreachable!("cached")), mine);
+        // The optimizer's plan and another rule's for the same kernel and problem are cached apart.
+        assert_eq!(tuner.plan(&AXPY, &AXPY_KERNEL, &problem), tuner.plan_uncached(&AXPY, &AXPY_KERNEL, &problem));
+        let theirs = LaunchPlan { shape: LaunchShape { tx: 128, ..mine.shape }, ..mine };
+        assert_eq!(tuner.plan_with(&AXPY, &AXPY_KERNEL, &problem, "theirs", || theirs), theirs);
+        assert_eq!(tuner.plan_with(&AXPY, &AXPY_KERNEL, &problem, "mine", || unreachable!("cached")), mine);
+        assert_eq!(tuner.cached_plans(), 3);
     }
 
     #[test]

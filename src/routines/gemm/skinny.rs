@@ -154,7 +154,7 @@ pub fn skinny_split(problem: &Problem, rows_per_block: u64, requested: u32) -> (
 /// and one on 72, 56.8 µs on an H200 against 46.6 at split 4 (256 blocks of
 /// the 264 the device holds at once).
 pub fn skinny_plan(tuner: &Tuner, spec: &KernelSpec, kernel: &KernelModel, problem: &Problem) -> LaunchPlan {
-    tuner.plan_with(spec, kernel, problem, || {
+    tuner.plan_with(spec, kernel, problem, "skinny_plan", || {
         let device = tuner.device();
         let rank = |plan: &LaunchPlan| (optimizer::sm_coverage(device, plan), plan.occupancy.grid);
         let mut best: Option<LaunchPlan> = None;

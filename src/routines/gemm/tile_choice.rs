@@ -246,7 +246,7 @@ pub fn tile_plan(
     k: u64,
 ) -> LaunchPlan {
     let full = Problem { m, n, k };
-    tuner.plan_with(spec, kernel, &full, || {
+    tuner.plan_with(spec, kernel, &full, "tile_plan", || {
         let unsplit = tuner.plan(spec, kernel, &Problem { m, n, k: 0 });
         let device = tuner.device();
         if !unsplit.occupancy.is_runnable() || !split_worthwhile(device, &unsplit) {

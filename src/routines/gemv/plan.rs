@@ -261,15 +261,17 @@ pub fn plan(
         Ok(device.tuner.plan(spec, &kernel.model, &problem(m, n)))
     };
     // A twin shaped by its own rule instead of the optimizer (forced shapes and the plan cache still first).
-    let plan_by =
-        |spec: &'static KernelSpec, rule: &dyn Fn(&KernelModel, &Problem) -> LaunchPlan| -> Result<LaunchPlan> {
-            let kernel = device.kernel(spec.name)?;
-            let problem = problem(m, n);
-            Ok(device.tuner.plan_with(spec, &kernel.model, &problem, || rule(&kernel.model, &problem)))
-        };
+    let plan_by = |spec: &'static KernelSpec,
+                   rule_name: &'static str,
+                   rule: &dyn Fn(&KernelModel, &Problem) -> LaunchPlan|
+     -> Result<LaunchPlan> {
+        let kernel = device.kernel(spec.name)?;
+        let problem = problem(m, n);
+        Ok(device.tuner.plan_with(spec, &kernel.model, &problem, rule_name, || rule(&kernel.model, &problem)))
+    };
     let default = select_kernel(op, m, a, lda);
     let default_plan = if is_short_n(default) {
-        plan_by(default, &|kernel, problem| {
+        plan_by(default, "short_plan", &|kernel, problem| {
             short_plan(device.model(), kernel, default, problem, device.tuner.plan_uncached(default, kernel, problem))
         })?
     } else {
@@ -322,13 +324,19 @@ pub fn plan(
             continue;
         }
         let twin_plan = match kind {
-            Twin::Cluster => plan_by(twin_spec, &|kernel, problem| cluster_plan(model, kernel, twin_spec, problem))?,
-            Twin::Groups => plan_by(twin_spec, &|kernel, problem| groups_plan(model, kernel, twin_spec, problem))?,
-            Twin::PairedSplit if paired_tail => {
-                plan_by(twin_spec, &|kernel, problem| paired_tail_split_plan(model, kernel, twin_spec, problem))?
+            Twin::Cluster => {
+                plan_by(twin_spec, "cluster_plan", &|kernel, problem| cluster_plan(model, kernel, twin_spec, problem))?
             }
+            Twin::Groups => {
+                plan_by(twin_spec, "groups_plan", &|kernel, problem| groups_plan(model, kernel, twin_spec, problem))?
+            }
+            Twin::PairedSplit if paired_tail => plan_by(twin_spec, "paired_tail_split_plan", &|kernel, problem| {
+                paired_tail_split_plan(model, kernel, twin_spec, problem)
+            })?,
             Twin::PairedSplit | Twin::PairedSplitAny => {
-                let plan = plan_by(twin_spec, &|kernel, problem| paired_split_plan(model, kernel, twin_spec, problem))?;
+                let plan = plan_by(twin_spec, "paired_split_plan", &|kernel, problem| {
+                    paired_split_plan(model, kernel, twin_spec, problem)
+                })?;
                 // The long-column shape apart from the tuner's cache, whose key does not tell x's offset.
                 if kind == Twin::PairedSplitAny && long_any && device.tuner.forced().get(twin_spec.name).is_none() {
                     let kernel = device.kernel(twin_spec.name)?;
@@ -337,24 +345,32 @@ pub fn plan(
                     plan
                 }
             }
-            Twin::Few => plan_by(twin_spec, &|kernel, problem| few_plan(model, kernel, twin_spec, problem))?,
+            Twin::Few => {
+                plan_by(twin_spec, "few_plan", &|kernel, problem| few_plan(model, kernel, twin_spec, problem))?
+            }
             Twin::Stacked | Twin::StackedAny => {
-                plan_by(twin_spec, &|kernel, problem| stacked_plan(model, kernel, twin_spec, problem))?
+                plan_by(twin_spec, "stacked_plan", &|kernel, problem| stacked_plan(model, kernel, twin_spec, problem))?
             }
-            Twin::WideAny => plan_by(twin_spec, &|kernel, problem| wide_any_plan(model, kernel, twin_spec, problem))?,
-            Twin::Narrow if narrow_split => {
-                plan_by(twin_spec, &|kernel, problem| narrow_split_plan(model, kernel, twin_spec, problem))?
-            }
+            Twin::WideAny => plan_by(twin_spec, "wide_any_plan", &|kernel, problem| {
+                wide_any_plan(model, kernel, twin_spec, problem)
+            })?,
+            Twin::Narrow if narrow_split => plan_by(twin_spec, "narrow_split_plan", &|kernel, problem| {
+                narrow_split_plan(model, kernel, twin_spec, problem)
+            })?,
             Twin::Wide if wide_fine_serves(model, twin_spec, m) => {
-                plan_by(twin_spec, &|kernel, problem| wide_fine_plan(model, kernel, twin_spec, problem))?
+                plan_by(twin_spec, "wide_fine_plan", &|kernel, problem| {
+                    wide_fine_plan(model, kernel, twin_spec, problem)
+                })?
             }
             Twin::Wide | Twin::WideStaged | Twin::Sweep | Twin::Long => {
-                let thread_rows = match kind {
-                    Twin::Sweep => sweep_thread_rows,
-                    Twin::Long => long_thread_rows,
-                    _ => wide_thread_rows,
+                let (rule_name, thread_rows): (_, fn(u32) -> u32) = match kind {
+                    Twin::Sweep => ("wide_plan, sweep_thread_rows", sweep_thread_rows),
+                    Twin::Long => ("wide_plan, long_thread_rows", long_thread_rows),
+                    _ => ("wide_plan, wide_thread_rows", wide_thread_rows),
                 };
-                plan_by(twin_spec, &|kernel, problem| wide_plan(model, kernel, twin_spec, problem, thread_rows))?
+                plan_by(twin_spec, rule_name, &|kernel, problem| {
+                    wide_plan(model, kernel, twin_spec, problem, thread_rows)
+                })?
             }
             _ => plan_of(twin_spec)?,
         };
