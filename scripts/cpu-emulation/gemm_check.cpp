@@ -1,8 +1,8 @@
 // Runs every SGEMM tile kernel of kernels/gemm.cu on the CPU (cuda_on_cpu.h)
 // against a float64 reference, over transposes, edges, alignments, scalars
 // and split-K with the host's reduction, the stream-K kernels over several
-// shares of k, the A^T copy against A, and the skinny kernels over both
-// layouts, every NB, strides, splits and scalars: the kernels' logic checked without a GPU. Build and run with scripts/cpu-emulation/gemm-check.sh.
+// shares of k, the A^T copy against A, C = beta·C alone, and the skinny
+// kernels over both layouts, every NB, strides, splits and scalars: the kernels' logic checked without a GPU. Build and run with scripts/cpu-emulation/gemm-check.sh.
 #include "cuda_on_cpu.h"
 #include "../../kernels/gemm.cu"
 #include "fenced.h"
@@ -233,6 +233,32 @@ static int check_copy(bool transposed, i64 k, i64 rows, i64 lda, i64 ldt, bool a
     return failures;
 }
 
+// gemm_scale_f32 (k = 0 or alpha = 0: C = beta·C): every element of the m
+// rows of each column scaled, beta = 0 writing zeros over NaN (C unread),
+// beta = 1 writing nothing, nothing written in the rows past m up to ldc or
+// around C; the scalar from memory or by value; `grid_y` rows of blocks
+// fewer than n (the kernel's stride over the columns).
+static int check_scale(i64 m, i64 n, i64 ldc, unsigned threads, unsigned grid_y, float beta, bool beta_from_memory) {
+    const i64 guard = 64;
+    std::vector<float> c(ldc * n + 2 * guard);
+    for (auto &x : c) x = beta == 0.0f ? NAN : random_value();
+    const std::vector<float> before = c;
+    float *C = c.data() + guard;
+    const uint3 grid{static_cast<unsigned>((m + threads - 1) / threads), grid_y, 1};
+    emu::launch(grid, threads, [&] { gemm_scale_f32(m, n, beta_from_memory ? 0.0f : beta, beta_from_memory ? &beta : nullptr, C, ldc); });
+    int failures = 0;
+    for (i64 i = 0; i < static_cast<i64>(c.size()); ++i) {
+        const i64 j = i - guard, col = j / ldc, row = j % ldc;
+        const bool inside = j >= 0 && col < n && row < m;
+        const float want = !inside || beta == 1.0f ? before[i] : beta == 0.0f ? 0.0f : beta * before[i];
+        const bool ok = std::isnan(want) ? std::isnan(c[i]) : c[i] == want;
+        if (!ok && failures++ < 3)
+            std::printf("FAIL gemm_scale_f32 m=%lld n=%lld ldc=%lld grid=(%u,%u)x%u beta=%g%s at float %lld: %g, want %g\n", m, n, ldc, grid.x,
+                        grid_y, threads, beta, beta_from_memory ? " (memory)" : "", j, c[i], want);
+    }
+    return failures;
+}
+
 // The skinny kernels (routines/gemm/skinny.rs): D = alpha·P·Q + beta·D,
 // M × N, with P along k or along m, Q and D at the given strides (D's
 // "transposed" when dsi > 1), `splits` ranges of k with the arrival counters
@@ -422,6 +448,18 @@ int main(int argc, char **argv) {
         failed += check_copy(transposed, 33, 70, transposed ? 35 : 71, 72, true) ? 1 : 0;
         ++cases;
         failed += check_copy(transposed, 200, 65, transposed ? 201 : 67, 68, false, 2) ? 1 : 0;
+    }
+    if (std::strstr("gemm_scale_f32", only)) {
+        // (m, n, ldc, threads, grid.y): one element; edges of a block; fewer
+        // block rows than columns; padded ldc; each scalar, by value and from memory.
+        for (auto [m, n, ldc, threads, gy] : {std::array<i64, 5>{1, 1, 1, 32, 1}, {33, 7, 33, 32, 7}, {100, 9, 103, 64, 4}, {513, 3, 520, 512, 1}, {70, 40, 72, 96, 3}}) {
+            for (float beta : {0.0f, 1.0f, 0.5f, -1.25f}) {
+                for (bool from_memory : {false, true}) {
+                    ++cases;
+                    failed += check_scale(m, n, ldc, static_cast<unsigned>(threads), static_cast<unsigned>(gy), beta, from_memory) ? 1 : 0;
+                }
+            }
+        }
     }
     for (const auto &sk : SKINNY) {
         if (!std::strstr(sk.name, only)) continue;
