@@ -6,9 +6,11 @@
  * cuBLAS's enums. The stream type is `struct CUstream_st *`, which is what
  * cudaStream_t and CUstream are, so no CUDA header is needed to include this one.
  *
- * NULL pointers: a NULL alpha or beta in host pointer mode, and a NULL device
- * array that the call would read or write, return MUBLAS_STATUS_INVALID_VALUE
- * without launching anything, where cuBLAS would crash or fault. An array the
+ * NULL pointers: a NULL alpha or beta (in either pointer mode), and a NULL
+ * device array that the call would read or write, return
+ * MUBLAS_STATUS_INVALID_VALUE without launching anything, where cuBLAS would
+ * crash or fault; a call that its sizes make empty (n = 0, say) returns
+ * MUBLAS_STATUS_SUCCESS first, without looking at either. An array the
  * call is known on the host not to touch may be NULL (A and x of SGEMV with a
  * host alpha of 0, say); with alpha on the device that is not known, so every
  * array must be valid.
@@ -169,8 +171,8 @@ mublasStatus_t mublasSgemv_64(mublasHandle_t handle,
 // C = alpha·op(A)·op(B) + beta·C (cuBLAS `cublasSgemm`), column-major.
 // Bad arguments give INVALID_VALUE in reference-BLAS order (1 transa,
 // 2 transb, 3 m, 4 n, 5 k, 8 lda, 10 ldb, 13 ldc), before alpha or beta is
-// read; m or n = 0 then returns at once, as does a host beta of 1 with k = 0
-// or a host alpha of 0; otherwise k = 0 or alpha = 0 scales C by beta without
+// read; m or n = 0 then returns at once, as does a host beta of 1 with
+// k = 0 or with a host alpha of 0; otherwise k = 0 or alpha = 0 scales C by beta without
 // reading A or B, and beta = 0 never reads C. A NULL alpha or beta is
 // INVALID_VALUE here, where cuBLAS would crash in host pointer mode.
 //
@@ -364,7 +366,10 @@ const char *mublasGetStatusString(mublasStatus_t status);
 // x := op(A)·x for a triangular n × n matrix A (cuBLAS `cublasStrmv`).
 // Arguments are checked in reference-BLAS order (1 uplo, 2 trans, 3 diag,
 // 4 n < 0, 6 lda < max(1, n), 8 incx = 0) after the handle; n = 0 returns at
-// once. incx may be negative (reference-BLAS indexing).
+// once. incx may be negative (reference-BLAS indexing). ALLOC_FAILED where
+// the work buffer cannot hold the partial sums (past
+// `MUBLAS_WORKSPACE_LIMIT_BYTES`, out of device memory, or a larger buffer
+// needed while the stream is being captured into a graph).
 //
 // # Safety
 // `handle` null or live; A a device matrix holding the referenced triangle

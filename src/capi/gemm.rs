@@ -9,8 +9,8 @@ use std::ffi::c_int;
 /// C = alpha·op(A)·op(B) + beta·C (cuBLAS `cublasSgemm`), column-major.
 /// Bad arguments give INVALID_VALUE in reference-BLAS order (1 transa,
 /// 2 transb, 3 m, 4 n, 5 k, 8 lda, 10 ldb, 13 ldc), before alpha or beta is
-/// read; m or n = 0 then returns at once, as does a host beta of 1 with k = 0
-/// or a host alpha of 0; otherwise k = 0 or alpha = 0 scales C by beta without
+/// read; m or n = 0 then returns at once, as does a host beta of 1 with
+/// k = 0 or with a host alpha of 0; otherwise k = 0 or alpha = 0 scales C by beta without
 /// reading A or B, and beta = 0 never reads C. A NULL alpha or beta is
 /// INVALID_VALUE here, where cuBLAS would crash in host pointer mode.
 ///
