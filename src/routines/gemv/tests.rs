@@ -1432,3 +1432,16 @@ fn bytes_moved_counts_a_x_and_y_twice() {
     assert_eq!(bytes_moved(Op::N, 10, 20), (200.0 + 20.0 + 20.0) * 4.0);
     assert_eq!(bytes_moved(Op::T, 10, 20), (200.0 + 10.0 + 40.0) * 4.0);
 }
+
+/// Kernels whose code or launch assumes one range of columns: `gemv_n_f32_wide_any`'s
+/// whole row tiles walk every column whatever their block's split range
+/// (`gemv_n_any_columns` in kernels/gemv.cu), and the few-columns kernels are
+/// launched for m ≤ 64 under the short kernels' layout (`Layout::of_kernel`),
+/// whose split ranges differ from those of `n_geometry`, which sized their
+/// grid. A split in their launch spaces would give wrong sums.
+#[test]
+fn kernels_that_take_one_column_range_are_never_split() {
+    for spec in [&GEMV_N_WIDE_ANY, &GEMV_N_FEW, &GEMV_N_SCALAR_FEW] {
+        assert_eq!(spec.space.splits, &[1], "{}", spec.name);
+    }
+}
