@@ -71,7 +71,14 @@
 //
 // Scalars: alpha == 0 skips the k loop (A and B are not read); beta == 0
 // never reads C; alpha == 0 with beta == 1 returns at once (device pointer
-// mode, where the host could not see the values).
+// mode, where the host could not see the values). One exception: a split
+// along k runs its tile kernels with alpha 1 and beta 0 into the partial
+// sums (routines/gemm/launch.rs, `unscaled`), so with alpha 0 on the device
+// they read A and B (or op(A)'s copy, which then holds nothing of this call)
+// and the reduction, which reads the real alpha, leaves their sums out: the
+// result is beta·C all the same, NaN in A or B included, at a multiply's
+// cost. Hence the header's rule that with alpha on the device every array
+// must be valid.
 #include "common.cuh"
 
 #define GEMM_BK 8
