@@ -396,6 +396,18 @@ fn sgemv_switched_inside_a_capture(gpu: &Gpu, random: &mut Random, first: Option
     on_first("sgemv back on the first stream");
 }
 
+/// alpha and beta in device memory (1 and 0 until the test writes others),
+/// with the handle on `stream` in device pointer mode: the buffer and the two
+/// pointers a captured call takes.
+fn device_scalars_on(gpu: &Gpu, stream: &Stream) -> (GuardedBuffer, *const f32, *const f32) {
+    let scalars = GuardedBuffer::from_slice(gpu.context(), &[1.0f32, 0.0], 0).unwrap();
+    let (alpha, beta) = (scalars.address() as *const f32, (scalars.address() + 4) as *const f32);
+    set_stream(gpu, stream.raw());
+    // SAFETY: a live handle.
+    unsafe { assert_eq!(mublasSetPointerMode(gpu.handle, MUBLAS_POINTER_MODE_DEVICE), MUBLAS_STATUS_SUCCESS) };
+    (scalars, alpha, beta)
+}
+
 #[test]
 fn gpu_device_scalars_are_read_at_each_launch() {
     // With the pointer mode on device, a captured call holds the address of alpha and beta, not their values:
@@ -407,11 +419,7 @@ fn gpu_device_scalars_are_read_at_each_launch() {
     let (m, k) = (3000usize, 2001usize);
     let a = Matrix::new(&gpu, &mut random, m, k, m + 1, 1.0);
     let (v, y) = (Vector::new(&gpu, &mut random, k), Vector::new(&gpu, &mut random, m));
-    let scalars = GuardedBuffer::from_slice(gpu.context(), &[1.0, 0.0], 0).unwrap();
-    let (alpha, beta) = (scalars.address() as *const f32, (scalars.address() + 4) as *const f32);
-    set_stream(&gpu, stream.raw());
-    // SAFETY: a live handle.
-    unsafe { assert_eq!(mublasSetPointerMode(gpu.handle, MUBLAS_POINTER_MODE_DEVICE), MUBLAS_STATUS_SUCCESS) };
+    let (scalars, alpha, beta) = device_scalars_on(&gpu, &stream);
     let mut status = MUBLAS_STATUS_NOT_INITIALIZED;
     let graph = CapturedGraph::capture(gpu.context(), stream.raw(), || {
         // SAFETY: as above.
@@ -462,11 +470,7 @@ fn gpu_device_scalars_are_read_at_each_launch_by_saxpy_and_sgemm() {
             (m, c, k, a, b, Vector::nan(&gpu, m * c))
         })
         .collect();
-    let scalars = GuardedBuffer::from_slice(gpu.context(), &[1.0f32, 0.0], 0).unwrap();
-    let (alpha, beta) = (scalars.address() as *const f32, (scalars.address() + 4) as *const f32);
-    set_stream(&gpu, stream.raw());
-    // SAFETY: a live handle.
-    unsafe { assert_eq!(mublasSetPointerMode(gpu.handle, MUBLAS_POINTER_MODE_DEVICE), MUBLAS_STATUS_SUCCESS) };
+    let (scalars, alpha, beta) = device_scalars_on(&gpu, &stream);
     let mut statuses = Vec::new();
     let graph = CapturedGraph::capture(gpu.context(), stream.raw(), || {
         // SAFETY: a live handle; every array holds what its dimensions ask.
