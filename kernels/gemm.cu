@@ -62,23 +62,18 @@
 //
 // Split-K: blockIdx.z takes k tiles [z*per, (z+1)*per) of the per-split share,
 // and C advances by z * c_split_stride; the host points C at the work buffer
-// with alpha = 1, beta = 0, and gemm_splitk_reduce_f32 then sums the splits in
-// fixed order (deterministic: no atomics on data).
+// with the call's alpha and beta = 0 (partial sums alpha·op(A)·op(B) of each
+// range of k), and gemm_splitk_reduce_f32 then sums the splits with alpha 1
+// and the call's beta, in fixed order (deterministic: no atomics on data).
 //
 // Stream-K (gemm_f32_256x128_{nn,nt,tn}_vec_sk, gemm_stream_k): one round
 // of blocks shares the k of a grid's last tiles; partial tiles meet in the
 // work buffer and are added in fixed order (the same bits every call).
 //
-// Scalars: alpha == 0 skips the k loop (A and B are not read); beta == 0
-// never reads C; alpha == 0 with beta == 1 returns at once (device pointer
-// mode, where the host could not see the values). One exception: a split
-// along k runs its tile kernels with alpha 1 and beta 0 into the partial
-// sums (routines/gemm/launch.rs, `unscaled`), so with alpha 0 on the device
-// they read A and B (or op(A)'s copy, which then holds nothing of this call)
-// and the reduction, which reads the real alpha, leaves their sums out: the
-// result is beta·C all the same, NaN in A or B included, at a multiply's
-// cost. Hence the header's rule that with alpha on the device every array
-// must be valid.
+// Scalars: alpha == 0 skips the k loop (A and B are not read), on every path,
+// a split's tile kernels included (their partial sums are then zeros); beta
+// == 0 never reads C; alpha == 0 with beta == 1 returns at once (device
+// pointer mode, where the host could not see the values).
 #include "common.cuh"
 
 #define GEMM_BK 8
@@ -1388,8 +1383,9 @@ extern "C" __global__ void gemm_scale_f32(i64 m, i64 n, float beta_value, const 
 }
 
 // Split-K finish: C = alpha * Σ_z partial[z] + beta * C, the splits summed in
-// order z = 0, 1, … so the result does not depend on timing. alpha == 0 ignores
-// the partial sums (A and B are then as good as unread); beta == 0 never reads C.
+// order z = 0, 1, … so the result does not depend on timing. The library
+// passes alpha 1, its tile kernels having applied the call's alpha (above);
+// alpha == 0 would ignore the partial sums; beta == 0 never reads C.
 // ROWS rows a thread: 1, or 4 read as float4 (the partial sums' ldp and
 // split_stride are multiples of 4 and the buffer is 256-byte aligned; C as
 // float4 where aligned), for fewer, wider loads where C has enough rows and

@@ -47,8 +47,17 @@ struct Span {
     const void *begin, *end;
 };
 inline std::vector<Span> read_spans;
+// Arrays the call must not read at all (A and B with alpha = 0): any read of them stops the run.
+inline std::vector<Span> unread_spans;
 inline void check_read(const void *p, size_t bytes) {
     const char *q = static_cast<const char *>(p);
+    for (const Span &s : unread_spans) {
+        if (q + bytes > static_cast<const char *>(s.begin) && q < static_cast<const char *>(s.end)) {
+            std::fprintf(stderr, "read of %zu bytes at %p from the array [%p, %p), which the call must not read\n", bytes, p,
+                         s.begin, s.end);
+            std::abort();
+        }
+    }
     for (const Span &s : read_spans) {
         const char *b = static_cast<const char *>(s.begin), *e = static_cast<const char *>(s.end);
         if (q + bytes > b - 16 && q < e + 16 && (q < b || q + bytes > e)) {

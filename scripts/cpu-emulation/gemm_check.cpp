@@ -121,6 +121,8 @@ static int run_case(const KernelInfo &kinfo, const Case &c) {
         return emu::Span{p, p + (rows > 0 && cols > 0 ? ld * (cols - 1) + rows : 0)};
     };
     emu::read_spans = {matrix(A, a_rows_read, a_cols, lda), matrix(B, b_rows, b_cols, ldb)};
+    // alpha = 0: A and B are not read at all, on any path (the split's tile kernels included).
+    if (unread) emu::unread_spans = emu::read_spans;
 
     if (c.split < 0) {
         // The host's stream-K: counters at 0, a piece slot per stream-K tile and block.
@@ -146,21 +148,23 @@ static int run_case(const KernelInfo &kinfo, const Case &c) {
             kinfo.fn(c.m, c.n, c.k, c.alpha, alpha_ptr, A, lda, B, ldb, c.beta, beta_ptr, C, ldc, 0, c.c_vec);
         });
     } else {
-        // The host's split-K: partial sums (alpha 1, beta 0), then the reduction.
+        // The host's split-K (routines/gemm/launch.rs): partial sums scaled by alpha (beta 0), then the
+        // reduction (alpha 1) adds them and beta·C.
         const i64 ldp = (c.m + 3) / 4 * 4, stride = ldp * c.n;
         std::vector<float> work(stride * c.split + 4, NAN);
         float *W = work.data();
         emu::launch({static_cast<unsigned>(tiles), 1, static_cast<unsigned>(c.split)}, kinfo.threads, [&] {
-            kinfo.fn(c.m, c.n, c.k, 1.0f, nullptr, A, lda, B, ldb, 0.0f, nullptr, W, ldp, stride, 1);
+            kinfo.fn(c.m, c.n, c.k, c.alpha, alpha_ptr, A, lda, B, ldb, 0.0f, nullptr, W, ldp, stride, 1);
         });
         // Both reductions, taken in turn: one row a thread, or four (float4 over whole groups).
         const int rows = (c.m + c.n + c.split) % 2 ? 4 : 1;
         const auto reduce = rows == 4 ? gemm_splitk_reduce4_f32 : gemm_splitk_reduce_f32;
         emu::launch({static_cast<unsigned>((c.m + 128 * rows - 1) / (128 * rows)), static_cast<unsigned>(std::min<i64>(c.n, 65535)), 1}, 128, [&] {
-            reduce(c.m, c.n, c.split, W, ldp, stride, c.alpha, alpha_ptr, c.beta, beta_ptr, C, ldc);
+            reduce(c.m, c.n, c.split, W, ldp, stride, 1.0f, nullptr, c.beta, beta_ptr, C, ldc);
         });
     }
     emu::read_spans.clear();
+    emu::unread_spans.clear();
 
     int failures = 0;
     auto fail = [&](const char *what, i64 row, i64 col, double got, double want) {
@@ -323,11 +327,13 @@ static int check_skinny(const SkinnyInfo &sk, const SkinnyCase &c) {
     const uint3 block = block_2d ? uint3{32, 8, 1} : uint3{256, 1, 1};
     // A and B (P and Q): no read may leave them (cuda_on_cpu.h: a fence page cannot see a 16-byte-aligned over-read).
     emu::read_spans = {{P.data, P.data + p_len}, {Q.data, Q.data + q_len}};
+    if (c.alpha == 0.0f) emu::unread_spans = emu::read_spans;
     emu::launch({static_cast<unsigned>(blocks), splits, 1}, block, [&] {
         sk.fn(c.M, c.N, c.K, per, c.alpha, c.scalars_from_memory ? scalars : nullptr, P.data, ldp, Q.data, qsl, qsj, c.beta,
            c.scalars_from_memory ? scalars + 1 : nullptr, D.data, dsi, dsj, counters.data(), partials.data());
     });
     emu::read_spans.clear();
+    emu::unread_spans.clear();
     int bad = 0;
     for (unsigned v : counters) bad += v != 0;
     for (i64 t = 0; t < d_len; ++t) {
@@ -388,6 +394,9 @@ int main(int argc, char **argv) {
         list.push_back({40, 40, 4, 1, 0, 0, offset, 1.25f, -0.5f, false, false, false});
         list.push_back({40, 40, 37, 1, 0, 0, offset, 0.0f, 0.5f, true, false, false});
         list.push_back({40, 40, 37, 1, 0, 0, offset, 0.0f, 1.0f, true, false, false});
+        // alpha 0 from the device on a split along k (beta over NaN-free C, then beta 0 over NaN).
+        list.push_back({100, 72, 2052, 3, 0, pad, offset, 0.0f, 0.5f, true, false, false});
+        list.push_back({kinfo.bm + 4, 36, 64, 8, 0, 0, offset, 0.0f, 0.0f, true, true, false});
         // _vec NN and NT at an odd m on a padded copy of A: edges, a long k, a split, device scalars over NaN in C.
         if (kinfo.vec && !kinfo.ta) {
             for (Case c : {Case{7, 36, 44, 1, 0, 4, 0, 1.25f, -0.5f, true, false, false},

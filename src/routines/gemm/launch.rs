@@ -135,7 +135,9 @@ pub(super) fn launch_multiply(
     if splits <= 1 {
         return launch_unsplit(handle, spec, plan, (m, n, k), scalars, x).map(|_| *plan);
     }
-    // Split-K: partial C per split in the work buffer (alpha 1, beta 0), then the reduction.
+    // Split-K: alpha·(partial C) per split in the work buffer (beta 0), then the reduction, which
+    // adds them (alpha 1) and beta·C. alpha goes to the tile kernels so that alpha 0 from the device
+    // skips their k loop, as unsplit: A and B are not read.
     let device = &handle.device;
     let kernel = device.kernel(spec.name)?;
     let ldp = partial_ld(m);
@@ -161,7 +163,7 @@ pub(super) fn launch_multiply(
     let reduce = device.kernel(reduce_spec.name)?;
     let reduce_plan = device.tuner.plan(reduce_spec, &reduce.model, &Problem { m, n, k: 0 });
     let partial_sums = Operands { c: scratch, ldc: ldp as i64, ..*x };
-    let unscaled = [F32(1.0), Ptr(0), F32(0.0), Ptr(0)];
+    let scaled_sums = [alpha_value, alpha_address, F32(0.0), Ptr(0)];
     // SAFETY: as in launch_unsplit; the work buffer holds splits × split_stride
     // floats, 256-byte aligned, with ldp and split_stride multiples of 4 (float4 stores).
     unsafe {
@@ -169,7 +171,7 @@ pub(super) fn launch_multiply(
             handle.stream(),
             &plan.geometry,
             &plan.shape,
-            &gemm_params(&partial_sums, (m, n, k), unscaled, split_stride),
+            &gemm_params(&partial_sums, (m, n, k), scaled_sums, split_stride),
         )?;
         reduce.launch(
             handle.stream(),
@@ -182,8 +184,8 @@ pub(super) fn launch_multiply(
                 Ptr(scratch),
                 I64(ldp as i64),
                 I64(split_stride as i64),
-                alpha_value,
-                alpha_address,
+                F32(1.0),
+                Ptr(0),
                 beta_value,
                 beta_address,
                 Ptr(x.c),
