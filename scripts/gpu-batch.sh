@@ -71,6 +71,8 @@ grep -E "SKIPPED|FAILED|panicked" "$out/tests.log" | head -20 | tee -a "$summary
 
 if [ "${MUBLAS_BATCH_SANITIZE:-0}" = 1 ] && command -v compute-sanitizer >/dev/null; then
   for t in dist/tests/gpu_*; do
+    # Its one test makes a kernel fault on purpose (the control of gpu_alpha_zero_reads_nothing).
+    [ "$(basename "$t")" = gpu_unmapped_range_faults ] && continue
     compute-sanitizer --tool memcheck --error-exitcode 9 "$t" --test-threads=1 >>"$out/sanitizer.log" 2>&1 \
       && note "memcheck $(basename "$t"): clean" || note "memcheck $(basename "$t"): ERRORS (see sanitizer.log)"
   done
