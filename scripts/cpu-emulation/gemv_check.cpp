@@ -226,6 +226,8 @@ static int run_case(const KernelInfo &k, const Case &c) {
     const float *x0 = x + at(0, len_x, c.incx);
     float *yfirst = y.data() + at(0, len_y, c.incy);
     emu::read_spans = {{a.data, a.data + span}, {x, x + nx}};
+    // alpha = 0: A and x are not read at all (their loads go through __ldg, which checks).
+    if (c.alpha == 0.0f) emu::unread_spans = emu::read_spans;
     emu::launch(uint3{blocks, static_cast<unsigned>(ranges), 1},
                 uint3{static_cast<unsigned>(c.tx), static_cast<unsigned>(c.ty), 1}, [&] {
                     k.fn(c.m, c.n, c.device_scalars ? 0.0f : c.alpha, alpha_ptr, a.data, c.lda, x0, c.incx,
@@ -233,6 +235,7 @@ static int run_case(const KernelInfo &k, const Case &c) {
                          slots.data());
                 });
     emu::read_spans.clear();
+    emu::unread_spans.clear();
 
     int failures = 0;
     auto fail = [&](const char *what, i64 i, double got, double want) {
