@@ -166,6 +166,8 @@ fn gpu_sgemm_with_alpha_zero_on_the_device_reads_neither_a_nor_b() {
                         plan.geometry.grid.2, split,
                         "tile {tile} ({ta}, {tb}) offset {offset}: split {split} ran"
                     );
+                    let kernel = decision.kernel.expect("a multiply reports its kernel").name;
+                    assert_eq!(kernel.ends_with("_vec"), offset == 0, "{kernel} at offset {offset}");
                     for spec in specs {
                         device.tuner.forced().set(spec.name, None);
                     }
@@ -174,6 +176,16 @@ fn gpu_sgemm_with_alpha_zero_on_the_device_reads_neither_a_nor_b() {
             }
         }
     }
+    // A C large enough for the reduction of four rows a thread (kernels.rs, reduce_spec).
+    let (m, n, split) = (1024, 600, 2);
+    assert_eq!(gemm::reduce_spec(device.model(), m, n, split).name, "gemm_splitk_reduce4_f32");
+    let spec = &TILE_KERNELS[0][gemm::kernel_index(gemm::Transpose::No, gemm::Transpose::No, true)];
+    device.tuner.forced().set(spec.name, Some(LaunchShape { tx: TILES[0].threads, ty: 1, split }));
+    let case = SgemmCase::new(0, 0, m as usize, n as usize, 2052);
+    let decision = case.run(&gpu, &mut random, &unmapped, -0.75, TileChoice::Tile(0));
+    device.tuner.forced().set(spec.name, None);
+    assert_eq!(decision.plan.map(|p| p.geometry.grid.2), Some(split), "{}: split {split} ran", spec.name);
+    calls += 1;
     // The other paths, each checked to have been taken.
     for (turn, &(ta, tb)) in PAIRS.iter().enumerate() {
         let beta = BETAS[turn % 2];
@@ -198,15 +210,20 @@ fn gpu_sgemm_with_alpha_zero_on_the_device_reads_neither_a_nor_b() {
         let tail = TileChoice::SplitTail { tile: 3, cut: Cut::Columns, main: 128 };
         let d = SgemmCase::new(ta, tb, 600, 300, 64).run(&gpu, &mut random, &unmapped, beta, tail);
         assert!(d.split_tail.is_some(), "({ta}, {tb}): split tail: {d:?}");
-        // The tuner's own choices: split along k, the skinny kernels both ways, one row or column through SGEMV.
-        for (m, n, k, what) in [
-            (64, 64, 8192, "split"),
-            (1000, 16, 2000, "skinny"),
-            (8, 700, 4100, "skinny"),
-            (1, 4097, 1000, "gemv"),
-            (3000, 1, 500, "gemv"),
+        // The tuner's own choices (m, n, k, offset): split along k; the skinny kernels both ways, for 4, 16 and
+        // 32 columns, float4 and not; one row or column through SGEMV.
+        for (m, n, k, offset, what) in [
+            (64, 64, 8192, 0, "split"),
+            (1000, 16, 2000, 0, "skinny"),
+            (1000, 16, 2000, 1, "skinny"),
+            (8, 700, 4100, 0, "skinny"),
+            (4097, 32, 1025, 0, "skinny"),
+            (4097, 3, 257, 0, "skinny"),
+            (1, 4097, 1000, 0, "gemv"),
+            (3000, 1, 500, 0, "gemv"),
         ] {
-            let d = SgemmCase::new(ta, tb, m, n, k).run(&gpu, &mut random, &unmapped, beta, TileChoice::Auto);
+            let case = SgemmCase { offset, ..SgemmCase::new(ta, tb, m, n, k) };
+            let d = case.run(&gpu, &mut random, &unmapped, beta, TileChoice::Auto);
             let taken = match what {
                 "split" => d.plan.is_some_and(|p| p.geometry.grid.2 > 1) || d.stream_k.is_some(),
                 "skinny" => d.skinny.is_some(),
@@ -214,7 +231,7 @@ fn gpu_sgemm_with_alpha_zero_on_the_device_reads_neither_a_nor_b() {
             };
             assert!(taken, "({ta}, {tb}) {m}×{n}×{k}: expected the {what} path, got {d:?}");
         }
-        calls += 7 + usize::from(ta == 0 || tb == 0);
+        calls += 10 + usize::from(ta == 0 || tb == 0);
     }
     // Through the C API, as a program calls it.
     let output = Output::new(&gpu, &mut random, 300 * 200, 0, -0.75);
@@ -260,12 +277,15 @@ fn gpu_sgemv_with_alpha_zero_on_the_device_reads_neither_a_nor_x() {
         (MUBLAS_OP_N, 100, 77, 101, 1, 1, -1),
         (MUBLAS_OP_N, 5, 300, 8, 0, 3, -1),
         (MUBLAS_OP_N, 16, 3000, 16, 0, 1, 1),
+        (MUBLAS_OP_N, 16, 3000, 17, 1, -2, 3),
         (MUBLAS_OP_N, 300, 2000, 301, 1, 1, -1),
         (MUBLAS_OP_N, 4096, 4096, 4096, 0, 1, 1),
         (MUBLAS_OP_T, 1100, 67, 1100, 0, 1, 1),
         (MUBLAS_OP_T, 2000, 3, 2000, 0, -1, 1),
         (MUBLAS_OP_T, 2101, 40, 2103, 1, 1, -1),
         (MUBLAS_OP_T, 16, 300, 16, 0, 1, 1),
+        (MUBLAS_OP_T, 7, 100, 9, 1, -1, 2),
+        (MUBLAS_OP_T, 100, 300, 100, 0, 1, 1),
         (MUBLAS_OP_T, 300, 130, 301, 1, -2, 3),
         (MUBLAS_OP_T, 4096, 1024, 4096, 0, 1, 1),
     ];
@@ -328,10 +348,17 @@ fn gpu_saxpy_with_alpha_zero_on_the_device_reads_no_x() {
     let Some(gpu) = gpu_or_skip(test) else { return };
     let mut random = random(test);
     let unmapped = UnmappedRange::new(gpu.context(), UNMAPPED_BYTES).unwrap();
-    // Short and long, x aligned or not, unit, strided and negative increments.
-    for (n, x_offset, incx, incy) in
-        [(1, 0, 1, 1), (1001, 1, 1, 1), (1 << 20, 0, 1, 1), (3000, 0, -2, 3), (5000, 3, 4, -1)]
-    {
+    // Short and long, x aligned or not (y lies 1 float past alignment: x at 1 too takes the float4 kernel
+    // past 2^22), unit, strided and negative increments, and incy = 0 (the sum into y[0]).
+    for (n, x_offset, incx, incy) in [
+        (1, 0, 1, 1),
+        (1001, 1, 1, 1),
+        (1 << 20, 0, 1, 1),
+        ((1 << 22) + 5, 1, 1, 1),
+        (3000, 0, -2, 3),
+        (5000, 3, 4, -1),
+        (1000, 0, 1, 0),
+    ] {
         assert!(4 * (span(n, incx) + x_offset) < UNMAPPED_BYTES);
         // SAXPY has no beta: y stays as it is (beta 1 in Output's terms).
         let output = Output::new(&gpu, &mut random, span(n, incy), 1, 1.0);
