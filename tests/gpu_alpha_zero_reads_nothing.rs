@@ -302,40 +302,32 @@ fn gpu_sgemv_with_alpha_zero_on_the_device_reads_neither_a_nor_x() {
         let kernels = gemv::candidate_kernels(op, m as i64, a, lda as i64, gemv::x_reads(x, incx));
         for spec in kernels.into_iter().filter(|spec| clusters || !gemv::needs_clusters(spec)) {
             let max_threads = device.kernel(spec.name).unwrap().model.max_threads_per_block;
-            let space = spec.space;
-            let mut tx = space.tx_min;
-            while tx <= space.tx_max {
-                for ty in (space.ty_min..=space.ty_max).filter(|ty| tx * ty <= max_threads) {
-                    for &split in space.splits {
-                        let shape = LaunchShape { tx, ty, split };
-                        let output = Output::new(&gpu, &mut random, y_span, problem % 3, beta);
-                        let what = format!(
-                            "SGEMV trans={trans} m={m} n={n} lda={lda} offset={offset} incx={incx} incy={incy} \
-                             beta={beta} [{} {shape:?}]",
-                            spec.name
-                        );
-                        let result = gemv::sgemv_with_shape(
-                            gpu.inner(),
-                            spec,
-                            shape,
-                            trans,
-                            m as i64,
-                            n as i64,
-                            Scalar::Device(output.alpha()),
-                            a,
-                            lda as i64,
-                            x,
-                            incx,
-                            Scalar::Device(output.beta()),
-                            output.out.address(),
-                            incy,
-                        );
-                        assert_eq!(result, Ok(()), "{what}");
-                        output.check(&gpu, &what, |index| elements[index]);
-                        launches += 1;
-                    }
-                }
-                tx += space.tx_step;
+            for shape in spec.space.shapes(max_threads) {
+                let output = Output::new(&gpu, &mut random, y_span, problem % 3, beta);
+                let what = format!(
+                    "SGEMV trans={trans} m={m} n={n} lda={lda} offset={offset} incx={incx} incy={incy} \
+                     beta={beta} [{} {shape:?}]",
+                    spec.name
+                );
+                let result = gemv::sgemv_with_shape(
+                    gpu.inner(),
+                    spec,
+                    shape,
+                    trans,
+                    m as i64,
+                    n as i64,
+                    Scalar::Device(output.alpha()),
+                    a,
+                    lda as i64,
+                    x,
+                    incx,
+                    Scalar::Device(output.beta()),
+                    output.out.address(),
+                    incy,
+                );
+                assert_eq!(result, Ok(()), "{what}");
+                output.check(&gpu, &what, |index| elements[index]);
+                launches += 1;
             }
         }
     }

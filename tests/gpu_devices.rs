@@ -122,8 +122,7 @@ impl OnDevice {
 #[test]
 fn gpu_handles_on_two_devices() {
     let test = "gpu_handles_on_two_devices";
-    if let Err(e) = mublas::launch::driver::init() {
-        say(&format!("SKIPPED {test}: no CUDA GPU here ({e})"));
+    if !driver_or_skip(test) {
         return;
     }
     let devices = result::device::get_count().unwrap();
@@ -167,8 +166,7 @@ fn gpu_handles_on_two_devices() {
 #[test]
 fn gpu_handle_in_a_context_of_the_programs_own() {
     let test = "gpu_handle_in_a_context_of_the_programs_own";
-    if let Err(e) = mublas::launch::driver::init() {
-        say(&format!("SKIPPED {test}: no CUDA GPU here ({e})"));
+    if !driver_or_skip(test) {
         return;
     }
     let mut random = random(test);

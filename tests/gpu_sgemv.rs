@@ -941,18 +941,10 @@ fn gpu_sgemv_every_launch_shape() {
         let clusters = gemv::runs_clusters(device);
         for spec in prepared.kernels().into_iter().filter(|spec| clusters || !gemv::needs_clusters(spec)) {
             let max_threads = device.kernel(spec.name).unwrap().model.max_threads_per_block;
-            let space = spec.space;
-            let mut tx = space.tx_min;
-            while tx <= space.tx_max {
-                for ty in (space.ty_min..=space.ty_max).filter(|ty| tx * ty <= max_threads) {
-                    for &split in space.splits {
-                        let shape = LaunchShape { tx, ty, split };
-                        let got = prepared.run_kernel(&gpu, Some((spec, shape)));
-                        prepared.check(&format!("{} [{}]", prepared.describe(Some(shape)), spec.name), &got);
-                        launches += 1;
-                    }
-                }
-                tx += space.tx_step;
+            for shape in spec.space.shapes(max_threads) {
+                let got = prepared.run_kernel(&gpu, Some((spec, shape)));
+                prepared.check(&format!("{} [{}]", prepared.describe(Some(shape)), spec.name), &got);
+                launches += 1;
             }
         }
         prepared.check_inputs_unchanged(&prepared.describe(None));

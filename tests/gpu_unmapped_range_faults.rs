@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::say;
+use common::{driver_or_skip, say};
 use mublas::capi::blas1::mublasSaxpy;
 use mublas::capi::handle::{mublasCreate, mublasDestroy};
 use mublas::capi::types::*;
@@ -17,8 +17,7 @@ use mublas::harness::{GuardedBuffer, UnmappedRange};
 #[test]
 fn gpu_a_kernel_reading_an_unmapped_range_faults() {
     let test = "gpu_a_kernel_reading_an_unmapped_range_faults";
-    if let Err(e) = mublas::launch::driver::init() {
-        say(&format!("SKIPPED {test}: no CUDA GPU here ({e})"));
+    if !driver_or_skip(test) {
         return;
     }
     let mut handle: mublasHandle_t = std::ptr::null_mut();

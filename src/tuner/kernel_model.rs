@@ -71,6 +71,20 @@ impl LaunchSpace {
         if self.tx_step == 0 { Self::DEFAULT_TX_STEP } else { self.tx_step }
     }
 
+    /// Every shape this space declares whose Tx·Ty is at most `max_threads`,
+    /// Tx ascending (for tests and tools that run each one; the optimizer
+    /// visits its own order and bounds).
+    pub fn shapes(&self, max_threads: u32) -> impl Iterator<Item = LaunchShape> + '_ {
+        let splits: &[u32] = if self.splits.is_empty() { &[1] } else { self.splits };
+        (self.tx_min..=self.tx_max).step_by(self.effective_tx_step() as usize).filter(|&tx| tx > 0).flat_map(
+            move |tx| {
+                (self.ty_min.max(1)..=self.ty_max)
+                    .filter(move |ty| tx.checked_mul(*ty).is_some_and(|threads| threads <= max_threads))
+                    .flat_map(move |ty| splits.iter().map(move |&split| LaunchShape { tx, ty, split }))
+            },
+        )
+    }
+
     /// Whether a shape is one this space declares (the kernel's own thread
     /// limit aside): Tx on the lattice, Ty in range, split listed.
     pub fn contains(&self, shape: &LaunchShape) -> bool {

@@ -619,4 +619,21 @@ mod tests {
         assert_eq!(all[1].0, shape(1024, 1, 2));
         assert_eq!(all[3].0, shape(992, 1, 1));
     }
+
+    #[test]
+    fn a_space_lists_the_shapes_the_optimizer_visits() {
+        let device = DeviceModel::h100_sxm();
+        for (spec, problem) in [(&AXPY, vector(1 << 20)), (&FIXED_BLOCKS_2D, vector(10))] {
+            let mut visited: Vec<LaunchShape> =
+                candidates(&device, &kernel(32), spec, &problem).into_iter().map(|(shape, _, _)| shape).collect();
+            let mut listed: Vec<LaunchShape> = spec.space.shapes(1024).collect();
+            let key = |s: &LaunchShape| (s.tx, s.ty, s.split);
+            visited.sort_by_key(key);
+            listed.sort_by_key(key);
+            assert_eq!(listed, visited, "{}", spec.name);
+        }
+        // Fewer threads allowed: only the shapes within them.
+        assert!(FIXED_BLOCKS_2D.space.shapes(256).all(|s| s.tx * s.ty <= 256));
+        assert_eq!(FIXED_BLOCKS_2D.space.shapes(32).count(), 3, "Tx 32, Ty 1, three splits");
+    }
 }

@@ -68,17 +68,7 @@ impl Tuner {
     /// cache in both directions, so setting or clearing a forcing needs no
     /// cache flush.
     pub fn plan(&self, spec: &KernelSpec, kernel: &KernelModel, problem: &Problem) -> LaunchPlan {
-        if let Some(shape) = self.forced.get(spec.name)
-            && let Some(plan) = self.forced_plan(spec, kernel, problem, shape)
-        {
-            return plan;
-        }
-        if let Some(plan) = self.cache.get(spec.name, OPTIMIZER, kernel, problem) {
-            return plan;
-        }
-        let plan = self.plan_uncached(spec, kernel, problem);
-        self.cache.insert(spec.name, OPTIMIZER, kernel, problem, plan);
-        plan
+        self.plan_with(spec, kernel, problem, OPTIMIZER, || self.plan_uncached(spec, kernel, problem))
     }
 
     /// [`Self::plan`] with the caller's rule in place of the optimizer, for a

@@ -119,9 +119,20 @@ pub fn gpu_alone_or_skip(test: &str) -> Option<Gpu> {
     gpu_for(test, true)
 }
 
+/// Whether a driver and a GPU are here; false after printing why the test is
+/// skipped (for tests that make their own handles or contexts).
+pub fn driver_or_skip(test: &str) -> bool {
+    match mublas::launch::driver::init() {
+        Ok(()) => true,
+        Err(e) => {
+            say(&format!("SKIPPED {test}: no CUDA GPU here ({e})"));
+            false
+        }
+    }
+}
+
 fn gpu_for(test: &str, alone: bool) -> Option<Gpu> {
-    if let Err(e) = mublas::launch::driver::init() {
-        say(&format!("SKIPPED {test}: no CUDA GPU here ({e})"));
+    if !driver_or_skip(test) {
         return None;
     }
     let turn = Turn::take(alone);

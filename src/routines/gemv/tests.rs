@@ -1247,51 +1247,43 @@ fn geometry_agrees_with_the_launch_split_for_every_candidate() {
             [(1u64, 1u64), (7, 33), (1000, 1000), (5000, 3), (3, 5000), (1 << 20, 16), (16, 1 << 20), (64, 100_000)]
         {
             let problem = Problem { m, n, k: 0 };
-            let mut tx = space.tx_min;
-            while tx <= space.tx_max {
-                for ty in (space.ty_min..=space.ty_max).filter(|ty| tx * ty <= 1024) {
-                    for &split in space.splits {
-                        let shape = LaunchShape { tx, ty, split };
-                        let g = (spec.geometry)(&problem, &shape);
-                        let (per, splits) = reduction_split(layout, &problem, &shape);
-                        assert_eq!(g.grid.1, splits);
-                        let op = if matches!(layout, Layout::T | Layout::TShort | Layout::TPaired | Layout::TGroups(_))
-                        {
-                            Op::T
-                        } else {
-                            Op::N
-                        };
-                        if !matches!(layout, Layout::NShort | Layout::TShort) {
-                            assert_eq!(Layout::of_kernel(spec, op, 65), layout, "{}", spec.name);
-                        }
-                        let len = if op == Op::T { m } else { n };
-                        if let Layout::NCluster(_) = layout {
-                            // Whole clusters of ranges (fewer where their partial vectors would not fit),
-                            // the last ones empty where n is smaller than their count.
-                            assert!(splits.is_multiple_of(CLUSTER_BLOCKS) && splits <= split);
-                            assert!(splits == split || m * (splits / CLUSTER_BLOCKS + 1) as u64 > SPLIT_SLOTS);
-                            assert_eq!(per, n.div_ceil(splits as u64).max(1));
-                        } else {
-                            assert!(per * splits as u64 >= len && (splits as u64 - 1) * per < len);
-                        }
-                        let tiles = match layout {
-                            Layout::N => m.div_ceil(4 * tx as u64),
-                            Layout::NShort => 1,
-                            Layout::T | Layout::TShort | Layout::TPaired => n.div_ceil(t_columns_per_block(m, tx)),
-                            Layout::TGroups(groups) => n.div_ceil(tx as u64 / lanes_per_column(m.div_ceil(groups)) * 2),
-                            Layout::NCluster(rows) => m.div_ceil(rows),
-                        };
-                        assert_eq!(g.grid.0 as u64, tiles.max(1));
-                        assert_eq!(g.dynamic_shared_bytes, 0, "{shape:?}");
-                        // The N kernels fold Ty / 2 slots of 4·Tx floats through their x chunk (GEMV_N_XCHUNK).
-                        assert!(2 * tx * ty <= 2048);
-                        // (The cluster kernels take a partial vector a cluster.)
-                        let vectors =
-                            if matches!(layout, Layout::NCluster(_)) { splits / CLUSTER_BLOCKS } else { splits };
-                        assert!(split_slots(op, m as i64, n as i64, vectors) <= SPLIT_SLOTS);
-                    }
+            for shape in space.shapes(1024) {
+                let LaunchShape { tx, ty, split } = shape;
+                let g = (spec.geometry)(&problem, &shape);
+                let (per, splits) = reduction_split(layout, &problem, &shape);
+                assert_eq!(g.grid.1, splits);
+                let op = if matches!(layout, Layout::T | Layout::TShort | Layout::TPaired | Layout::TGroups(_)) {
+                    Op::T
+                } else {
+                    Op::N
+                };
+                if !matches!(layout, Layout::NShort | Layout::TShort) {
+                    assert_eq!(Layout::of_kernel(spec, op, 65), layout, "{}", spec.name);
                 }
-                tx += space.tx_step;
+                let len = if op == Op::T { m } else { n };
+                if let Layout::NCluster(_) = layout {
+                    // Whole clusters of ranges (fewer where their partial vectors would not fit),
+                    // the last ones empty where n is smaller than their count.
+                    assert!(splits.is_multiple_of(CLUSTER_BLOCKS) && splits <= split);
+                    assert!(splits == split || m * (splits / CLUSTER_BLOCKS + 1) as u64 > SPLIT_SLOTS);
+                    assert_eq!(per, n.div_ceil(splits as u64).max(1));
+                } else {
+                    assert!(per * splits as u64 >= len && (splits as u64 - 1) * per < len);
+                }
+                let tiles = match layout {
+                    Layout::N => m.div_ceil(4 * tx as u64),
+                    Layout::NShort => 1,
+                    Layout::T | Layout::TShort | Layout::TPaired => n.div_ceil(t_columns_per_block(m, tx)),
+                    Layout::TGroups(groups) => n.div_ceil(tx as u64 / lanes_per_column(m.div_ceil(groups)) * 2),
+                    Layout::NCluster(rows) => m.div_ceil(rows),
+                };
+                assert_eq!(g.grid.0 as u64, tiles.max(1));
+                assert_eq!(g.dynamic_shared_bytes, 0, "{shape:?}");
+                // The N kernels fold Ty / 2 slots of 4·Tx floats through their x chunk (GEMV_N_XCHUNK).
+                assert!(2 * tx * ty <= 2048);
+                // (The cluster kernels take a partial vector a cluster.)
+                let vectors = if matches!(layout, Layout::NCluster(_)) { splits / CLUSTER_BLOCKS } else { splits };
+                assert!(split_slots(op, m as i64, n as i64, vectors) <= SPLIT_SLOTS);
             }
         }
     }
