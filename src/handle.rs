@@ -58,7 +58,8 @@ pub fn work_buffer_bytes(sm_count: u32) -> usize {
 /// limit. A call that would need more gets ALLOC_FAILED from
 /// [`Handle::work_area`], as when the driver cannot grow the buffer; SGEMM
 /// and SGEMV then run without the work buffer (no A^T copy, no split), STRMV
-/// returns the status.
+/// in diagonal blocks whose partial sums fit (returning the status where not
+/// even the smallest do).
 pub fn work_limit_bytes() -> usize {
     std::env::var("MUBLAS_WORKSPACE_LIMIT_BYTES").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(usize::MAX)
 }

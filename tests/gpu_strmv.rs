@@ -9,9 +9,9 @@ mod common;
 use common::*;
 use mublas::capi::trmv::mublasStrmv;
 use mublas::capi::types::*;
-use mublas::harness::{GuardedBuffer, Random, Stream};
+use mublas::harness::{CapturedGraph, GuardedBuffer, Random, Stream};
 use mublas::real_cublas::RealCublas;
-use mublas::routines::trmv::{TRMV_N_SCALAR, TRMV_N_VEC4, TRMV_SUM, TRMV_T_SCALAR, TRMV_T_VEC4};
+use mublas::routines::trmv::{self, Op, TRMV_N_SCALAR, TRMV_N_VEC4, TRMV_SUM, TRMV_T_SCALAR, TRMV_T_VEC4};
 use mublas::tuner::optimizer::candidates;
 use mublas::tuner::{KernelSpec, LaunchShape, Problem};
 
@@ -387,7 +387,7 @@ fn gpu_strmv_past_the_work_buffer_limit_is_alloc_failed() {
     let Some(gpu) = gpu_or_skip(test) else { return };
     let mut random = random(test);
     let ctx = gpu.context();
-    // STRMV needs its partial sums: with no scratch allowed it fails, touching nothing.
+    // STRMV needs partial sums, at least those of its smallest diagonal block: with no scratch\n    // allowed it fails, touching nothing.
     gpu.inner().set_work_limit(mublas::handle::WORK_FIXED_BYTES as usize);
     let n = 1000;
     let (a, x) = (random.vector(n * n), random.vector(n));
@@ -406,6 +406,91 @@ fn gpu_strmv_past_the_work_buffer_limit_is_alloc_failed() {
         mublasStrmv(gpu.handle, 0, 0, 0, n as i32, da.address() as *const f32, n as i32, dx.address() as *mut f32, 1)
     };
     assert_eq!(status, MUBLAS_STATUS_SUCCESS);
+}
+
+/// Where the work buffer cannot hold the partial sums of the whole n, STRMV
+/// multiplies diagonal blocks in place with SGEMV between them
+/// (routines/trmv.rs, `multiply_in_blocks`): every variant at n = 4097 with
+/// the work buffer's scratch limited to 16 KiB, less than any one pass at that
+/// n needs (4·n bytes at least; blocks of 64, 65 of them), and to 4 bytes less
+/// than the call's one pass needs (the largest blocks that fit); the same bits
+/// on a second call; and the blocked form captured into a CUDA graph.
+#[test]
+fn gpu_strmv_in_diagonal_blocks_where_the_work_buffer_is_short() {
+    let _shapes = tuner_choices();
+    let test = "gpu_strmv_in_diagonal_blocks_where_the_work_buffer_is_short";
+    let Some(gpu) = gpu_alone_or_skip(test) else { return };
+    let mut random = random(test);
+    let ctx = gpu.context();
+    let cublas = RealCublas::get().map_err(|e| say(&format!("{test}: not comparing with cuBLAS: {e}"))).ok();
+    let fixed = mublas::handle::WORK_FIXED_BYTES as usize;
+    let n = 4097;
+    let mut cases = 0;
+    for just_short in [false, true] {
+        for (v, &(uplo, trans, diag)) in VARIANTS.iter().enumerate() {
+            let (lda, offset) = [(n, 0), (n + 3, 1), (4100, 0), (4100, 1)][v % 4];
+            let incx = [1i64, -1, 3, -3][(v / 2 + just_short as usize) % 4];
+            let case = Case { uplo, trans, diag, n, lda, incx, offset };
+            let op = if case.transposed() { Op::T } else { Op::N };
+            // Aligned as run_case's A will be (GuardedBuffer: 256-byte aligned, then the offset).
+            let address = (1 << 20) + 4 * offset as u64;
+            let (_, _, layout) = trmv::plan(gpu.inner(), op, n as i64, address, lda as i64).unwrap();
+            let one_pass = layout.work_bytes() as usize;
+            let scratch = if just_short { one_pass - 4 } else { 16 << 10 };
+            assert!(one_pass > scratch, "{}: one pass needs {one_pass} bytes", case.name());
+            gpu.inner().set_work_limit(fixed + scratch);
+            run_case(&gpu, &mut random, &case, cublas);
+            cases += 1;
+            if v == 0 {
+                // Again on the same A and x: the same bits.
+                let a = matrix(&mut random, &case);
+                let x = random.vector(span(n, incx));
+                let da = GuardedBuffer::from_slice(ctx, &a, offset).unwrap();
+                let results: Vec<Vec<f32>> = (0..2)
+                    .map(|_| {
+                        let dx = GuardedBuffer::from_slice(ctx, &x, offset).unwrap();
+                        assert_eq!(strmv(&gpu, &case, &da, &dx), MUBLAS_STATUS_SUCCESS);
+                        mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
+                        dx.read().unwrap()
+                    })
+                    .collect();
+                assert!(same_bits(&results[0], &results[1]), "{}: two calls differ", case.name());
+            }
+        }
+    }
+    // Captured on a created stream (16 KiB: blocks of 64), then replayed twice from the same x.
+    gpu.inner().set_work_limit(fixed + (16 << 10));
+    let stream = Stream::new(ctx).unwrap();
+    set_stream(&gpu, stream.raw());
+    let case = Case {
+        uplo: MUBLAS_FILL_MODE_LOWER,
+        trans: MUBLAS_OP_N,
+        diag: MUBLAS_DIAG_NON_UNIT,
+        n,
+        lda: 4100,
+        incx: -1,
+        offset: 0,
+    };
+    let a = matrix(&mut random, &case);
+    let x = random.vector(n);
+    let da = GuardedBuffer::from_slice(ctx, &a, 0).unwrap();
+    let dx = GuardedBuffer::from_slice(ctx, &x, 0).unwrap();
+    let mut status = MUBLAS_STATUS_SUCCESS;
+    let graph = CapturedGraph::capture(ctx, stream.raw(), || status = strmv(&gpu, &case, &da, &dx))
+        .expect("the capture was not invalidated");
+    assert_eq!(status, MUBLAS_STATUS_SUCCESS, "captured");
+    let (expected, magnitude) = reference(&case, &a, &x);
+    for replay in 0..2 {
+        dx.write(&x).unwrap();
+        graph.launch(stream.raw()).unwrap();
+        stream.synchronize().unwrap();
+        let got = elements(&case, &dx.read().unwrap());
+        assert_close(&format!("captured, replay {replay}"), &got, &expected, &magnitude, 2.0 * (n as f64 + 2.0));
+        assert!(dx.guards_intact().unwrap());
+    }
+    set_stream(&gpu, std::ptr::null_mut());
+    gpu.inner().set_work_limit(usize::MAX);
+    say(&format!("{test}: {cases} cases and a captured call passed"));
 }
 
 #[test]

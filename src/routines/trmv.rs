@@ -28,12 +28,14 @@
 //! `tiles / MAX_PARTIAL_VECTORS`, so the buffer is at most 64 vectors: 256·n bytes
 //! (8 MiB at n = 32768, within the 8.25 MiB every H100 handle starts with).
 
+use super::Scalar;
+use super::gemv;
 use super::vector::StridedVector;
 use crate::handle::Handle;
 use crate::launch::KernelArg::{I32, I64, Ptr};
 use crate::launch::context::ContextGuard;
 use crate::status::{Error, Result};
-use crate::tuner::{Geometry, KernelSpec, LaunchShape, LaunchSpace, Problem};
+use crate::tuner::{Geometry, KernelSpec, LaunchPlan, LaunchShape, LaunchSpace, Problem};
 
 /// Outputs per thread (rows for op N, columns for op T), and reduction
 /// indices per thread and step: the 4 of float4.
@@ -311,11 +313,138 @@ pub fn strmv(
         return Err(Error::InvalidValue("STRMV: A or x is NULL".into()));
     }
     let x = StridedVector { base: x, len: n, inc: incx };
+    match multiply_in_place(handle, variant, n, a, lda, x) {
+        Err(Error::AllocFailed(why)) => {
+            log::info!("STRMV: n = {n} in diagonal blocks ({why})");
+            multiply_in_blocks(handle, variant, n, a, lda, x, why)
+        }
+        done => done,
+    }
+}
+
+/// The smallest diagonal block [`multiply_in_blocks`] cuts: partial sums of
+/// 16 KiB at most.
+pub const MIN_DIAGONAL_BLOCK: i64 = 64;
+
+/// One step of [`multiply_in_blocks`]: x[diag] := op(A)[diag, diag]·x[diag],
+/// then x[diag] += op(A)[diag, rest]·x[rest], where rest is every index
+/// outside diag that outputs in diag read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockStep {
+    pub diag: std::ops::Range<i64>,
+    pub rest: std::ops::Range<i64>,
+}
+
+/// The steps for diagonal blocks of `block`, in the order that reads every x
+/// before it is overwritten: where outputs read suffixes (upper-N, lower-T)
+/// output i reads x[i..], so the blocks go front to back; else back to front.
+pub fn block_steps(variant: Variant, n: i64, block: i64) -> Vec<BlockStep> {
+    let mut steps: Vec<BlockStep> = (0..n)
+        .step_by(block.max(1) as usize)
+        .map(|start| {
+            let end = (start + block).min(n);
+            let rest = if variant.suffix() { end..n } else { 0..start };
+            BlockStep { diag: start..end, rest }
+        })
+        .collect();
+    if !variant.suffix() {
+        steps.reverse();
+    }
+    steps
+}
+
+/// SGEMV's (trans, m, n, offset of the first element of A in floats) for
+/// x[rows] += op(A)[rows, cols]·x[cols].
+pub fn off_diagonal_gemv(
+    op: Op,
+    rows: &std::ops::Range<i64>,
+    cols: &std::ops::Range<i64>,
+    lda: i64,
+) -> (i32, i64, i64, i64) {
+    let (row_count, col_count) = (rows.end - rows.start, cols.end - cols.start);
+    match op {
+        Op::N => (0, row_count, col_count, rows.start + cols.start * lda),
+        // op(A)[i][j] = A[j][i]: the block of A at (cols, rows), transposed.
+        Op::T => (1, col_count, row_count, cols.start + rows.start * lda),
+    }
+}
+
+/// x := op(A)·x where the work buffer cannot hold the partial sums of the
+/// whole n (its limit, no memory to grow it, or a CUDA graph being captured,
+/// during which it may not grow): diagonal blocks as large as it can hold,
+/// each multiplied in place by the two launches of [`multiply_in_place`], and
+/// the rest of their rows added by SGEMV (beta 1). The blocks go in a fixed
+/// order, so the bits are the same on every call with the same block.
+fn multiply_in_blocks(
+    handle: &Handle,
+    variant: Variant,
+    n: i64,
+    a: u64,
+    lda: i64,
+    x: StridedVector,
+    why: String,
+) -> Result<()> {
+    // A block of b needs at most MAX_PARTIAL_VECTORS·b floats: hold that much
+    // once, before anything is written, so that no later block can fail for
+    // want of it (the buffer never shrinks).
+    let bytes_for = |block: i64| MAX_PARTIAL_VECTORS * 4 * block as u64;
+    let mut block = (n / 2) / MIN_DIAGONAL_BLOCK * MIN_DIAGONAL_BLOCK;
+    loop {
+        if block < MIN_DIAGONAL_BLOCK {
+            return Err(Error::AllocFailed(why));
+        }
+        match handle.work_area(bytes_for(block)) {
+            Ok(_) => break,
+            Err(Error::AllocFailed(_)) => block = (block / 2) / MIN_DIAGONAL_BLOCK * MIN_DIAGONAL_BLOCK,
+            Err(e) => return Err(e),
+        }
+    }
+    let one = Scalar::Host(1.0);
+    let element = |i: i64| a.wrapping_add((i as u64).wrapping_mul(4));
+    for step in block_steps(variant, n, block) {
+        let diag = &step.diag;
+        let diag_x = x.sub(diag.start, diag.end - diag.start);
+        multiply_in_place(handle, variant, diag.end - diag.start, element(diag.start * (lda + 1)), lda, diag_x)?;
+        if step.rest.is_empty() {
+            continue;
+        }
+        let (trans, m, cols, offset) = off_diagonal_gemv(variant.op, diag, &step.rest, lda);
+        let rest_x = x.sub(step.rest.start, step.rest.end - step.rest.start);
+        gemv::sgemv(
+            handle,
+            trans,
+            m,
+            cols,
+            one,
+            element(offset),
+            lda,
+            rest_x.base,
+            rest_x.inc,
+            one,
+            diag_x.base,
+            diag_x.inc,
+        )?;
+    }
+    Ok(())
+}
+
+/// The pass-1 kernel of a call, its plan, and how that cuts the triangle
+/// (`layout.work_bytes()`: the partial sums one pass needs).
+pub fn plan(handle: &Handle, op: Op, n: i64, a: u64, lda: i64) -> Result<(&'static KernelSpec, LaunchPlan, Layout)> {
     let device = &handle.device;
-    let (spec, problem) = select_kernel(variant.op, n, a, lda);
+    let (spec, problem) = select_kernel(op, n, a, lda);
     let kernel = device.kernel(spec.name)?;
     let plan = device.tuner.plan(spec, &kernel.model, &problem);
-    let layout = Layout::new(variant.op, n as u64, &plan.shape);
+    Ok((spec, plan, Layout::new(op, n as u64, &plan.shape)))
+}
+
+/// x := op(A)·x by the two launches of the module documentation, with the
+/// partial sums of the whole n in the work buffer (AllocFailed, before any
+/// launch, where it cannot hold them).
+fn multiply_in_place(handle: &Handle, variant: Variant, n: i64, a: u64, lda: i64, x: StridedVector) -> Result<()> {
+    let device = &handle.device;
+    let (spec, plan, layout) = plan(handle, variant.op, n, a, lda)?;
+    let kernel = device.kernel(spec.name)?;
     let sum = device.kernel(TRMV_SUM.name)?;
     let sum_plan = device.tuner.plan(&TRMV_SUM, &sum.model, &Problem { n: n as u64, ..Problem::default() });
     // Held over both launches: no other call on this handle reuses the buffer meanwhile.
@@ -343,7 +472,7 @@ pub fn strmv(
                 Ptr(a),
                 I64(lda),
                 Ptr(x.first_element()),
-                I64(incx),
+                I64(x.inc),
                 Ptr(work.scratch()),
             ],
         )?;
@@ -360,7 +489,7 @@ pub fn strmv(
                 unit,
                 Ptr(work.scratch()),
                 Ptr(x.first_element()),
-                I64(incx),
+                I64(x.inc),
             ],
         )
     }
@@ -634,6 +763,98 @@ mod tests {
     #[test]
     fn bytes_moved_counts_half_the_matrix_and_x_twice() {
         assert_eq!(bytes_moved(1000), (500_000.0 + 2000.0) * 4.0);
+    }
+
+    /// x := op(A)·x on the CPU from column-major storage, reading only the
+    /// referenced triangle (the diagonal as 1 where it is unit).
+    fn trmv_on_cpu(variant: Variant, n: usize, a: &[f64], lda: usize, x: &mut [f64]) {
+        let op_a = |i: usize, j: usize| if variant.op == Op::N { a[i + j * lda] } else { a[j + i * lda] };
+        // op(A) keeps the triangle's side for N and swaps it for T.
+        let lower = variant.lower == (variant.op == Op::N);
+        let result: Vec<f64> = (0..n)
+            .map(|i| {
+                (0..n)
+                    .filter(|&j| if lower { j <= i } else { j >= i })
+                    .map(|j| if j == i && variant.unit { x[j] } else { op_a(i, j) * x[j] })
+                    .sum()
+            })
+            .collect();
+        x.copy_from_slice(&result);
+    }
+
+    /// y += op(A)·x on the CPU from SGEMV's (trans, m, n, offset of A).
+    fn gemv_add_on_cpu((trans, m, n, offset): (i32, i64, i64, i64), a: &[f64], lda: usize, x: &[f64], y: &mut [f64]) {
+        let (m, n, offset) = (m as usize, n as usize, offset as usize);
+        let at = |i: usize, j: usize| a[offset + i + j * lda];
+        if trans == 0 {
+            for (i, yi) in y.iter_mut().enumerate().take(m) {
+                *yi += (0..n).map(|j| at(i, j) * x[j]).sum::<f64>();
+            }
+        } else {
+            for (j, yj) in y.iter_mut().enumerate().take(n) {
+                *yj += (0..m).map(|i| at(i, j) * x[i]).sum::<f64>();
+            }
+        }
+    }
+
+    /// The blocked form's steps and SGEMV arguments, carried out on the CPU
+    /// with the unreferenced triangle (and a unit diagonal) NaN and rows past
+    /// n in lda NaN: the same x as the whole multiply, exactly (small integers),
+    /// for every variant, block sizes that do and do not divide n, and one block.
+    #[test]
+    fn blocks_in_their_order_give_the_whole_product() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut small = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % 7) as f64 - 3.0
+        };
+        for lower in [false, true] {
+            for op in [Op::N, Op::T] {
+                for unit in [false, true] {
+                    let variant = Variant { lower, op, unit };
+                    for (n, lda) in [(1usize, 1usize), (5, 7), (64, 64), (130, 131), (200, 203)] {
+                        let a: Vec<f64> = (0..lda * n)
+                            .map(|k| {
+                                let (i, j) = (k % lda, k / lda);
+                                let stored = i < n && (if lower { i >= j } else { i <= j }) && !(unit && i == j);
+                                if stored { small() } else { f64::NAN }
+                            })
+                            .collect();
+                        let x: Vec<f64> = (0..n).map(|_| small()).collect();
+                        let mut whole = x.clone();
+                        trmv_on_cpu(variant, n, &a, lda, &mut whole);
+                        assert!(whole.iter().all(|v| v.is_finite()), "the reference read NaN");
+                        for block in [1i64, 3, 64, 100, n as i64] {
+                            let mut blocked = x.clone();
+                            let steps = block_steps(variant, n as i64, block);
+                            assert_eq!(steps.len(), n.div_ceil(block as usize));
+                            for step in &steps {
+                                let (d0, d1) = (step.diag.start as usize, step.diag.end as usize);
+                                trmv_on_cpu(variant, d1 - d0, &a[d0 * (lda + 1)..], lda, &mut blocked[d0..d1]);
+                                if step.rest.is_empty() {
+                                    continue;
+                                }
+                                let gemv = off_diagonal_gemv(op, &step.diag, &step.rest, lda as i64);
+                                let rest: Vec<f64> = blocked[step.rest.start as usize..step.rest.end as usize].to_vec();
+                                gemv_add_on_cpu(gemv, &a, lda, &rest, &mut blocked[d0..d1]);
+                            }
+                            assert_eq!(blocked, whole, "{variant:?} n = {n}, lda = {lda}, blocks of {block}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn blocks_go_front_to_back_where_outputs_read_suffixes() {
+        let upper_n = Variant { lower: false, op: Op::N, unit: false };
+        let lower_n = Variant { lower: true, op: Op::N, unit: false };
+        let step = |diag: std::ops::Range<i64>, rest: std::ops::Range<i64>| BlockStep { diag, rest };
+        assert_eq!(block_steps(upper_n, 10, 4), vec![step(0..4, 4..10), step(4..8, 8..10), step(8..10, 10..10)]);
+        assert_eq!(block_steps(lower_n, 10, 4), vec![step(8..10, 0..8), step(4..8, 0..4), step(0..4, 0..0)]);
     }
 }
 

@@ -22,6 +22,15 @@ impl StridedVector {
         }
     }
 
+    /// Elements `start..start + len` as a vector of their own, with the same
+    /// increment (its base is the lowest address it spans, as BLAS's is).
+    pub fn sub(&self, start: i64, len: i64) -> StridedVector {
+        // Elements before `start` in memory order: with a negative increment, those after the range.
+        let skipped = if self.inc >= 0 { start } else { self.len - start - len };
+        let offset_elements = (skipped as u64).wrapping_mul(self.inc.unsigned_abs());
+        StridedVector { base: self.base.wrapping_add(offset_elements.wrapping_mul(4)), len, inc: self.inc }
+    }
+
     /// Unit stride forwards.
     pub fn is_contiguous(&self) -> bool {
         self.inc == 1
@@ -53,6 +62,23 @@ mod tests {
         for i in 0..5 {
             let reference_index = (i - (5 - 1)) * -2;
             assert_eq!(address_of(&v, i), 1000 + reference_index as u64 * 4);
+        }
+    }
+
+    #[test]
+    fn a_sub_vector_holds_the_same_elements() {
+        for inc in [1i64, 3, -1, -2] {
+            let v = StridedVector { base: 4096, len: 10, inc };
+            for (start, len) in [(0i64, 10i64), (0, 4), (3, 5), (9, 1), (4, 6)] {
+                let sub = v.sub(start, len);
+                assert_eq!(sub.inc, inc);
+                for i in 0..len {
+                    assert_eq!(address_of(&sub, i), address_of(&v, start + i), "inc {inc}, {start}+{len}, element {i}");
+                }
+                // The base is the lowest address the sub-vector spans.
+                let lowest = (0..len).map(|i| address_of(&sub, i)).min().unwrap();
+                assert_eq!(sub.base, lowest);
+            }
         }
     }
 
