@@ -280,36 +280,29 @@ fn gpu_strmv_same_bits_on_repeated_calls() {
     let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip("gpu_strmv_same_bits_on_repeated_calls") else { return };
     let mut random = random("gpu_strmv_same_bits_on_repeated_calls");
-    let ctx = gpu.context();
     for &(uplo, trans, diag) in &VARIANTS[..] {
         let case = Case { uplo, trans, diag, n: 3001, lda: 3004, incx: 1, offset: 0 };
-        let a = matrix(&mut random, &case);
-        let x = random.vector(case.n);
-        let da = GuardedBuffer::from_slice(ctx, &a, 0).unwrap();
-        let mut first: Option<Vec<u32>> = None;
-        for _ in 0..5 {
-            let dx = GuardedBuffer::from_slice(ctx, &x, 0).unwrap();
-            let status = unsafe {
-                mublasStrmv(
-                    gpu.handle,
-                    uplo,
-                    trans,
-                    diag,
-                    3001,
-                    da.address() as *const f32,
-                    3004,
-                    dx.address() as *mut f32,
-                    1,
-                )
-            };
-            assert_eq!(status, 0);
-            let got: Vec<u32> = dx.read().unwrap().iter().map(|v| v.to_bits()).collect();
-            match &first {
-                None => first = Some(got),
-                Some(f) => assert!(*f == got, "{}: different bits on a repeated call", case.name()),
-            }
+        let results = repeated_results(&gpu, &mut random, &case, 5);
+        for got in &results[1..] {
+            assert!(same_bits(&results[0], got), "{}: different bits on a repeated call", case.name());
         }
     }
+}
+
+/// x after each of `calls` calls on fresh copies of one random x, with one random A.
+fn repeated_results(gpu: &Gpu, random: &mut Random, case: &Case, calls: usize) -> Vec<Vec<f32>> {
+    let ctx = gpu.context();
+    let a = matrix(random, case);
+    let x = random.vector(span(case.n, case.incx));
+    let da = GuardedBuffer::from_slice(ctx, &a, case.offset).unwrap();
+    (0..calls)
+        .map(|_| {
+            let dx = GuardedBuffer::from_slice(ctx, &x, case.offset).unwrap();
+            assert_eq!(strmv(gpu, case, &da, &dx), MUBLAS_STATUS_SUCCESS, "{}", case.name());
+            mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
+            dx.read().unwrap()
+        })
+        .collect()
 }
 
 /// Every candidate shape of every kernel, forced, gives a correct result.
@@ -387,7 +380,8 @@ fn gpu_strmv_past_the_work_buffer_limit_is_alloc_failed() {
     let Some(gpu) = gpu_or_skip(test) else { return };
     let mut random = random(test);
     let ctx = gpu.context();
-    // STRMV needs partial sums, at least those of its smallest diagonal block: with no scratch\n    // allowed it fails, touching nothing.
+    // STRMV needs partial sums, at least those of its smallest diagonal block: with no scratch
+    // allowed it fails, touching nothing.
     gpu.inner().set_work_limit(mublas::handle::WORK_FIXED_BYTES as usize);
     let n = 1000;
     let (a, x) = (random.vector(n * n), random.vector(n));
@@ -443,17 +437,7 @@ fn gpu_strmv_in_diagonal_blocks_where_the_work_buffer_is_short() {
             cases += 1;
             if v == 0 {
                 // Again on the same A and x: the same bits.
-                let a = matrix(&mut random, &case);
-                let x = random.vector(span(n, incx));
-                let da = GuardedBuffer::from_slice(ctx, &a, offset).unwrap();
-                let results: Vec<Vec<f32>> = (0..2)
-                    .map(|_| {
-                        let dx = GuardedBuffer::from_slice(ctx, &x, offset).unwrap();
-                        assert_eq!(strmv(&gpu, &case, &da, &dx), MUBLAS_STATUS_SUCCESS);
-                        mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
-                        dx.read().unwrap()
-                    })
-                    .collect();
+                let results = repeated_results(&gpu, &mut random, &case, 2);
                 assert!(same_bits(&results[0], &results[1]), "{}: two calls differ", case.name());
             }
         }

@@ -32,6 +32,7 @@ use super::Scalar;
 use super::gemv;
 use super::vector::StridedVector;
 use crate::handle::Handle;
+use crate::launch::Kernel;
 use crate::launch::KernelArg::{I32, I64, Ptr};
 use crate::launch::context::ContextGuard;
 use crate::status::{Error, Result};
@@ -388,14 +389,15 @@ fn multiply_in_blocks(
     // once, before anything is written, so that no later block can fail for
     // want of it (the buffer never shrinks).
     let bytes_for = |block: i64| MAX_PARTIAL_VECTORS * 4 * block as u64;
-    let mut block = (n / 2) / MIN_DIAGONAL_BLOCK * MIN_DIAGONAL_BLOCK;
+    let half_in_whole_blocks = |size: i64| size / 2 / MIN_DIAGONAL_BLOCK * MIN_DIAGONAL_BLOCK;
+    let mut block = half_in_whole_blocks(n);
     loop {
         if block < MIN_DIAGONAL_BLOCK {
             return Err(Error::AllocFailed(why));
         }
         match handle.work_area(bytes_for(block)) {
             Ok(_) => break,
-            Err(Error::AllocFailed(_)) => block = (block / 2) / MIN_DIAGONAL_BLOCK * MIN_DIAGONAL_BLOCK,
+            Err(Error::AllocFailed(_)) => block = half_in_whole_blocks(block),
             Err(e) => return Err(e),
         }
     }
@@ -430,12 +432,12 @@ fn multiply_in_blocks(
 
 /// The pass-1 kernel of a call, its plan, and how that cuts the triangle
 /// (`layout.work_bytes()`: the partial sums one pass needs).
-pub fn plan(handle: &Handle, op: Op, n: i64, a: u64, lda: i64) -> Result<(&'static KernelSpec, LaunchPlan, Layout)> {
+pub fn plan(handle: &Handle, op: Op, n: i64, a: u64, lda: i64) -> Result<(&Kernel, LaunchPlan, Layout)> {
     let device = &handle.device;
     let (spec, problem) = select_kernel(op, n, a, lda);
     let kernel = device.kernel(spec.name)?;
     let plan = device.tuner.plan(spec, &kernel.model, &problem);
-    Ok((spec, plan, Layout::new(op, n as u64, &plan.shape)))
+    Ok((kernel, plan, Layout::new(op, n as u64, &plan.shape)))
 }
 
 /// x := op(A)·x by the two launches of the module documentation, with the
@@ -443,8 +445,7 @@ pub fn plan(handle: &Handle, op: Op, n: i64, a: u64, lda: i64) -> Result<(&'stat
 /// launch, where it cannot hold them).
 fn multiply_in_place(handle: &Handle, variant: Variant, n: i64, a: u64, lda: i64, x: StridedVector) -> Result<()> {
     let device = &handle.device;
-    let (spec, plan, layout) = plan(handle, variant.op, n, a, lda)?;
-    let kernel = device.kernel(spec.name)?;
+    let (kernel, plan, layout) = plan(handle, variant.op, n, a, lda)?;
     let sum = device.kernel(TRMV_SUM.name)?;
     let sum_plan = device.tuner.plan(&TRMV_SUM, &sum.model, &Problem { n: n as u64, ..Problem::default() });
     // Held over both launches: no other call on this handle reuses the buffer meanwhile.
