@@ -63,8 +63,8 @@
 // Split-K: blockIdx.z takes k tiles [z*per, (z+1)*per) of the per-split share,
 // and C advances by z * c_split_stride; the host points C at the work buffer
 // with the call's alpha and beta = 0 (partial sums alpha·op(A)·op(B) of each
-// range of k), and gemm_splitk_reduce_f32 then sums the splits with alpha 1
-// and the call's beta, in fixed order (deterministic: no atomics on data).
+// range of k), and gemm_splitk_reduce_f32 then sums the splits and adds the
+// call's beta·C, in fixed order (deterministic: no atomics on data).
 //
 // Stream-K (gemm_f32_256x128_{nn,nt,tn}_vec_sk, gemm_stream_k): one round
 // of blocks shares the k of a grid's last tiles; partial tiles meet in the
@@ -1382,10 +1382,12 @@ extern "C" __global__ void gemm_scale_f32(i64 m, i64 n, float beta_value, const 
     }
 }
 
-// Split-K finish: C = alpha * Σ_z partial[z] + beta * C, the splits summed in
-// order z = 0, 1, … so the result does not depend on timing. The library
-// passes alpha 1, its tile kernels having applied the call's alpha (above);
-// alpha == 0 would ignore the partial sums; beta == 0 never reads C.
+// Split-K finish: C = Σ_z partial[z] + beta * C, the splits summed in order
+// z = 0, 1, … so the result does not depend on timing. The partial sums carry
+// the call's alpha already (the tile kernels applied it, above); alpha comes
+// here too, as the tile kernels' rule: alpha == 0 leaves the partial sums
+// unread (zeros) and, with beta == 1, C untouched (-0 stays -0, as unsplit).
+// beta == 0 never reads C.
 // ROWS rows a thread: 1, or 4 read as float4 (the partial sums' ldp and
 // split_stride are multiples of 4 and the buffer is 256-byte aligned; C as
 // float4 where aligned), for fewer, wider loads where C has enough rows and
@@ -1416,7 +1418,7 @@ __device__ __forceinline__ void splitk_reduce(i64 m, i64 n, int splits, const fl
                         sum.w += v.w;
                     }
                 }
-                const float out[4] = {alpha * sum.x, alpha * sum.y, alpha * sum.z, alpha * sum.w};
+                const float out[4] = {sum.x, sum.y, sum.z, sum.w};
                 if ((reinterpret_cast<unsigned long long>(c) & 15) == 0) {
                     store_c4(c, out, beta);
                 } else {
@@ -1431,7 +1433,7 @@ __device__ __forceinline__ void splitk_reduce(i64 m, i64 n, int splits, const fl
             if (alpha != 0.0f) {
                 for (int z = 0; z < splits; ++z) sum += p[z * split_stride + r];
             }
-            float out = alpha * sum;
+            float out = sum;
             if (beta != 0.0f) out = fmaf(beta, c[r], out);
             c[r] = out;
         }

@@ -25,7 +25,8 @@ use mublas::tuner::LaunchShape;
 const UNMAPPED_BYTES: usize = 128 << 20;
 
 /// Device memory holding alpha = 0 and `beta`, and the output (C or y) on
-/// random values (NaN where beta = 0: it must not be read either).
+/// random values (NaN where beta = 0: it must not be read either), every
+/// fourth of them -0, which beta = 1 must leave as it is (-0 + 0 would be +0).
 struct Output {
     scalars: GuardedBuffer,
     before: Vec<f32>,
@@ -36,7 +37,13 @@ struct Output {
 impl Output {
     fn new(gpu: &Gpu, random: &mut Random, len: usize, offset: usize, beta: f32) -> Output {
         let ctx = gpu.context();
-        let before = if beta == 0.0 { vec![f32::NAN; len] } else { random.vector(len) };
+        let before = if beta == 0.0 {
+            vec![f32::NAN; len]
+        } else {
+            let mut values = random.vector(len);
+            values.iter_mut().step_by(4).for_each(|v| *v = -0.0);
+            values
+        };
         Output {
             scalars: GuardedBuffer::from_slice(ctx, &[0.0, beta], 0).unwrap(),
             out: GuardedBuffer::from_slice(ctx, &before, offset).unwrap(),
@@ -53,7 +60,8 @@ impl Output {
 
     /// Waits for the call (a read of an unmapped operand surfaces here), then
     /// checks that the elements `is_element` picks became beta times their old
-    /// value (0 for beta = 0) and that nothing else changed.
+    /// value (0 for beta = 0; bit for bit as they were for beta = 1) and that
+    /// nothing else changed.
     fn check(&self, gpu: &Gpu, what: &str, is_element: impl Fn(usize) -> bool) {
         mublas::harness::stream::synchronize(gpu.context(), gpu.inner().stream())
             .unwrap_or_else(|e| panic!("{what}: {e} (a kernel read an operand that alpha = 0 leaves unread)"));
@@ -64,6 +72,8 @@ impl Output {
                 assert_eq!(g.to_bits(), old.to_bits(), "{what}: storage {index} outside the output changed");
             } else if self.beta == 0.0 {
                 assert_eq!(*g, 0.0, "{what}: element {index} is {g}, not 0");
+            } else if self.beta == 1.0 {
+                assert_eq!(g.to_bits(), old.to_bits(), "{what}: element {index} is {g}, not {old} as it was");
             } else {
                 assert_eq!(*g, self.beta * old, "{what}: element {index} is {g}, not beta·{old}");
             }

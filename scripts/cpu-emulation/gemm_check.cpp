@@ -105,6 +105,8 @@ static int run_case(const KernelInfo &kinfo, const Case &c) {
     const bool unread = c.alpha == 0.0f;
     std::vector<float> a = make(lda * a_cols, unread), b = make(ldb * b_cols, unread), c0 = make(ldc * c.n, false);
     if (c.nan_c) std::fill(c0.begin() + guard + c.offset, c0.begin() + guard + c.offset + ldc * c.n, NAN);
+    // Every fourth element of C -0, which alpha 0 with beta 1 must leave as it is (-0 + 0 is +0).
+    else for (i64 i = guard + c.offset; i < guard + c.offset + ldc * c.n; i += 4) c0[i] = -0.0f;
     // 16-byte aligned starts plus the case's offset (vectors are 16-byte aligned by the allocator).
     const float *A = a.data() + guard + c.offset;
     for (i64 col = 0; col < a_cols; ++col)
@@ -149,7 +151,7 @@ static int run_case(const KernelInfo &kinfo, const Case &c) {
         });
     } else {
         // The host's split-K (routines/gemm/launch.rs): partial sums scaled by alpha (beta 0), then the
-        // reduction (alpha 1) adds them and beta·C.
+        // reduction adds them and beta·C (alpha 0: the sums unread, and C untouched with beta 1).
         const i64 ldp = (c.m + 3) / 4 * 4, stride = ldp * c.n;
         std::vector<float> work(stride * c.split + 4, NAN);
         float *W = work.data();
@@ -160,7 +162,7 @@ static int run_case(const KernelInfo &kinfo, const Case &c) {
         const int rows = (c.m + c.n + c.split) % 2 ? 4 : 1;
         const auto reduce = rows == 4 ? gemm_splitk_reduce4_f32 : gemm_splitk_reduce_f32;
         emu::launch({static_cast<unsigned>((c.m + 128 * rows - 1) / (128 * rows)), static_cast<unsigned>(std::min<i64>(c.n, 65535)), 1}, 128, [&] {
-            reduce(c.m, c.n, c.split, W, ldp, stride, 1.0f, nullptr, c.beta, beta_ptr, C, ldc);
+            reduce(c.m, c.n, c.split, W, ldp, stride, c.alpha, alpha_ptr, c.beta, beta_ptr, C, ldc);
         });
     }
     emu::read_spans.clear();
@@ -181,6 +183,10 @@ static int run_case(const KernelInfo &kinfo, const Case &c) {
             const float got = C[i + j * ldc];
             if (i >= c.m) {
                 if (std::memcmp(&got, &C0[i + j * ldc], 4)) fail("storage past m", i, j, got, C0[i + j * ldc]);
+                continue;
+            }
+            if (c.alpha == 0.0f && c.beta == 1.0f) {
+                if (std::memcmp(&got, &C0[i + j * ldc], 4)) fail("C changed (alpha 0, beta 1)", i, j, got, C0[i + j * ldc]);
                 continue;
             }
             double sum = 0, size = 0;
@@ -394,8 +400,9 @@ int main(int argc, char **argv) {
         list.push_back({40, 40, 4, 1, 0, 0, offset, 1.25f, -0.5f, false, false, false});
         list.push_back({40, 40, 37, 1, 0, 0, offset, 0.0f, 0.5f, true, false, false});
         list.push_back({40, 40, 37, 1, 0, 0, offset, 0.0f, 1.0f, true, false, false});
-        // alpha 0 from the device on a split along k (beta over NaN-free C, then beta 0 over NaN).
+        // alpha 0 from the device on a split along k (beta over NaN-free C, beta 1, then beta 0 over NaN).
         list.push_back({100, 72, 2052, 3, 0, pad, offset, 0.0f, 0.5f, true, false, false});
+        list.push_back({kinfo.bm + 4, 36, 64, 8, 0, pad, offset, 0.0f, 1.0f, true, false, false});
         list.push_back({kinfo.bm + 4, 36, 64, 8, 0, 0, offset, 0.0f, 0.0f, true, true, false});
         // _vec NN and NT at an odd m on a padded copy of A: edges, a long k, a split, device scalars over NaN in C.
         if (kinfo.vec && !kinfo.ta) {

@@ -136,8 +136,9 @@ pub(super) fn launch_multiply(
         return launch_unsplit(handle, spec, plan, (m, n, k), scalars, x).map(|_| *plan);
     }
     // Split-K: alpha·(partial C) per split in the work buffer (beta 0), then the reduction, which
-    // adds them (alpha 1) and beta·C. alpha goes to the tile kernels so that alpha 0 from the device
-    // skips their k loop, as unsplit: A and B are not read.
+    // adds them and beta·C. alpha goes to the tile kernels so that alpha 0 from the device skips
+    // their k loop, as unsplit: A and B are not read; and to the reduction, which then leaves the
+    // partial sums unread and, with beta 1, C untouched.
     let device = &handle.device;
     let kernel = device.kernel(spec.name)?;
     let ldp = partial_ld(m);
@@ -184,8 +185,8 @@ pub(super) fn launch_multiply(
                 Ptr(scratch),
                 I64(ldp as i64),
                 I64(split_stride as i64),
-                F32(1.0),
-                Ptr(0),
+                alpha_value,
+                alpha_address,
                 beta_value,
                 beta_address,
                 Ptr(x.c),
