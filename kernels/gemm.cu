@@ -1607,10 +1607,11 @@ __device__ __forceinline__ float skinny_result(float alpha, float sum, float bet
     return beta == 0.0f ? product : fmaf(beta, *d, product);
 }
 
-// D = beta·D over the block's rows (alpha == 0), by the blocks of split 0.
+// D = beta·D over the block's rows (alpha == 0), by the blocks of split 0;
+// beta == 1 leaves D untouched, as the tile kernels do.
 __device__ __forceinline__ void skinny_scale_only(i64 M, int N, i64 row0, int rows, float beta, float *D, i64 dsi,
                                                   i64 dsj, int tid) {
-    if (blockIdx.y != 0) return;
+    if (blockIdx.y != 0 || beta == 1.0f) return;
     for (int t = tid; t < rows * N; t += SKINNY_THREADS) {
         const i64 i = row0 + t / N;
         if (i >= M) continue;

@@ -26,7 +26,8 @@ const UNMAPPED_BYTES: usize = 128 << 20;
 
 /// Device memory holding alpha = 0 and `beta`, and the output (C or y) on
 /// random values (NaN where beta = 0: it must not be read either), every
-/// fourth of them -0, which beta = 1 must leave as it is (-0 + 0 would be +0).
+/// fourth of them -0, which beta = 1 must leave as it is (-0 + 0 would be +0),
+/// and for beta = 1 every eighth a signaling NaN (1·C would quiet it).
 struct Output {
     scalars: GuardedBuffer,
     before: Vec<f32>,
@@ -42,6 +43,10 @@ impl Output {
         } else {
             let mut values = random.vector(len);
             values.iter_mut().step_by(4).for_each(|v| *v = -0.0);
+            if beta == 1.0 {
+                // Bit for bit as they were: a rewrite as 1·C would keep -0 but quiet a signaling NaN.
+                values.iter_mut().skip(2).step_by(8).for_each(|v| *v = f32::from_bits(0x7f80_0001));
+            }
             values
         };
         Output {
