@@ -405,10 +405,11 @@ fn gpu_strmv_past_the_work_buffer_limit_is_alloc_failed() {
 /// Where the work buffer cannot hold the partial sums of the whole n, STRMV
 /// multiplies diagonal blocks in place with SGEMV between them
 /// (routines/trmv.rs, `multiply_in_blocks`): every variant at n = 4097 with
-/// the work buffer's scratch limited to 16 KiB, less than any one pass at that
-/// n needs (4·n bytes at least; blocks of 64, 65 of them), and to 4 bytes less
-/// than the call's one pass needs (the largest blocks that fit); the same bits
-/// on a second call; and the blocked form captured into a CUDA graph.
+/// the work buffer's scratch limited to what one block of 64 needs (blocks of
+/// 64, 65 of them), to 16 KiB, less than any one pass at that n needs (4·n
+/// bytes at least), and to 4 bytes less than the call's one pass needs (the
+/// largest blocks that fit); the same bits on a second call; and the blocked
+/// form captured into a CUDA graph.
 #[test]
 fn gpu_strmv_in_diagonal_blocks_where_the_work_buffer_is_short() {
     let _shapes = tuner_choices();
@@ -420,17 +421,20 @@ fn gpu_strmv_in_diagonal_blocks_where_the_work_buffer_is_short() {
     let fixed = mublas::handle::WORK_FIXED_BYTES as usize;
     let n = 4097;
     let mut cases = 0;
-    for just_short in [false, true] {
+    // Room for the smallest blocks (64: what one of them needs), for 16 KiB, and for just under one pass.
+    for room in 0..3 {
         for (v, &(uplo, trans, diag)) in VARIANTS.iter().enumerate() {
             let (lda, offset) = [(n, 0), (n + 3, 1), (4100, 0), (4100, 1)][v % 4];
-            let incx = [1i64, -1, 3, -3][(v / 2 + just_short as usize) % 4];
+            let incx = [1i64, -1, 3, -3][(v / 2 + room) % 4];
             let case = Case { uplo, trans, diag, n, lda, incx, offset };
             let op = if case.transposed() { Op::T } else { Op::N };
-            // Aligned as run_case's A will be (GuardedBuffer: 256-byte aligned, then the offset).
+            // Aligned as run_case's A will be (GuardedBuffer: 256-byte aligned, then the offset);
+            // every block of 64 starts as aligned as A.
             let address = (1 << 20) + 4 * offset as u64;
-            let (_, _, layout) = trmv::plan(gpu.inner(), op, n as i64, address, lda as i64).unwrap();
-            let one_pass = layout.work_bytes() as usize;
-            let scratch = if just_short { one_pass - 4 } else { 16 << 10 };
+            let work_bytes =
+                |len: i64| trmv::plan(gpu.inner(), op, len, address, lda as i64).unwrap().2.work_bytes() as usize;
+            let one_pass = work_bytes(n as i64);
+            let scratch = [work_bytes(trmv::MIN_DIAGONAL_BLOCK), 16 << 10, one_pass - 4][room];
             assert!(one_pass > scratch, "{}: one pass needs {one_pass} bytes", case.name());
             gpu.inner().set_work_limit(fixed + scratch);
             run_case(&gpu, &mut random, &case, cublas);
@@ -442,7 +446,7 @@ fn gpu_strmv_in_diagonal_blocks_where_the_work_buffer_is_short() {
             }
         }
     }
-    // Captured on a created stream (16 KiB: blocks of 64), then replayed twice from the same x.
+    // Captured on a created stream (16 KiB of room), then replayed twice from the same x.
     gpu.inner().set_work_limit(fixed + (16 << 10));
     let stream = Stream::new(ctx).unwrap();
     set_stream(&gpu, stream.raw());

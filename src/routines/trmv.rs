@@ -323,8 +323,7 @@ pub fn strmv(
     }
 }
 
-/// The smallest diagonal block [`multiply_in_blocks`] cuts: partial sums of
-/// 16 KiB at most.
+/// The smallest diagonal block [`multiply_in_blocks`] cuts.
 pub const MIN_DIAGONAL_BLOCK: i64 = 64;
 
 /// One step of [`multiply_in_blocks`]: x[diag] := op(A)[diag, diag]·x[diag],
@@ -385,28 +384,40 @@ fn multiply_in_blocks(
     x: StridedVector,
     why: String,
 ) -> Result<()> {
-    // A block of b needs at most MAX_PARTIAL_VECTORS·b floats: hold that much
-    // once, before anything is written, so that no later block can fail for
-    // want of it (the buffer never shrinks).
-    let bytes_for = |block: i64| MAX_PARTIAL_VECTORS * 4 * block as u64;
+    let element = |i: i64| a.wrapping_add((i as u64).wrapping_mul(4));
+    // Every block planned as it will run, for blocks of `block`.
+    let planned_steps = |block: i64| -> Result<Vec<(BlockStep, Planned)>> {
+        block_steps(variant, n, block)
+            .into_iter()
+            .map(|step| {
+                let len = step.diag.end - step.diag.start;
+                let planned = plan(handle, variant.op, len, element(step.diag.start * (lda + 1)), lda)?;
+                Ok((step, planned))
+            })
+            .collect()
+    };
     let half_in_whole_blocks = |size: i64| size / 2 / MIN_DIAGONAL_BLOCK * MIN_DIAGONAL_BLOCK;
     let mut block = half_in_whole_blocks(n);
-    loop {
+    let steps = loop {
         if block < MIN_DIAGONAL_BLOCK {
             return Err(Error::AllocFailed(why));
         }
-        match handle.work_area(bytes_for(block)) {
-            Ok(_) => break,
+        let steps = planned_steps(block)?;
+        // What the hungriest block's pass needs, held once before anything is
+        // written, so that no later block can fail for want of it (the buffer
+        // never shrinks, and each block runs the plan it was measured by).
+        let need = steps.iter().map(|(_, (_, _, layout))| layout.work_bytes()).max().unwrap_or(0);
+        match handle.work_area(need) {
+            Ok(_) => break steps,
             Err(Error::AllocFailed(_)) => block = half_in_whole_blocks(block),
             Err(e) => return Err(e),
         }
-    }
+    };
     let one = Scalar::Host(1.0);
-    let element = |i: i64| a.wrapping_add((i as u64).wrapping_mul(4));
-    for step in block_steps(variant, n, block) {
+    for (step, planned) in steps {
         let diag = &step.diag;
         let diag_x = x.sub(diag.start, diag.end - diag.start);
-        multiply_in_place(handle, variant, diag.end - diag.start, element(diag.start * (lda + 1)), lda, diag_x)?;
+        launch_in_place(handle, variant, diag.end - diag.start, element(diag.start * (lda + 1)), lda, diag_x, planned)?;
         if step.rest.is_empty() {
             continue;
         }
@@ -430,9 +441,12 @@ fn multiply_in_blocks(
     Ok(())
 }
 
+/// The pass-1 kernel of a call, its plan, and how that cuts the triangle.
+pub type Planned<'h> = (&'h Kernel, LaunchPlan, Layout);
+
 /// The pass-1 kernel of a call, its plan, and how that cuts the triangle
 /// (`layout.work_bytes()`: the partial sums one pass needs).
-pub fn plan(handle: &Handle, op: Op, n: i64, a: u64, lda: i64) -> Result<(&Kernel, LaunchPlan, Layout)> {
+pub fn plan(handle: &Handle, op: Op, n: i64, a: u64, lda: i64) -> Result<Planned<'_>> {
     let device = &handle.device;
     let (spec, problem) = select_kernel(op, n, a, lda);
     let kernel = device.kernel(spec.name)?;
@@ -444,8 +458,21 @@ pub fn plan(handle: &Handle, op: Op, n: i64, a: u64, lda: i64) -> Result<(&Kerne
 /// partial sums of the whole n in the work buffer (AllocFailed, before any
 /// launch, where it cannot hold them).
 fn multiply_in_place(handle: &Handle, variant: Variant, n: i64, a: u64, lda: i64, x: StridedVector) -> Result<()> {
+    let planned = plan(handle, variant.op, n, a, lda)?;
+    launch_in_place(handle, variant, n, a, lda, x, planned)
+}
+
+/// The two launches of [`multiply_in_place`] by a plan made before.
+fn launch_in_place(
+    handle: &Handle,
+    variant: Variant,
+    n: i64,
+    a: u64,
+    lda: i64,
+    x: StridedVector,
+    (kernel, plan, layout): Planned,
+) -> Result<()> {
     let device = &handle.device;
-    let (kernel, plan, layout) = plan(handle, variant.op, n, a, lda)?;
     let sum = device.kernel(TRMV_SUM.name)?;
     let sum_plan = device.tuner.plan(&TRMV_SUM, &sum.model, &Problem { n: n as u64, ..Problem::default() });
     // Held over both launches: no other call on this handle reuses the buffer meanwhile.
