@@ -417,7 +417,7 @@ fn multiply_in_blocks(
     for (step, planned) in steps {
         let diag = &step.diag;
         let diag_x = x.sub(diag.start, diag.end - diag.start);
-        launch_in_place(handle, variant, diag.end - diag.start, element(diag.start * (lda + 1)), lda, diag_x, planned)?;
+        launch_in_place(handle, variant, planned, diag.end - diag.start, element(diag.start * (lda + 1)), lda, diag_x)?;
         if step.rest.is_empty() {
             continue;
         }
@@ -459,18 +459,18 @@ pub fn plan(handle: &Handle, op: Op, n: i64, a: u64, lda: i64) -> Result<Planned
 /// launch, where it cannot hold them).
 fn multiply_in_place(handle: &Handle, variant: Variant, n: i64, a: u64, lda: i64, x: StridedVector) -> Result<()> {
     let planned = plan(handle, variant.op, n, a, lda)?;
-    launch_in_place(handle, variant, n, a, lda, x, planned)
+    launch_in_place(handle, variant, planned, n, a, lda, x)
 }
 
 /// The two launches of [`multiply_in_place`] by a plan made before.
 fn launch_in_place(
     handle: &Handle,
     variant: Variant,
+    (kernel, plan, layout): Planned,
     n: i64,
     a: u64,
     lda: i64,
     x: StridedVector,
-    (kernel, plan, layout): Planned,
 ) -> Result<()> {
     let device = &handle.device;
     let sum = device.kernel(TRMV_SUM.name)?;
