@@ -408,8 +408,9 @@ fn gpu_strmv_past_the_work_buffer_limit_is_alloc_failed() {
 /// the work buffer's scratch limited to what one block of 64 needs (blocks of
 /// 64, 65 of them), to 16 KiB, less than any one pass at that n needs (4·n
 /// bytes at least), and to 4 bytes less than the call's one pass needs (the
-/// largest blocks that fit); the same bits on a second call; and the blocked
-/// form captured into a CUDA graph.
+/// largest blocks that fit); n = 65, 100 and 127 in one block of 64 and the
+/// rest by SGEMV, at the room of that block; the same bits on a second call;
+/// and the blocked form captured into a CUDA graph.
 #[test]
 fn gpu_strmv_in_diagonal_blocks_where_the_work_buffer_is_short() {
     let _shapes = tuner_choices();
@@ -419,13 +420,13 @@ fn gpu_strmv_in_diagonal_blocks_where_the_work_buffer_is_short() {
     let ctx = gpu.context();
     let cublas = RealCublas::get().map_err(|e| say(&format!("{test}: not comparing with cuBLAS: {e}"))).ok();
     let fixed = mublas::handle::WORK_FIXED_BYTES as usize;
-    let n = 4097;
     let mut cases = 0;
-    // Room for the smallest blocks (64: what one of them needs), for 16 KiB, and for just under one pass.
-    for room in 0..3 {
+    // At n = 4097, room for the smallest blocks (64: what one of them needs), for 16 KiB, and for just
+    // under one pass; past one block of 64 but under two, room for the one block.
+    for (pass, (n, room)) in [(4097, 0), (4097, 1), (4097, 2), (65, 0), (100, 0), (127, 0)].into_iter().enumerate() {
         for (v, &(uplo, trans, diag)) in VARIANTS.iter().enumerate() {
             let (lda, offset) = [(n, 0), (n + 3, 1), (4100, 0), (4100, 1)][v % 4];
-            let incx = [1i64, -1, 3, -3][(v / 2 + room) % 4];
+            let incx = [1i64, -1, 3, -3][(v / 2 + pass) % 4];
             let case = Case { uplo, trans, diag, n, lda, incx, offset };
             let op = if case.transposed() { Op::T } else { Op::N };
             // Aligned as run_case's A will be (GuardedBuffer: 256-byte aligned, then the offset);
@@ -448,6 +449,7 @@ fn gpu_strmv_in_diagonal_blocks_where_the_work_buffer_is_short() {
     }
     // Captured on a created stream (16 KiB of room), then replayed twice from the same x.
     gpu.inner().set_work_limit(fixed + (16 << 10));
+    let n = 4097;
     let stream = Stream::new(ctx).unwrap();
     set_stream(&gpu, stream.raw());
     let case = Case {

@@ -326,6 +326,15 @@ pub fn strmv(
 /// The smallest diagonal block [`multiply_in_blocks`] cuts.
 pub const MIN_DIAGONAL_BLOCK: i64 = 64;
 
+/// The diagonal blocks [`multiply_in_blocks`] tries, largest first: half of
+/// n, then halves again, in whole blocks of [`MIN_DIAGONAL_BLOCK`] and down to
+/// one (which 64 < n < 128 gets too, where half of n is less).
+pub fn diagonal_block_sizes(n: i64) -> impl Iterator<Item = i64> {
+    let first = if n > MIN_DIAGONAL_BLOCK { (n / 2 / MIN_DIAGONAL_BLOCK).max(1) * MIN_DIAGONAL_BLOCK } else { 0 };
+    std::iter::successors(Some(first), |block| Some(block / 2 / MIN_DIAGONAL_BLOCK * MIN_DIAGONAL_BLOCK))
+        .take_while(|&block| block >= MIN_DIAGONAL_BLOCK)
+}
+
 /// One step of [`multiply_in_blocks`]: x[diag] := op(A)[diag, diag]·x[diag],
 /// then x[diag] += op(A)[diag, rest]·x[rest], where rest is every index
 /// outside diag that outputs in diag read.
@@ -396,12 +405,9 @@ fn multiply_in_blocks(
             })
             .collect()
     };
-    let half_in_whole_blocks = |size: i64| size / 2 / MIN_DIAGONAL_BLOCK * MIN_DIAGONAL_BLOCK;
-    let mut block = half_in_whole_blocks(n);
+    let mut blocks = diagonal_block_sizes(n);
     let steps = loop {
-        if block < MIN_DIAGONAL_BLOCK {
-            return Err(Error::AllocFailed(why));
-        }
+        let Some(block) = blocks.next() else { return Err(Error::AllocFailed(why)) };
         let steps = planned_steps(block)?;
         // What the hungriest block's pass needs, held once before anything is
         // written, so that no later block can fail for want of it (the buffer
@@ -409,7 +415,7 @@ fn multiply_in_blocks(
         let need = steps.iter().map(|(_, (_, _, layout))| layout.work_bytes()).max().unwrap_or(0);
         match handle.work_area(need) {
             Ok(_) => break steps,
-            Err(Error::AllocFailed(_)) => block = half_in_whole_blocks(block),
+            Err(Error::AllocFailed(_)) => continue,
             Err(e) => return Err(e),
         }
     };
@@ -869,6 +875,22 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every n past one block of 64 gets blocks of 64 last (65 to 127
+    /// included, whose half is less than 64); n of 64 or less has nothing to
+    /// cut, since its one pass is what failed.
+    #[test]
+    fn diagonal_blocks_halve_down_to_64() {
+        let sizes = |n: i64| diagonal_block_sizes(n).collect::<Vec<_>>();
+        assert_eq!(sizes(1), Vec::<i64>::new());
+        assert_eq!(sizes(64), Vec::<i64>::new());
+        assert_eq!(sizes(65), vec![64]);
+        assert_eq!(sizes(127), vec![64]);
+        assert_eq!(sizes(255), vec![64]);
+        assert_eq!(sizes(256), vec![128, 64]);
+        assert_eq!(sizes(4097), vec![2048, 1024, 512, 256, 128, 64]);
+        assert_eq!(sizes(3000), vec![1472, 704, 320, 128, 64]);
     }
 
     #[test]
