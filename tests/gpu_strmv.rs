@@ -675,10 +675,9 @@ fn gpu_set_stream_after_the_old_stream_was_destroyed() {
         two.restore();
 
         let gate = mublas::harness::StreamGate::close(ctx, old.raw()).unwrap();
-        two.call(&gpu, 0);
-        let early = (!new_after_destroy).then(|| Stream::new(ctx).unwrap());
-        drop(old);
-        let new = early.unwrap_or_else(|| Stream::new(ctx).unwrap());
+        // The opener's clock starts now: under compute-sanitizer, destroying a
+        // stream waits for its work, which would otherwise wait for a gate
+        // that nobody opens yet.
         let opening = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let opener = {
             let opening = opening.clone();
@@ -689,6 +688,10 @@ fn gpu_set_stream_after_the_old_stream_was_destroyed() {
                 gate
             })
         };
+        two.call(&gpu, 0);
+        let early = (!new_after_destroy).then(|| Stream::new(ctx).unwrap());
+        drop(old);
+        let new = early.unwrap_or_else(|| Stream::new(ctx).unwrap());
         set_stream(&gpu, new.raw());
         two.call(&gpu, 1);
         new.synchronize().unwrap();
