@@ -675,9 +675,9 @@ fn gpu_set_stream_after_the_old_stream_was_destroyed() {
         two.restore();
 
         let gate = mublas::harness::StreamGate::close(ctx, old.raw()).unwrap();
-        // The opener's clock starts now: under compute-sanitizer, destroying a
-        // stream waits for its work, which would otherwise wait for a gate
-        // that nobody opens yet.
+        // The opener's clock starts now: under compute-sanitizer's memcheck a
+        // step below (destroying or making a stream, as far as seen) waited for
+        // the gated work, so an opener started after it never came.
         let opening = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let opener = {
             let opening = opening.clone();

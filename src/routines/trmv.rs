@@ -330,8 +330,9 @@ pub const MIN_DIAGONAL_BLOCK: i64 = 64;
 /// n, then halves again, in whole blocks of [`MIN_DIAGONAL_BLOCK`] and down to
 /// one (which 64 < n < 128 gets too, where half of n is less).
 pub fn diagonal_block_sizes(n: i64) -> impl Iterator<Item = i64> {
-    let first = if n > MIN_DIAGONAL_BLOCK { (n / 2 / MIN_DIAGONAL_BLOCK).max(1) * MIN_DIAGONAL_BLOCK } else { 0 };
-    std::iter::successors(Some(first), |block| Some(block / 2 / MIN_DIAGONAL_BLOCK * MIN_DIAGONAL_BLOCK))
+    let half_in_whole_blocks = |size: i64| size / 2 / MIN_DIAGONAL_BLOCK * MIN_DIAGONAL_BLOCK;
+    let first = if n > MIN_DIAGONAL_BLOCK { half_in_whole_blocks(n).max(MIN_DIAGONAL_BLOCK) } else { 0 };
+    std::iter::successors(Some(first), move |&block| Some(half_in_whole_blocks(block)))
         .take_while(|&block| block >= MIN_DIAGONAL_BLOCK)
 }
 
