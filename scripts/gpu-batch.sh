@@ -86,9 +86,7 @@ if [ "${MUBLAS_BATCH_SANITIZE:-0}" = 1 ] && command -v compute-sanitizer >/dev/n
   for t in dist/tests/gpu_*; do
     # Its one test makes a kernel fault on purpose (the control of gpu_alpha_zero_reads_nothing).
     [ "$(basename "$t")" = gpu_unmapped_range_faults ] && continue
-    # every_launch_shape's 30216 forced launches take far past any limit under memcheck;
-    # the kernels they force run under it in the other tests.
-    mapfile -t tests < <("$t" --list 2>/dev/null | sed -n 's/: test$//p' | grep -v -x gpu_sgemv_every_launch_shape)
+    mapfile -t tests < <("$t" --list 2>/dev/null | sed -n 's/: test$//p')
     sanitize "$t" memcheck "${tests[@]}"
   done
   # Shared-memory races and barrier misuse in the SGEMM pipelines: every tile
