@@ -13,7 +13,7 @@
 #                                        "80 70"; each run takes 80-140 s, and each target's load time
 #                                        in `mublas info` 40 s more; "" none: on a slow machine the
 #                                        whole call with a benchmark can pass 10 minutes)
-#   MUBLAS_BATCH_TESTS="gpu_sgemv gpu_strmv"  which binaries of dist/tests run (default: all)
+#   MUBLAS_BATCH_TESTS="gpu_sgemv gpu_strmv"  which binaries of dist/tests run, and are sanitized (default: all)
 #   MUBLAS_BATCH_SANITIZE=1              also run the GPU tests under compute-sanitizer, test by test
 #                                        (memcheck; racecheck and synccheck on the SGEMM tile kernels)
 #   MUBLAS_BATCH_SANITIZE_LIMIT=300      seconds each test may take under the sanitizer
@@ -40,13 +40,14 @@ for arch in ${MUBLAS_BATCH_PTX-80 70}; do
   MUBLAS_FORCE_PTX=$arch dist/bin/mublas info 2>&1 | grep -E "create:" | sed "s/^/PTX compute_$arch JIT: /" | tee -a "$summary"
 done
 
+# Whether MUBLAS_BATCH_TESTS selects this binary of dist/tests (all of them when unset).
+selected() { [ -z "${MUBLAS_BATCH_TESTS+set}" ] || [[ " $MUBLAS_BATCH_TESTS " == *" $1 "* ]]; }
+
 # Rust tests: one log, a line per binary in the summary.
 : >"$out/tests.log"
 for t in dist/tests/*; do
   name=$(basename "$t")
-  if [ -n "${MUBLAS_BATCH_TESTS+set}" ] && [[ " $MUBLAS_BATCH_TESTS " != *" $name "* ]]; then
-    continue
-  fi
+  selected "$name" || continue
   if [ "$name" = fortran_module ]; then
     # Not a Rust test binary: the Fortran module's test program (exit 0 pass, 77 skip).
     "$t" >>"$out/tests.log" 2>&1; status=$?
@@ -86,14 +87,17 @@ if [ "${MUBLAS_BATCH_SANITIZE:-0}" = 1 ] && command -v compute-sanitizer >/dev/n
   for t in dist/tests/gpu_*; do
     # Its one test makes a kernel fault on purpose (the control of gpu_alpha_zero_reads_nothing).
     [ "$(basename "$t")" = gpu_unmapped_range_faults ] && continue
+    selected "$(basename "$t")" || continue
     mapfile -t tests < <("$t" --list 2>/dev/null | sed -n 's/: test$//p')
     sanitize "$t" memcheck "${tests[@]}"
   done
   # Shared-memory races and barrier misuse in the SGEMM pipelines: every tile
   # kernel and split, forced in turn (racecheck is slow: this test only, 147 s on an H100).
-  for tool in racecheck synccheck; do
-    sanitize dist/tests/gpu_sgemm $tool gpu_sgemm_every_tile_kernel_and_split
-  done
+  if selected gpu_sgemm; then
+    for tool in racecheck synccheck; do
+      sanitize dist/tests/gpu_sgemm $tool gpu_sgemm_every_tile_kernel_and_split
+    done
+  fi
 fi
 
 # C tests against the prebuilt library.
