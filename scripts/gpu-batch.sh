@@ -73,13 +73,15 @@ grep -E "SKIPPED|FAILED|panicked" "$out/tests.log" | head -20 | tee -a "$summary
 
 if [ "${MUBLAS_BATCH_SANITIZE:-0}" = 1 ] && command -v compute-sanitizer >/dev/null; then
   # Test by test (scripts/sanitize-tests.sh), each under a time limit, so that
-  # one slow test costs its limit and not the call; every test's verdict goes
-  # to sanitize.txt, the summary gets a line per binary.
+  # one slow test costs its limit and not the call. The tools' output and every
+  # test's verdict go to one file, sanitizer.log (the device run returns at
+  # most 8 files); the summary gets a line per binary.
   limit=${MUBLAS_BATCH_SANITIZE_LIMIT:-300}
   sanitize() { # BINARY TOOL TEST...
     local binary=$1 tool=$2 verdicts
     shift 2
-    verdicts=$(OUT="$out" bash scripts/sanitize-tests.sh "$binary" "$tool" "$limit" "$@" | tee -a "$out/sanitize.txt")
+    verdicts=$(SANITIZER_LOG="$out/sanitizer.log" bash scripts/sanitize-tests.sh "$binary" "$tool" "$limit" "$@")
+    { echo "=== verdicts"; echo "$verdicts"; } >>"$out/sanitizer.log"
     # Clean, or nothing to check (a test that makes no CUDA call); the others by name.
     note "$tool $(basename "$binary"): $(grep -c -e ': clean' -e 'nothing to check' <<<"$verdicts") of $(wc -l <<<"$verdicts") clean$(
       grep -v -e ': clean' -e 'nothing to check' <<<"$verdicts" | sed 's/^[a-z]* [a-z_0-9]* /; /' | tr -d '\n')"

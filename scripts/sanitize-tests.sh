@@ -3,7 +3,8 @@
 # its own time limit, so that a suite too slow to check whole within one device
 # call (gpu_sgemm, gpu_sgemv under memcheck) is checked test by test and a slow
 # test costs only its limit. Prints a line per test (clean, ERRORS, TIMEOUT,
-# with its seconds) and appends the tool's output to $OUT/sanitizer-<binary>.log.
+# with its seconds) and appends the tool's output to $SANITIZER_LOG (default
+# $OUT/sanitizer-<binary>.log).
 #   bash scripts/sanitize-tests.sh BINARY TOOL LIMIT_S [TEST ...]
 # TOOL is memcheck, racecheck, synccheck or initcheck; with no TEST, every
 # test the binary lists. Exit status: 0 when every test ran clean, 1 otherwise.
@@ -13,7 +14,7 @@ binary=$1 tool=$2 limit=$3
 shift 3
 out="${OUT:-gpu-out}"
 mkdir -p "$out"
-log="$out/sanitizer-$(basename "$binary").log"
+log="${SANITIZER_LOG:-$out/sanitizer-$(basename "$binary").log}"
 if [ $# -eq 0 ]; then
   mapfile -t tests < <("$binary" --list 2>/dev/null | sed -n 's/: test$//p')
 else
