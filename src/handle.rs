@@ -45,7 +45,8 @@ impl PointerMode {
 ///
 /// Scratch size rule: 4 MiB, or 64 KiB per SM when that is more (8.25 MiB on
 /// a 132-SM H100), after the counters and slots ([`WORK_FIXED_BYTES`]). Enough
-/// for TRMV's partial sums up to n ≈ 16k per block column; routines that
+/// for TRMV's partial sums (256 bytes an element at most) up to n = 16384 at
+/// 4 MiB, about 33 000 on an H100; routines that
 /// need more grow it (`Handle::work_area`). `MUBLAS_WORKSPACE_BYTES` overrides.
 pub fn work_buffer_bytes(sm_count: u32) -> usize {
     if let Some(bytes) = std::env::var("MUBLAS_WORKSPACE_BYTES").ok().and_then(|v| v.parse::<usize>().ok()) {
@@ -251,9 +252,9 @@ impl Handle {
     /// Sets the stream of later calls, returning at once as cuBLAS's
     /// cublasSetStream does: the work buffer's users on the old stream are
     /// fenced ([`WorkFence`]), and the next call on the new stream that uses
-    /// it waits for them on the device. Leaving one of the driver's own
-    /// streams records the fence now (a program's stream fenced each of its
-    /// calls; after a chain of switches the fence is the last one's, which
+    /// it waits for them on the device. Leaving the legacy default stream
+    /// records the fence now (a program's stream, and a thread's default
+    /// stream, fenced each of their calls; after a chain of switches the fence is the last one's, which
     /// waited for those before). Not when either stream is capturing a CUDA
     /// graph: a dependency between a capture and work outside it would
     /// invalidate the capture (a blocking stream's, even through the legacy

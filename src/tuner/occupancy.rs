@@ -308,7 +308,7 @@ mod tests {
         // A kernel with no registers is limited by warps and blocks only:
         // 32 threads → 1 warp → min(64, 32) = 32.
         assert_eq!(max_active_blocks_per_sm(&device, &kernel(0, 0), 32, 0), 32);
-        // 33 threads occupy 2 warps.
+        // 1000 threads round up to 32 warps: 64 / 32 = 2 blocks.
         assert_eq!(max_active_blocks_per_sm(&device, &kernel(0, 0), 1000, 0), 2);
     }
 

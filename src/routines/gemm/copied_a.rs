@@ -8,8 +8,10 @@
 //! one write of A) and the NN or NT kernels multiply it: in panels of rows of
 //! C when A^T is larger than [`PANEL_BYTES_MAX`], each panel
 //! copied, then multiplied. Every output is the same sum in the same order as
-//! the NN or NT kernel's on an explicitly transposed A. Panels run unsplit
-//! (the work buffer holds the panel). [`copied_a_pays`] decides, by
+//! the NN or NT kernel's on an explicitly transposed A. Panels run without
+//! split-K (the work buffer holds the panel); a panel's last round may still
+//! be split off (split tail) or shared (stream-K), their partial sums after
+//! the panel. [`copied_a_pays`] decides, by
 //! [`estimated_time`] and this module's measured constants: on the
 //! H100 for squares TT from n = 2048 and TN from 3000 (`decisions_table` in
 //! the tests).
@@ -41,7 +43,8 @@ use crate::tuner::{DeviceModel, KernelSpec, LaunchPlan};
 pub const PANEL_BYTES_MAX: u64 = MAX_PARTIAL_BYTES;
 /// Panels are whole multiples of the largest tile's rows, so that only the last has an edge.
 pub const PANEL_ROW_GRANULE: u64 = 256;
-/// Rows of a panel: the copy's grid covers at most 65535 × 32.
+/// Rows of a panel at most: 65535 × 32, the reach of the copy's grid when
+/// its rows went along y (they go along x now; the bound stayed).
 pub const PANEL_ROWS_MAX: u64 = 65535 * 32 / PANEL_ROW_GRANULE * PANEL_ROW_GRANULE;
 /// µs of TT over NT on the H100 at n = 2048–8192 for the same tile
 /// (`mublas bench sgemm-transposed`, "direct/that"): 1.073–1.122

@@ -9,7 +9,7 @@
 //! pipelines (sm_80 and later); 128×128 (256 threads) and 64×64 (64
 //! threads), each thread 8×8 outputs staged through registers (any GPU); and
 //! 64×64 of 128 threads, each 4×8 outputs, k tiles of 8 in four cp.async
-//! stages, which takes the 64-thread 64×64 tile's place from sm_80 on
+//! stages (NN, NT) or of 16 in three (TN, TT), which takes the 64-thread 64×64 tile's place from sm_80 on
 //! ([`Tile::superseded_from`]): with few k tiles per block (split-K over a
 //! small C) the older one waited on its loads. Every tile kernel
 //! is its own [`KernelSpec`] with a fixed block (`tx_min == tx_max`) and the

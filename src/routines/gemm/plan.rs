@@ -19,7 +19,8 @@ pub enum TileChoice {
     Tile(usize),
     /// op(A) copied in panels of this many rows ([`copied_a`](super::copied_a)): A^T for TN
     /// and TT, A onto a leading dimension of float4s for NN and NT; each
-    /// multiplied unsplit on the tile the rule chooses.
+    /// multiplied without split-K on the tile the rule chooses (its last
+    /// round split off or shared where those rules say).
     CopiedA {
         panel_rows: u64,
     },

@@ -7,8 +7,8 @@
 //! cuBLAS's 46). The skinny kernels (`gemm_f32_skinny_*` in kernels/gemm.cu)
 //! compute D = P·Q: D = C, P = op(A), Q = op(B) for few columns, and the
 //! transpose (D = C^T, P = op(B)^T, Q = op(A)^T) for few rows ([`as_skinny`]).
-//! Up to 16 columns, each streams P, along k (rows of P contiguous: TN, and
-//! few rows with B untransposed) or along m, holds its rows' sums of all N
+//! Up to 16 columns, each streams P, along k (rows of P contiguous: TN and
+//! TT with few columns, NN and TN with few rows) or along m, holds its rows' sums of all N
 //! columns in registers and stages Q in shared memory; from 17 to 32, the
 //! wide kernels stage both through shared memory and compute 64 × 32 per
 //! warp, 8 × 8 per lane, as a tile does (on devices that give a block their

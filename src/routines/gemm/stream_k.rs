@@ -268,7 +268,8 @@ mod tests {
         assert!(!stream_k_in_place_of_split(1, 4096, 512, 4096));
     }
 
-    /// Prints the decisions for the benchmark's sizes, every transpose pair (`cargo test -- --nocapture decisions_table`).
+    /// On the H100 model: the last rounds stream-K shares (4096², 8192², NT 6144 × 640 at long k, 3000²) and
+    /// those it leaves (2048², whole rounds, short k).
     #[test]
     fn stream_k_shares_the_last_round_on_h100() {
         // Without a GPU, on the H100 model: (pair, m, n, k) → what stream-K shares of the 256×128 plan.

@@ -4,8 +4,8 @@
 //!
 //! 1. For each tile the tuner plans the unsplit launch (`Problem.k = 0`,
 //!    which [`tile_geometry`](super::tile_geometry) reads as "no split").
-//! 2. If that grid is short of one wave of the device (active blocks per SM
-//!    × SMs, by more than [`FULL_COVERAGE`]), splitting k is worth
+//! 2. If that grid is under [`FULL_COVERAGE`] of one wave of the device
+//!    (active blocks per SM × SMs), splitting k is worth
 //!    considering: the splits ([`SPLITS`] and those that fill whole rounds,
 //!    [`candidate_splits`]) are planned in turn (the tuner's block, the
 //!    split's geometry and occupancy) up to the first that takes
@@ -20,7 +20,8 @@
 //!    round (counted per warp scheduler), and the reduction's cost for a
 //!    split. Its constants ([`time_model`]) come from the H100 and H200;
 //!    elsewhere only their ranking of the candidates matters.
-//! 4. Then, for TN and TT, whether to copy A^T first ("Transposed A"), and
+//! 4. Then whether to copy op(A) first (A^T for TN and TT, "Transposed A";
+//!    for NN and NT an A without float4 onto a float4 leading dimension), and
 //!    for the multiply that runs, whether to split off its last round
 //!    ("Split tail") or, failing that, to share it ("Stream-K"), all by the
 //!    same model.
@@ -39,7 +40,7 @@ pub const SPLITS: &[u32] = &[1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32, 48, 64];
 /// also caps the round fillers of [`candidate_splits`].
 pub const LARGEST_SPLIT: u32 = SPLITS[SPLITS.len() - 1];
 /// The splits [`tile_plan`] weighs for a grid of `tiles` blocks unsplit,
-/// `per_round` a round, in increasing order: [`SPLITS`] and, for each count
+/// `per_round` a round, in increasing order: those of [`SPLITS`] above 1 and, for each count
 /// of rounds up to [`SPLIT_ROUNDS_MAX`], the largest split whose blocks fit
 /// in that many (⌊r · per_round / tiles⌋, up to [`LARGEST_SPLIT`]).
 /// SPLITS alone can leave a round mostly idle: 12 tiles of 256×128 (256 ×
@@ -88,7 +89,7 @@ pub const SPLIT_ROUNDS_MAX: u64 = 4;
 pub const MIN_K_PER_SPLIT: u64 = 32;
 /// Partial sums in the work buffer stay below this.
 pub const MAX_PARTIAL_BYTES: u64 = 64 << 20;
-/// A grid short of one wave by more than this fraction is worth splitting
+/// A grid of fewer blocks than this fraction of one wave is worth splitting
 /// (128 blocks of 256×128 on the H100's 132 SMs are one wave, 3 % idle:
 /// splitting k would only trade that for partial sums).
 pub const FULL_COVERAGE: f64 = 0.95;

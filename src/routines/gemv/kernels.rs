@@ -31,7 +31,8 @@ const T_SPACE: LaunchSpace =
 pub static GEMV_N: KernelSpec = KernelSpec { name: "gemv_n_f32", space: N_SPACE, geometry: n_geometry };
 /// op N, any alignment and lda.
 pub static GEMV_N_SCALAR: KernelSpec = KernelSpec { name: "gemv_n_f32_scalar", space: N_SPACE, geometry: n_geometry };
-/// GEMV_N and GEMV_N_SCALAR in row tiles of 32 to 128 rows, unsplit.
+/// GEMV_N and GEMV_N_SCALAR in row tiles of 32 to 128 rows: unsplit, or split
+/// where `narrow_split_serves` (fast DRAM).
 pub static GEMV_N_NARROW: KernelSpec =
     KernelSpec { name: "gemv_n_f32_narrow", space: NARROW_SPACE, geometry: n_geometry };
 pub static GEMV_N_SCALAR_NARROW: KernelSpec =

@@ -49,7 +49,7 @@ pub(super) fn launch(handle: &Handle, spec: &'static KernelSpec, call: &Call, sh
     // SAFETY: the argument list matches GEMV_PARAMS in kernels/gemv.cu; A spans
     // lda·(n-1) + m floats and x, y their lengths with their increments, which
     // the caller vouches for as cuBLAS's does; the work buffer holds the
-    // counters and the slots of `splits` partial vectors (split_slots).
+    // counters and the slots of `partial_vectors` partial vectors (split_slots).
     unsafe {
         kernel.launch(
             handle.stream(),

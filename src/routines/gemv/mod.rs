@@ -17,7 +17,8 @@
 //! than 512 columns on sm_90, row tiles split among the blocks of a
 //! thread-block cluster (`gemv_n_f32_cluster16`, `_cluster32`, `_cluster64`),
 //! which add their sums through distributed shared memory (past 16384
-//! columns, several clusters a tile through partial vectors). All but the short and groups T kernels take
+//! columns, several clusters a tile through partial vectors). All but the short, groups,
+//! unsplit paired and stacked T kernels and the lanes and sweep N kernels take
 //! a reduction split (the tuner's `LaunchShape::split`, grid.y): the columns
 //! (N) or rows (T) are cut into ranges, one block per range and tile, so that a
 //! short y still fills the GPU; partial vectors go to the split slots of the

@@ -47,7 +47,9 @@ pub(super) enum Twin {
     /// The paired T kernel (x as float4 only): [`paired_serves`].
     Paired,
     /// Its twin for any A (x of unit stride): [`paired_serves`] where the kernel
-    /// for any A with x through L1 does not serve.
+    /// for any A with x through L1 does not serve, or, for A not float4 on at
+    /// least PAIRED_ANY_OVER_L1_ANY_MIN_ROWS rows, where
+    /// [`paired_any_over_l1_any`].
     PairedAny,
     /// The lean T kernel with x through L1 (x as float4 only): where it runs unsplit in one wave.
     LeanL1,
@@ -128,7 +130,8 @@ pub(super) enum Twin {
 ///    `paired_any_over_l1_any` (before the lean twins), the split one
 ///    also where x lies an odd number of floats off A's float4s on columns
 ///    of more than PAIRED_ANY_LONG_MIN_ROWS rows, in ranges of at most
-///    PAIRED_ANY_MAX_RANGE_ROWS, in as many waves as it takes: x's float4s
+///    PAIRED_ANY_MAX_RANGE_ROWS for odd lda (even lda keeps a split that
+///    `paired_split_pays` for), in as many waves as it takes: x's float4s
 ///    shifted into place by shuffles, not read as four floats (a quarter of
 ///    the L1 wavefronts). Odd
 ///    lda, against the build before (H200, kernel time,
@@ -198,12 +201,14 @@ pub(super) enum Twin {
 ///    90.55, 2048 × 8192 24.53 / 26.18). The split tall shapes keep the
 ///    default (1048577 × 100, scalar: 162.6 against 155.6 on the same split;
 ///    65537 × 1024 99.6 / 98.5).
-///  - Few-columns N, for float4 A on fast DRAM: wherever `few_serves` and
+///  - Few-columns N, for float4 A (and any A where `few_any_serves`) on fast
+///    DRAM: wherever `few_serves` and
 ///    `few_pays`, on `few_plan`'s shape, after the sweep (H200, over 66
 ///    shapes of 16 to 1536 columns, 1.29× faster than the kernels it
 ///    replaces; 8192 × 128 3.94 → 3.35 µs, cuBLAS 3.36).
 ///  - Narrow N: at most N_SPLIT_MIN_COLUMNS columns (no split) and row tiles
-///    that leave SMs idle: the narrow kernel's smaller tiles engage more SMs
+///    that leave SMs idle (and on fast DRAM, split, where
+///    `narrow_split_serves`, on `narrow_split_plan`'s shape): the narrow kernel's smaller tiles engage more SMs
 ///    (`mublas bench sgemv`: N 256², 8 blocks of 32 rows, 9.6–10.0 µs against
 ///    11.5–12.1 for the default's 2 × 2 split blocks; 512², 16 blocks,
 ///    10.3–10.8 against 11.2–12.4 for 4 × 4).

@@ -380,8 +380,9 @@ pub(super) fn wide_serves(kind: Twin, m: i64, n: i64) -> bool {
 
 /// Whether the sweep kernel can take an N call from `default` (`plan`, which
 /// then needs [`sweep_pays`]): on a device whose DRAM gives each SM at least
-/// SWEEP_MIN_DRAM_BYTES_PER_SM_SECOND: for float4 A SWEEP_MIN_ROWS rows or
-/// more than one wave of 32-row tiles, on at least SWEEP_MIN_COLUMNS columns;
+/// SWEEP_MIN_DRAM_BYTES_PER_SM_SECOND: for float4 A SWEEP_MIN_ROWS rows on
+/// at least SWEEP_MIN_COLUMNS columns, or more than one wave of 32-row tiles
+/// on more than FEW_MAX_COLUMNS (and SWEEP_MIN_COLUMNS) columns;
 /// for any other A the same columns from SWEEP_MIN_ROWS_SCALAR rows, and
 /// below them from SWEEP_SHORT_MIN_ROWS rows on SWEEP_SHORT_MIN_COLUMNS to
 /// SWEEP_SHORT_MAX_COLUMNS_PER_ROW · m columns. On the H100 the sweep
