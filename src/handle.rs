@@ -38,7 +38,7 @@ impl PointerMode {
 /// routine ([`WorkArea`]), so that these never overwrite the counters or the
 /// slots. It is shared by all of a handle's calls, whatever their stream: a
 /// call on another stream than the buffer's last user is ordered after that
-/// use on the device ([`WorkFence`]), except for calls captured into a CUDA
+/// use on the device (`WorkFence`), except for calls captured into a CUDA
 /// graph, whose launches the program orders (a graph launched while the
 /// handle's other calls run shares the buffer with them, as a cuBLAS handle's
 /// workspace would be shared).
@@ -114,7 +114,7 @@ impl WorkArea<'_> {
 impl Drop for WorkArea<'_> {
     /// On a stream the program made, or a thread's default stream, the call's
     /// use of the buffer is fenced now, while the stream is surely alive and
-    /// the calling thread's ([`WorkFence`]).
+    /// the calling thread's (`WorkFence`).
     fn drop(&mut self) {
         if is_legacy_stream(self.stream) || self.capturing {
             return;
@@ -251,7 +251,7 @@ impl Handle {
 
     /// Sets the stream of later calls, returning at once as cuBLAS's
     /// cublasSetStream does: the work buffer's users on the old stream are
-    /// fenced ([`WorkFence`]), and the next call on the new stream that uses
+    /// fenced (`WorkFence`), and the next call on the new stream that uses
     /// it waits for them on the device. Leaving the legacy default stream
     /// records the fence now (a program's stream, and a thread's default
     /// stream, fenced each of their calls; after a chain of switches the fence is the last one's, which

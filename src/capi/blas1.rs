@@ -46,7 +46,7 @@ pub(crate) unsafe fn saxpy(
 
 /// y = alpha·x + y (cuBLAS `cublasSaxpy`). n ≤ 0 and a host alpha of 0 return
 /// at once. Increments follow reference BLAS: negative ones walk backwards,
-/// incx = 0 repeats x[0], and incy = 0 adds every term into y[0] (in a fixed
+/// incx = 0 repeats `x[0]`, and incy = 0 adds every term into `y[0]` (in a fixed
 /// order, so repeated calls give the same bits).
 ///
 /// # Safety

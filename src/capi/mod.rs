@@ -1,6 +1,6 @@
 //! The C ABI: `extern "C"` exports with cuBLAS's signatures, enum values and
 //! status codes. Only this layer dereferences pointers from callers; every
-//! export that returns a status runs inside [`ffi_boundary`], which turns a
+//! export that returns a status runs inside `ffi_boundary`, which turns a
 //! panic into `MUBLAS_STATUS_INTERNAL_ERROR` instead of unwinding into C (the
 //! status-name exports catch panics themselves and return the unrecognized
 //! name).

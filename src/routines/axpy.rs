@@ -33,7 +33,7 @@ pub static AXPY_VEC4_SINGLE: KernelSpec =
 /// Any increments and alignment: problem.n = elements.
 pub static AXPY_STRIDED: KernelSpec =
     KernelSpec { name: "axpy_f32_strided", space: AXPY_SPACE, geometry: one_dimensional };
-/// incy = 0, every term added into y[0] in a fixed order: problem.n = elements.
+/// incy = 0, every term added into `y[0]` in a fixed order: problem.n = elements.
 pub static AXPY_SUM_TO_Y0: KernelSpec =
     KernelSpec { name: "axpy_f32_sum_to_y0", space: AXPY_SPACE, geometry: sum_blocks };
 
@@ -124,8 +124,8 @@ pub fn select_kernel(n: i64, x: &StridedVector, y: &StridedVector) -> (&'static 
 
 /// y = alpha * x + y over n elements. Reference BLAS checks no arguments:
 /// n ≤ 0 or a host alpha of 0 return at once, touching nothing. An increment
-/// of 0 is reference BLAS's too: incx = 0 repeats x[0], incy = 0 adds every
-/// term into y[0].
+/// of 0 is reference BLAS's too: incx = 0 repeats `x[0]`, incy = 0 adds every
+/// term into `y[0]`.
 pub fn saxpy(handle: &Handle, n: i64, alpha: Scalar, x: u64, incx: i64, y: u64, incy: i64) -> Result<()> {
     if n <= 0 || alpha.is(0.0) {
         return Ok(());

@@ -323,10 +323,10 @@ pub fn strmv(
     }
 }
 
-/// The smallest diagonal block [`multiply_in_blocks`] cuts.
+/// The smallest diagonal block `multiply_in_blocks` cuts.
 pub const MIN_DIAGONAL_BLOCK: i64 = 64;
 
-/// The diagonal blocks [`multiply_in_blocks`] tries, largest first: half of
+/// The diagonal blocks `multiply_in_blocks` tries, largest first: half of
 /// n, then halves again, in whole blocks of [`MIN_DIAGONAL_BLOCK`] and down to
 /// one (which 64 < n < 128 gets too, where half of n is less).
 pub fn diagonal_block_sizes(n: i64) -> impl Iterator<Item = i64> {
@@ -336,8 +336,8 @@ pub fn diagonal_block_sizes(n: i64) -> impl Iterator<Item = i64> {
         .take_while(|&block| block >= MIN_DIAGONAL_BLOCK)
 }
 
-/// One step of [`multiply_in_blocks`]: x[diag] := op(A)[diag, diag]·x[diag],
-/// then x[diag] += op(A)[diag, rest]·x[rest], where rest is every index
+/// One step of `multiply_in_blocks`: `x[diag] := op(A)[diag, diag]·x[diag]`,
+/// then `x[diag] += op(A)[diag, rest]·x[rest]`, where rest is every index
 /// outside diag that outputs in diag read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BlockStep {
@@ -364,7 +364,7 @@ pub fn block_steps(variant: Variant, n: i64, block: i64) -> Vec<BlockStep> {
 }
 
 /// SGEMV's (trans, m, n, offset of the first element of A in floats) for
-/// x[rows] += op(A)[rows, cols]·x[cols].
+/// `x[rows] += op(A)[rows, cols]·x[cols]`.
 pub fn off_diagonal_gemv(
     op: Op,
     rows: &std::ops::Range<i64>,

@@ -26,7 +26,7 @@
 //! Both copies write zeros past a panel's last row to a whole float4
 //! ([`copied_a_ld`]), which the `_vec` kernels then read whole: a panel
 //! whose rows are not a multiple of 4 runs them too
-//! ([`Operands::a_rows_padded`](super::launch::Operands)).
+//! (`Operands::a_rows_padded` in `launch`).
 
 use super::Transpose;
 use super::kernels::{TILES, Tile, pair_index};

@@ -112,7 +112,7 @@ pub struct MultiplyPlan {
     pub copied_a_panel_rows: Option<u64>,
     /// With a split tail, `kernel` and `plan` are the main part's.
     pub split_tail: Option<SplitTail>,
-    /// With op(A) copied: the first panel's plans, which [`sgemm_with`] runs
+    /// With op(A) copied: the first panel's plans, which [`sgemm_with`](super::sgemm_with) runs
     /// rather than plan them again.
     pub(crate) first_panel: Option<PanelPlan>,
     /// Stream-K over `plan` (not with a split tail; with op(A) copied, the

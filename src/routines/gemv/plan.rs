@@ -187,7 +187,7 @@ pub(super) enum Twin {
 ///    same waves, the default's 8 loads in flight per lane win (8192² to
 ///    32768²: the lean kernel 1–2 % slower, 65536×1024 4 %).
 ///  - T with x of unit stride: `gemv_t_f32_l1_any` wherever
-///    [`l1_any_serves`], after the lean twins where they save a wave (5000²
+///    `l1_any_serves`, after the lean twins where they save a wave (5000²
 ///    with x as float4: `gemv_t_f32_lean_l1` 36.06 µs against 42.69).
 ///    Reading each column as float4 from its first 16-byte boundary and x
 ///    through L1, on blocks of 256 threads, beat the scalar kernel's
@@ -212,7 +212,7 @@ pub(super) enum Twin {
 ///    (`mublas bench sgemv`: N 256², 8 blocks of 32 rows, 9.6–10.0 µs against
 ///    11.5–12.1 for the default's 2 × 2 split blocks; 512², 16 blocks,
 ///    10.3–10.8 against 11.2–12.4 for 4 × 4).
-///  - Wide N: [`wide_pays`], on the shape of [`wide_plan`]. First, where
+///  - Wide N: `wide_pays`, on the shape of `wide_plan`. First, where
 ///    the default splits 8 ways or more on 2000 to 4096 columns: its partial
 ///    sums and last-block sum cost more than a grid of fewer blocks with
 ///    twice the loads in flight (H100, kernel time, `scripts/gemv-ab.py`: N
