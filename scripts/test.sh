@@ -4,8 +4,8 @@
 #      (reported as skipped where rustfmt is not installed);
 #   1. cargo test --release: Rust unit tests, the header check, the GPU
 #      integration tests (which print SKIPPED ... when there is no GPU); then
-#      cargo doc on the library with rustdoc's warnings as errors (broken
-#      links in the doc comments), from step 1's artifacts;
+#      cargo doc on the library, its broken or private doc links as errors,
+#      from step 1's artifacts;
 #   2. configures and builds the C tests with CMake in build/ (Release), which
 #      builds libmublas.so with cargo build --release (shares step 1's artifacts);
 #   3. ctest: the C tests against the public header (the GPU ones are reported as
@@ -55,8 +55,9 @@ cargo test --release 2>&1 | tee "$log_dir/cargo.log"
 rust_summary="$(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i; if ($(i+1) ~ /^ignored/) g += $i } }
                      END { printf "%d passed, %d failed, %d ignored", p, f, g }' "$log_dir/cargo.log")"
 skipped_rust="$({ grep -o 'SKIPPED [^ :]*:' "$log_dir/cargo.log" || true; } | wc -l)"
-step="cargo doc --release --lib (rustdoc warnings as errors)"
-RUSTDOCFLAGS="${RUSTDOCFLAGS:-} -D warnings" cargo doc --release --no-deps --lib
+step="cargo doc --release --lib (broken doc links as errors)"
+RUSTDOCFLAGS="${RUSTDOCFLAGS:-} -D rustdoc::broken_intra_doc_links -D rustdoc::private_intra_doc_links" \
+  cargo doc --release --no-deps --lib
 
 section "2/3 CMake configure and build in $build_dir/ (Release)"
 step="CMake configure"
