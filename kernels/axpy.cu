@@ -143,7 +143,8 @@ __device__ __forceinline__ float axpy_block_sum(float s, float *warp_sums) {
 // has a fixed order: block b adds the terms [b * per_block, (b + 1) * per_block)
 // (each thread its own every blockDim.x-th, then axpy_block_sum), writes its
 // sum to partials[b] and counts itself in *counter; the block that arrives
-// last adds the partials in block order, updates y[0] and resets the counter
+// last adds the partials in a fixed order (each thread every blockDim.x-th,
+// then axpy_block_sum), updates y[0] and resets the counter
 // to 0 for the next call. With one block there are no partials and no counter.
 extern "C" __global__ void __launch_bounds__(1024) axpy_f32_sum_to_y0(i64 n, i64 per_block, float alpha_value,
                                                                     const float *alpha_ptr, const float *x, i64 incx,

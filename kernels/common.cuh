@@ -34,8 +34,9 @@ __device__ __forceinline__ bool aligned16(const void *p) {
 // Chosen by measurement on an H100: the N GEMV kernels ran 3-4 % faster at
 // 3000² to 5000² as kernels (scripts/gemv-ab.py, against plain read-only
 // loads and L1::no_allocate) and 2-6 % faster from 2000² to 10000² in
-// `mublas bench sgemv`. The T GEMV kernels keep plain loads
-// (gemv_t_load_round says why), as do the SAXPY kernels, which ran up to 3 %
+// `mublas bench sgemv`. The T GEMV kernels with a warp a column (gemv_t,
+// the paired and stacked kernels) keep plain loads (gemv_t_load_round says
+// why), as do the SAXPY kernels, which ran up to 3 %
 // slower with it. sm_70 has no L2 fetch size: plain read-only loads there.
 __device__ __forceinline__ float4 load_once4(const float *p) {
 #if __CUDA_ARCH__ >= 800
@@ -62,8 +63,8 @@ __device__ __forceinline__ float load_once(const float *p) {
 // Called by every thread of the block after its partial results are written:
 // true in the one block, of the `blocks` that count themselves in `counter`,
 // that arrives last, which may then read every block's partials and resets
-// the counter to 0 for the next launch (the SGEMV splits, SAXPY's sum for
-// incy = 0).
+// the counter to 0 for the next launch (SGEMM's skinny split, SAXPY's sum
+// for incy = 0).
 __device__ __forceinline__ bool arrive_last(unsigned *counter, unsigned blocks) {
     __shared__ bool last;
     __threadfence();  // this thread's partials are visible device-wide before the count

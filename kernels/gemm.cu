@@ -1,6 +1,6 @@
 // SGEMM: C = alpha * op(A) * op(B) + beta * C, column-major, FP32 FFMA only.
 //
-// Two families of tile kernels, each stamped out per (tile, transposes,
+// Three families of tile kernels, each stamped out per (tile, transposes,
 // alignment): gemm_f32_<tile>_<ta><tb>[_vec].
 //
 // Register-staged kernels (gemm_tile), every thread 8×8 outputs:
@@ -22,7 +22,7 @@
 //  - 256x64:       128 threads (4 warps along m), 2 blocks per SM.
 // A warp computes 64×64; lane (ty, tx), ty = 0..3 along m, tx = 0..7 along n,
 // owns rows ty*4 + {0..3} + 16·{0..3} and columns tx*4 + {0..3} + 32·{0, 1}:
-// a k step is 6 LDS.128 (4 of A, 2 of B) feeding 128 FFMA, a third fewer
+// a k step is 6 LDS.128 (4 of A, 2 of B) feeding 128 FFMA, a quarter fewer
 // shared loads per FFMA than 8×8. Lanes are numbered in z order (ty = lane
 // bits 4 and 0, tx = bits 3..1), so that a quarter warp reads 2 float4 of A
 // and 4 of B rather than 4 and 2 (the split YHs's public Ampere SGEMM found
@@ -32,7 +32,7 @@
 // while tile t is computed, tiles t+1 … t+STAGES-1 are in flight; before the
 // last k step of tile t one __syncthreads frees tile t's stage, which then
 // receives tile t+STAGES (issued there, or over tile t+1's first steps: the
-// copy schedule, chosen per kernel, see gemm_tile_async). Operands along d
+// copy schedule, chosen per kernel, see accumulate_async). Operands along d
 // are copied 16 bytes at a time in the _vec kernels; operands along k 4
 // bytes at a time, transposed into the k-major layout by the copies
 // themselves, except B in TN _vec, which goes 16 bytes at a time through a
@@ -40,7 +40,12 @@
 // PTX (pre-Ampere GPUs) copies synchronously instead: correct, not fast; the
 // host prefers the register-staged kernels there.
 //
-// Shared layout (both families): both operands k-major, As[k][m] and Bs[k][n],
+// Small tile (gemm_tile_small), every thread 4×8 outputs:
+//  - 64x64_t128: 128 threads, cp.async into static shared memory, k tiles of
+//    8 in four stages (NN, NT) or of 16 in three (TN, TT); it takes the
+//    64-thread 64x64 tile's place from sm_80 on.
+//
+// Shared layout (every family): both operands k-major, As[k][m] and Bs[k][n],
 // rows padded by 4 floats (B of the 256×128 TN _vec kernel: in k rows 8..15,
 // column n at n ^ 8, see StagedTranspose). Whatever the transpose, a tile is
 // stored this way, so the inner loop is the same for NN, NT, TN, TT; only the
@@ -50,10 +55,12 @@
 //    along d and stores along a shared row.
 //  - "along k" operands (A transposed, B not transposed): a thread loads along
 //    k and stores down a shared column; with rows of D + 4 floats (D a
-//    multiple of 32: a row stride ≡ 4 banks) the 8 k of a warp's stores hit 8
-//    bank groups and its d their 4 consecutive banks: 32 different banks.
+//    multiple of 32: a row stride ≡ 4 banks) and k tiles of 8, the 8 k of a
+//    warp's stores hit 8 bank groups and its d their 4 consecutive banks: 32
+//    different banks (with k tiles of 16 a warp's 16 k × 2 d put rows k and
+//    k + 8 on the same banks: 2-way).
 //
-// Edges: the k residue (k % 8, or 8) is the *first* k tile, loaded with k
+// Edges: the k residue (k % BK, or BK) is the *first* k tile, loaded with k
 // guards (zero fill); every later tile is whole and unguarded. Rows/columns
 // beyond m or n are skipped by a per-thread mask (zero fill) and never stored.
 // _vec kernels use 16-byte global loads: the host checks the pointer, the
@@ -63,7 +70,8 @@
 // Split-K: blockIdx.z takes k tiles [z*per, (z+1)*per) of the per-split share,
 // and C advances by z * c_split_stride; the host points C at the work buffer
 // with the call's alpha and beta = 0 (partial sums alpha·op(A)·op(B) of each
-// range of k), and gemm_splitk_reduce_f32 then sums the splits and adds the
+// range of k), and gemm_splitk_reduce_f32 (or its four-row twin,
+// gemm_splitk_reduce4_f32) then sums the splits and adds the
 // call's beta·C, in fixed order (deterministic: no atomics on data).
 //
 // Stream-K (gemm_f32_256x128_{nn,nt,tn}_vec_sk, gemm_stream_k): one round
@@ -248,8 +256,8 @@ struct TileLoader : TileMap<D, THREADS, ALONG_K, VEC> {
 
 // The asynchronous path: copies of a k tile straight into a shared stage.
 // Along k a copy cannot transpose a float4, so those are 4 bytes each even in
-// the _vec kernels (a warp's copies still read whole 32-byte sectors: 8 k of 4
-// columns).
+// the _vec kernels (a warp's copies still read whole 32-byte sectors: with k
+// tiles of 8, 8 k of 4 columns; with 16, 16 k of 2 columns).
 template <int D, int THREADS, bool ALONG_K, bool VEC, int BK>
 struct TileCopier : TileMap<D, THREADS, ALONG_K, VEC && !ALONG_K, BK> {
     using Map = TileMap<D, THREADS, ALONG_K, VEC && !ALONG_K, BK>;
@@ -528,8 +536,8 @@ __device__ __forceinline__ void load_fragments(const float *as, const float *bs,
     }
 }
 
-// The asynchronous-copy kernels' shared memory is dynamic: their stages take
-// more than the 48 KiB a static array may (the host passes
+// The asynchronous-copy kernels' shared memory is dynamic: the stages of all
+// but 128x64 (33 KiB) take more than the 48 KiB a static array may (the host passes
 // async_shared_bytes, and opts every kernel in to the device's per-block limit).
 #ifndef MUBLAS_CPU_EMULATION
 #define DYNAMIC_SHARED_FLOATS(name) extern __shared__ __align__(16) float name[]
@@ -566,7 +574,8 @@ struct DirectCopy {
 };
 
 // Along d without float4, a k row of D columns takes D threads' copies; a
-// block of fewer (the 128x64 tile's 64 threads, A's 128 rows) makes each
+// block of fewer (the 128x64 tile's 64 threads for A's 128 rows, 256x64's
+// 128 threads for A's 256 rows) makes each
 // thread do the copies of two threads, t and t + THREADS, of a block twice
 // its size.
 template <int D, int THREADS, int BK>
@@ -1052,9 +1061,9 @@ __device__ __forceinline__ void await_pieces(unsigned *counter, unsigned expecte
 // buffer (`pieces`, slot tile + j: no two pieces share one) and is counted in
 // the tile's arrival counter; the block of the piece that ends the tile
 // waits for the others (all from blocks of lower index, which were
-// dispatched earlier and computed those pieces first), adds them in a fixed
-// order — the same sum every call — and stores C, then sets the counter back
-// to 0 (counters are 0 between launches). The host keeps T ≥ s, so that every
+// dispatched earlier and computed those pieces first), sets the counter back
+// to 0 (counters are 0 between launches), then adds them in a fixed order —
+// the same sum every call — and stores C. The host keeps T ≥ s, so that every
 // share is non-empty.
 //
 // How the final block adds the pieces decides how ptxas assigns the
@@ -1257,7 +1266,7 @@ GEMM_SMALL_TRANSPOSES(, false)
 GEMM_SMALL_TRANSPOSES(_vec, true)
 
 // NAME: the tile's part of the kernel name; STEPS: COPY_STEPS (see
-// gemm_tile_async); STAGING: a Staging (accumulate_async).
+// accumulate_async); STAGING: a Staging (accumulate_async).
 #define GEMM_ASYNC_KERNEL(NAME, BM, BN, BK, STAGES, MIN_BLOCKS, STEPS, STAGING, ta, tb, TA, TB, suffix, VEC)    \
     extern "C" __global__ void __launch_bounds__((BM / 64) * (BN / 64) * 32, MIN_BLOCKS)                          \
         gemm_f32_##NAME##_##ta##tb##suffix(GEMM_PARAMS) {                                                         \
@@ -1347,8 +1356,8 @@ GEMM_ASYNC_TRANSPOSES(128x64, 128, 64, 8, 4, 4, , false)
 // 256x64: 128 threads (4 warps along m), two blocks (8 warps) per SM, k tiles
 // of 8 in four stages with 128x64's copy schedules: the tile cuBLAS runs for
 // 65 to 256 columns of C at long k (split 5 at 4096×192×4096). Against the
-// 128x64 tile, the same 16×8 outputs a thread with a quarter fewer copies
-// per thread and k tile (B's 64 columns shared by 256 rows), and one block's
+// 128x64 tile, the same 16×8 outputs a thread with half of B's copies per
+// thread and k tile (20 floats against 24: B's 64 columns shared by 256 rows), and one block's
 // four warps fill the four warp schedulers: one block per SM took 0.98–1.05×
 // the time of two (H200, scripts/gemm-small-ab.py, 4096×512×2048 split 1
 // against split 2 with its reduction).
@@ -1732,7 +1741,7 @@ __device__ __forceinline__ void skinny_along_k(SKINNY_PARAMS) {
 template <int NB, bool VEC>
 __device__ __forceinline__ void skinny_along_m(SKINNY_PARAMS) {
     __shared__ __align__(16) float qs[SKINNY_KC * NB];
-    // The thread rows' sums of NB/4 columns at a time ([ty][row][4]), then the block's ([row][NB]).
+    // The thread rows' sums, 4 columns at a time (NB/4 rounds) ([ty][row][4]), then the block's ([row][NB]).
     __shared__ __align__(16) float rows_sums[8 * SKINNY_M_ROWS * 4];
     __shared__ float out[SKINNY_M_ROWS * NB];
     const float alpha = load_scalar(alpha_value, alpha_ptr);

@@ -42,7 +42,8 @@
 //    a warp reads 32 / L columns per load; x is read directly (L lanes ask for
 //    the same element). The column sums are folded over the lanes of a warp by
 //    shuffles, then over the warps through shared memory. (On sm_90 the
-//    cluster kernels take their calls of more than 512 columns.)
+//    cluster kernels take their calls of more than 512 columns, but 1 to 8
+//    rows past 16384 columns: cluster_serves.)
 //  - gemv_n_f32_cluster16 / _cluster32 / _cluster64 and their _scalar_ twins:
 //    op N on few rows (up to 1024) on more than 512 columns, sm_90 on: the
 //    short kernels' layout on row tiles of 16, 32 or 64 rows, each split
@@ -84,8 +85,9 @@
 //
 // Split (gridDim.y > 1): the reduction dimension (columns for N, rows for T) is
 // cut into gridDim.y ranges of `per_split` each, one block per range and tile.
-// Each block takes a ticket from `counters[blockIdx.x]` as it starts and
-// writes its partial vector to the slots `slots[split_index * len_y + i]`
+// Each block takes a ticket from `counters[blockIdx.x]` (the short and
+// cluster N kernels as they start, the others once their slots are written:
+// gemv_split_last_late) and writes its partial vector to the slots `slots[split_index * len_y + i]`
 // (common.cuh: a sum and a flag in 8 bytes); the block of a tile with the last
 // ticket takes the slots as they fill and adds them in a fixed order
 // (gemv_split_gather), applies alpha and beta, writes y, and leaves the
@@ -94,8 +96,11 @@
 // ticket from `counters[column]`, and the column's last warp adds). The
 // counters and slots must be 0 before the first call (the routine sees to it).
 //
-// The elements of y a thread writes are read before its sums are done
-// (gemv_y_early), not after. Every result is a fixed-order sum for a given
+// Most kernels read the elements of y a thread writes before its sums are
+// done (gemv_y_early; gemv_n after its columns, before the fold); the
+// cluster, split paired, stacked, lanes and sweep kernels, and a split's
+// gathering block for the outputs other than its own, read them at the final
+// write. Every result is a fixed-order sum for a given
 // (kernel, Tx, Ty, split), so repeated calls give the same bits. Scalars come
 // as (value, device address or null) pairs, read with load_scalar. alpha ==
 // 0: A and x are not read; beta == 0: y is not read (NaN there is overwritten).
@@ -113,7 +118,9 @@
 // The short N kernels: at most this many rows, and columns in flight per lane.
 #define GEMV_SHORT_ROWS 64
 #define GEMV_SHORT_UNROLL 4
-// The cluster N kernels: blocks a cluster (the split), columns in flight per lane, threads a block.
+// The cluster N kernels: blocks a cluster (the split), columns in flight per
+// lane, and the most threads a block (the launch bounds and the size of the
+// sums; blocks of 128 run too).
 #define GEMV_CLUSTER 8
 #define GEMV_CLUSTER_UNROLL 8
 #define GEMV_CLUSTER_THREADS 256
@@ -258,7 +265,8 @@ __device__ __forceinline__ float gemv_split_sum_lanes(SplitSlot *column, i64 str
 
 // In the tile's last block: scratch[o] = sum over s < splits of the slot
 // slots[s * stride + o], for o < outputs, each cleared as it is taken. G
-// groups of threads (G a power of two, G * outputs <= the block's threads)
+// groups of threads (G the largest power of two with G * outputs <= the
+// block's threads and G <= splits, at least 1)
 // each add the splits s = g, g + G, ... in order (gemv_split_sum), then the G
 // sums of an output are folded (gemv_fold): the order depends only on
 // (outputs, splits, block size). scratch holds at least max(outputs,
@@ -967,7 +975,8 @@ __device__ __forceinline__ void gemv_t_short(i64 m, i64 n, float alpha_value, co
     }
 }
 
-// X_FROM_L1 (VEC only; x 16-byte aligned, incx == 1): x read as float4
+// X_FROM_L1 (VEC only; x 16-byte aligned, incx == 1, but at any alignment
+// with ANY_A): x read as float4
 // through the read-only path where it is used instead of staged, with no
 // barrier in the row loop.
 template <bool VEC, int U, bool X_FROM_L1 = false, bool ANY_A = false>
@@ -1060,7 +1069,8 @@ __device__ __forceinline__ void gemv_t(i64 m, i64 n, float alpha_value, const fl
             more = i <= last;
             if (more) gemv_t_load_round<VEC, U>(av, a, i, stretch, last);
         }
-        // VEC: a group of fewer than 4 rows at the end of the chunk (only at the end of A's rows),
+        // VEC: a group of fewer than 4 rows at the end of the chunk (only at the end of A's rows, but with
+        // ANY_A at the end of every chunk whose head is not 0),
         // read by the lane (and slice) whose float4 would start there.
         if (VEC && active) {
             const int tail = len & ~3;
@@ -1374,8 +1384,8 @@ __device__ __forceinline__ bool gemv_n_row_start(i64 m, int tile_rows, float alp
 // The end of the row-per-thread N kernels (lanes, sweep): the Ty partial
 // sums of row r, one per thread row, go through shared memory (sums: [ty][tx],
 // `pitch` floats a thread row) and are added in thread-row order; y is read
-// here, not before the columns as in the other kernels: 1-2 % faster (the
-// lanes kernel, 4097² to 4223²).
+// here, not before the columns: 1-2 % faster (the lanes kernel, 4097² to
+// 4223²).
 __device__ __forceinline__ void gemv_n_rows_to_y(float *sums, int pitch, float dot, bool live, float alpha, float beta,
                                                  float *y_row) {
     const int tx = threadIdx.x, ty = threadIdx.y;

@@ -29,7 +29,9 @@
 // array the API describes) and adds the referenced elements only, by a select.
 // Ragged ends, the rows/columns beyond n and op T's (4-column) diagonal square
 // run a checked loop that tests each element and never loads one outside the
-// referenced triangle (nor the diagonal when it is unit).
+// referenced triangle (nor the diagonal when it is unit); op N's rectangle of
+// a thread whose rows run past n (trmv_n_rect_partial) only leaves out the
+// rows past n, with no triangle test, as it lies wholly inside it.
 //
 // Thread layout. vec4: thread tx owns outputs (N) or reduction rows (T)
 // base + 4·tx + e; scalar: base + tx + e·blockDim.x (e = 0..3). Either way a
