@@ -32,6 +32,9 @@ struct Case {
     device_scalars: bool,
     /// C holds NaN before the call (only meaningful with beta = 0).
     nan_c: bool,
+    /// A, B and C of ±1 and ±2 ([`small_integer`]; alpha and beta whole or
+    /// halves): every partial sum exact, so C must equal the reference exactly.
+    small_integers: bool,
 }
 
 impl Case {
@@ -49,6 +52,7 @@ impl Case {
             beta: -0.5,
             device_scalars: false,
             nan_c: false,
+            small_integers: false,
         }
     }
     /// Floats by which A, B and C start past a 16-byte boundary.
@@ -185,9 +189,11 @@ fn run_case_deciding(
     let (br, bc) = case.b_shape();
     // alpha = 0 (either pointer mode): A and B must not be read, so they hold NaN, which any read would carry into C.
     let unread = |v: Vec<f32>| if case.alpha == 0.0 { vec![f32::NAN; v.len()] } else { v };
-    let a = unread(random.vector(extent(ar, ac, case.lda()).max(1)));
-    let b = unread(random.vector(extent(br, bc, case.ldb()).max(1)));
-    let mut c = random.vector(extent(case.m, case.n, case.ldc()).max(1));
+    let value = if case.small_integers { small_integer } else { Random::value };
+    let mut draw = |len: usize| -> Vec<f32> { (0..len).map(|_| value(random)).collect() };
+    let a = unread(draw(extent(ar, ac, case.lda()).max(1)));
+    let b = unread(draw(extent(br, bc, case.ldb()).max(1)));
+    let mut c = draw(extent(case.m, case.n, case.ldc()).max(1));
     if case.nan_c {
         c.iter_mut().for_each(|v| *v = f32::NAN);
     }
@@ -280,6 +286,7 @@ fn run_case_deciding(
             g.is_finite() && (*g as f64 - e).abs() <= bound,
             "{what}: C({row}, {col}) = {g}, expected {e} (bound {bound:e})"
         );
+        assert!(!case.small_integers || *g as f64 == *e, "{what}: C({row}, {col}) = {g}, exactly {e}");
     }
 
     // cuBLAS gets NaN-filled A and B only where alpha = 0, and nothing obliges it not to read them.
@@ -1247,6 +1254,48 @@ fn gpu_sgemm_split_k_like_256_256_65536_scaled_down() {
         );
         assert!(decision.is_err(), "NULL matrices are refused");
         run_case(&gpu, &mut random, &case, cublas, None);
+    }
+}
+
+/// Long k, exact: on A, B and C of ±1 and ±2 with alpha 2 and beta -1 or 0
+/// ([`small_integer`]), every partial sum a split, the reduction, the skinny
+/// kernels or SGEMV forms is exact, so C must equal the reference exactly. The
+/// other tests' bound grows with k (the worst case of any order) and, on
+/// random signs, passes C itself from about k = 50 000: a split's partial
+/// tile lost or added twice would pass there, not here. The routine's own
+/// choices; the one-tile products must split k.
+#[test]
+fn gpu_sgemm_long_k_exact_on_small_integers() {
+    let _shapes = tuner_choices();
+    let test = "gpu_sgemm_long_k_exact_on_small_integers";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    // (ta, tb, m, n, k, one tile: must split)
+    let shapes = [
+        (0, 0, 64, 64, 65536, true),
+        (1, 0, 64, 64, 65536, true),
+        (0, 1, 64, 64, 32768, true),
+        (1, 1, 64, 64, 32768, true),
+        (1, 0, 128, 96, 32768, false),
+        (0, 0, 200, 130, 16384, false),
+        (0, 0, 1, 70, 65536, false),
+        (1, 0, 70, 1, 65536, false),
+        (0, 0, 1000, 8, 30000, false),
+        (1, 0, 16, 1000, 30000, false),
+    ];
+    for (i, &(ta, tb, m, n, k, one_tile)) in shapes.iter().enumerate() {
+        let mut case = Case::new(ta, tb, m, n, k);
+        (case.small_integers, case.alpha, case.beta) = (true, 2.0, -1.0);
+        // beta = 0 over NaN in C in every other case.
+        if i % 2 == 1 {
+            (case.beta, case.nan_c) = (0.0, true);
+        }
+        let decision = run_case_choosing(&gpu, &mut random, &case, None);
+        if one_tile {
+            let split = decision.plan.map(|plan| plan.geometry.grid.2);
+            assert!(split.is_some_and(|split| split > 1), "{case:?}: k not split ({})", decision.summary());
+        }
+        say(&format!("{test}: {case:?}: {}: exact", decision.summary()));
     }
 }
 

@@ -69,12 +69,18 @@ impl Prepared {
     /// alpha = 0 fills A and x with NaN (they must not be read); beta = 0 puts NaN
     /// in y's elements (they must be overwritten, not read).
     fn new(gpu: &Gpu, random: &mut Random, case: Case) -> Prepared {
+        Prepared::with_values(gpu, random, case, Random::value)
+    }
+
+    /// [`Prepared::new`] with A, x and y drawn by `value`.
+    fn with_values(gpu: &Gpu, random: &mut Random, case: Case, value: fn(&mut Random) -> f32) -> Prepared {
         let ctx = gpu.context();
         let (len_x, len_y) = case.lengths();
         let nan_unless = |keep: bool, v: Vec<f32>| if keep { v } else { vec![f32::NAN; v.len()] };
-        let a = nan_unless(case.alpha != 0.0, random.vector(case.a_len()));
-        let x = nan_unless(case.alpha != 0.0, random.vector(span(len_x, case.incx)));
-        let mut y = random.vector(span(len_y, case.incy));
+        let mut draw = |len: usize| -> Vec<f32> { (0..len).map(|_| value(random)).collect() };
+        let a = nan_unless(case.alpha != 0.0, draw(case.a_len()));
+        let x = nan_unless(case.alpha != 0.0, draw(span(len_x, case.incx)));
+        let mut y = draw(span(len_y, case.incy));
         let mut is_element = vec![false; y.len()];
         for i in 0..len_y {
             let iy = strided_index(i, len_y, case.incy);
@@ -950,6 +956,66 @@ fn gpu_sgemv_every_launch_shape() {
         prepared.check_inputs_unchanged(&prepared.describe(None));
     }
     say(&format!("{test}: {launches} forced launches correct"));
+}
+
+/// Long sums, exact: with A, x and y of ±1 and ±2, alpha 2 and beta -1 or 0,
+/// every partial sum any kernel forms is an integer below 2^24 (at most 4 per
+/// term over at most 2^20 terms), which float32 holds exactly whatever the
+/// order, so y must equal the reference exactly. The other tests' random data
+/// is held to a bound that grows with the sum's length (the worst case of any
+/// order), and on random signs that bound passes the result itself from about
+/// 50 000 terms: a split's partial vector lost or added twice would pass there,
+/// not here. Through the routine, on the splits, clusters and long ranges that
+/// the other tests reach at those lengths.
+#[test]
+fn gpu_sgemv_long_sums_exact_on_small_integers() {
+    let test = "gpu_sgemv_long_sums_exact_on_small_integers";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    // (trans, m, n, lda, incx, incy)
+    let shapes = [
+        (MUBLAS_OP_N, 1, 70001, 1, 1, 1),
+        (MUBLAS_OP_N, 16, 200000, 16, 1, 1),
+        (MUBLAS_OP_N, 16, 1 << 18, 17, -1, 2),
+        (MUBLAS_OP_N, 9, 65537, 11, 1, 1),
+        (MUBLAS_OP_N, 64, 262145, 64, 1, 1),
+        (MUBLAS_OP_N, 2000, 16384, 2000, 1, 1),
+        (MUBLAS_OP_T, 1 << 20, 16, 1 << 20, 1, 1),
+        (MUBLAS_OP_T, 200003, 40, 200004, 1, -1),
+        (MUBLAS_OP_T, 200003, 40, 200003, 1, 1),
+        (MUBLAS_OP_T, 65536, 600, 65537, 2, 1),
+    ];
+    for (i, &(trans, m, n, lda, incx, incy)) in shapes.iter().enumerate() {
+        // beta = 0 over NaN in y in every other case.
+        let beta = if i % 2 == 0 { -1.0 } else { 0.0 };
+        let case = Case {
+            trans,
+            m,
+            n,
+            lda,
+            a_offset: 0,
+            x_offset: 0,
+            y_offset: 0,
+            incx,
+            incy,
+            alpha: 2.0,
+            beta,
+            device_scalars: false,
+        };
+        let prepared = Prepared::with_values(&gpu, &mut random, case, small_integer);
+        let x = gemv::x_reads(prepared.dx.address(), incx);
+        let op = gemv::check_arguments(trans, m as i64, n as i64, lda as i64, incx, incy).unwrap();
+        let (spec, plan) =
+            gemv::plan(gpu.inner(), op, m as i64, n as i64, prepared.da.address(), lda as i64, x).unwrap();
+        let got = prepared.run(&gpu, None);
+        let what =
+            format!("{} [{} {:?} grid {:?}]", prepared.describe(None), spec.name, plan.shape, plan.geometry.grid);
+        prepared.check(&what, &got);
+        for (s, (&g, &e)) in got.iter().zip(&prepared.expected).enumerate() {
+            assert!(g as f64 == e, "{what}: storage {s} of y: got {g}, exactly {e}");
+        }
+        say(&format!("{test}: {what}: exact"));
+    }
 }
 
 #[test]

@@ -149,6 +149,16 @@ pub fn random(test: &str) -> Random {
     random
 }
 
+/// ±1 or ±2, evenly: a product of two is a whole number of at most 4 in
+/// magnitude, so a sum of up to 2^20 of them (times 2, plus a few more) is a
+/// whole number below 2^24, which float32 holds exactly in any order of
+/// addition: a result from such data must equal the float64 reference.
+pub fn small_integer(random: &mut Random) -> f32 {
+    let bits = random.next_u64();
+    let magnitude = if bits & 2 == 0 { 1.0 } else { 2.0 };
+    if bits & 1 == 0 { magnitude } else { -magnitude }
+}
+
 /// Index into a strided vector's storage, reference-BLAS style.
 pub fn strided_index(i: usize, n: usize, inc: i64) -> usize {
     if inc >= 0 { i * inc as usize } else { (n - 1 - i) * (-inc) as usize }
