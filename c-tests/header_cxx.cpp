@@ -11,7 +11,8 @@ int main() {
     int version = 0;
     mublasStatus_t status = mublasGetVersion(nullptr, &version);
     const char *name = mublasGetStatusName(status);
-    // Every entry point's address, so that each one must resolve at link time.
+    // Every function's address (tests/header.rs checks that the list is whole): each must resolve at link time,
+    // which is the test; a mangled C++ name would not.
     const void *entry_points[] = {
         reinterpret_cast<const void *>(&mublasCreate),
         reinterpret_cast<const void *>(&mublasDestroy),
@@ -19,10 +20,27 @@ int main() {
         reinterpret_cast<const void *>(&mublasGetStream),
         reinterpret_cast<const void *>(&mublasSetPointerMode),
         reinterpret_cast<const void *>(&mublasGetPointerMode),
-        reinterpret_cast<const void *>(&mublasSaxpy),
         reinterpret_cast<const void *>(&mublasGetVersion),
         reinterpret_cast<const void *>(&mublasGetStatusName),
         reinterpret_cast<const void *>(&mublasGetStatusString),
+        reinterpret_cast<const void *>(&mublasSaxpy),
+        reinterpret_cast<const void *>(&mublasSaxpy_64),
+        reinterpret_cast<const void *>(&mublasSgemv),
+        reinterpret_cast<const void *>(&mublasSgemv_64),
+        reinterpret_cast<const void *>(&mublasStrmv),
+        reinterpret_cast<const void *>(&mublasStrmv_64),
+        reinterpret_cast<const void *>(&mublasSgemm),
+        reinterpret_cast<const void *>(&mublasSgemm_64),
+        reinterpret_cast<const void *>(&mublasAlloc),
+        reinterpret_cast<const void *>(&mublasFree),
+        reinterpret_cast<const void *>(&mublasSetVector),
+        reinterpret_cast<const void *>(&mublasGetVector),
+        reinterpret_cast<const void *>(&mublasSetVectorAsync),
+        reinterpret_cast<const void *>(&mublasGetVectorAsync),
+        reinterpret_cast<const void *>(&mublasSetMatrix),
+        reinterpret_cast<const void *>(&mublasGetMatrix),
+        reinterpret_cast<const void *>(&mublasSetMatrixAsync),
+        reinterpret_cast<const void *>(&mublasGetMatrixAsync),
     };
     bool all_resolved = true;
     for (const void *p : entry_points) {

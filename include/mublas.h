@@ -99,7 +99,7 @@ extern "C" {
 
 // y = alpha·x + y (cuBLAS `cublasSaxpy`). n ≤ 0 and a host alpha of 0 return
 // at once. Increments follow reference BLAS: negative ones walk backwards,
-// incx = 0 repeats x[0], and incy = 0 adds every term into y[0] (in a fixed
+// incx = 0 repeats `x[0]`, and incy = 0 adds every term into `y[0]` (in a fixed
 // order, so repeated calls give the same bits).
 //
 // # Safety
@@ -367,10 +367,11 @@ const char *mublasGetStatusString(mublasStatus_t status);
 // x := op(A)·x for a triangular n × n matrix A (cuBLAS `cublasStrmv`).
 // Arguments are checked in reference-BLAS order (1 uplo, 2 trans, 3 diag,
 // 4 n < 0, 6 lda < max(1, n), 8 incx = 0) after the handle; n = 0 returns at
-// once. incx may be negative (reference-BLAS indexing). ALLOC_FAILED where
-// the work buffer cannot hold the partial sums (past
+// once. incx may be negative (reference-BLAS indexing). Where the work
+// buffer cannot hold the partial sums of the whole n (past
 // `MUBLAS_WORKSPACE_LIMIT_BYTES`, out of device memory, or a larger buffer
-// needed while the stream is being captured into a graph).
+// needed while the stream is being captured into a graph), it multiplies in
+// diagonal blocks; ALLOC_FAILED only where not even blocks of 64 fit.
 //
 // # Safety
 // `handle` null or live; A a device matrix holding the referenced triangle

@@ -70,6 +70,28 @@ fn fortran_module_binds_every_function_of_the_header() {
     );
 }
 
+/// c-tests/header_cxx.cpp links the header as C++ and takes the address of
+/// every function it lists, so that each must resolve with C linkage: it must
+/// list every function of the header.
+#[test]
+fn cxx_header_test_takes_every_function_of_the_header() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let header = std::fs::read_to_string(root.join("include/mublas.h")).unwrap();
+    let cxx = std::fs::read_to_string(root.join("c-tests/header_cxx.cpp")).unwrap();
+    let declared = names_before_parenthesis(&header, "mublas");
+    let taken: std::collections::BTreeSet<String> = cxx
+        .split("const void *>(&")
+        .skip(1)
+        .map(|rest| rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect())
+        .collect();
+    assert!(declared.len() > 20, "header functions not found: {declared:?}");
+    assert_eq!(
+        declared.difference(&taken).collect::<Vec<_>>(),
+        Vec::<&String>::new(),
+        "declared in mublas.h, address not taken in c-tests/header_cxx.cpp"
+    );
+}
+
 /// Every constant of the header (`#define MUBLAS_… value`) has its Fortran
 /// parameter with the same value.
 #[test]
