@@ -54,6 +54,9 @@ static struct array upload(const float *data, int len, int offset) {
     memcpy(a.host + GUARD + offset, data, (size_t)len * sizeof(float));
     CU_CHECK(cu.cuMemAlloc(&a.base, (size_t)total * sizeof(float)));
     CU_CHECK(cu.cuMemcpyHtoD(a.base, a.host, (size_t)total * sizeof(float)));
+    /* From pageable memory the copy may still be landing when it returns, and a
+       kernel on a non-blocking stream (sgemv_case's) would not wait for it. */
+    CU_CHECK(cu.cuCtxSynchronize());
     return a;
 }
 
