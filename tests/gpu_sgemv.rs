@@ -1651,9 +1651,15 @@ fn gpu_sgemv_split_after_strmv_and_split_k_sgemm_on_the_same_handle() {
     let shape = LaunchShape { tx: 32, ty: 1, split: 8 };
     assert_eq!(gemv.splits(shape), 8);
     let split = Some(shape);
+    let counters_and_slots_clear = |after: &str| {
+        let left = gpu.inner().split_state_left_over().unwrap();
+        assert_eq!(left, (0, 0), "after {after}: (counters, slots) not 0");
+    };
     let check_gemv = |after: &str| {
+        counters_and_slots_clear(after);
         let got = gemv.run(&gpu, split);
         gemv.check(&format!("after {after}: {}", gemv.describe(split)), &got);
+        counters_and_slots_clear(&format!("the SGEMV after {after}"));
     };
     check_gemv("nothing");
 
@@ -2023,6 +2029,23 @@ fn gpu_sgemv_bad_arguments_write_nothing() {
                 null,
                 m,
                 x.address() as *const f32,
+                1,
+                &beta,
+                y.address() as *mut f32,
+                1
+            ),
+            MUBLAS_STATUS_INVALID_VALUE
+        );
+        assert_eq!(
+            mublasSgemv(
+                gpu.handle,
+                0,
+                m,
+                n,
+                &alpha,
+                a.address() as *const f32,
+                m,
+                null,
                 1,
                 &beta,
                 y.address() as *mut f32,
