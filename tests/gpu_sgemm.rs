@@ -1121,6 +1121,9 @@ fn gpu_sgemm_on_a_created_stream() {
         (Case::new(0, 0, 600, 300, 64), TileChoice::SplitTail { tile: 3, cut: Cut::Columns, main: 128 }),
         (Case::new(1, 0, 600, 300, 200), TileChoice::StreamK { tiles: 4, blocks: 7 }),
         (device_alpha_zero, TileChoice::Auto),
+        // The skinny kernels (16 columns, k split over the grid) and one row through SGEMV.
+        (Case::new(0, 0, 1000, 16, 2000), TileChoice::Auto),
+        (Case::new(1, 0, 1, 4097, 1000), TileChoice::Auto),
     ];
     // Once on the default stream first: a call that grows the work buffer frees the old one, which waits for the
     // device, the held-back stream included.
@@ -1128,8 +1131,15 @@ fn gpu_sgemm_on_a_created_stream() {
         run_case(&gpu, &mut random, case, None, Some(*choice));
     }
     set_stream(&gpu, stream.raw());
-    for (case, choice) in &cases {
-        run_case(&gpu, &mut random, case, None, Some(*choice));
+    for (i, (case, choice)) in cases.iter().enumerate() {
+        let decision = run_case_deciding(&gpu, &mut random, case, None, Some(*choice)).1.unwrap();
+        let path = match i {
+            2 => decision.plan.is_some_and(|plan| plan.geometry.grid.2 > 1),
+            7 => decision.skinny.is_some(),
+            8 => decision.as_gemv.is_some(),
+            _ => true,
+        };
+        assert!(path, "{case:?}: not the path meant ({})", decision.summary());
     }
     set_stream(&gpu, std::ptr::null_mut());
     say(&format!("{test}: {} cases correct on a created stream, each held back while the call was made", cases.len()));
@@ -1253,7 +1263,9 @@ fn gpu_sgemm_split_k_like_256_256_65536_scaled_down() {
             TileChoice::Auto,
         );
         assert!(decision.is_err(), "NULL matrices are refused");
-        run_case(&gpu, &mut random, &case, cublas, None);
+        let (_, decision) = run_case_deciding(&gpu, &mut random, &case, cublas, Some(TileChoice::Auto));
+        let split = decision.and_then(|decision| decision.plan).map(|plan| plan.geometry.grid.2);
+        assert!(split.is_some_and(|split| split > 1), "{case:?}: k not split ({split:?})");
     }
 }
 
