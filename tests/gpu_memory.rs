@@ -37,15 +37,23 @@ fn gpu_vectors_round_trip_with_strides() {
         );
         stream.synchronize().unwrap();
         assert_eq!(&again[..], &host[..n]);
-        // Bad arguments, nothing copied.
+        // Bad arguments, nothing copied: not other data onto the device, nor anything over a sentinel.
+        let other = vec![-7.0f32; n];
         assert_eq!(
-            mublasSetVector(n as i32, 4, host.as_ptr() as *const c_void, 0, device, 1),
+            mublasSetVector(n as i32, 4, other.as_ptr() as *const c_void, 0, device, 1),
             MUBLAS_STATUS_INVALID_VALUE
         );
+        again.fill(9.0);
         assert_eq!(
             mublasGetVector(n as i32, 0, device, 1, again.as_mut_ptr() as *mut c_void, 1),
             MUBLAS_STATUS_INVALID_VALUE
         );
+        assert!(again.iter().all(|&v| v == 9.0), "GetVector wrote host memory on bad arguments");
+        assert_eq!(
+            mublasGetVector(n as i32, 4, device, 1, again.as_mut_ptr() as *mut c_void, 1),
+            MUBLAS_STATUS_SUCCESS
+        );
+        assert_eq!(&again[..], &host[..n], "SetVector copied on bad arguments");
         assert_eq!(mublasFree(device), MUBLAS_STATUS_SUCCESS);
     }
 }
@@ -183,10 +191,19 @@ fn gpu_copies_with_pitches_past_2_gib() {
         // A 2 × 3 matrix with a leading dimension of 2^29 + 1 floats on the device.
         let (rows, cols) = (2usize, 3usize);
         let a = random.vector(rows * cols);
+        // Sentinels just past the rows of the first two columns (a copy one element too long would hit them).
+        let past_rows = [rows, inc + rows];
+        for (k, &p) in past_rows.iter().enumerate() {
+            let v = 200.0 + k as f32;
+            assert_eq!(mublasSetVector(1, 4, &v as *const f32 as *const c_void, 1, at(p), 1), 0);
+        }
         assert_eq!(
             mublasSetMatrix(rows as i32, cols as i32, 4, a.as_ptr() as *const c_void, rows as i32, device, inc as i32),
             0
         );
+        for (k, &p) in past_rows.iter().enumerate() {
+            assert_eq!(read(p), 200.0 + k as f32, "SetMatrix wrote past the rows of a column, at element {p}");
+        }
         for j in 0..cols {
             for i in 0..rows {
                 assert_eq!(read(i + j * inc), a[i + j * rows], "SetMatrix: element ({i}, {j})");
