@@ -13,7 +13,8 @@
  * x (SGEMV, host and device scalars) or A and B (SGEMM), which must not be
  * read, and beta {0.5 or -0.5, 0 over NaN}; bad arguments (nothing
  * written). Every array has poison around it, and between a vector's strided
- * elements, that must be unchanged; each element is within 2·(k + 2)·2^-24
+ * elements, that must be unchanged, and the inputs (A, x, B) must come back as
+ * uploaded; each element is within 2·(k + 2)·2^-24
  * of the Σ|terms| of its float64 sum (NaN never passes).
  *
  * Without a GPU it prints why and exits with MUBLAS_TEST_SKIP_CODE, which
@@ -75,6 +76,15 @@ static int download(const struct array *a, float *out) {
                         GUARD * sizeof(float)) == 0;
     free(back);
     return intact;
+}
+
+/* An input after the calls: the floats as uploaded, the poison around them intact. */
+static void check_unchanged(const char *what, const char *name, const struct array *a) {
+    float *after = malloc((size_t)(a->len > 0 ? a->len : 1) * sizeof(float));
+    const int intact = download(a, after);
+    CHECK(intact && memcmp(after, a->host + GUARD + a->offset, (size_t)a->len * sizeof(float)) == 0,
+          "%s: %s, or the guard zones around it, written", what, name);
+    free(after);
 }
 
 static void release(struct array *a) {
@@ -157,6 +167,7 @@ static void sgemv_case(mublasHandle_t h, int trans, int m, int n, int lda, int i
     CHECK(download(&dy, after), "%s: the guard zones around y were written", what);
     case_failures = 0;
     check_vector(what, after, y, ly, incy, want, magnitude, lx);
+    check_unchanged(what, "A", &da), check_unchanged(what, "x", &dx);
     release(&da), release(&dx), release(&dy), release(&ds);
     free(a), free(x), free(y), free(want), free(magnitude), free(after);
 }
@@ -189,6 +200,7 @@ static void strmv_case(mublasHandle_t h, int n, int uplo, int trans, int unit, i
     CHECK(download(&dx, after), "%s: the guard zones around x were written", what);
     case_failures = 0;
     check_vector(what, after, x, n, incx, want, magnitude, n);
+    check_unchanged(what, "A", &da);
     release(&da), release(&dx);
     free(a), free(x), free(want), free(magnitude), free(after);
 }
@@ -253,6 +265,7 @@ static void gemm_check(const char *what, const struct gemm *g, float alpha, floa
         }
     }
     CHECK(stray == 0, "%s: %d floats of C's padding rows were written", what, stray);
+    check_unchanged(what, "A", &g->da), check_unchanged(what, "B", &g->db);
     free(after);
 }
 
