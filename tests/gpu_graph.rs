@@ -295,10 +295,11 @@ fn gpu_calls_captured_into_a_graph_replay_correctly() {
 
 /// A graph keeps the work-buffer addresses its calls were captured with for
 /// every launch, so an uncaptured call that grows the buffer afterwards must
-/// not free the one the graph uses: here the freed range is taken at once by
-/// buffers full of 0xFF bytes (SGEMV's split counters would read 2^32 − 1, and
-/// no block would add the partial sums), and the graph launched again must
-/// still give the right results.
+/// not free the one the graph uses. Were it freed, buffers full of 0xFF bytes
+/// allocated right after would likely take its range (the driver reuses freed
+/// ranges, though nothing guarantees it here): SGEMV's split counters would
+/// read 2^32 − 1, and no block would add the partial sums. The graph launched
+/// again must still give the right results.
 #[test]
 fn gpu_graph_keeps_its_work_buffer_when_the_buffer_grows() {
     let test = "gpu_graph_keeps_its_work_buffer_when_the_buffer_grows";
