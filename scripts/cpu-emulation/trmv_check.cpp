@@ -123,20 +123,22 @@ int main() {
     for (i64 n : {1, 7, 33, 130, 513}) {
         for (const auto &s : shapes) {
             for (int variant = 0; variant < 8; ++variant) {
-                const int turn = cases;
-                Case c{n, n + (turn % 3 == 1 ? 3 : 0), (variant & 1) != 0, (variant & 2) != 0, (variant & 4) != 0,
-                       0, false, s[0], s[1], s[2], s[3], 1};
-                // The float4 layout where lda allows it; otherwise A one float past 16 bytes, or at the back fence.
-                if (c.lda % 4 == 0 && turn % 2 == 0) {
-                    c.offset = 0;
-                } else if (turn % 4 == 1) {
-                    c.at_end = true;
-                } else {
-                    c.offset = 1 + turn % 3;
+                // Every variant in the float4 layout (lda a multiple of 4, A on 16 bytes) and in the scalar one
+                // (A one to three floats past 16 bytes, or at the back fence).
+                for (bool vec4 : {true, false}) {
+                    const int turn = cases;
+                    const i64 lda = vec4 ? (n + 3) / 4 * 4 + (turn % 3 == 1 ? 4 : 0) : n + (turn % 3 == 1 ? 3 : 0);
+                    Case c{n, lda, (variant & 1) != 0, (variant & 2) != 0, (variant & 4) != 0, 0, false,
+                           s[0], s[1], s[2], s[3], 1};
+                    if (!vec4 && turn % 4 == 1) {
+                        c.at_end = true;
+                    } else if (!vec4) {
+                        c.offset = 1 + turn % 3;
+                    }
+                    c.incx = turn % 5 == 1 ? -1 : turn % 5 == 3 ? 3 : turn % 5 == 4 ? -2 : 1;
+                    ++cases;
+                    failed += run_case(c) ? 1 : 0;
                 }
-                c.incx = turn % 5 == 1 ? -1 : turn % 5 == 3 ? 3 : turn % 5 == 4 ? -2 : 1;
-                ++cases;
-                failed += run_case(c) ? 1 : 0;
             }
         }
     }
