@@ -64,6 +64,8 @@ program test_mublas
     end do
     call check('SGEMV', real(out_y(i), c_double), expected, scale, k + 2)
   end do
+  ! y back in dy first, so that a 64-bit call that wrote nothing could not pass on the 32-bit one's result.
+  call expect(mublasSetVector(m, 4, c_loc(y), 1, dy, 1), 'mublasSetVector')
   call expect(mublasSgemv_64(h, MUBLAS_OP_N, m64, k64, alpha, da, m64, dx, one, beta, dy, one), 'mublasSgemv_64')
   call expect(mublasGetVector(m, 4, dy, 1, c_loc(out64_y), 1), 'mublasGetVector')
   call same_bits('mublasSgemv_64', out64_y, out_y)
