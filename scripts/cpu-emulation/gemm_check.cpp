@@ -399,17 +399,18 @@ int main(int argc, char **argv) {
         const i64 pad = kinfo.vec ? 4 : 3;
         list.push_back({1, 1, 1, 1, 0, 0, offset, 1.25f, -0.5f, false, false, false});
         list.push_back({7, 33, 9, 1, 0, pad, offset, 1.25f, -0.5f, true, false, false});
-        list.push_back({kinfo.bm + 1, kinfo.bn - 1, 21, 1, 0, pad, offset, 1.25f, 0.0f, false, true, false});
+        list.push_back({kinfo.bm + 1, kinfo.bn - 1, 20, 1, 0, pad, offset, 1.25f, 0.0f, false, true, false});
         list.push_back({2 * kinfo.bm + 36, kinfo.bn + 4, 44, 1, 0, 0, 0, -0.75f, 0.5f, false, false, true});
         // Whole tiles, a k of many tiles (the pipeline's steady state), a split.
-        list.push_back({kinfo.bm, kinfo.bn, 200, 1, 0, 0, 0, 1.0f, 0.0f, false, false, true});
+        list.push_back({kinfo.bm, kinfo.bn, 200, 1, 0, 0, 0, 1.0f, 0.0f, false, true, true});
         list.push_back({100, 72, 2052, 3, 0, 0, offset, 1.25f, -0.5f, true, false, false});
         list.push_back({kinfo.bm + 4, 36, 64, 8, 0, pad, offset, 1.25f, -0.5f, false, false, false});
-        // k shorter than the pipeline, k = 1 tile + residue; alpha 0 (A, B unread); alpha 0, beta 1.
+        // k shorter than the pipeline, k = 1 tile + residue; alpha 0 (A, B unread); alpha 0, beta 1 (k a
+        // multiple of 4, so that the _vec kernels of every pair run them too).
         list.push_back({40, 40, 12, 1, 0, 0, offset, 1.25f, -0.5f, false, false, true});
         list.push_back({40, 40, 4, 1, 0, 0, offset, 1.25f, -0.5f, false, false, false});
-        list.push_back({40, 40, 37, 1, 0, 0, offset, 0.0f, 0.5f, true, false, false});
-        list.push_back({40, 40, 37, 1, 0, 0, offset, 0.0f, 1.0f, true, false, false});
+        list.push_back({40, 40, 36, 1, 0, 0, offset, 0.0f, 0.5f, true, false, false});
+        list.push_back({40, 40, 36, 1, 0, 0, offset, 0.0f, 1.0f, true, false, false});
         // alpha 0 from the device on a split along k (beta over NaN-free C, beta 1, then beta 0 over NaN).
         list.push_back({100, 72, 2052, 3, 0, pad, offset, 0.0f, 0.5f, true, false, false});
         list.push_back({kinfo.bm + 4, 36, 64, 8, 0, pad, offset, 0.0f, 1.0f, true, false, false});
