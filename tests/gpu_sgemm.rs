@@ -1294,6 +1294,11 @@ fn gpu_sgemm_long_k_exact_on_small_integers() {
         (1, 0, 70, 1, 65536, false),
         (0, 0, 1000, 8, 30000, false),
         (1, 0, 16, 1000, 30000, false),
+        // Whole tiles at k of thousands, every pair (the other tests' bound allows a few percent there).
+        (0, 0, 512, 384, 4096, false),
+        (0, 1, 384, 512, 4096, false),
+        (1, 0, 300, 260, 5000, false),
+        (1, 1, 260, 300, 5000, false),
     ];
     for (i, &(ta, tb, m, n, k, one_tile)) in shapes.iter().enumerate() {
         let mut case = Case::new(ta, tb, m, n, k);

@@ -984,6 +984,13 @@ fn gpu_sgemv_long_sums_exact_on_small_integers() {
         (MUBLAS_OP_T, 200003, 40, 200004, 1, -1),
         (MUBLAS_OP_T, 200003, 40, 200003, 1, 1),
         (MUBLAS_OP_T, 65536, 600, 65537, 2, 1),
+        // The benchmark's middle sizes, float4 and not, where the splits and the wide kernels run.
+        (MUBLAS_OP_N, 4096, 4096, 4096, 1, 1),
+        (MUBLAS_OP_T, 4096, 4096, 4096, 1, 1),
+        (MUBLAS_OP_N, 4097, 4097, 4097, 1, 1),
+        (MUBLAS_OP_T, 4097, 4097, 4097, 1, 1),
+        (MUBLAS_OP_N, 1024, 1024, 1024, -2, 1),
+        (MUBLAS_OP_T, 1000, 1000, 1003, 1, 3),
     ];
     for (i, &(trans, m, n, lda, incx, incy)) in shapes.iter().enumerate() {
         // beta = 0 over NaN in y in every other case.
