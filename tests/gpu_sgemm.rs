@@ -171,6 +171,11 @@ fn like_h100(gpu: &Gpu) -> bool {
     model.compute_capability >= (8, 0) && model.sm_count == 132
 }
 
+/// Whether the routine split k on its tile plan.
+fn splits_k(decision: &gemm::GemmDecision) -> bool {
+    decision.plan.is_some_and(|plan| plan.geometry.grid.2 > 1)
+}
+
 /// [`run_case`] on the routine's own choices, returning what it did.
 fn run_case_choosing(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCublas>) -> gemm::GemmDecision {
     run_case_deciding(gpu, random, case, cublas, Some(TileChoice::Auto)).1.expect("a choice reports its decision")
@@ -1134,7 +1139,7 @@ fn gpu_sgemm_on_a_created_stream() {
     for (i, (case, choice)) in cases.iter().enumerate() {
         let decision = run_case_deciding(&gpu, &mut random, case, None, Some(*choice)).1.unwrap();
         let path = match i {
-            2 => decision.plan.is_some_and(|plan| plan.geometry.grid.2 > 1),
+            2 => splits_k(&decision),
             7 => decision.skinny.is_some(),
             8 => decision.as_gemv.is_some(),
             _ => true,
@@ -1263,9 +1268,8 @@ fn gpu_sgemm_split_k_like_256_256_65536_scaled_down() {
             TileChoice::Auto,
         );
         assert!(decision.is_err(), "NULL matrices are refused");
-        let (_, decision) = run_case_deciding(&gpu, &mut random, &case, cublas, Some(TileChoice::Auto));
-        let split = decision.and_then(|decision| decision.plan).map(|plan| plan.geometry.grid.2);
-        assert!(split.is_some_and(|split| split > 1), "{case:?}: k not split ({split:?})");
+        let decision = run_case_choosing(&gpu, &mut random, &case, cublas);
+        assert!(splits_k(&decision), "{case:?}: k not split ({})", decision.summary());
     }
 }
 
@@ -1308,10 +1312,7 @@ fn gpu_sgemm_long_k_exact_on_small_integers() {
             (case.beta, case.nan_c) = (0.0, true);
         }
         let decision = run_case_choosing(&gpu, &mut random, &case, None);
-        if one_tile {
-            let split = decision.plan.map(|plan| plan.geometry.grid.2);
-            assert!(split.is_some_and(|split| split > 1), "{case:?}: k not split ({})", decision.summary());
-        }
+        assert!(!one_tile || splits_k(&decision), "{case:?}: k not split ({})", decision.summary());
         say(&format!("{test}: {case:?}: {}: exact", decision.summary()));
     }
 }

@@ -159,6 +159,15 @@ impl Prepared {
         gemv::candidate_kernels(self.case.op(), self.case.m as i64, self.da.address(), self.case.lda as i64, x)
     }
 
+    /// The kernel and plan the routine takes for this case.
+    fn plan(&self, gpu: &Gpu) -> (&'static KernelSpec, LaunchPlan) {
+        let c = &self.case;
+        let (m, n, lda) = (c.m as i64, c.n as i64, c.lda as i64);
+        let op = gemv::check_arguments(c.trans, m, n, lda, c.incx, c.incy).unwrap();
+        let x = gemv::x_reads(self.dx.address(), c.incx);
+        gemv::plan(gpu.inner(), op, m, n, self.da.address(), lda, x).unwrap()
+    }
+
     /// The column (N) or row (T) ranges the default kernel splits into at `shape`.
     fn splits(&self, shape: LaunchShape) -> u32 {
         (self.kernels()[0].geometry)(&gemv::problem(self.case.m as i64, self.case.n as i64), &shape).grid.1
@@ -407,10 +416,7 @@ fn float4_shapes_through_the_routine(
                 device_scalars,
             };
             let prepared = Prepared::new(gpu, &mut random, case);
-            let x = gemv::x_reads(prepared.dx.address(), 1);
-            let op = gemv::check_arguments(trans, m as i64, n as i64, lda as i64, 1, incy).unwrap();
-            let (spec, plan) =
-                gemv::plan(gpu.inner(), op, m as i64, n as i64, prepared.da.address(), lda as i64, x).unwrap();
+            let (spec, plan) = prepared.plan(gpu);
             if k == 0 {
                 say(&format!("{test}: {m} × {n}: {} {:?} grid {:?}", spec.name, plan.shape, plan.geometry.grid));
             }
@@ -1010,10 +1016,7 @@ fn gpu_sgemv_long_sums_exact_on_small_integers() {
             device_scalars: false,
         };
         let prepared = Prepared::with_values(&gpu, &mut random, case, small_integer);
-        let x = gemv::x_reads(prepared.dx.address(), incx);
-        let op = gemv::check_arguments(trans, m as i64, n as i64, lda as i64, incx, incy).unwrap();
-        let (spec, plan) =
-            gemv::plan(gpu.inner(), op, m as i64, n as i64, prepared.da.address(), lda as i64, x).unwrap();
+        let (spec, plan) = prepared.plan(&gpu);
         let got = prepared.run(&gpu, None);
         let what =
             format!("{} [{} {:?} grid {:?}]", prepared.describe(None), spec.name, plan.shape, plan.geometry.grid);
@@ -1514,9 +1517,7 @@ fn gpu_sgemv_plan_reads_x_through_l1_where_x_allows() {
         };
         let prepared = Prepared::new(&gpu, &mut random, case);
         let x = gemv::x_reads(prepared.dx.address(), incx);
-        let op = gemv::check_arguments(MUBLAS_OP_T, n as i64, n as i64, lda as i64, incx, 1).unwrap();
-        let (spec, plan) =
-            gemv::plan(gpu.inner(), op, n as i64, n as i64, prepared.da.address(), lda as i64, x).unwrap();
+        let (spec, plan) = prepared.plan(&gpu);
         say(&format!(
             "{test}: {n}² lda {lda} x_offset {x_offset} incx {incx}: {} {:?} grid {:?}",
             spec.name, plan.shape, plan.geometry.grid
@@ -1788,9 +1789,7 @@ fn gpu_sgemv_on_a_created_stream() {
             device_scalars: true,
         };
         let prepared = Prepared::new(&gpu, &mut random, case);
-        let op = gemv::check_arguments(trans, 3001, 2999, 3004, 1, -2).unwrap();
-        let x = gemv::x_reads(prepared.dx.address(), 1);
-        let (spec, plan) = gemv::plan(gpu.inner(), op, 3001, 2999, prepared.da.address(), 3004, x).unwrap();
+        let (spec, plan) = prepared.plan(&gpu);
         say(&format!("{test}: trans {trans}: {} {:?} grid {:?}", spec.name, plan.shape, plan.geometry.grid));
         let got = prepared.run(&gpu, None);
         prepared.check(&format!("default stream: {}", prepared.describe(None)), &got);

@@ -42,14 +42,22 @@ fn names_before_parenthesis(text: &str, prefix: &str) -> std::collections::BTree
     names
 }
 
+/// The functions include/mublas.h declares.
+fn header_functions() -> std::collections::BTreeSet<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let header = std::fs::read_to_string(root.join("include/mublas.h")).unwrap();
+    let declared = names_before_parenthesis(&header, "mublas");
+    assert!(declared.len() > 20, "header functions not found: {declared:?}");
+    declared
+}
+
 /// include/mublas.f90 is written by hand: it must bind every function of the
 /// header, by the header's name, and nothing the header lacks.
 #[test]
 fn fortran_module_binds_every_function_of_the_header() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let header = std::fs::read_to_string(root.join("include/mublas.h")).unwrap();
     let module = std::fs::read_to_string(root.join("include/mublas.f90")).unwrap();
-    let declared = names_before_parenthesis(&header, "mublas");
+    let declared = header_functions();
     let bound: std::collections::BTreeSet<String> = module
         .split("bind(C, name=\"")
         .skip(1)
@@ -57,7 +65,6 @@ fn fortran_module_binds_every_function_of_the_header() {
         .filter(|name| name.starts_with("mublas"))
         .map(str::to_string)
         .collect();
-    assert!(declared.len() > 20, "header functions not found: {declared:?}");
     assert_eq!(
         declared.difference(&bound).collect::<Vec<_>>(),
         Vec::<&String>::new(),
@@ -76,15 +83,13 @@ fn fortran_module_binds_every_function_of_the_header() {
 #[test]
 fn cxx_header_test_takes_every_function_of_the_header() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let header = std::fs::read_to_string(root.join("include/mublas.h")).unwrap();
     let cxx = std::fs::read_to_string(root.join("c-tests/header_cxx.cpp")).unwrap();
-    let declared = names_before_parenthesis(&header, "mublas");
+    let declared = header_functions();
     let taken: std::collections::BTreeSet<String> = cxx
         .split("const void *>(&")
         .skip(1)
         .map(|rest| rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect())
         .collect();
-    assert!(declared.len() > 20, "header functions not found: {declared:?}");
     assert_eq!(
         declared.difference(&taken).collect::<Vec<_>>(),
         Vec::<&String>::new(),
