@@ -13,9 +13,11 @@
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define CHECK_CUDA(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("FAIL: %s: %s\n", #x, cudaGetErrorString(e)); exit(1); } } while (0)
 #define CHECK_CU(x) do { CUresult r = (x); if (r != CUDA_SUCCESS) { printf("FAIL: %s: CUresult %d\n", #x, (int)r); exit(1); } } while (0)
@@ -240,6 +242,154 @@ static int test_streams_destroyed_between_tasks(cublasHandle_t h, cudaStream_t s
     return failed;
 }
 
+/* Host threads calling at once, as a server or a data-loading program does:
+ * THREADS_OWN threads with a handle and a non-blocking stream each, and two
+ * threads sharing one handle (and its stream), which cuBLAS allows. Each runs
+ * ROUNDS of SGEMV N (2000 × 3000) and SGEMM NN (128 × 128 × 4096: few tiles
+ * on a long k, the split through the work buffer) into its own outputs, NaN
+ * before every call (beta = 0). Every result must match the float64 reference
+ * and be, bit for bit, thread 0's first one: under the preload each handle has
+ * a shadow with its own work buffer, the shared one a single shadow. */
+#define THREADS_OWN 3
+#define THREADS_SHARED 2
+#define THREADS (THREADS_OWN + THREADS_SHARED)
+#define ROUNDS 40
+enum { TM = 2000, TN = 3000, GM = 128, GN = 128, GK = 4096 };
+
+struct thread_task {
+    cublasHandle_t handle; /* the shared handle for the last THREADS_SHARED tasks, else made by the thread */
+    cudaStream_t stream;
+    const float *a, *x, *b; /* device inputs, shared and read-only */
+    float *y_first, *c_first; /* host: this thread's first results */
+    int failed;
+};
+
+static void *run_thread_task(void *argument) {
+    struct thread_task *task = argument;
+    const int own = task->handle == NULL;
+    if (own) {
+        if (cudaStreamCreateWithFlags(&task->stream, cudaStreamNonBlocking) != cudaSuccess ||
+            cublasCreate(&task->handle) != CUBLAS_STATUS_SUCCESS ||
+            cublasSetStream(task->handle, task->stream) != CUBLAS_STATUS_SUCCESS) {
+            printf("FAIL: thread setup\n");
+            task->failed = 1;
+            return NULL;
+        }
+    }
+    float *dy, *dc;
+    float *y = malloc(TM * sizeof(float)), *c = malloc(GM * GN * sizeof(float));
+    if (cudaMalloc((void **)&dy, TM * sizeof(float)) != cudaSuccess ||
+        cudaMalloc((void **)&dc, GM * GN * sizeof(float)) != cudaSuccess) {
+        printf("FAIL: thread cudaMalloc\n");
+        task->failed = 1;
+        return NULL;
+    }
+    const float alpha = 1.25f, zero = 0.0f;
+    for (int round = 0; round < ROUNDS && !task->failed; ++round) {
+        int status = cudaMemsetAsync(dy, 0xff, TM * sizeof(float), task->stream) != cudaSuccess ||
+                     cudaMemsetAsync(dc, 0xff, GM * GN * sizeof(float), task->stream) != cudaSuccess;
+        status |= cublasSgemv(task->handle, CUBLAS_OP_N, TM, TN, &alpha, task->a, TM, task->x, 1, &zero, dy, 1) !=
+                  CUBLAS_STATUS_SUCCESS;
+        status |= cublasSgemm(task->handle, CUBLAS_OP_N, CUBLAS_OP_N, GM, GN, GK, &alpha, task->a, GM, task->b, GK,
+                              &zero, dc, GM) != CUBLAS_STATUS_SUCCESS;
+        status |= cudaStreamSynchronize(task->stream) != cudaSuccess;
+        status |= cudaMemcpy(y, dy, TM * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess;
+        status |= cudaMemcpy(c, dc, GM * GN * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess;
+        if (status) {
+            printf("FAIL: thread round %d: a call failed\n", round);
+            task->failed = 1;
+        } else if (round == 0) {
+            memcpy(task->y_first, y, TM * sizeof(float));
+            memcpy(task->c_first, c, GM * GN * sizeof(float));
+        } else if (memcmp(y, task->y_first, TM * sizeof(float)) != 0 ||
+                   memcmp(c, task->c_first, GM * GN * sizeof(float)) != 0) {
+            printf("FAIL: thread round %d: not the bits of its first round\n", round);
+            task->failed = 1;
+        }
+    }
+    cudaFree(dy); cudaFree(dc);
+    free(y); free(c);
+    if (own) {
+        task->failed |= cublasDestroy(task->handle) != CUBLAS_STATUS_SUCCESS;
+        task->failed |= cudaStreamDestroy(task->stream) != cudaSuccess;
+    }
+    return NULL;
+}
+
+static int test_threads_at_once(void) {
+    long long (*shadows)(void) = (long long (*)(void))dlsym(RTLD_DEFAULT, "mublasInterposedShadows");
+    const long long shadows_before = shadows ? shadows() : -1;
+    const size_t a_len = (size_t)TM * TN, b_len = (size_t)GK * GN;
+    float *a = malloc(a_len * sizeof(float)), *x = malloc(TN * sizeof(float)), *b = malloc(b_len * sizeof(float));
+    for (size_t i = 0; i < a_len; ++i) a[i] = random_value();
+    for (int i = 0; i < TN; ++i) x[i] = random_value();
+    for (size_t i = 0; i < b_len; ++i) b[i] = random_value();
+    float *da, *dx, *db;
+    CHECK_CUDA(cudaMalloc((void **)&da, a_len * sizeof(float)));
+    CHECK_CUDA(cudaMalloc((void **)&dx, TN * sizeof(float)));
+    CHECK_CUDA(cudaMalloc((void **)&db, b_len * sizeof(float)));
+    CHECK_CUDA(cudaMemcpy(da, a, a_len * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(dx, x, TN * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(db, b, b_len * sizeof(float), cudaMemcpyHostToDevice));
+    cublasHandle_t shared;
+    cudaStream_t shared_stream;
+    CHECK_CUDA(cudaStreamCreateWithFlags(&shared_stream, cudaStreamNonBlocking));
+    CHECK_CUBLAS(cublasCreate(&shared));
+    CHECK_CUBLAS(cublasSetStream(shared, shared_stream));
+    struct thread_task tasks[THREADS];
+    pthread_t threads[THREADS];
+    for (int t = 0; t < THREADS; ++t) {
+        tasks[t] = (struct thread_task){.a = da, .x = dx, .b = db};
+        tasks[t].y_first = malloc(TM * sizeof(float));
+        tasks[t].c_first = malloc(GM * GN * sizeof(float));
+        if (t >= THREADS_OWN) { tasks[t].handle = shared; tasks[t].stream = shared_stream; }
+    }
+    for (int t = 0; t < THREADS; ++t)
+        if (pthread_create(&threads[t], NULL, run_thread_task, &tasks[t]) != 0) { printf("FAIL: pthread_create\n"); exit(1); }
+    for (int t = 0; t < THREADS; ++t) pthread_join(threads[t], NULL);
+    CHECK_CUBLAS(cublasDestroy(shared));
+    CHECK_CUDA(cudaStreamDestroy(shared_stream));
+    int failed = 0;
+    for (int t = 0; t < THREADS; ++t) failed |= tasks[t].failed;
+    for (int t = 1; t < THREADS && !failed; ++t)
+        if (memcmp(tasks[t].y_first, tasks[0].y_first, TM * sizeof(float)) != 0 ||
+            memcmp(tasks[t].c_first, tasks[0].c_first, GM * GN * sizeof(float)) != 0) {
+            printf("FAIL: thread %d's results are not thread 0's bits\n", t);
+            failed = 1;
+        }
+    if (!failed) {
+        /* Thread 0's first results against float64: y = 1.25·A·x (A 2000 × 3000), C = 1.25·A'·B with A' the
+           first 128 × 4096 floats of A as a 128-row matrix. */
+        double *expected = malloc(GM * GN * sizeof(double)), *magnitude = malloc(GM * GN * sizeof(double));
+        for (int i = 0; i < TM; ++i) {
+            double sum = 0, mag = 0;
+            for (int j = 0; j < TN; ++j) { double p = (double)a[i + (size_t)j * TM] * x[j]; sum += p; mag += fabs(p); }
+            expected[i] = 1.25 * sum; magnitude[i] = 1.25 * mag;
+        }
+        failed |= check("cublasSgemv N from threads at once (3 handles, 1 shared by 2), every round the same bits", tasks[0].y_first,
+                        expected, magnitude, TM, 2.0 * (TN + 2));
+        for (int j = 0; j < GN; ++j)
+            for (int i = 0; i < GM; ++i) {
+                double sum = 0, mag = 0;
+                for (int l = 0; l < GK; ++l) { double p = (double)a[i + (size_t)l * GM] * b[l + (size_t)j * GK]; sum += p; mag += fabs(p); }
+                expected[i + j * GM] = 1.25 * sum; magnitude[i + j * GM] = 1.25 * mag;
+            }
+        failed |= check("cublasSgemm NN from threads at once (3 handles, 1 shared by 2), every round the same bits", tasks[0].c_first,
+                        expected, magnitude, GM * GN, 2.0 * (GK + 2));
+        free(expected); free(magnitude);
+    }
+    const long long shadows_after = shadows ? shadows() : -1;
+    if (shadows_after != shadows_before) {
+        printf("FAIL: %lld shadow handles before the threads, %lld after their handles were destroyed\n", shadows_before,
+               shadows_after);
+        failed = 1;
+    }
+    for (int t = 0; t < THREADS; ++t) { free(tasks[t].y_first); free(tasks[t].c_first); }
+    cudaFree(da); cudaFree(dx); cudaFree(db);
+    free(a); free(x); free(b);
+    return failed;
+}
+
 /* A context the program made itself (cuCtxCreate, as PyCUDA does), current
  * while it creates its cuBLAS handle and memory: mublas runs in the primary
  * context, whose kernels cannot use that memory, so the calls must reach the
@@ -325,6 +475,7 @@ int main(void) {
     failed |= test_streams_destroyed_between_tasks(h, stream);
     CHECK_CUBLAS(cublasDestroy(h));
     CHECK_CUDA(cudaStreamDestroy(stream));
+    failed |= test_threads_at_once();
     failed |= test_handles_release_their_shadows();
     failed |= test_own_context();
 
@@ -341,15 +492,19 @@ int main(void) {
     printf("64-bit entry points served by mublas: %lld (saxpy), %lld (sgemv), %lld (strmv), %lld (sgemm)\n",
            served_64[0], served_64[1], served_64[2], served_64[3]);
     /* Every call above: SAXPY 3 + 3 (after the destroyed streams) + 4 (the four handles), SGEMV 2 + 3 × 2 and
-       STRMV 1 + 3 × 1 (the destroyed streams' tasks), SGEMM 1; the own-context calls are forwarded. */
-    int all_served = served == 10 && served_gemv == 8 && served_trmv == 4 && served_gemm == 1 && served_64[0] == 1 &&
+       STRMV 1 + 3 × 1 (the destroyed streams' tasks) and THREADS × ROUNDS (the threads), SGEMM 1 + THREADS ×
+       ROUNDS; the own-context calls are forwarded. */
+    const long long threads_calls = THREADS * ROUNDS;
+    int all_served = served == 10 && served_gemv == 8 + threads_calls && served_trmv == 4 &&
+                     served_gemm == 1 + threads_calls && served_64[0] == 1 &&
                      served_64[1] == 1 && served_64[2] == 1 && served_64[3] == 1;
     int none_served = served <= 0 && served_gemv <= 0 && served_trmv <= 0 && served_gemm <= 0 && served_64[0] <= 0 &&
                       served_64[1] <= 0 && served_64[2] <= 0 && served_64[3] <= 0;
     /* 2: no work buffer beyond the split counters (MUBLAS_WORKSPACE_LIMIT_BYTES): STRMV,
        which cannot run without one, goes to the real cuBLAS; the others run unsplit (SAXPY
        with incy = 0 in one block). */
-    int served_but_strmv = served == 10 && served_gemv == 8 && served_trmv == 0 && served_gemm == 1 &&
+    int served_but_strmv = served == 10 && served_gemv == 8 + threads_calls && served_trmv == 0 &&
+                           served_gemm == 1 + threads_calls &&
                            served_64[0] == 1 && served_64[1] == 1 && served_64[2] == 0 && served_64[3] == 1;
     const char *expect = getenv("EXPECT_MUBLAS");
     if (expect && atoi(expect) == 1 && !all_served) { printf("FAIL: mublas did not serve every call\n"); failed = 1; }

@@ -9,7 +9,7 @@ lib="$(realpath "$1")"
 here="$(cd "$(dirname "$0")" && pwd)"
 cuda="${CUDA_HOME:-/usr/local/cuda}"
 app=/tmp/mublas_cublas_app
-cc -O2 -std=c99 "$here/cublas_app.c" -I"$cuda/include" -L"$cuda/lib64" -L"$cuda/lib64/stubs" -Wl,-rpath,"$cuda/lib64" -lcublas -lcudart -lcuda -ldl -lm -o "$app" || { echo "FAIL: could not build the cuBLAS program"; exit 1; }
+cc -O2 -std=c99 "$here/cublas_app.c" -I"$cuda/include" -L"$cuda/lib64" -L"$cuda/lib64/stubs" -Wl,-rpath,"$cuda/lib64" -lcublas -lcudart -lcuda -ldl -lm -pthread -o "$app" || { echo "FAIL: could not build the cuBLAS program"; exit 1; }
 failed=0
 echo "--- plain cuBLAS";                 EXPECT_MUBLAS=0 "$app" || failed=1
 echo "--- LD_PRELOAD=libmublas.so";      EXPECT_MUBLAS=1 MUBLAS_LOG=info LD_PRELOAD="$lib" "$app" || failed=1
