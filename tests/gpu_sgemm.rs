@@ -376,6 +376,83 @@ fn gpu_sgemm_case_matrix() {
     say(&format!("gpu_sgemm_case_matrix: {cases} cases passed"));
 }
 
+/// Shapes, layouts and scalars drawn at random (the seed is printed; `MUBLAS_TEST_SEED` replays the draws),
+/// each on the routine's own choices (tile, split, split tail, stream-K, A^T copied, the skinny and SGEMV
+/// paths), against the float64 reference and cuBLAS: the rules meet shapes no fixed list names (tile edges
+/// give or take 3, short sides from 1, k to 20000, padded and unaligned operands). Ends by saying how many
+/// cases each path took.
+#[test]
+fn gpu_sgemm_random_shapes_through_the_routine() {
+    let test = "gpu_sgemm_random_shapes_through_the_routine";
+    let _shapes = tuner_choices();
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    let cublas = RealCublas::get().map_err(|e| say(&format!("{test}: not comparing with cuBLAS: {e}"))).ok();
+    const CASES: usize = 150;
+    let mut taken = std::collections::BTreeMap::<String, usize>::new();
+    for _ in 0..CASES {
+        let case = random_case(&mut random);
+        let decision = run_case_choosing(&gpu, &mut random, &case, cublas);
+        *taken.entry(path_taken(&decision)).or_default() += 1;
+    }
+    let taken: Vec<String> = taken.iter().map(|(path, cases)| format!("{path} {cases}")).collect();
+    say(&format!("{test}: {CASES} cases passed; paths taken: {}", taken.join(", ")));
+}
+
+/// One case for [`gpu_sgemm_random_shapes_through_the_routine`], at most 2^23 elements of C: a quarter with
+/// one side short (to 40: the SGEMV and skinny paths), a quarter with both sides from 256 (the large tiles,
+/// to 2^29 multiply-adds, the float64 reference's time), the rest with sides from 33, to 2^27; two in five laid out for float4
+/// loads (sides and leading dimensions multiples of 4, operands aligned).
+fn random_case(random: &mut Random) -> Case {
+    let (m, n, k) = loop {
+        // Short sides (to 32: the skinny kernels) come from the first two arms only.
+        let (mut m, mut n) = (32 + random_dimension(random, 8160), 32 + random_dimension(random, 8160));
+        let mut most = 1 << 27;
+        match below(random, 8) {
+            0 => m = log_uniform(random, 40),
+            1 => n = log_uniform(random, 40),
+            2 | 3 => {
+                (m, n) = (255 + random_dimension(random, 3841), 255 + random_dimension(random, 3841));
+                most = 1 << 29;
+            }
+            _ => {}
+        }
+        let k = random_dimension(random, 20000);
+        if m * n <= 1 << 23 && m * n * k <= most {
+            break (m, n, k);
+        }
+    };
+    let float4 = below(random, 5) < 2;
+    let trans = |random: &mut Random| [0, 1, 0, 1, 2][below(random, 5)];
+    let offset = |random: &mut Random| if float4 || below(random, 2) == 0 { 0 } else { 1 + below(random, 3) };
+    let (m, n, k) =
+        if float4 { (m.next_multiple_of(4), n.next_multiple_of(4), k.next_multiple_of(4)) } else { (m, n, k) };
+    let mut case = Case::new(trans(random), trans(random), m, n, k);
+    case.pad = if float4 { 4 * below(random, 3) } else { [0, 0, 0, 1, 3, 4, below(random, 64)][below(random, 7)] };
+    case.operand_offsets = Some([offset(random), offset(random), offset(random)]);
+    case.alpha = random_alpha(random);
+    case.beta = random_beta(random);
+    case.nan_c = case.beta == 0.0;
+    case.device_scalars = below(random, 2) == 0;
+    case
+}
+
+/// What the routine did, in words, for the random-shape test's tally.
+fn path_taken(decision: &gemm::GemmDecision) -> String {
+    let mut words = vec![format!("{:?}", decision.path)];
+    words.extend(decision.kernel.map(|kernel| kernel.name.to_string()));
+    let features = [
+        (decision.as_gemv.is_some(), "as SGEMV"),
+        (decision.skinny.is_some(), "skinny"),
+        (splits_k(decision), "split k"),
+        (decision.split_tail.is_some(), "split tail"),
+        (decision.stream_k.is_some(), "stream-K"),
+        (decision.copied_a_panel_rows.is_some(), "A^T copied"),
+    ];
+    words.extend(features.iter().filter(|(taken, _)| *taken).map(|(_, word)| word.to_string()));
+    words.join(" ")
+}
+
 /// n = 1 or m = 1 runs the SGEMV routine (routines/gemm/mod.rs, "One column or
 /// row"): every pair, k from 1 to split lengths, padded leading dimensions
 /// (C's row lies ldc apart), unaligned operands, both pointer modes, alpha =

@@ -384,6 +384,72 @@ fn gpu_sgemv_case_matrix() {
     say(&format!("{test}: {cases} cases passed"));
 }
 
+/// Shapes, layouts and scalars drawn at random (the seed is printed; `MUBLAS_TEST_SEED` replays the draws),
+/// each through the C ABI on the routine's own kernel and launch, against the float64 reference and cuBLAS:
+/// the plan's rules meet shapes no fixed list names (tile edges give or take 3 floats, 1 to millions of rows
+/// or columns, padded and unaligned A, strided x and y). Ends by saying how many cases each kernel took.
+#[test]
+fn gpu_sgemv_random_shapes_through_the_routine() {
+    let test = "gpu_sgemv_random_shapes_through_the_routine";
+    let _shapes = tuner_choices();
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    let cublas = CublasSession::open(test);
+    const CASES: usize = 300;
+    let mut taken = std::collections::BTreeMap::<&str, usize>::new();
+    for _ in 0..CASES {
+        let case = random_case(&mut random);
+        let prepared = Prepared::new(&gpu, &mut random, case);
+        *taken.entry(prepared.plan(&gpu).0.name).or_default() += 1;
+        run_prepared(&gpu, &prepared, cublas.as_ref().map(CublasSession::pair));
+    }
+    let taken: Vec<String> = taken.iter().map(|(name, cases)| format!("{name} {cases}")).collect();
+    say(&format!("{test}: {CASES} cases passed; kernels taken: {}", taken.join(", ")));
+}
+
+/// One case for [`gpu_sgemv_random_shapes_through_the_routine`], at most 2^24 elements of A: a sixth with one
+/// side short (to 64), a third with both sides from 1000 (the wide, lanes and sweep kernels), the rest of any
+/// size; two in five laid out for float4 loads (lda a multiple of 4, A and x aligned, x of unit stride).
+fn random_case(random: &mut Random) -> Case {
+    const MAX_ELEMENTS: usize = 1 << 24;
+    let (m, n) = loop {
+        let (m, n) = match below(random, 6) {
+            0 => {
+                let short = log_uniform(random, 64);
+                let long = log_uniform(random, MAX_ELEMENTS / short);
+                if below(random, 2) == 0 { (short, long) } else { (long, short) }
+            }
+            1 | 2 => (999 + random_dimension(random, 69001), 999 + random_dimension(random, 16001)),
+            _ => (random_dimension(random, 70000), random_dimension(random, 70000)),
+        };
+        if m * n <= MAX_ELEMENTS {
+            break (m, n);
+        }
+    };
+    let offset = |random: &mut Random| if below(random, 2) == 0 { 0 } else { 1 + below(random, 3) };
+    let increment = |random: &mut Random| if below(random, 2) == 0 { 1 } else { [-1, 2, -2, 3, -3][below(random, 5)] };
+    let float4 = below(random, 5) < 2;
+    let lda = if float4 {
+        m.next_multiple_of(4) + 4 * [0, 0, 1, 5][below(random, 4)]
+    } else {
+        m + [0, 0, 0, 1, 2, 3, 1 + below(random, 100)][below(random, 7)]
+    };
+    Case {
+        trans: [MUBLAS_OP_N, MUBLAS_OP_T, MUBLAS_OP_N, MUBLAS_OP_T, MUBLAS_OP_C][below(random, 5)],
+        m,
+        n,
+        lda,
+        a_offset: if float4 { 0 } else { offset(random) },
+        x_offset: if float4 { 0 } else { offset(random) },
+        y_offset: offset(random),
+        incx: if float4 { 1 } else { increment(random) },
+        incy: increment(random),
+        alpha: random_alpha(random),
+        beta: random_beta(random),
+        device_scalars: below(random, 2) == 0,
+    }
+}
+
 /// Each shape (m, n, lda) through the routine with A and x at their allocations' 16-byte boundaries, so
 /// float4 where lda allows (the case matrix's offsets and increments never give some kernels): every scalar pair and pointer mode of the case matrix, y off its
 /// 16-byte boundary by 0 to 2 floats and with increments 1, -1 and 3 in turn. `expect` checks each shape's

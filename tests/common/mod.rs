@@ -159,6 +159,50 @@ pub fn small_integer(random: &mut Random) -> f32 {
     if bits & 1 == 0 { magnitude } else { -magnitude }
 }
 
+/// Uniform in 0..n (n > 0).
+pub fn below(random: &mut Random, n: usize) -> usize {
+    (random.next_u64() % n as u64) as usize
+}
+
+/// Log-uniform in 1..=max: as many draws between 10 and 100 as between 1000 and 10000.
+pub fn log_uniform(random: &mut Random, max: usize) -> usize {
+    let unit = (random.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+    ((max as f64).powf(unit).round() as usize).clamp(1, max)
+}
+
+/// A dimension in 1..=max for the random-shape tests: a third of the time a
+/// multiple of 32 to 1024 floats give or take 3 (where the kernels' tiles and
+/// the routines' rules change), otherwise log-uniform.
+pub fn random_dimension(random: &mut Random, max: usize) -> usize {
+    if below(random, 3) == 0 {
+        let unit = [32, 64, 128, 256, 1024][below(random, 5)].min(max);
+        let edge = unit * (1 + below(random, max / unit));
+        (edge + below(random, 7)).saturating_sub(3).clamp(1, max)
+    } else {
+        log_uniform(random, max)
+    }
+}
+
+/// alpha for the random-shape tests: 0 a tenth of the time, 1 a tenth, -1 a twentieth, else in ±[1/8, 2].
+pub fn random_alpha(random: &mut Random) -> f32 {
+    match below(random, 20) {
+        0 | 1 => 0.0,
+        2 | 3 => 1.0,
+        4 => -1.0,
+        _ => 2.0 * random.value(),
+    }
+}
+
+/// beta for the random-shape tests: 0 a quarter of the time, 1 a sixth, -1 a tenth, else in ±[1/16, 1].
+pub fn random_beta(random: &mut Random) -> f32 {
+    match below(random, 60) {
+        0..15 => 0.0,
+        15..25 => 1.0,
+        25..31 => -1.0,
+        _ => random.value(),
+    }
+}
+
 /// Index into a strided vector's storage, reference-BLAS style.
 pub fn strided_index(i: usize, n: usize, inc: i64) -> usize {
     if inc >= 0 { i * inc as usize } else { (n - 1 - i) * (-inc) as usize }
