@@ -169,6 +169,42 @@ fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCub
     ours
 }
 
+/// Sizes, layouts and variants drawn at random (the seed is printed; `MUBLAS_TEST_SEED` replays the draws),
+/// each through the C ABI on the routine's own kernel and launch, against the float64 reference and cuBLAS:
+/// n log-uniform to 8192 or at a multiple of 32 to 1024 give or take 3, lda padded or not, A and x aligned
+/// or not, increments ±1 to ±3. Ends by saying how many cases each pass-1 kernel took.
+#[test]
+fn gpu_strmv_random_shapes_through_the_routine() {
+    let test = "gpu_strmv_random_shapes_through_the_routine";
+    let _shapes = tuner_choices();
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let mut random = random(test);
+    let cublas = RealCublas::get().map_err(|e| say(&format!("{test}: not comparing with cuBLAS: {e}"))).ok();
+    const CASES: usize = 120;
+    let mut taken = std::collections::BTreeMap::<&str, usize>::new();
+    for _ in 0..CASES {
+        let (uplo, trans, diag) = VARIANTS[below(&mut random, VARIANTS.len())];
+        let trans = if trans == MUBLAS_OP_T && below(&mut random, 3) == 0 { MUBLAS_OP_C } else { trans };
+        let n = random_dimension(&mut random, 8192);
+        let float4 = below(&mut random, 5) < 2;
+        let lda = if float4 {
+            n.next_multiple_of(4)
+        } else {
+            n + [0, 0, 1, 2, 3, 1 + below(&mut random, 64)][below(&mut random, 6)]
+        };
+        let offset = if float4 { 0 } else { below(&mut random, 4) };
+        let incx = if below(&mut random, 2) == 0 { 1 } else { [-1, 2, -2, 3, -3][below(&mut random, 5)] };
+        let case = Case { uplo, trans, diag, n, lda, incx, offset };
+        let op = if trans == MUBLAS_OP_N { Op::N } else { Op::T };
+        // The address the case's A will have: its offset past a 16-byte boundary is what the plan reads.
+        let (kernel, _, _) = trmv::plan(gpu.inner(), op, n as i64, 4 * offset as u64, lda as i64).unwrap();
+        *taken.entry(kernel.name).or_default() += 1;
+        run_case(&gpu, &mut random, &case, cublas);
+    }
+    let taken: Vec<String> = taken.iter().map(|(name, cases)| format!("{name} {cases}")).collect();
+    say(&format!("{test}: {CASES} cases passed; pass-1 kernels taken: {}", taken.join(", ")));
+}
+
 const VARIANTS: [(i32, i32, i32); 8] = [
     (MUBLAS_FILL_MODE_LOWER, MUBLAS_OP_N, MUBLAS_DIAG_NON_UNIT),
     (MUBLAS_FILL_MODE_LOWER, MUBLAS_OP_N, MUBLAS_DIAG_UNIT),
