@@ -396,15 +396,14 @@ fn gpu_sgemv_random_shapes_through_the_routine() {
     let mut random = random(test);
     let cublas = CublasSession::open(test);
     const CASES: usize = 300;
-    let mut taken = std::collections::BTreeMap::<&str, usize>::new();
+    let mut taken = Tally::default();
     for _ in 0..CASES {
         let case = random_case(&mut random);
         let prepared = Prepared::new(&gpu, &mut random, case);
-        *taken.entry(prepared.plan(&gpu).0.name).or_default() += 1;
+        taken.add(prepared.plan(&gpu).0.name);
         run_prepared(&gpu, &prepared, cublas.as_ref().map(CublasSession::pair));
     }
-    let taken: Vec<String> = taken.iter().map(|(name, cases)| format!("{name} {cases}")).collect();
-    say(&format!("{test}: {CASES} cases passed; kernels taken: {}", taken.join(", ")));
+    taken.say(test, CASES, "kernels taken");
 }
 
 /// One case for [`gpu_sgemv_random_shapes_through_the_routine`], at most 2^24 elements of A: a sixth with one

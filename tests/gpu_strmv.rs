@@ -181,7 +181,7 @@ fn gpu_strmv_random_shapes_through_the_routine() {
     let mut random = random(test);
     let cublas = RealCublas::get().map_err(|e| say(&format!("{test}: not comparing with cuBLAS: {e}"))).ok();
     const CASES: usize = 120;
-    let mut taken = std::collections::BTreeMap::<&str, usize>::new();
+    let mut taken = Tally::default();
     for _ in 0..CASES {
         let (uplo, trans, diag) = VARIANTS[below(&mut random, VARIANTS.len())];
         let trans = if trans == MUBLAS_OP_T && below(&mut random, 3) == 0 { MUBLAS_OP_C } else { trans };
@@ -198,11 +198,10 @@ fn gpu_strmv_random_shapes_through_the_routine() {
         let op = if trans == MUBLAS_OP_N { Op::N } else { Op::T };
         // The address the case's A will have: its offset past a 16-byte boundary is what the plan reads.
         let (kernel, _, _) = trmv::plan(gpu.inner(), op, n as i64, 4 * offset as u64, lda as i64).unwrap();
-        *taken.entry(kernel.name).or_default() += 1;
+        taken.add(kernel.name);
         run_case(&gpu, &mut random, &case, cublas);
     }
-    let taken: Vec<String> = taken.iter().map(|(name, cases)| format!("{name} {cases}")).collect();
-    say(&format!("{test}: {CASES} cases passed; pass-1 kernels taken: {}", taken.join(", ")));
+    taken.say(test, CASES, "pass-1 kernels taken");
 }
 
 const VARIANTS: [(i32, i32, i32); 8] = [

@@ -203,6 +203,22 @@ pub fn random_beta(random: &mut Random) -> f32 {
     }
 }
 
+/// What the random-shape tests' cases took (kernels, paths), said in one line at the end.
+#[derive(Default)]
+pub struct Tally(std::collections::BTreeMap<String, usize>);
+
+impl Tally {
+    pub fn add(&mut self, what: impl Into<String>) {
+        *self.0.entry(what.into()).or_default() += 1;
+    }
+
+    /// "`test`: N cases passed; `what`: a 3, b 1, …".
+    pub fn say(&self, test: &str, cases: usize, what: &str) {
+        let taken: Vec<String> = self.0.iter().map(|(name, count)| format!("{name} {count}")).collect();
+        say(&format!("{test}: {cases} cases passed; {what}: {}", taken.join(", ")));
+    }
+}
+
 /// Index into a strided vector's storage, reference-BLAS style.
 pub fn strided_index(i: usize, n: usize, inc: i64) -> usize {
     if inc >= 0 { i * inc as usize } else { (n - 1 - i) * (-inc) as usize }
