@@ -452,8 +452,8 @@ fn run_random_cases(test: &str, cases: usize, mut draw: impl FnMut(&mut Random) 
 
 /// One case for [`gpu_sgemm_random_shapes_through_the_routine`], at most 2^23 elements of C: a quarter with
 /// one side short (to 40: the SGEMV and skinny paths), a quarter with both sides from 256 (the large tiles,
-/// to 2^29 multiply-adds, the float64 reference's time), the rest with sides from 33, to 2^27; two in five laid out for float4
-/// loads (sides and leading dimensions multiples of 4, operands aligned).
+/// to 2^29 multiply-adds, the float64 reference's time), the rest with sides from 33, to 2^27; laid out by
+/// [`random_layout`].
 fn random_case(random: &mut Random) -> Case {
     let (m, n, k) = loop {
         // Short sides (to 32: the skinny kernels) come from the first two arms only.
