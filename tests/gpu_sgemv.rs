@@ -400,7 +400,9 @@ fn gpu_sgemv_random_shapes_through_the_routine() {
     for _ in 0..CASES {
         let case = random_case(&mut random);
         let prepared = Prepared::new(&gpu, &mut random, case);
-        taken.add(prepared.plan(&gpu).0.name);
+        // alpha = 0 and beta = 1 from the host launch nothing (from the device, the planned kernel finds them).
+        let quick = !case.device_scalars && case.alpha == 0.0 && case.beta == 1.0;
+        taken.add(if quick { "quick return" } else { prepared.plan(&gpu).0.name });
         run_prepared(&gpu, &prepared, cublas.as_ref().map(CublasSession::pair));
     }
     taken.say(test, CASES, "kernels taken");
