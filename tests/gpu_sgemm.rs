@@ -104,10 +104,32 @@ fn op(x: &[f32], ld: usize, trans: i32, i: usize, l: usize) -> f64 {
     (if trans == 0 { x[i + l * ld] } else { x[l + i * ld] }) as f64
 }
 
+/// C(i, j) = alpha·Σ_l op(A)(i, l)·op(B)(l, j) + beta·C(i, j) in float64, and its magnitude (Σ|terms|),
+/// with op(B)'s column j given by `b_column`; C at `index` (beta = 0: not read, whatever it holds;
+/// alpha = 0: no product, A and B not read).
+fn element(case: &Case, a: &[f32], c: &[f32], i: usize, index: usize, b_column: impl Fn(usize) -> f64) -> (f64, f64) {
+    let (mut sum, mut size) = (0f64, 0f64);
+    if case.alpha != 0.0 {
+        let lda = case.lda();
+        for l in 0..case.k {
+            let product = op(a, lda, case.ta, i, l) * b_column(l);
+            sum += product;
+            size += product.abs();
+        }
+    }
+    let old = beta_c(case, c, index);
+    (case.alpha as f64 * sum + old, (case.alpha as f64).abs() * size + old.abs())
+}
+
+/// beta·C at `index` in float64: 0 with beta = 0, whatever C holds there.
+fn beta_c(case: &Case, c: &[f32], index: usize) -> f64 {
+    if case.beta == 0.0 { 0.0 } else { case.beta as f64 * c[index] as f64 }
+}
+
 /// The float64 reference over C's whole storage: (expected, magnitude);
 /// storage between rows m and ldc is expected untouched.
 fn reference(case: &Case, a: &[f32], b: &[f32], c: &[f32]) -> (Vec<f64>, Vec<f64>) {
-    let (lda, ldb, ldc) = (case.lda(), case.ldb(), case.ldc());
+    let (ldb, ldc) = (case.ldb(), case.ldc());
     let mut expected: Vec<f64> = c.iter().map(|v| *v as f64).collect();
     let mut magnitude: Vec<f64> = c.iter().map(|v| v.abs() as f64).collect();
     let mut column = vec![0f64; case.k];
@@ -116,22 +138,8 @@ fn reference(case: &Case, a: &[f32], b: &[f32], c: &[f32]) -> (Vec<f64>, Vec<f64
             *slot = op(b, ldb, case.tb, l, j);
         }
         for i in 0..case.m {
-            let (mut sum, mut size) = (0f64, 0f64);
-            if case.alpha != 0.0 {
-                for (l, bj) in column.iter().enumerate() {
-                    let product = op(a, lda, case.ta, i, l) * bj;
-                    sum += product;
-                    size += product.abs();
-                }
-            }
             let index = i + j * ldc;
-            let (old, old_size) = if case.beta == 0.0 {
-                (0.0, 0.0)
-            } else {
-                (case.beta as f64 * c[index] as f64, (case.beta as f64 * c[index] as f64).abs())
-            };
-            expected[index] = case.alpha as f64 * sum + old;
-            magnitude[index] = (case.alpha as f64).abs() * size + old_size;
+            (expected[index], magnitude[index]) = element(case, a, c, i, index, |l| column[l]);
         }
     }
     (expected, magnitude)
@@ -146,35 +154,25 @@ const SAMPLED_ELEMENTS: usize = 4096;
 /// Σ|terms|). O(m·k + k·n + SAMPLED_ELEMENTS·k).
 fn sampled_reference(case: &Case, a: &[f32], b: &[f32], c: &[f32], random: &mut Random) -> (Vec<f64>, Vec<f64>) {
     let (lda, ldb, ldc) = (case.lda(), case.ldb(), case.ldc());
-    let old = |index: usize| if case.beta == 0.0 { 0.0 } else { case.beta as f64 * c[index] as f64 };
     let row_max: Vec<f64> =
         (0..case.m).map(|i| (0..case.k).map(|l| op(a, lda, case.ta, i, l).abs()).fold(0.0, f64::max)).collect();
     let column_sum: Vec<f64> =
         (0..case.n).map(|j| (0..case.k).map(|l| op(b, ldb, case.tb, l, j).abs()).sum()).collect();
     let mut expected: Vec<f64> = c.iter().map(|v| *v as f64).collect();
     let mut magnitude: Vec<f64> = c.iter().map(|v| v.abs() as f64).collect();
-    for j in 0..case.n {
-        for i in 0..case.m {
+    for (j, column) in column_sum.iter().enumerate() {
+        for (i, row) in row_max.iter().enumerate() {
             let index = i + j * ldc;
             expected[index] = f64::NAN;
             // alpha = 0: A and B hold NaN (they must not be read), and no product enters.
-            let products = if case.alpha == 0.0 { 0.0 } else { (case.alpha as f64).abs() * row_max[i] * column_sum[j] };
-            magnitude[index] = products + old(index).abs();
+            let products = if case.alpha == 0.0 { 0.0 } else { (case.alpha as f64).abs() * row * column };
+            magnitude[index] = products + beta_c(case, c, index).abs();
         }
     }
     for _ in 0..SAMPLED_ELEMENTS {
         let (i, j) = (below(random, case.m), below(random, case.n));
-        let (mut sum, mut size) = (0f64, 0f64);
-        if case.alpha != 0.0 {
-            for l in 0..case.k {
-                let product = op(a, lda, case.ta, i, l) * op(b, ldb, case.tb, l, j);
-                sum += product;
-                size += product.abs();
-            }
-        }
         let index = i + j * ldc;
-        expected[index] = case.alpha as f64 * sum + old(index);
-        magnitude[index] = (case.alpha as f64).abs() * size + old(index).abs();
+        (expected[index], magnitude[index]) = element(case, a, c, i, index, |l| op(b, ldb, case.tb, l, j));
     }
     (expected, magnitude)
 }
@@ -482,7 +480,7 @@ fn random_case(random: &mut Random) -> Case {
 fn random_layout(random: &mut Random, m: usize, n: usize, k: usize) -> Case {
     let float4 = below(random, 5) < 2;
     let trans = |random: &mut Random| [0, 1, 0, 1, 2][below(random, 5)];
-    let offset = |random: &mut Random| if float4 || below(random, 2) == 0 { 0 } else { 1 + below(random, 3) };
+    let offset = |random: &mut Random| if float4 { 0 } else { random_offset(random) };
     let (m, n, k) =
         if float4 { (m.next_multiple_of(4), n.next_multiple_of(4), k.next_multiple_of(4)) } else { (m, n, k) };
     let mut case = Case::new(trans(random), trans(random), m, n, k);

@@ -400,8 +400,12 @@ fn gpu_sgemv_random_shapes_through_the_routine() {
     for _ in 0..CASES {
         let case = random_case(&mut random);
         let prepared = Prepared::new(&gpu, &mut random, case);
-        // alpha = 0 and beta = 1 from the host launch nothing (from the device, the planned kernel finds them).
-        let quick = !case.device_scalars && case.alpha == 0.0 && case.beta == 1.0;
+        let quick = gemv::quick_return(
+            case.m as i64,
+            case.n as i64,
+            prepared.scalar(case.alpha, 0),
+            prepared.scalar(case.beta, 1),
+        );
         taken.add(if quick { "quick return" } else { prepared.plan(&gpu).0.name });
         run_prepared(&gpu, &prepared, cublas.as_ref().map(CublasSession::pair));
     }
@@ -427,8 +431,6 @@ fn random_case(random: &mut Random) -> Case {
             break (m, n);
         }
     };
-    let offset = |random: &mut Random| if below(random, 2) == 0 { 0 } else { 1 + below(random, 3) };
-    let increment = |random: &mut Random| if below(random, 2) == 0 { 1 } else { [-1, 2, -2, 3, -3][below(random, 5)] };
     let float4 = below(random, 5) < 2;
     let lda = if float4 {
         m.next_multiple_of(4) + 4 * [0, 0, 1, 5][below(random, 4)]
@@ -440,11 +442,11 @@ fn random_case(random: &mut Random) -> Case {
         m,
         n,
         lda,
-        a_offset: if float4 { 0 } else { offset(random) },
-        x_offset: if float4 { 0 } else { offset(random) },
-        y_offset: offset(random),
-        incx: if float4 { 1 } else { increment(random) },
-        incy: increment(random),
+        a_offset: if float4 { 0 } else { random_offset(random) },
+        x_offset: if float4 { 0 } else { random_offset(random) },
+        y_offset: random_offset(random),
+        incx: if float4 { 1 } else { random_increment(random) },
+        incy: random_increment(random),
         alpha: random_alpha(random),
         beta: random_beta(random),
         device_scalars: below(random, 2) == 0,

@@ -193,7 +193,7 @@ fn gpu_strmv_random_shapes_through_the_routine() {
             n + [0, 0, 1, 2, 3, 1 + below(&mut random, 64)][below(&mut random, 6)]
         };
         let offset = if float4 { 0 } else { below(&mut random, 4) };
-        let incx = if below(&mut random, 2) == 0 { 1 } else { [-1, 2, -2, 3, -3][below(&mut random, 5)] };
+        let incx = random_increment(&mut random);
         let case = Case { uplo, trans, diag, n, lda, incx, offset };
         let op = if trans == MUBLAS_OP_N { Op::N } else { Op::T };
         // The address the case's A will have: its offset past a 16-byte boundary is what the plan reads.

@@ -183,6 +183,16 @@ pub fn random_dimension(random: &mut Random, max: usize) -> usize {
     }
 }
 
+/// Floats a random-shape test's operand starts past a 16-byte boundary: 0 half the time, else 1 to 3.
+pub fn random_offset(random: &mut Random) -> usize {
+    if below(random, 2) == 0 { 0 } else { 1 + below(random, 3) }
+}
+
+/// A random-shape test's vector increment: 1 half the time, else -1, ±2 or ±3.
+pub fn random_increment(random: &mut Random) -> i64 {
+    if below(random, 2) == 0 { 1 } else { [-1, 2, -2, 3, -3][below(random, 5)] }
+}
+
 /// alpha for the random-shape tests: 0 a tenth of the time, 1 a tenth, -1 a twentieth, else in ±[1/8, 2].
 pub fn random_alpha(random: &mut Random) -> f32 {
     match below(random, 20) {
