@@ -91,20 +91,34 @@ impl Prepared {
         }
         let mut expected: Vec<f64> = y.iter().map(|v| *v as f64).collect();
         let mut magnitude: Vec<f64> = y.iter().map(|v| v.abs() as f64).collect();
-        for i in 0..len_y {
-            let (mut dot, mut dot_magnitude) = (0f64, 0f64);
-            if case.alpha != 0.0 {
-                for k in 0..len_x {
-                    let a_ik = if case.op() == Op::N { a[k * case.lda + i] } else { a[i * case.lda + k] } as f64;
-                    let term = a_ik * x[strided_index(k, len_x, case.incx)] as f64;
-                    dot += term;
-                    dot_magnitude += term.abs();
+        // Each element of op(A)·x summed in k order, A read in storage order (the large cases hold 2^27 floats).
+        let (mut dot, mut dot_magnitude) = (vec![0f64; len_y], vec![0f64; len_y]);
+        if case.alpha != 0.0 && case.a_len() > 0 {
+            let x_at = |k: usize| x[strided_index(k, len_x, case.incx)] as f64;
+            let mut add = |i: usize, term: f64| {
+                dot[i] += term;
+                dot_magnitude[i] += term.abs();
+            };
+            match case.op() {
+                Op::N => {
+                    for k in 0..len_x {
+                        let (column, x_k) = (&a[k * case.lda..][..len_y], x_at(k));
+                        column.iter().enumerate().for_each(|(i, a_ik)| add(i, *a_ik as f64 * x_k));
+                    }
+                }
+                Op::T => {
+                    for i in 0..len_y {
+                        let row = &a[i * case.lda..][..len_x];
+                        row.iter().enumerate().for_each(|(k, a_ik)| add(i, *a_ik as f64 * x_at(k)));
+                    }
                 }
             }
+        }
+        for i in 0..len_y {
             let iy = strided_index(i, len_y, case.incy);
             let y_term = if case.beta == 0.0 { 0.0 } else { case.beta as f64 * y[iy] as f64 };
-            expected[iy] = case.alpha as f64 * dot + y_term;
-            magnitude[iy] = (case.alpha as f64).abs() * dot_magnitude + y_term.abs();
+            expected[iy] = case.alpha as f64 * dot[i] + y_term;
+            magnitude[iy] = (case.alpha as f64).abs() * dot_magnitude[i] + y_term.abs();
         }
         Prepared {
             case,
@@ -390,15 +404,27 @@ fn gpu_sgemv_case_matrix() {
 /// or columns, padded and unaligned A, strided x and y). Ends by saying how many cases each kernel took.
 #[test]
 fn gpu_sgemv_random_shapes_through_the_routine() {
-    let test = "gpu_sgemv_random_shapes_through_the_routine";
+    run_random_cases("gpu_sgemv_random_shapes_through_the_routine", 300, random_case);
+}
+
+/// Larger than [`gpu_sgemv_random_shapes_through_the_routine`]'s budget: the N kernels past one wave of row
+/// tiles (wide, staged, lanes) and T's paired kernels over many waves, unaligned and strided too, where
+/// the small draws rarely go.
+#[test]
+fn gpu_sgemv_random_large_shapes_through_the_routine() {
+    run_random_cases("gpu_sgemv_random_large_shapes_through_the_routine", 24, random_large_case);
+}
+
+/// `cases` cases drawn by `draw`, each through the routine's own plan against float64 and cuBLAS; says
+/// which kernels they took.
+fn run_random_cases(test: &str, cases: usize, draw: fn(&mut Random) -> Case) {
     let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip(test) else { return };
     let mut random = random(test);
     let cublas = CublasSession::open(test);
-    const CASES: usize = 300;
     let mut taken = Tally::default();
-    for _ in 0..CASES {
-        let case = random_case(&mut random);
+    for _ in 0..cases {
+        let case = draw(&mut random);
         let prepared = Prepared::new(&gpu, &mut random, case);
         let quick = gemv::quick_return(
             case.m as i64,
@@ -409,12 +435,12 @@ fn gpu_sgemv_random_shapes_through_the_routine() {
         taken.add(if quick { "quick return" } else { prepared.plan(&gpu).0.name });
         run_prepared(&gpu, &prepared, cublas.as_ref().map(CublasSession::pair));
     }
-    taken.say(test, CASES, "kernels taken");
+    taken.say(test, cases, "kernels taken");
 }
 
 /// One case for [`gpu_sgemv_random_shapes_through_the_routine`], at most 2^24 elements of A: a sixth with one
 /// side short (to 64), a third with both sides from 1000 (the wide, lanes and sweep kernels), the rest of any
-/// size; two in five laid out for float4 loads (lda a multiple of 4, A and x aligned, x of unit stride).
+/// size.
 fn random_case(random: &mut Random) -> Case {
     const MAX_ELEMENTS: usize = 1 << 24;
     let (m, n) = loop {
@@ -431,6 +457,32 @@ fn random_case(random: &mut Random) -> Case {
             break (m, n);
         }
     };
+    random_layout(random, m, n)
+}
+
+/// One case for [`gpu_sgemv_random_large_shapes_through_the_routine`]: 2^24 to 2^27 elements of A with both
+/// sides from 2000, a quarter of them square in the saw-tooth's range (4096 to 4224, where N takes the lanes
+/// kernel for lda not a multiple of 4).
+fn random_large_case(random: &mut Random) -> Case {
+    const ELEMENTS: std::ops::RangeInclusive<usize> = (1 << 24)..=(1 << 27);
+    let (m, n) = if below(random, 4) == 0 {
+        let side = 4096 + below(random, 129);
+        (side, side)
+    } else {
+        loop {
+            let (m, n) = (1999 + random_dimension(random, 63538), 1999 + random_dimension(random, 63538));
+            if ELEMENTS.contains(&(m * n)) {
+                break (m, n);
+            }
+        }
+    };
+    random_layout(random, m, n)
+}
+
+/// The rest of a random case for an m × n A: two in five laid out for float4 loads (lda a multiple of 4, A
+/// and x aligned, x of unit stride), the others padded or not, off their 16-byte boundaries or not, with
+/// increments ±1 to ±3; N, T or C; random scalars in either pointer mode.
+fn random_layout(random: &mut Random, m: usize, n: usize) -> Case {
     let float4 = below(random, 5) < 2;
     let lda = if float4 {
         m.next_multiple_of(4) + 4 * [0, 0, 1, 5][below(random, 4)]
