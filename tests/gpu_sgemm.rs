@@ -479,6 +479,11 @@ fn random_case(random: &mut Random) -> Case {
 /// pointer mode at random, beta = 0 over NaN.
 fn random_layout(random: &mut Random, m: usize, n: usize, k: usize) -> Case {
     let float4 = below(random, 5) < 2;
+    layout(random, m, n, k, float4)
+}
+
+/// [`random_layout`] with float4 loads taken or not as `float4` says.
+fn layout(random: &mut Random, m: usize, n: usize, k: usize, float4: bool) -> Case {
     let trans = |random: &mut Random| [0, 1, 0, 1, 2][below(random, 5)];
     let offset = |random: &mut Random| if float4 { 0 } else { random_offset(random) };
     let (m, n, k) =
@@ -494,15 +499,24 @@ fn random_layout(random: &mut Random, m: usize, n: usize, k: usize) -> Case {
 }
 
 /// [`gpu_sgemm_random_shapes_through_the_routine`] on products too large for the float64 reference whole
-/// (sides 2048 to 6144, k 64 to 2112): where the tuner takes stream-K, split tails, A^T copied in panels and
-/// the large tiles. Each C is checked at [`SAMPLED_ELEMENTS`] elements against float64 and whole against
-/// cuBLAS ([`sampled_reference`]), the guards, the padding and the inputs as in every case.
+/// (sides 2048 to 6144, k 64 to 2112): where the tuner takes split tails, A^T copied in panels and the large
+/// tiles. A quarter are whole 256×128 tiles laid out for float4 with k 1024 to 4096, where it can take
+/// stream-K (on the H100's model, about one in eight of them; the split tail most of the others). Each C is
+/// checked at [`SAMPLED_ELEMENTS`] elements against float64 and whole against cuBLAS
+/// ([`sampled_reference`]), the guards, the padding and the inputs as in every case.
 #[test]
 fn gpu_sgemm_random_large_shapes_through_the_routine() {
     run_random_cases("gpu_sgemm_random_large_shapes_through_the_routine", 32, |random| {
-        let (m, n) = (2047 + random_dimension(random, 4097), 2047 + random_dimension(random, 4097));
-        let k = 63 + random_dimension(random, 2049);
-        Case { sampled: true, ..random_layout(random, m, n, k) }
+        let case = if below(random, 4) == 0 {
+            let (m, n) = (256 * (8 + below(random, 17)), 128 * (16 + below(random, 33)));
+            let k = 1024 + 4 * below(random, 769);
+            layout(random, m, n, k, true)
+        } else {
+            let (m, n) = (2047 + random_dimension(random, 4097), 2047 + random_dimension(random, 4097));
+            let k = 63 + random_dimension(random, 2049);
+            random_layout(random, m, n, k)
+        };
+        Case { sampled: true, ..case }
     });
 }
 
