@@ -175,17 +175,30 @@ fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCub
 /// or not, increments ±1 to ±3. Ends by saying how many cases each pass-1 kernel took.
 #[test]
 fn gpu_strmv_random_shapes_through_the_routine() {
-    let test = "gpu_strmv_random_shapes_through_the_routine";
+    run_random_cases("gpu_strmv_random_shapes_through_the_routine", 120, |random| random_dimension(random, 8192));
+}
+
+/// [`gpu_strmv_random_shapes_through_the_routine`] from n = 8192 to 20191 (up to 1.6 GB of A), where the
+/// pass-1 grids run many waves and each output gathers partial sums from many tiles.
+#[test]
+fn gpu_strmv_random_large_shapes_through_the_routine() {
+    run_random_cases("gpu_strmv_random_large_shapes_through_the_routine", 8, |random| {
+        8191 + random_dimension(random, 12000)
+    });
+}
+
+/// `cases` random cases with n drawn by `n_of`, the rest as [`gpu_strmv_random_shapes_through_the_routine`]
+/// says; then the pass-1 kernels they took.
+fn run_random_cases(test: &str, cases: usize, n_of: fn(&mut Random) -> usize) {
     let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip(test) else { return };
     let mut random = random(test);
     let cublas = RealCublas::get().map_err(|e| say(&format!("{test}: not comparing with cuBLAS: {e}"))).ok();
-    const CASES: usize = 120;
     let mut taken = Tally::default();
-    for _ in 0..CASES {
+    for _ in 0..cases {
         let (uplo, trans, diag) = VARIANTS[below(&mut random, VARIANTS.len())];
         let trans = if trans == MUBLAS_OP_T && below(&mut random, 3) == 0 { MUBLAS_OP_C } else { trans };
-        let n = random_dimension(&mut random, 8192);
+        let n = n_of(&mut random);
         let float4 = below(&mut random, 5) < 2;
         let lda = if float4 {
             n.next_multiple_of(4)
@@ -201,7 +214,7 @@ fn gpu_strmv_random_shapes_through_the_routine() {
         taken.add(kernel.name);
         run_case(&gpu, &mut random, &case, cublas);
     }
-    taken.say(test, CASES, "pass-1 kernels taken");
+    taken.say(test, cases, "pass-1 kernels taken");
 }
 
 const VARIANTS: [(i32, i32, i32); 8] = [
