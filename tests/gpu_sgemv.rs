@@ -420,6 +420,7 @@ fn gpu_sgemv_random_large_shapes_through_the_routine() {
 fn run_random_cases(test: &str, cases: usize, draw: fn(&mut Random) -> Case) {
     let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip(test) else { return };
+    let cases = random_case_count(test, cases);
     let mut random = random(test);
     let cublas = CublasSession::open(test);
     let mut taken = Tally::default();

@@ -192,6 +192,7 @@ fn gpu_strmv_random_large_shapes_through_the_routine() {
 fn run_random_cases(test: &str, cases: usize, n_of: fn(&mut Random) -> usize) {
     let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip(test) else { return };
+    let cases = random_case_count(test, cases);
     let mut random = random(test);
     let cublas = RealCublas::get().map_err(|e| say(&format!("{test}: not comparing with cuBLAS: {e}"))).ok();
     let mut taken = Tally::default();

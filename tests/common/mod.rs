@@ -149,6 +149,18 @@ pub fn random(test: &str) -> Random {
     random
 }
 
+/// How many cases a random-shape test draws: `default`, or `MUBLAS_TEST_CASES` where it is set to 1 or more
+/// (fewer under compute-sanitizer, more for a longer soak), said when it differs.
+pub fn random_case_count(test: &str, default: usize) -> usize {
+    match std::env::var("MUBLAS_TEST_CASES").ok().and_then(|cases| cases.parse().ok()).filter(|&cases| cases > 0) {
+        Some(cases) if cases != default => {
+            say(&format!("{test}: {cases} cases (MUBLAS_TEST_CASES) instead of {default}"));
+            cases
+        }
+        _ => default,
+    }
+}
+
 /// ±1 or ±2, evenly: a product of two is a whole number of at most 4 in
 /// magnitude, so a sum of up to 2^20 of them (times 2, plus a few more) is a
 /// whole number below 2^24, which float32 holds exactly in any order of
