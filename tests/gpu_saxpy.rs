@@ -102,8 +102,7 @@ fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCub
 fn gpu_saxpy_case_matrix() {
     let Some(gpu) = gpu_or_skip("gpu_saxpy_case_matrix") else { return };
     let mut random = random("gpu_saxpy_case_matrix");
-    let cublas =
-        RealCublas::get().map_err(|e| say(&format!("gpu_saxpy_case_matrix: not comparing with cuBLAS: {e}"))).ok();
+    let cublas = cublas_or_say("gpu_saxpy_case_matrix");
     let increments = [1i64, -1, 3, -3];
     let mut cases = 0;
     for n in [1usize, 2, 3, 4, 5, 7, 31, 33, 1000, 4097, 65541] {
@@ -130,7 +129,7 @@ fn gpu_saxpy_with_incy_zero_adds_every_term_into_y0() {
     let test = "gpu_saxpy_with_incy_zero_adds_every_term_into_y0";
     let Some(gpu) = gpu_alone_or_skip(test) else { return };
     let mut random = random(test);
-    let cublas = RealCublas::get().map_err(|e| say(&format!("{test}: not comparing with cuBLAS: {e}"))).ok();
+    let cublas = cublas_or_say(test);
     let mut cases = 0;
     for n in [1usize, 2, 33, 1000, 4097, 65541, 1_000_003, 3_000_017] {
         for (k, incx) in [1i64, -1, 3, 0].into_iter().enumerate() {

@@ -400,8 +400,7 @@ fn gpu_sgemm_case_matrix() {
     let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip("gpu_sgemm_case_matrix") else { return };
     let mut random = random("gpu_sgemm_case_matrix");
-    let cublas =
-        RealCublas::get().map_err(|e| say(&format!("gpu_sgemm_case_matrix: not comparing with cuBLAS: {e}"))).ok();
+    let cublas = cublas_or_say("gpu_sgemm_case_matrix");
     let sizes = [1usize, 7, 33, 127, 129];
     let mut cases = 0;
     for (p, &(ta, tb)) in PAIRS.iter().enumerate() {
@@ -436,17 +435,10 @@ fn gpu_sgemm_random_shapes_through_the_routine() {
 /// `cases` cases drawn by `draw`, each on the routine's own choices through [`run_case_choosing`] (against
 /// float64 and cuBLAS), then the paths they took.
 fn run_random_cases(test: &str, cases: usize, mut draw: impl FnMut(&mut Random) -> Case) {
-    let _shapes = tuner_choices();
-    let Some(gpu) = gpu_or_skip(test) else { return };
-    let cases = random_case_count(test, cases);
-    let mut random = random(test);
-    let cublas = RealCublas::get().map_err(|e| say(&format!("{test}: not comparing with cuBLAS: {e}"))).ok();
-    let mut taken = Tally::default();
-    for _ in 0..cases {
-        let case = draw(&mut random);
-        taken.add(path_taken(&run_case_choosing(&gpu, &mut random, &case, cublas)));
-    }
-    taken.say(test, cases, "paths taken");
+    run_random_shape_test(test, cases, "paths taken", cublas_or_say, |gpu, random, cublas| {
+        let case = draw(random);
+        path_taken(&run_case_choosing(gpu, random, &case, *cublas))
+    });
 }
 
 /// One case for [`gpu_sgemm_random_shapes_through_the_routine`], at most 2^23 elements of C: a quarter with
@@ -743,7 +735,7 @@ fn gpu_sgemm_operands_aligned_one_at_a_time() {
     let test = "gpu_sgemm_operands_aligned_one_at_a_time";
     let Some(gpu) = gpu_or_skip(test) else { return };
     let mut random = random(test);
-    let cublas = RealCublas::get().map_err(|e| say(&format!("{test}: not comparing with cuBLAS: {e}"))).ok();
+    let cublas = cublas_or_say(test);
     let offsets = [[0, 0, 1], [0, 1, 0], [1, 0, 0], [0, 1, 1], [1, 0, 1], [1, 1, 0], [0, 2, 0], [2, 0, 3]];
     let mut cases = 0;
     for &(ta, tb) in &PAIRS {

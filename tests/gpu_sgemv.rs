@@ -334,7 +334,7 @@ struct CublasSession {
 
 impl CublasSession {
     fn open(test: &str) -> Option<CublasSession> {
-        let lib = RealCublas::get().map_err(|e| say(&format!("{test}: not comparing with cuBLAS: {e}"))).ok()?;
+        let lib = cublas_or_say(test)?;
         let mut handle = std::ptr::null_mut();
         // SAFETY: cuBLAS's own create on the current device.
         assert_eq!(unsafe { (lib.create)(&mut handle) }, 0);
@@ -418,25 +418,19 @@ fn gpu_sgemv_random_large_shapes_through_the_routine() {
 /// `cases` cases drawn by `draw`, each through the routine's own plan against float64 and cuBLAS; says
 /// which kernels they took.
 fn run_random_cases(test: &str, cases: usize, draw: fn(&mut Random) -> Case) {
-    let _shapes = tuner_choices();
-    let Some(gpu) = gpu_or_skip(test) else { return };
-    let cases = random_case_count(test, cases);
-    let mut random = random(test);
-    let cublas = CublasSession::open(test);
-    let mut taken = Tally::default();
-    for _ in 0..cases {
-        let case = draw(&mut random);
-        let prepared = Prepared::new(&gpu, &mut random, case);
+    run_random_shape_test(test, cases, "kernels taken", CublasSession::open, |gpu, random, cublas| {
+        let case = draw(random);
+        let prepared = Prepared::new(gpu, random, case);
         let quick = gemv::quick_return(
             case.m as i64,
             case.n as i64,
             prepared.scalar(case.alpha, 0),
             prepared.scalar(case.beta, 1),
         );
-        taken.add(if quick { "quick return" } else { prepared.plan(&gpu).0.name });
-        run_prepared(&gpu, &prepared, cublas.as_ref().map(CublasSession::pair));
-    }
-    taken.say(test, cases, "kernels taken");
+        let taken = if quick { "quick return" } else { prepared.plan(gpu).0.name };
+        run_prepared(gpu, &prepared, cublas.as_ref().map(CublasSession::pair));
+        taken.to_string()
+    });
 }
 
 /// One case for [`gpu_sgemv_random_shapes_through_the_routine`], at most 2^24 elements of A: a sixth with one

@@ -190,32 +190,22 @@ fn gpu_strmv_random_large_shapes_through_the_routine() {
 /// `cases` random cases with n drawn by `n_of`, the rest as [`gpu_strmv_random_shapes_through_the_routine`]
 /// says; then the pass-1 kernels they took.
 fn run_random_cases(test: &str, cases: usize, n_of: fn(&mut Random) -> usize) {
-    let _shapes = tuner_choices();
-    let Some(gpu) = gpu_or_skip(test) else { return };
-    let cases = random_case_count(test, cases);
-    let mut random = random(test);
-    let cublas = RealCublas::get().map_err(|e| say(&format!("{test}: not comparing with cuBLAS: {e}"))).ok();
-    let mut taken = Tally::default();
-    for _ in 0..cases {
-        let (uplo, trans, diag) = VARIANTS[below(&mut random, VARIANTS.len())];
-        let trans = if trans == MUBLAS_OP_T && below(&mut random, 3) == 0 { MUBLAS_OP_C } else { trans };
-        let n = n_of(&mut random);
-        let float4 = below(&mut random, 5) < 2;
-        let lda = if float4 {
-            n.next_multiple_of(4)
-        } else {
-            n + [0, 0, 1, 2, 3, 1 + below(&mut random, 64)][below(&mut random, 6)]
-        };
-        let offset = if float4 { 0 } else { below(&mut random, 4) };
-        let incx = random_increment(&mut random);
+    run_random_shape_test(test, cases, "pass-1 kernels taken", cublas_or_say, |gpu, random, cublas| {
+        let (uplo, trans, diag) = VARIANTS[below(random, VARIANTS.len())];
+        let trans = if trans == MUBLAS_OP_T && below(random, 3) == 0 { MUBLAS_OP_C } else { trans };
+        let n = n_of(random);
+        let float4 = below(random, 5) < 2;
+        let lda =
+            if float4 { n.next_multiple_of(4) } else { n + [0, 0, 1, 2, 3, 1 + below(random, 64)][below(random, 6)] };
+        let offset = if float4 { 0 } else { below(random, 4) };
+        let incx = random_increment(random);
         let case = Case { uplo, trans, diag, n, lda, incx, offset };
         let op = if trans == MUBLAS_OP_N { Op::N } else { Op::T };
         // The address the case's A will have: its offset past a 16-byte boundary is what the plan reads.
         let (kernel, _, _) = trmv::plan(gpu.inner(), op, n as i64, 4 * offset as u64, lda as i64).unwrap();
-        taken.add(kernel.name);
-        run_case(&gpu, &mut random, &case, cublas);
-    }
-    taken.say(test, cases, "pass-1 kernels taken");
+        run_case(gpu, random, &case, *cublas);
+        kernel.name.to_string()
+    });
 }
 
 const VARIANTS: [(i32, i32, i32); 8] = [
@@ -252,8 +242,7 @@ fn gpu_strmv_case_matrix() {
     let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip("gpu_strmv_case_matrix") else { return };
     let mut random = random("gpu_strmv_case_matrix");
-    let cublas =
-        RealCublas::get().map_err(|e| say(&format!("gpu_strmv_case_matrix: not comparing with cuBLAS: {e}"))).ok();
+    let cublas = cublas_or_say("gpu_strmv_case_matrix");
     let mut cases = 0;
     for n in [1usize, 2, 3, 4, 5, 7, 33, 130, 1000] {
         for (v, &(uplo, trans, diag)) in VARIANTS.iter().enumerate() {
@@ -466,7 +455,7 @@ fn gpu_strmv_in_diagonal_blocks_where_the_work_buffer_is_short() {
     let Some(gpu) = gpu_alone_or_skip(test) else { return };
     let mut random = random(test);
     let ctx = gpu.context();
-    let cublas = RealCublas::get().map_err(|e| say(&format!("{test}: not comparing with cuBLAS: {e}"))).ok();
+    let cublas = cublas_or_say(test);
     let fixed = mublas::handle::WORK_FIXED_BYTES as usize;
     let mut cases = 0;
     // At n = 4097, room for the smallest blocks (64: what one of them needs), for 16 KiB, and for just

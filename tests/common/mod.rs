@@ -6,6 +6,7 @@
 use mublas::capi::handle::{mublasCreate, mublasDestroy};
 use mublas::capi::types::*;
 use mublas::harness::{GuardedBuffer, Random, StreamGate};
+use mublas::real_cublas::RealCublas;
 use std::io::Write;
 use std::sync::{Condvar, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -159,6 +160,34 @@ pub fn random_case_count(test: &str, default: usize) -> usize {
         }
         _ => default,
     }
+}
+
+/// The real cuBLAS to compare with, or None after saying why the test goes without it.
+pub fn cublas_or_say(test: &str) -> Option<&'static RealCublas> {
+    RealCublas::get().map_err(|e| say(&format!("{test}: not comparing with cuBLAS: {e}"))).ok()
+}
+
+/// A random-shape test: on the GPU (or skipped, saying so) and the tuner's own choices, `cases` cases
+/// ([`random_case_count`]) from one printed seed, each run by `run_case` with what `open` made once for the
+/// test (a cuBLAS to compare with); `run_case` returns what the case took, and the tally is said at the
+/// end under `what`.
+pub fn run_random_shape_test<S>(
+    test: &str,
+    cases: usize,
+    what: &str,
+    open: impl FnOnce(&str) -> S,
+    mut run_case: impl FnMut(&Gpu, &mut Random, &S) -> String,
+) {
+    let _shapes = tuner_choices();
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let cases = random_case_count(test, cases);
+    let mut random = random(test);
+    let opened = open(test);
+    let mut taken = Tally::default();
+    for _ in 0..cases {
+        taken.add(run_case(&gpu, &mut random, &opened));
+    }
+    taken.say(test, cases, what);
 }
 
 /// ±1 or ±2, evenly: a product of two is a whole number of at most 4 in
