@@ -279,22 +279,8 @@ fn sgemm(gpu: &Gpu, random: &mut Random, a: &Far, b: &Far) {
 fn saxpy_past_2_31_elements(gpu: &Gpu, random: &mut Random, a: &Far, b: &Far) {
     use mublas::capi::blas1::mublasSaxpy_64;
     let n = PAST_I32 + 5;
-    let cores = std::thread::available_parallelism().map_or(4, |c| c.get());
-    let chunk = (n + 1).div_ceil(cores);
-    let mut fill = |v: &mut [f32]| {
-        let seeds: Vec<u64> = (0..cores).map(|_| random.next_u64()).collect();
-        std::thread::scope(|scope| {
-            for (part, seed) in v.chunks_mut(chunk).zip(seeds) {
-                scope.spawn(move || {
-                    let mut r = Random::new(seed);
-                    part.iter_mut().for_each(|e| *e = r.value());
-                });
-            }
-        });
-    };
-    let (mut x, mut y) = (vec![0f32; n + 1], vec![0f32; n + 1]);
-    fill(&mut x);
-    fill(&mut y);
+    let chunk = (n + 1).div_ceil(cores());
+    let (x, mut y) = (random.vector(n + 1), random.vector(n + 1));
     a.put(0, &x);
     b.put(0, &y);
     let alpha = -0.375f32;

@@ -132,17 +132,60 @@ fn reference(case: &Case, a: &[f32], b: &[f32], c: &[f32]) -> (Vec<f64>, Vec<f64
     let (ldb, ldc) = (case.ldb(), case.ldc());
     let mut expected: Vec<f64> = c.iter().map(|v| *v as f64).collect();
     let mut magnitude: Vec<f64> = c.iter().map(|v| v.abs() as f64).collect();
-    let mut column = vec![0f64; case.k];
-    for j in 0..case.n {
-        for (l, slot) in column.iter_mut().enumerate() {
-            *slot = op(b, ldb, case.tb, l, j);
+    // Runs of columns on every core (each element is its own sum, so any split gives the same values);
+    // one run where the product is small.
+    let parts = if case.m * case.n * case.k < 1 << 22 { 1 } else { cores() };
+    let columns_per_part = case.n.div_ceil(parts).max(1);
+    let part_len = columns_per_part * ldc;
+    let runs = expected.chunks_mut(part_len).zip(magnitude.chunks_mut(part_len)).enumerate();
+    std::thread::scope(|scope| {
+        for (part, (expected, magnitude)) in runs {
+            scope.spawn(move || {
+                let mut column = vec![0f64; case.k];
+                for j in part * columns_per_part..((part + 1) * columns_per_part).min(case.n) {
+                    for (l, slot) in column.iter_mut().enumerate() {
+                        *slot = op(b, ldb, case.tb, l, j);
+                    }
+                    for i in 0..case.m {
+                        let (index, local) = (i + j * ldc, i + (j - part * columns_per_part) * ldc);
+                        (expected[local], magnitude[local]) = element(case, a, c, i, index, |l| column[l]);
+                    }
+                }
+            });
         }
-        for i in 0..case.m {
-            let index = i + j * ldc;
-            (expected[index], magnitude[index]) = element(case, a, c, i, index, |l| column[l]);
+    });
+    (expected, magnitude)
+}
+
+/// The reference on several cores (a product past its threshold, padded C, every pair) is, at every element,
+/// that element's own sum, and the padding between C's rows m and ldc keeps C's values. Needs no GPU.
+#[test]
+fn reference_on_every_core_is_each_elements_own_sum() {
+    let mut random = Random::new(5);
+    for (ta, tb) in PAIRS {
+        let mut case = Case::new(ta, tb, 203, 161, 131);
+        case.pad = 3;
+        assert!(case.m * case.n * case.k >= 1 << 22, "past the threshold for several cores");
+        let (ar, ac) = case.a_shape();
+        let (br, bc) = case.b_shape();
+        let a = random.vector(extent(ar, ac, case.lda()));
+        let b = random.vector(extent(br, bc, case.ldb()));
+        let c = random.vector(extent(case.m, case.n, case.ldc()));
+        let (expected, magnitude) = reference(&case, &a, &b, &c);
+        for (index, (e, size)) in expected.iter().zip(&magnitude).enumerate() {
+            let (i, j) = (index % case.ldc(), index / case.ldc());
+            let alone = if i < case.m {
+                element(&case, &a, &c, i, index, |l| op(&b, case.ldb(), tb, l, j))
+            } else {
+                (c[index] as f64, c[index].abs() as f64)
+            };
+            assert_eq!(
+                (e.to_bits(), size.to_bits()),
+                (alone.0.to_bits(), alone.1.to_bits()),
+                "({ta}, {tb}) at ({i}, {j})"
+            );
         }
     }
-    (expected, magnitude)
 }
 
 /// Elements of C a sampled case checks against the float64 reference.
@@ -240,7 +283,7 @@ fn run_case_deciding(
     // alpha = 0 (either pointer mode): A and B must not be read, so they hold NaN, which any read would carry into C.
     let unread = |v: Vec<f32>| if case.alpha == 0.0 { vec![f32::NAN; v.len()] } else { v };
     let value = if case.small_integers { small_integer } else { Random::value };
-    let mut draw = |len: usize| -> Vec<f32> { (0..len).map(|_| value(random)).collect() };
+    let mut draw = |len: usize| random.values(len, value);
     let a = unread(draw(extent(ar, ac, case.lda()).max(1)));
     let b = unread(draw(extent(br, bc, case.ldb()).max(1)));
     let mut c = draw(extent(case.m, case.n, case.ldc()).max(1));

@@ -77,7 +77,7 @@ impl Prepared {
         let ctx = gpu.context();
         let (len_x, len_y) = case.lengths();
         let nan_unless = |keep: bool, v: Vec<f32>| if keep { v } else { vec![f32::NAN; v.len()] };
-        let mut draw = |len: usize| -> Vec<f32> { (0..len).map(|_| value(random)).collect() };
+        let mut draw = |len: usize| random.values(len, value);
         let a = nan_unless(case.alpha != 0.0, draw(case.a_len()));
         let x = nan_unless(case.alpha != 0.0, draw(span(len_x, case.incx)));
         let mut y = draw(span(len_y, case.incy));

@@ -57,14 +57,16 @@ fn referenced(i: usize, j: usize, lower: bool, unit: bool) -> bool {
 }
 
 /// lda × n column-major storage: random in the referenced triangle, NaN elsewhere.
+/// The referenced elements take their values in column-major order, drawn at once (on every core).
 fn matrix(random: &mut Random, case: &Case) -> Vec<f32> {
     let mut a = vec![f32::NAN; case.lda * case.n];
-    for j in 0..case.n {
-        for i in 0..case.n {
-            if referenced(i, j, case.lower(), case.unit()) {
-                a[i + j * case.lda] = random.value();
-            }
-        }
+    // Column j's referenced rows (`referenced`): below or above the diagonal, with it unless unit.
+    let diagonal = usize::from(!case.unit());
+    let ranges: Vec<(usize, usize)> =
+        (0..case.n).map(|j| if case.lower() { (j + 1 - diagonal, case.n) } else { (0, j + diagonal) }).collect();
+    let mut values = random.vector(ranges.iter().map(|(first, end)| end - first).sum()).into_iter();
+    for (j, &(first, end)) in ranges.iter().enumerate() {
+        a[j * case.lda..][first..end].iter_mut().for_each(|v| *v = values.next().unwrap());
     }
     a
 }
