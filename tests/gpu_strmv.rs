@@ -71,6 +71,30 @@ fn matrix(random: &mut Random, case: &Case) -> Vec<f32> {
     a
 }
 
+/// `matrix` fills exactly the elements `referenced` names, in column-major order of the draws (those
+/// elements taken one after another from the same seed), and NaN everywhere else. Needs no GPU.
+#[test]
+fn matrix_draws_the_referenced_triangle_in_column_order() {
+    for (uplo, diag) in [(MUBLAS_FILL_MODE_LOWER, MUBLAS_DIAG_NON_UNIT), (MUBLAS_FILL_MODE_LOWER, MUBLAS_DIAG_UNIT)]
+        .into_iter()
+        .chain([(MUBLAS_FILL_MODE_UPPER, MUBLAS_DIAG_NON_UNIT), (MUBLAS_FILL_MODE_UPPER, MUBLAS_DIAG_UNIT)])
+    {
+        for n in [1usize, 2, 7, 33] {
+            let case = Case { uplo, trans: MUBLAS_OP_N, diag, n, lda: n + 3, incx: 1, offset: 0 };
+            let a = matrix(&mut Random::new(9), &case);
+            let mut one_by_one = Random::new(9);
+            for (index, v) in a.iter().enumerate() {
+                let (i, j) = (index % case.lda, index / case.lda);
+                if i < n && referenced(i, j, case.lower(), case.unit()) {
+                    assert_eq!(v.to_bits(), one_by_one.value().to_bits(), "{} at ({i}, {j})", case.name());
+                } else {
+                    assert!(v.is_nan(), "{} at ({i}, {j}): {v}", case.name());
+                }
+            }
+        }
+    }
+}
+
 /// The float64 result op(A)·x and Σ|terms| per element.
 fn reference(case: &Case, a: &[f32], x: &[f32]) -> (Vec<f64>, Vec<f64>) {
     let n = case.n;
