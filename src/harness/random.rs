@@ -40,7 +40,7 @@ impl Random {
 
     /// `len` calls of `value`, which must draw exactly one `next_u64` each (checked), giving what the calls
     /// one after another would: after i draws the state is the seed plus i steps, so each core starts its
-    /// part of a long vector where those calls would have been. Single-threaded below a million values.
+    /// part of a long vector where those calls would have been: one core per whole `PARALLEL_FROM` values, up to all.
     pub fn values(&mut self, len: usize, value: fn(&mut Random) -> f32) -> Vec<f32> {
         let start = self.0;
         let mut out = vec![0f32; len];
@@ -74,7 +74,7 @@ impl Random {
 /// SplitMix64's increment of the state per draw.
 const STEP: u64 = 0x9E37_79B9_7F4A_7C15;
 
-/// Vectors from this long are drawn on every core.
+/// Values a vector needs per core it draws on (shorter: one core), so that spawning stays negligible.
 const PARALLEL_FROM: usize = 1 << 20;
 
 #[cfg(test)]
