@@ -279,7 +279,7 @@ fn sgemm(gpu: &Gpu, random: &mut Random, a: &Far, b: &Far) {
 fn saxpy_past_2_31_elements(gpu: &Gpu, random: &mut Random, a: &Far, b: &Far) {
     use mublas::capi::blas1::mublasSaxpy_64;
     let n = PAST_I32 + 5;
-    let chunk = (n + 1).div_ceil(cores());
+    let chunk = (n + 1).div_ceil(mublas::harness::host_cores());
     let (x, mut y) = (random.vector(n + 1), random.vector(n + 1));
     a.put(0, &x);
     b.put(0, &y);

@@ -62,11 +62,13 @@ fn matrix(random: &mut Random, case: &Case) -> Vec<f32> {
     let mut a = vec![f32::NAN; case.lda * case.n];
     // Column j's referenced rows (`referenced`): below or above the diagonal, with it unless unit.
     let diagonal = usize::from(!case.unit());
-    let ranges: Vec<(usize, usize)> =
-        (0..case.n).map(|j| if case.lower() { (j + 1 - diagonal, case.n) } else { (0, j + diagonal) }).collect();
-    let mut values = random.vector(ranges.iter().map(|(first, end)| end - first).sum()).into_iter();
-    for (j, &(first, end)) in ranges.iter().enumerate() {
-        a[j * case.lda..][first..end].iter_mut().for_each(|v| *v = values.next().unwrap());
+    let rows = |j: usize| if case.lower() { j + 1 - diagonal..case.n } else { 0..j + diagonal };
+    let values = random.vector((0..case.n).map(|j| rows(j).len()).sum());
+    let mut drawn = values.as_slice();
+    for j in 0..case.n {
+        let (column, rest) = drawn.split_at(rows(j).len());
+        a[j * case.lda..][rows(j)].copy_from_slice(column);
+        drawn = rest;
     }
     a
 }
@@ -75,10 +77,10 @@ fn matrix(random: &mut Random, case: &Case) -> Vec<f32> {
 /// elements taken one after another from the same seed), and NaN everywhere else. Needs no GPU.
 #[test]
 fn matrix_draws_the_referenced_triangle_in_column_order() {
-    for (uplo, diag) in [(MUBLAS_FILL_MODE_LOWER, MUBLAS_DIAG_NON_UNIT), (MUBLAS_FILL_MODE_LOWER, MUBLAS_DIAG_UNIT)]
+    let variants = [MUBLAS_FILL_MODE_LOWER, MUBLAS_FILL_MODE_UPPER]
         .into_iter()
-        .chain([(MUBLAS_FILL_MODE_UPPER, MUBLAS_DIAG_NON_UNIT), (MUBLAS_FILL_MODE_UPPER, MUBLAS_DIAG_UNIT)])
-    {
+        .flat_map(|uplo| [MUBLAS_DIAG_NON_UNIT, MUBLAS_DIAG_UNIT].map(|diag| (uplo, diag)));
+    for (uplo, diag) in variants {
         for n in [1usize, 2, 7, 33] {
             let case = Case { uplo, trans: MUBLAS_OP_N, diag, n, lda: n + 3, incx: 1, offset: 0 };
             let a = matrix(&mut Random::new(9), &case);

@@ -17,3 +17,8 @@ pub use random::Random;
 pub use stream::{Stream, StreamGate};
 pub use timing::EventTimer;
 pub use unmapped::UnmappedRange;
+
+/// The host's cores: the long random draws and the tests' float64 references of large cases use them all.
+pub fn host_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |c| c.get())
+}

@@ -44,8 +44,7 @@ impl Random {
     pub fn values(&mut self, len: usize, value: fn(&mut Random) -> f32) -> Vec<f32> {
         let start = self.0;
         let mut out = vec![0f32; len];
-        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-        let part_len = len.div_ceil(cores.min(len / PARALLEL_FROM).max(1)).max(1);
+        let part_len = len.div_ceil(super::host_cores().min(len / PARALLEL_FROM).max(1)).max(1);
         let fill = |offset: usize, part: &mut [f32]| {
             let first = start.wrapping_add(STEP.wrapping_mul(offset as u64));
             let mut random = Random(first);

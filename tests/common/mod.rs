@@ -200,11 +200,6 @@ pub fn small_integer(random: &mut Random) -> f32 {
     if bits & 1 == 0 { magnitude } else { -magnitude }
 }
 
-/// The host's cores, for the float64 references of large cases.
-pub fn cores() -> usize {
-    std::thread::available_parallelism().map_or(4, |c| c.get())
-}
-
 /// Uniform in 0..n (n > 0).
 pub fn below(random: &mut Random, n: usize) -> usize {
     (random.next_u64() % n as u64) as usize
