@@ -22,7 +22,7 @@ struct Case {
 
 /// Runs one case through mublasSaxpy (and cuBLAS when given), checking the
 /// result, the untouched storage between strided elements, and the guards.
-fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCublas>) {
+fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&CublasSession>) {
     let ctx = gpu.context();
     let (xs, ys) = (span(case.n, case.incx), span(case.n, case.incy));
     let x = random.vector(xs);
@@ -66,12 +66,11 @@ fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCub
 
     if let Some(cublas) = cublas {
         let dy2 = GuardedBuffer::from_slice(ctx, &y, case.offset).unwrap();
-        let mut handle = std::ptr::null_mut();
+        let (lib, handle) = cublas.pair();
         unsafe {
-            assert_eq!((cublas.create)(&mut handle), 0);
-            assert_eq!((cublas.set_pointer_mode)(handle, mode), 0);
+            assert_eq!((lib.set_pointer_mode)(handle, mode), 0);
             assert_eq!(
-                (cublas.saxpy)(
+                (lib.saxpy)(
                     handle,
                     case.n as i32,
                     alpha_ptr,
@@ -83,17 +82,16 @@ fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCub
                 0
             );
             mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
-            (cublas.destroy)(handle);
         }
         let theirs = dy2.read().unwrap();
         if case.incy == 0 {
             // cuBLAS adds the n terms into y[0] in an order of its own (atomic adds, as its times suggest:
             // docs/performance.md), so only any order's bound holds for it, which for large n is loose;
             // mublas's own y[0] is held to its fixed order's much tighter bound above.
-            assert_close(&format!("{what}: {}", cublas.soname), &theirs, &expected, &magnitude, case.n as f64 + 1.0);
+            assert_close(&format!("{what}: {}", lib.soname), &theirs, &expected, &magnitude, case.n as f64 + 1.0);
         } else {
             // Both compute one fused multiply-add per element: the same bits.
-            assert_eq!(got, theirs, "{what}: differs from {}", cublas.soname);
+            assert_eq!(got, theirs, "{what}: differs from {}", lib.soname);
         }
     }
 }
@@ -102,7 +100,8 @@ fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCub
 fn gpu_saxpy_case_matrix() {
     let Some(gpu) = gpu_or_skip("gpu_saxpy_case_matrix") else { return };
     let mut random = random("gpu_saxpy_case_matrix");
-    let cublas = cublas_or_say("gpu_saxpy_case_matrix");
+    let session = CublasSession::open("gpu_saxpy_case_matrix");
+    let cublas = session.as_ref();
     let increments = [1i64, -1, 3, -3];
     let mut cases = 0;
     for n in [1usize, 2, 3, 4, 5, 7, 31, 33, 1000, 4097, 65541] {
@@ -129,7 +128,8 @@ fn gpu_saxpy_with_incy_zero_adds_every_term_into_y0() {
     let test = "gpu_saxpy_with_incy_zero_adds_every_term_into_y0";
     let Some(gpu) = gpu_alone_or_skip(test) else { return };
     let mut random = random(test);
-    let cublas = cublas_or_say(test);
+    let session = CublasSession::open(test);
+    let cublas = session.as_ref();
     let mut cases = 0;
     for n in [1usize, 2, 33, 1000, 4097, 65541, 1_000_003, 3_000_017] {
         for (k, incx) in [1i64, -1, 3, 0].into_iter().enumerate() {

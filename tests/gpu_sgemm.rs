@@ -9,7 +9,6 @@ use mublas::capi::gemm::mublasSgemm;
 use mublas::capi::handle::mublasSetPointerMode;
 use mublas::capi::types::*;
 use mublas::harness::{GuardedBuffer, Random, Stream};
-use mublas::real_cublas::RealCublas;
 use mublas::routines::Scalar;
 use mublas::routines::gemm::{self, Cut, TILE_KERNELS, TILES, TileChoice};
 use mublas::tuner::{LaunchShape, Problem};
@@ -227,7 +226,7 @@ fn run_case(
     gpu: &Gpu,
     random: &mut Random,
     case: &Case,
-    cublas: Option<&RealCublas>,
+    cublas: Option<&CublasSession>,
     choice: Option<TileChoice>,
 ) -> Vec<f32> {
     run_case_deciding(gpu, random, case, cublas, choice).0
@@ -236,7 +235,14 @@ fn run_case(
 /// `case` on `tile` with `split` forced on the tile's two kernels of the
 /// case's pair (float4 and generic), after checking that the plan takes it;
 /// the forcing is lifted afterwards.
-fn run_case_split(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCublas>, tile: usize, split: u32) {
+fn run_case_split(
+    gpu: &Gpu,
+    random: &mut Random,
+    case: &Case,
+    cublas: Option<&CublasSession>,
+    tile: usize,
+    split: u32,
+) {
     let device = &gpu.inner().device;
     let (ta, tb) = (gemm::Transpose::from_code(case.ta).unwrap(), gemm::Transpose::from_code(case.tb).unwrap());
     let specs = [false, true].map(|vec| (vec, &TILE_KERNELS[tile][gemm::kernel_index(ta, tb, vec)]));
@@ -265,7 +271,12 @@ fn splits_k(decision: &gemm::GemmDecision) -> bool {
 }
 
 /// [`run_case`] on the routine's own choices, returning what it did.
-fn run_case_choosing(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCublas>) -> gemm::GemmDecision {
+fn run_case_choosing(
+    gpu: &Gpu,
+    random: &mut Random,
+    case: &Case,
+    cublas: Option<&CublasSession>,
+) -> gemm::GemmDecision {
     run_case_deciding(gpu, random, case, cublas, Some(TileChoice::Auto)).1.expect("a choice reports its decision")
 }
 
@@ -274,7 +285,7 @@ fn run_case_deciding(
     gpu: &Gpu,
     random: &mut Random,
     case: &Case,
-    cublas: Option<&RealCublas>,
+    cublas: Option<&CublasSession>,
     choice: Option<TileChoice>,
 ) -> (Vec<f32>, Option<gemm::GemmDecision>) {
     let ctx = gpu.context();
@@ -387,11 +398,10 @@ fn run_case_deciding(
     // cuBLAS gets NaN-filled A and B only where alpha = 0, and nothing obliges it not to read them.
     if let Some(cublas) = cublas.filter(|_| case.alpha != 0.0) {
         let dc2 = GuardedBuffer::from_slice(ctx, &c, c_offset).unwrap();
-        let mut handle = std::ptr::null_mut();
+        let (lib, handle) = cublas.pair();
         unsafe {
-            assert_eq!((cublas.create)(&mut handle), 0);
-            assert_eq!((cublas.set_pointer_mode)(handle, mode), 0);
-            let status = (cublas.sgemm)(
+            assert_eq!((lib.set_pointer_mode)(handle, mode), 0);
+            let status = (lib.sgemm)(
                 handle,
                 case.ta,
                 case.tb,
@@ -409,7 +419,6 @@ fn run_case_deciding(
             );
             assert_eq!(status, 0, "{what}: cuBLAS status");
             mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
-            (cublas.destroy)(handle);
         }
         let theirs = dc2.read().unwrap();
         for (index, (g, t)) in got.iter().zip(&theirs).enumerate() {
@@ -418,11 +427,7 @@ fn run_case_deciding(
                 continue;
             }
             let bound = 2.0 * ulps * f32::EPSILON as f64 * 0.5 * magnitude[index] + f32::MIN_POSITIVE as f64;
-            assert!(
-                (*g as f64 - *t as f64).abs() <= bound,
-                "{what}: element {index}: mublas {g}, {} {t}",
-                cublas.soname
-            );
+            assert!((*g as f64 - *t as f64).abs() <= bound, "{what}: element {index}: mublas {g}, {} {t}", lib.soname);
         }
     }
     (got, decision)
@@ -443,7 +448,8 @@ fn gpu_sgemm_case_matrix() {
     let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip("gpu_sgemm_case_matrix") else { return };
     let mut random = random("gpu_sgemm_case_matrix");
-    let cublas = cublas_or_say("gpu_sgemm_case_matrix");
+    let session = CublasSession::open("gpu_sgemm_case_matrix");
+    let cublas = session.as_ref();
     let sizes = [1usize, 7, 33, 127, 129];
     let mut cases = 0;
     for (p, &(ta, tb)) in PAIRS.iter().enumerate() {
@@ -478,9 +484,9 @@ fn gpu_sgemm_random_shapes_through_the_routine() {
 /// `cases` cases drawn by `draw`, each on the routine's own choices through [`run_case_choosing`] (against
 /// float64 and cuBLAS), then the paths they took.
 fn run_random_cases(test: &str, cases: usize, mut draw: impl FnMut(&mut Random) -> Case) {
-    run_random_shape_test(test, cases, "paths taken", cublas_or_say, |gpu, random, cublas| {
+    run_random_shape_test(test, cases, "paths taken", CublasSession::open, |gpu, random, cublas| {
         let case = draw(random);
-        path_taken(&run_case_choosing(gpu, random, &case, *cublas))
+        path_taken(&run_case_choosing(gpu, random, &case, cublas.as_ref()))
     });
 }
 
@@ -581,7 +587,8 @@ fn gpu_sgemm_one_column_or_row() {
     let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip("gpu_sgemm_one_column_or_row") else { return };
     let mut random = random("gpu_sgemm_one_column_or_row");
-    let cublas = RealCublas::get().ok();
+    let session = CublasSession::open("gpu_sgemm_one_column_or_row");
+    let cublas = session.as_ref();
     let mut cases = 0;
     for (p, &(ta, tb)) in PAIRS.iter().enumerate() {
         for (s, &(m, n, k)) in [
@@ -621,7 +628,8 @@ fn gpu_sgemm_few_columns_or_rows() {
     let _shapes = forcing_shapes();
     let Some(gpu) = gpu_or_skip("gpu_sgemm_few_columns_or_rows") else { return };
     let mut random = random("gpu_sgemm_few_columns_or_rows");
-    let cublas = RealCublas::get().ok();
+    let session = CublasSession::open("gpu_sgemm_few_columns_or_rows");
+    let cublas = session.as_ref();
     let device = &gpu.inner().device;
     let shapes = [
         (300usize, 2usize, 255usize),
@@ -684,7 +692,8 @@ fn gpu_sgemm_medium_columns_on_the_tuners_tiles() {
     let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip("gpu_sgemm_medium_columns_on_the_tuners_tiles") else { return };
     let mut random = random("gpu_sgemm_medium_columns_on_the_tuners_tiles");
-    let cublas = RealCublas::get().ok();
+    let session = CublasSession::open("gpu_sgemm_medium_columns_on_the_tuners_tiles");
+    let cublas = session.as_ref();
     let like_h100 = like_h100(&gpu);
     let shapes =
         [(4096usize, 33usize, 4096usize), (2003, 64, 1500), (1100, 47, 4100), (4096, 192, 1024), (64, 1000, 3000)];
@@ -725,7 +734,8 @@ fn gpu_sgemm_round_filling_split() {
     let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip("gpu_sgemm_round_filling_split") else { return };
     let mut random = random("gpu_sgemm_round_filling_split");
-    let cublas = RealCublas::get().ok();
+    let session = CublasSession::open("gpu_sgemm_round_filling_split");
+    let cublas = session.as_ref();
     let like_h100 = like_h100(&gpu);
     let mut cases = 0;
     for (p, &(ta, tb)) in PAIRS.iter().enumerate() {
@@ -752,7 +762,8 @@ fn gpu_sgemm_full_tiles_and_long_k() {
     let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip("gpu_sgemm_full_tiles_and_long_k") else { return };
     let mut random = random("gpu_sgemm_full_tiles_and_long_k");
-    let cublas = RealCublas::get().ok();
+    let session = CublasSession::open("gpu_sgemm_full_tiles_and_long_k");
+    let cublas = session.as_ref();
     for &(ta, tb) in &PAIRS {
         for &(m, n, k) in
             &[(1024usize, 1024usize, 64usize), (1023, 1025, 129), (256, 128, 1024), (128, 64, 8192), (33, 65, 4100)]
@@ -778,7 +789,8 @@ fn gpu_sgemm_operands_aligned_one_at_a_time() {
     let test = "gpu_sgemm_operands_aligned_one_at_a_time";
     let Some(gpu) = gpu_or_skip(test) else { return };
     let mut random = random(test);
-    let cublas = cublas_or_say(test);
+    let session = CublasSession::open(test);
+    let cublas = session.as_ref();
     let offsets = [[0, 0, 1], [0, 1, 0], [1, 0, 0], [0, 1, 1], [1, 0, 1], [1, 1, 0], [0, 2, 0], [2, 0, 3]];
     let mut cases = 0;
     for &(ta, tb) in &PAIRS {
@@ -916,7 +928,8 @@ fn gpu_sgemm_with_a_copied_first() {
     let test = "gpu_sgemm_with_a_copied_first";
     let Some(gpu) = gpu_or_skip(test) else { return };
     let mut random = random(test);
-    let cublas = RealCublas::get().ok();
+    let session = CublasSession::open(test);
+    let cublas = session.as_ref();
     let mut cases = 0;
     for &(ta, tb) in &[(1, 0), (1, 1), (2, 0), (2, 2), (0, 0), (0, 1)] {
         // (m, n, k, panel rows, pad, offset, device scalars)
@@ -999,7 +1012,8 @@ fn gpu_sgemm_split_tail() {
     let test = "gpu_sgemm_split_tail";
     let Some(gpu) = gpu_or_skip(test) else { return };
     let mut random = random(test);
-    let cublas = RealCublas::get().ok();
+    let session = CublasSession::open(test);
+    let cublas = session.as_ref();
     let mut cases = 0;
     for &(ta, tb) in &PAIRS {
         // (m, n, k, main tile, cut, main length, pad, offset, device scalars)
@@ -1111,7 +1125,8 @@ fn gpu_sgemm_stream_k() {
     let test = "gpu_sgemm_stream_k";
     let Some(gpu) = gpu_or_skip(test) else { return };
     let mut random = random(test);
-    let cublas = RealCublas::get().ok();
+    let session = CublasSession::open(test);
+    let cublas = session.as_ref();
     let mut cases = 0;
     // The pairs with stream-K kernels; sizes and pads keep the _vec kernels.
     for &(ta, tb) in &PAIRS[..3] {
@@ -1412,7 +1427,8 @@ fn gpu_sgemm_split_reduction_four_rows_a_thread() {
     let _shapes = forcing_shapes();
     let Some(gpu) = gpu_or_skip("gpu_sgemm_split_reduction_four_rows_a_thread") else { return };
     let mut random = random("gpu_sgemm_split_reduction_four_rows_a_thread");
-    let cublas = RealCublas::get().ok();
+    let session = CublasSession::open("gpu_sgemm_split_reduction_four_rows_a_thread");
+    let cublas = session.as_ref();
     let device = &gpu.inner().device;
     let tile = TILES.iter().position(|tile| tile.name == "128x64").unwrap();
     let mut checked = 0;
@@ -1443,7 +1459,8 @@ fn gpu_sgemm_split_k_like_256_256_65536_scaled_down() {
     let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip("gpu_sgemm_split_k_like_256_256_65536_scaled_down") else { return };
     let mut random = random("gpu_sgemm_split_k_like_256_256_65536_scaled_down");
-    let cublas = RealCublas::get().ok();
+    let session = CublasSession::open("gpu_sgemm_split_k_like_256_256_65536_scaled_down");
+    let cublas = session.as_ref();
     for &(ta, tb) in &PAIRS {
         let case = Case::new(ta, tb, 64, 64, 16384);
         let decision = gemm::sgemm_with(

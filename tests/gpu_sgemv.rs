@@ -326,32 +326,6 @@ fn run_prepared(gpu: &Gpu, prepared: &Prepared, cublas: Option<(&RealCublas, Cub
     }
 }
 
-/// A cuBLAS handle for the whole test, when cuBLAS is present.
-struct CublasSession {
-    lib: &'static RealCublas,
-    handle: CublasHandle,
-}
-
-impl CublasSession {
-    fn open(test: &str) -> Option<CublasSession> {
-        let lib = cublas_or_say(test)?;
-        let mut handle = std::ptr::null_mut();
-        // SAFETY: cuBLAS's own create on the current device.
-        assert_eq!(unsafe { (lib.create)(&mut handle) }, 0);
-        Some(CublasSession { lib, handle })
-    }
-    fn pair(&self) -> (&'static RealCublas, CublasHandle) {
-        (self.lib, self.handle)
-    }
-}
-
-impl Drop for CublasSession {
-    fn drop(&mut self) {
-        // SAFETY: created in open, destroyed once.
-        unsafe { (self.lib.destroy)(self.handle) };
-    }
-}
-
 const INCREMENTS: [(i64, i64); 6] = [(1, 1), (-1, 3), (3, -3), (-3, -1), (1, -1), (3, 1)];
 /// (alpha, beta, device pointer mode).
 const SCALARS: [(f32, f32, bool); 8] = [

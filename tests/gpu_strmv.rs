@@ -11,7 +11,6 @@ use mublas::Error;
 use mublas::capi::trmv::mublasStrmv;
 use mublas::capi::types::*;
 use mublas::harness::{CapturedGraph, GuardedBuffer, Random, Stream};
-use mublas::real_cublas::RealCublas;
 use mublas::routines::trmv::{self, Op, TRMV_N_SCALAR, TRMV_N_VEC4, TRMV_SUM, TRMV_T_SCALAR, TRMV_T_VEC4};
 use mublas::tuner::optimizer::candidates;
 use mublas::tuner::{KernelSpec, LaunchShape, Problem};
@@ -148,7 +147,7 @@ fn strmv(gpu: &Gpu, case: &Case, da: &GuardedBuffer, dx: &GuardedBuffer) -> mubl
 /// stream, then waits for the legacy default stream (the handle's in these
 /// cases), checking the result, the storage between strided elements, A, and
 /// the guards. Returns x as computed.
-fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCublas>) -> Vec<f32> {
+fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&CublasSession>) -> Vec<f32> {
     let ctx = gpu.context();
     let what = case.name();
     let a = matrix(random, case);
@@ -172,10 +171,9 @@ fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCub
 
     if let Some(cublas) = cublas {
         let dx2 = GuardedBuffer::from_slice(ctx, &x, case.offset).unwrap();
-        let mut handle = std::ptr::null_mut();
+        let (lib, handle) = cublas.pair();
         unsafe {
-            assert_eq!((cublas.create)(&mut handle), 0);
-            let status = (cublas.strmv)(
+            let status = (lib.strmv)(
                 handle,
                 case.uplo,
                 case.trans,
@@ -188,11 +186,10 @@ fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&RealCub
             );
             assert_eq!(status, 0, "{what}: cuBLAS status");
             mublas::harness::stream::synchronize(ctx, std::ptr::null_mut()).unwrap();
-            (cublas.destroy)(handle);
         }
         let theirs: Vec<f64> = elements(case, &dx2.read().unwrap()).iter().map(|v| *v as f64).collect();
         // Both are within the bound of the exact result, so within twice it of each other.
-        assert_close(&format!("{what} against {}", cublas.soname), &ours, &theirs, &magnitude, 2.0 * ulps);
+        assert_close(&format!("{what} against {}", lib.soname), &ours, &theirs, &magnitude, 2.0 * ulps);
     }
     ours
 }
@@ -218,7 +215,7 @@ fn gpu_strmv_random_large_shapes_through_the_routine() {
 /// `cases` random cases with n drawn by `n_of`, the rest as [`gpu_strmv_random_shapes_through_the_routine`]
 /// says; then the pass-1 kernels they took.
 fn run_random_cases(test: &str, cases: usize, n_of: fn(&mut Random) -> usize) {
-    run_random_shape_test(test, cases, "pass-1 kernels taken", cublas_or_say, |gpu, random, cublas| {
+    run_random_shape_test(test, cases, "pass-1 kernels taken", CublasSession::open, |gpu, random, cublas| {
         let (uplo, trans, diag) = VARIANTS[below(random, VARIANTS.len())];
         let trans = if trans == MUBLAS_OP_T && below(random, 3) == 0 { MUBLAS_OP_C } else { trans };
         let n = n_of(random);
@@ -231,7 +228,7 @@ fn run_random_cases(test: &str, cases: usize, n_of: fn(&mut Random) -> usize) {
         let op = if trans == MUBLAS_OP_N { Op::N } else { Op::T };
         // The address the case's A will have: its offset past a 16-byte boundary is what the plan reads.
         let (kernel, _, _) = trmv::plan(gpu.inner(), op, n as i64, 4 * offset as u64, lda as i64).unwrap();
-        run_case(gpu, random, &case, *cublas);
+        run_case(gpu, random, &case, cublas.as_ref());
         kernel.name.to_string()
     });
 }
@@ -270,7 +267,8 @@ fn gpu_strmv_case_matrix() {
     let _shapes = tuner_choices();
     let Some(gpu) = gpu_or_skip("gpu_strmv_case_matrix") else { return };
     let mut random = random("gpu_strmv_case_matrix");
-    let cublas = cublas_or_say("gpu_strmv_case_matrix");
+    let session = CublasSession::open("gpu_strmv_case_matrix");
+    let cublas = session.as_ref();
     let mut cases = 0;
     for n in [1usize, 2, 3, 4, 5, 7, 33, 130, 1000] {
         for (v, &(uplo, trans, diag)) in VARIANTS.iter().enumerate() {
@@ -483,7 +481,8 @@ fn gpu_strmv_in_diagonal_blocks_where_the_work_buffer_is_short() {
     let Some(gpu) = gpu_alone_or_skip(test) else { return };
     let mut random = random(test);
     let ctx = gpu.context();
-    let cublas = cublas_or_say(test);
+    let session = CublasSession::open(test);
+    let cublas = session.as_ref();
     let fixed = mublas::handle::WORK_FIXED_BYTES as usize;
     let mut cases = 0;
     // At n = 4097, room for the smallest blocks (64: what one of them needs), for 16 KiB, and for just

@@ -6,7 +6,7 @@
 use mublas::capi::handle::{mublasCreate, mublasDestroy};
 use mublas::capi::types::*;
 use mublas::harness::{GuardedBuffer, Random, StreamGate};
-use mublas::real_cublas::RealCublas;
+use mublas::real_cublas::{CublasHandle, RealCublas};
 use std::io::Write;
 use std::sync::{Condvar, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -162,9 +162,33 @@ pub fn random_case_count(test: &str, default: usize) -> usize {
     }
 }
 
-/// The real cuBLAS to compare with, or None after saying why the test goes without it.
-pub fn cublas_or_say(test: &str) -> Option<&'static RealCublas> {
-    RealCublas::get().map_err(|e| say(&format!("{test}: not comparing with cuBLAS: {e}"))).ok()
+/// A cuBLAS handle to compare with, made once for a whole test (each cublasCreate sets up cuBLAS's
+/// workspace again); the cases set its pointer mode themselves.
+pub struct CublasSession {
+    pub lib: &'static RealCublas,
+    pub handle: CublasHandle,
+}
+
+impl CublasSession {
+    /// A handle on the current device, or None after saying why the test goes without cuBLAS.
+    pub fn open(test: &str) -> Option<CublasSession> {
+        let lib = RealCublas::get().map_err(|e| say(&format!("{test}: not comparing with cuBLAS: {e}"))).ok()?;
+        let mut handle = std::ptr::null_mut();
+        // SAFETY: cuBLAS's own create on the current device.
+        assert_eq!(unsafe { (lib.create)(&mut handle) }, 0, "{test}: cublasCreate");
+        Some(CublasSession { lib, handle })
+    }
+
+    pub fn pair(&self) -> (&'static RealCublas, CublasHandle) {
+        (self.lib, self.handle)
+    }
+}
+
+impl Drop for CublasSession {
+    fn drop(&mut self) {
+        // SAFETY: created in open, destroyed once.
+        unsafe { (self.lib.destroy)(self.handle) };
+    }
 }
 
 /// A random-shape test: on the GPU (or skipped, saying so) and the tuner's own choices, `cases` cases
