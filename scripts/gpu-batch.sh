@@ -10,9 +10,8 @@
 #   MUBLAS_BATCH_TUNE=0                  skip the analyzer (its recipes go to
 #                                        their own file; the report and bench don't use them)
 #   MUBLAS_BATCH_PTX="80"                which PTX targets gpu_sgemm runs on, JIT-compiled (default
-#                                        "80 70"; each run takes 80-140 s, and each target's load time
-#                                        in `mublas info` 40 s more; "" none: on a slow machine the
-#                                        whole call with a benchmark can pass 10 minutes)
+#                                        "80 70"; on an H100 the JIT in `mublas info` took 35-36 s a
+#                                        target and gpu_sgemm on it about 50 s more; "" none)
 #   MUBLAS_BATCH_TESTS="gpu_sgemv gpu_strmv"  which binaries of dist/tests run, and are sanitized (default: all)
 #   MUBLAS_BATCH_SANITIZE=1              also run the GPU tests under compute-sanitizer, test by test
 #                                        (memcheck; racecheck and synccheck on the SGEMM tile kernels)
