@@ -11,7 +11,6 @@ use mublas::capi::handle::*;
 use mublas::capi::trmv::mublasStrmv;
 use mublas::capi::types::*;
 use mublas::harness::{GuardedBuffer, Random, Stream};
-use mublas::real_cublas::{CublasHandle, RealCublas};
 use mublas::routines::Scalar;
 use mublas::routines::gemm::{self, TileChoice};
 use mublas::routines::gemv::{self, Op, XReads};
@@ -281,14 +280,15 @@ impl Prepared {
     }
 
     /// The same inputs through real cuBLAS: within the same bound of the reference (not bitwise).
-    fn check_cublas(&self, gpu: &Gpu, cublas: &RealCublas, ch: CublasHandle) {
+    fn check_cublas(&self, gpu: &Gpu, cublas: &CublasSession) {
         let c = &self.case;
-        let what = format!("{} [{}]", self.describe(None), cublas.soname);
+        let (lib, ch) = cublas.pair();
+        let what = format!("{} [{}]", self.describe(None), lib.soname);
         let dy = GuardedBuffer::from_slice(gpu.context(), &self.y, c.y_offset).unwrap();
         unsafe {
             let mode = if c.device_scalars { MUBLAS_POINTER_MODE_DEVICE } else { MUBLAS_POINTER_MODE_HOST };
-            assert_eq!((cublas.set_pointer_mode)(ch, mode), 0);
-            let status = (cublas.sgemv)(
+            assert_eq!((lib.set_pointer_mode)(ch, mode), 0);
+            let status = (lib.sgemv)(
                 ch,
                 c.trans,
                 c.m as i32,
@@ -310,19 +310,19 @@ impl Prepared {
     }
 }
 
-fn run_case(gpu: &Gpu, random: &mut Random, case: Case, cublas: Option<(&RealCublas, CublasHandle)>) {
+fn run_case(gpu: &Gpu, random: &mut Random, case: Case, cublas: Option<&CublasSession>) {
     run_prepared(gpu, &Prepared::new(gpu, random, case), cublas);
 }
 
 /// `run_case` on operands already prepared (a test that first asks which kernel the routine plans for them).
-fn run_prepared(gpu: &Gpu, prepared: &Prepared, cublas: Option<(&RealCublas, CublasHandle)>) {
+fn run_prepared(gpu: &Gpu, prepared: &Prepared, cublas: Option<&CublasSession>) {
     let got = prepared.run(gpu, None);
     let what = prepared.describe(None);
     prepared.check(&what, &got);
     prepared.check_inputs_unchanged(&what);
     // cuBLAS is given NaN-filled A and x only where alpha = 0, and nothing obliges it not to read them.
-    if let Some((lib, ch)) = cublas.filter(|_| prepared.case.alpha != 0.0) {
-        prepared.check_cublas(gpu, lib, ch);
+    if let Some(cublas) = cublas.filter(|_| prepared.case.alpha != 0.0) {
+        prepared.check_cublas(gpu, cublas);
     }
 }
 
@@ -364,7 +364,7 @@ fn gpu_sgemv_case_matrix() {
                 let y_offset = (k / 5) % 3;
                 let case =
                     Case { trans, m, n, lda, a_offset, x_offset, y_offset, incx, incy, alpha, beta, device_scalars };
-                run_case(&gpu, &mut random, case, cublas.as_ref().map(CublasSession::pair));
+                run_case(&gpu, &mut random, case, cublas.as_ref());
                 cases += 1;
             }
         }
@@ -402,7 +402,7 @@ fn run_random_cases(test: &str, cases: usize, draw: fn(&mut Random) -> Case) {
             prepared.scalar(case.beta, 1),
         );
         let taken = if quick { "quick return" } else { prepared.plan(gpu).0.name };
-        run_prepared(gpu, &prepared, cublas.as_ref().map(CublasSession::pair));
+        run_prepared(gpu, &prepared, cublas.as_ref());
         taken.to_string()
     });
 }
@@ -511,7 +511,7 @@ fn float4_shapes_through_the_routine(
                 say(&format!("{test}: {m} × {n}: {} {:?} grid {:?}", spec.name, plan.shape, plan.geometry.grid));
             }
             expect(shape, spec.name, &plan);
-            run_prepared(gpu, &prepared, cublas.as_ref().map(CublasSession::pair));
+            run_prepared(gpu, &prepared, cublas.as_ref());
             cases += 1;
         }
     }
