@@ -189,6 +189,8 @@ pub struct Handle {
     pointer_mode: AtomicI32,
     /// See [`work_limit_bytes`].
     work_limit: AtomicUsize,
+    /// SGEMM's plans of automatic calls, so that a repeated call does not decide again.
+    pub sgemm_plans: routines::gemm::SgemmPlans,
 }
 
 impl Drop for Handle {
@@ -242,6 +244,7 @@ impl Handle {
             pointer_mode: AtomicI32::new(PointerMode::Host as i32),
             work: ManuallyDrop::new(Mutex::new(work)),
             work_limit: AtomicUsize::new(work_limit),
+            sgemm_plans: Default::default(),
         })
     }
 

@@ -443,6 +443,50 @@ fn planned(gpu: &Gpu, ta: gemm::Transpose, tb: gemm::Transpose, m: u64, n: u64, 
     gemm::plan_call(gpu.inner(), ta, tb, m, n, k, 1 << 20, lda, 1 << 21, ldb, 1 << 22, ldc, TileChoice::Auto).unwrap()
 }
 
+/// A repeated automatic call takes its plan from the handle's cache
+/// (`SgemmPlans`), and that plan is the one deciding anew gives, for the
+/// same sizes with each operand on or off its 16-byte boundary (which
+/// decides float4 operands, op(A)'s panels and split tails): a key that
+/// missed a pointer's offset would hand one layout's plan to another.
+#[test]
+fn gpu_sgemm_repeated_calls_reuse_their_plan() {
+    let _shapes = tuner_choices();
+    let Some(gpu) = gpu_or_skip("gpu_sgemm_repeated_calls_reuse_their_plan") else { return };
+    let h = gpu.inner();
+    let shapes = [(128u64, 256u64, 1024u64), (127, 129, 1023), (4096, 4096, 256), (2048, 192, 4096), (8192, 64, 512)];
+    // Byte offsets of A, B and C from 16-byte aligned addresses.
+    let offsets = [(0u64, 0u64, 0u64), (4, 0, 0), (0, 8, 0), (0, 0, 12)];
+    let mut decided_differently = 0;
+    for &(ta, tb) in &PAIRS {
+        let (ta, tb) = (gemm::Transpose::from_code(ta).unwrap(), gemm::Transpose::from_code(tb).unwrap());
+        for &(m, n, k) in &shapes {
+            let lda = if ta == gemm::Transpose::No { m } else { k } as i64;
+            let ldb = if tb == gemm::Transpose::No { k } else { n } as i64;
+            let ldc = m as i64;
+            let mut first = None;
+            for &(oa, ob, oc) in &offsets {
+                let (a, b, c) = ((1 << 20) + oa, (1 << 28) + ob, (1 << 29) + oc);
+                let call = || gemm::plan_call(h, ta, tb, m, n, k, a, lda, b, ldb, c, ldc, TileChoice::Auto).unwrap();
+                let what = format!("{ta:?}{tb:?} {m}x{n}x{k}, offsets {oa}/{ob}/{oc}");
+                let before = h.sgemm_plans.len();
+                let planned = format!("{:?}", call());
+                assert_eq!(h.sgemm_plans.len(), before + 1, "{what}: a new call's plan is kept");
+                assert_eq!(format!("{:?}", call()), planned, "{what}: the repeated call");
+                assert_eq!(h.sgemm_plans.len(), before + 1, "{what}: the repeated call decides nothing new");
+                let anew = gemm::plan_call_uncached(h, ta, tb, m, n, k, a, lda, b, ldb, c, ldc, TileChoice::Auto);
+                assert_eq!(format!("{:?}", anew.unwrap()), planned, "{what}: the cached plan against deciding anew");
+                decided_differently += (*first.get_or_insert_with(|| planned.clone()) != planned) as usize;
+            }
+        }
+    }
+    // The offsets must matter somewhere, or the comparison above proves nothing about the key.
+    assert!(decided_differently > 0, "no offset changed a plan");
+    say(&format!(
+        "gpu_sgemm_repeated_calls_reuse_their_plan: {} plans, {decided_differently} differing from their shape's aligned plan",
+        h.sgemm_plans.len()
+    ));
+}
+
 #[test]
 fn gpu_sgemm_case_matrix() {
     let _shapes = tuner_choices();

@@ -8,10 +8,11 @@
 //! be loaded as different binaries, and a test may pass several) and the
 //! problem.
 //! The device and recipes are fixed for the lifetime of a [`super::Tuner`],
-//! which owns one cache.
+//! which owns one cache. [`DecisionCache`] is the map underneath, also for
+//! decisions a routine composes from several plans (SGEMM's whole plan).
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 use parking_lot::RwLock;
 
@@ -103,11 +104,51 @@ impl PlanKey {
     }
 }
 
+/// Decisions by key, shared by the threads that use a handle: one read lock
+/// and one hash lookup per call. When full it is emptied first: simpler and
+/// cheaper than LRU, and a working set that large is rare.
+#[derive(Debug)]
+pub struct DecisionCache<K, V> {
+    entries: RwLock<HashMap<K, V, BuildHasherDefault<FxHasher>>>,
+    capacity: usize,
+}
+
+impl<K: Hash + Eq, V: Copy> DecisionCache<K, V> {
+    /// A cache that starts over once it holds `capacity` entries (at least 1).
+    pub fn with_capacity(capacity: usize) -> Self {
+        DecisionCache { entries: RwLock::new(HashMap::default()), capacity: capacity.max(1) }
+    }
+
+    #[inline]
+    pub fn get(&self, key: &K) -> Option<V> {
+        self.entries.read().get(key).copied()
+    }
+
+    pub fn insert(&self, key: K, value: V) {
+        let mut entries = self.entries.write();
+        if entries.len() >= self.capacity {
+            entries.clear();
+        }
+        entries.insert(key, value);
+    }
+
+    pub fn clear(&self) {
+        self.entries.write().clear();
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.read().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.read().is_empty()
+    }
+}
+
 /// (kernel, rule, problem) → plan, shared by every thread that uses a handle.
 #[derive(Debug)]
 pub struct PlanCache {
-    plans: RwLock<HashMap<PlanKey, LaunchPlan, BuildHasherDefault<FxHasher>>>,
-    capacity: usize,
+    plans: DecisionCache<PlanKey, LaunchPlan>,
 }
 
 impl Default for PlanCache {
@@ -123,7 +164,7 @@ impl PlanCache {
 
     /// A cache that starts over once it holds `capacity` plans (at least 1).
     pub fn with_capacity(capacity: usize) -> PlanCache {
-        PlanCache { plans: RwLock::new(HashMap::default()), capacity: capacity.max(1) }
+        PlanCache { plans: DecisionCache::with_capacity(capacity) }
     }
 
     #[inline]
@@ -134,11 +175,9 @@ impl PlanCache {
         kernel: &KernelModel,
         problem: &Problem,
     ) -> Option<LaunchPlan> {
-        self.plans.read().get(&PlanKey::new(kernel_name, rule, kernel, problem)).copied()
+        self.plans.get(&PlanKey::new(kernel_name, rule, kernel, problem))
     }
 
-    /// Stores a plan. When the cache is full it is emptied first: simpler and
-    /// cheaper than LRU, and a working set that large is rare.
     pub fn insert(
         &self,
         kernel_name: &'static str,
@@ -147,23 +186,19 @@ impl PlanCache {
         problem: &Problem,
         plan: LaunchPlan,
     ) {
-        let mut plans = self.plans.write();
-        if plans.len() >= self.capacity {
-            plans.clear();
-        }
-        plans.insert(PlanKey::new(kernel_name, rule, kernel, problem), plan);
+        self.plans.insert(PlanKey::new(kernel_name, rule, kernel, problem), plan);
     }
 
     pub fn clear(&self) {
-        self.plans.write().clear();
+        self.plans.clear();
     }
 
     pub fn len(&self) -> usize {
-        self.plans.read().len()
+        self.plans.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.plans.read().is_empty()
+        self.plans.is_empty()
     }
 }
 

@@ -56,7 +56,7 @@ use crate::status::{Error, Result};
 use crate::tuner::{KernelSpec, LaunchPlan, Problem};
 
 /// op(X) for a real matrix: cuBLAS's N 0, T 1, C 2 (= T for real types).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Transpose {
     No,
     Yes,
