@@ -191,6 +191,8 @@ pub struct Handle {
     work_limit: AtomicUsize,
     /// SGEMM's plans of automatic calls, so that a repeated call does not decide again.
     pub sgemm_plans: routines::gemm::SgemmPlans,
+    /// SGEMV's, likewise.
+    pub sgemv_plans: routines::gemv::SgemvPlans,
 }
 
 impl Drop for Handle {
@@ -245,6 +247,7 @@ impl Handle {
             work: ManuallyDrop::new(Mutex::new(work)),
             work_limit: AtomicUsize::new(work_limit),
             sgemm_plans: Default::default(),
+            sgemv_plans: Default::default(),
         })
     }
 

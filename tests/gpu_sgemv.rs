@@ -339,6 +339,50 @@ const SCALARS: [(f32, f32, bool); 8] = [
     (0.5, -2.0, true),
 ];
 
+/// A repeated call takes its plan from the handle's cache (`SgemvPlans`),
+/// and that plan is the one deciding anew gives, for the same sizes with A
+/// on or off its 16-byte boundary, lda even or odd and each way x can be
+/// read: a key that missed one of them would hand one layout's kernel to another.
+#[test]
+fn gpu_sgemv_repeated_calls_reuse_their_plan() {
+    let test = "gpu_sgemv_repeated_calls_reuse_their_plan";
+    let _shapes = tuner_choices();
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let h = gpu.inner();
+    let shapes =
+        [(Op::N, 3000i64, 3000i64), (Op::N, 64, 4096), (Op::N, 100, 200000), (Op::T, 1024, 1024), (Op::T, 100000, 32)];
+    let reads = [
+        XReads::Float4,
+        XReads::UnitStride { odd_float: true },
+        XReads::UnitStride { odd_float: false },
+        XReads::Strided,
+    ];
+    let mut decided_differently = 0;
+    for &(op, m, n) in &shapes {
+        let mut first = None;
+        for (a_offset, lda_pad) in [(0u64, 0i64), (4, 0), (8, 0), (0, 1)] {
+            for &x in &reads {
+                let (a, lda) = ((1 << 24) + a_offset, m + lda_pad);
+                let what = format!("{op:?} {m}x{n}, A offset {a_offset}, lda {lda}, x {x:?}");
+                let before = h.sgemv_plans.len();
+                let planned = format!("{:?}", gemv::plan(h, op, m, n, a, lda, x).unwrap());
+                assert_eq!(h.sgemv_plans.len(), before + 1, "{what}: a new call's plan is kept");
+                assert_eq!(format!("{:?}", gemv::plan(h, op, m, n, a, lda, x).unwrap()), planned, "{what}: repeated");
+                assert_eq!(h.sgemv_plans.len(), before + 1, "{what}: the repeated call decides nothing new");
+                let anew = gemv::plan_uncached(h, op, m, n, a, lda, x).unwrap();
+                assert_eq!(format!("{anew:?}"), planned, "{what}: the cached plan against deciding anew");
+                decided_differently += (*first.get_or_insert_with(|| planned.clone()) != planned) as usize;
+            }
+        }
+    }
+    // The layouts must matter somewhere, or the comparison above proves nothing about the key.
+    assert!(decided_differently > 0, "no layout changed a plan");
+    say(&format!(
+        "{test}: {} plans, {decided_differently} differing from their shape's aligned plan",
+        h.sgemv_plans.len()
+    ));
+}
+
 #[test]
 fn gpu_sgemv_case_matrix() {
     let test = "gpu_sgemv_case_matrix";

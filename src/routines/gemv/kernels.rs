@@ -223,7 +223,7 @@ pub fn select_kernel(op: Op, m: i64, a: u64, lda: i64) -> &'static KernelSpec {
 }
 
 /// How the kernels may read x through L1.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum XReads {
     /// 16-byte aligned, unit stride: as float4 (`gemv_t_f32_paired`, `gemv_t_f32_lean_l1`).
     Float4,

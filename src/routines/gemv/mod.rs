@@ -55,7 +55,7 @@ pub use geometry::{
 };
 pub use groups::groups_of_rows;
 pub use kernels::*;
-pub use plan::plan;
+pub use plan::{SgemvPlans, plan, plan_uncached};
 pub use short::SHORT_ROWS_MAX;
 pub use wide::fast_dram;
 
@@ -68,7 +68,7 @@ use crate::status::{Error, Result};
 use crate::tuner::{KernelSpec, LaunchShape, Problem};
 
 /// op(A), validated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
     N,
     T,

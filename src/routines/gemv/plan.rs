@@ -24,6 +24,7 @@ use super::{Op, problem};
 use crate::handle::Handle;
 use crate::status::Result;
 use crate::tuner::optimizer;
+use crate::tuner::plan_cache::DecisionCache;
 use crate::tuner::{KernelModel, KernelSpec, LaunchPlan, Problem};
 
 /// A kernel besides the default that can serve a call, and when `plan` takes it.
@@ -77,6 +78,42 @@ pub(super) enum Twin {
     /// The scalar thin kernel: where the default's grid [`doubles_up`], on at
     /// least LONG_MIN_COLUMNS columns (not on fast DRAM).
     Thin,
+}
+
+/// What a call's plan reads: op, the sizes, A's offset within 16 bytes and
+/// its leading dimension, and how x can be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct CallKey {
+    op: Op,
+    sizes: (i64, i64),
+    a_offset: u8,
+    lda: i64,
+    x: XReads,
+}
+
+/// Calls' plans, per handle: [`plan`] weighs the default kernel's twins,
+/// each a tuner plan (cached) and the rules that say whether it serves and
+/// pays; a repeated call costs one lookup instead.
+#[derive(Debug)]
+pub struct SgemvPlans(DecisionCache<CallKey, (&'static KernelSpec, LaunchPlan)>);
+
+/// Each entry is about 100 bytes.
+const SGEMV_PLANS_CAPACITY: usize = 4096;
+
+impl Default for SgemvPlans {
+    fn default() -> Self {
+        SgemvPlans(DecisionCache::with_capacity(SGEMV_PLANS_CAPACITY))
+    }
+}
+
+impl SgemvPlans {
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 /// The kernel and the tuner's plan for a call (what `sgemv` launches; the
@@ -251,7 +288,35 @@ pub(super) enum Twin {
 ///    LONG_MIN_COLUMNS columns (split grids, since the long kernel takes
 ///    the unsplit ones first), not on fast DRAM: the same grid in blocks of
 ///    256 threads (THIN_SPACE, with its own recipe).
+///
+/// Cached per handle ([`SgemvPlans`]) unless a shape is forced: forcing (the
+/// tools, the tests, MUBLAS_FORCE_SHAPE) may change from one call to the next.
 pub fn plan(
+    handle: &Handle,
+    op: Op,
+    m: i64,
+    n: i64,
+    a: u64,
+    lda: i64,
+    x: XReads,
+) -> Result<(&'static KernelSpec, LaunchPlan)> {
+    let forced = || !handle.device.tuner.forced().is_empty();
+    if forced() {
+        return plan_uncached(handle, op, m, n, a, lda, x);
+    }
+    let key = CallKey { op, sizes: (m, n), a_offset: (a % 16) as u8, lda, x };
+    if let Some(plan) = handle.sgemv_plans.0.get(&key) {
+        return Ok(plan);
+    }
+    let plan = plan_uncached(handle, op, m, n, a, lda, x)?;
+    if !forced() {
+        handle.sgemv_plans.0.insert(key, plan);
+    }
+    Ok(plan)
+}
+
+/// [`plan`]'s decision, made anew (the tests compare the two).
+pub fn plan_uncached(
     handle: &Handle,
     op: Op,
     m: i64,
