@@ -7,6 +7,7 @@ use crate::launch::context::{
 use crate::launch::{CUstream, DeviceBuffer, DeviceState};
 use crate::routines;
 use crate::status::{Error, Result};
+use crate::tuner::plan_cache::DecisionCache;
 use cudarc::driver::sys::CUstream_st;
 use parking_lot::Mutex;
 use std::mem::ManuallyDrop;
@@ -246,8 +247,8 @@ impl Handle {
             pointer_mode: AtomicI32::new(PointerMode::Host as i32),
             work: ManuallyDrop::new(Mutex::new(work)),
             work_limit: AtomicUsize::new(work_limit),
-            sgemm_plans: Default::default(),
-            sgemv_plans: Default::default(),
+            sgemm_plans: DecisionCache::with_capacity(routines::gemm::SGEMM_PLANS_CAPACITY),
+            sgemv_plans: DecisionCache::with_capacity(routines::gemv::SGEMV_PLANS_CAPACITY),
         })
     }
 

@@ -1,6 +1,7 @@
 //! The tuner of one device: what the launch layer asks before every launch.
 
 use std::collections::HashSet;
+use std::hash::Hash;
 use std::time::Instant;
 
 use parking_lot::Mutex;
@@ -10,7 +11,7 @@ use super::forcing::{ForcedShapes, format_shape};
 use super::kernel_model::{KernelModel, KernelSpec, LaunchShape, Problem};
 use super::occupancy::Occupancy;
 use super::optimizer::{self, LaunchPlan};
-use super::plan_cache::PlanCache;
+use super::plan_cache::{DecisionCache, PlanCache};
 use super::recipe::{RecipeBook, TuningRecipe};
 
 /// Chooses launch plans for one device: forced shapes first, then the plan
@@ -96,6 +97,31 @@ impl Tuner {
         let plan = rule();
         self.cache.insert(spec.name, rule_name, kernel, problem, plan);
         plan
+    }
+
+    /// A routine's own decision for a call, one composed of several plans
+    /// (SGEMM's whole plan, SGEMV's kernel among its twins): from `cache` by
+    /// `key`, else `decide`'s, which is kept. While any shape is forced
+    /// nothing is looked up or kept: forcing (MUBLAS_FORCE_SHAPE, the tools,
+    /// the tests) may change from one call to the next.
+    pub fn decide_with<K: Hash + Eq, V: Copy, E>(
+        &self,
+        cache: &DecisionCache<K, V>,
+        key: K,
+        decide: impl FnOnce() -> Result<V, E>,
+    ) -> Result<V, E> {
+        let forced = || !self.forced.is_empty();
+        if forced() {
+            return decide();
+        }
+        if let Some(decision) = cache.get(&key) {
+            return Ok(decision);
+        }
+        let decision = decide()?;
+        if !forced() {
+            cache.insert(key, decision);
+        }
+        Ok(decision)
     }
 
     /// What [`Self::plan`] decides without forcing or cache: the optimizer
@@ -292,6 +318,36 @@ mod tests {
         assert_eq!(tuner.plan_with(&AXPY, &AXPY_KERNEL, &problem, "theirs", || theirs), theirs);
         assert_eq!(tuner.plan_with(&AXPY, &AXPY_KERNEL, &problem, "mine", || unreachable!("cached")), mine);
         assert_eq!(tuner.cached_plans(), 3);
+    }
+
+    #[test]
+    fn a_routines_decision_is_cached_but_not_while_a_shape_is_forced() {
+        let tuner = h100_tuner();
+        let cache = DecisionCache::<u32, u64>::with_capacity(8);
+        let mut calls = 0;
+        let mut decide = |key: u32| {
+            tuner.decide_with(&cache, key, || {
+                calls += 1;
+                Ok::<_, ()>(u64::from(key) * 10)
+            })
+        };
+        assert_eq!((decide(1), decide(1), decide(2)), (Ok(10), Ok(10), Ok(20)));
+        assert_eq!((calls, cache.len()), (2, 2), "decided once per key, then the cache answered");
+        tuner.forced().set("axpy_f32_vec4", Some(LaunchShape { tx: 96, ty: 1, split: 1 }));
+        let mut forced_calls = 0;
+        for _ in 0..2 {
+            let decision = tuner.decide_with(&cache, 1, || {
+                forced_calls += 1;
+                Ok::<_, ()>(11)
+            });
+            assert_eq!(decision, Ok(11), "forced: decided anew, the cached 10 not looked up");
+        }
+        assert_eq!(tuner.decide_with(&cache, 3, || Ok::<_, ()>(30)), Ok(30));
+        assert_eq!((forced_calls, cache.len(), cache.get(&1)), (2, 2, Some(10)), "nothing kept while forced");
+        tuner.forced().set("axpy_f32_vec4", None);
+        assert_eq!(tuner.decide_with(&cache, 4, || Err("no kernel")), Err("no kernel"));
+        assert_eq!(cache.get(&4), None, "a failed decision is not kept");
+        assert_eq!(tuner.decide_with(&cache, 1, || -> Result<u64, ()> { unreachable!("cached") }), Ok(10));
     }
 
     #[test]

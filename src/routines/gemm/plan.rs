@@ -125,42 +125,25 @@ pub struct MultiplyPlan {
 /// dimensions and each pointer's offset within 16 bytes (whether operands,
 /// panels and split tails take float4 follows from these).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-struct CallKey {
+pub struct CallKey {
     pair: (Transpose, Transpose),
     sizes: (u64, u64, u64),
     leading: (i64, i64, i64),
     offsets: (u8, u8, u8),
 }
 
-/// Automatic calls' plans, per handle. Deciding one runs the tile rule over
-/// every tile, and for TN and TT again for op(A)'s panels (at 127 × 129 ×
-/// 1023 too, where the rule then keeps the direct plan): 0.6 µs per tile
-/// rule even with every tuner plan cached (H100 model, on the build
-/// machine's CPU), three times for TN and TT. In the benchmark's
-/// launch-bound calls TN and TT 127 × 129 × 1023 took 2.4–5.6 µs longer than
-/// NN, on kernels as fast as NN's (graph replay, H100: 6.9–7.2 µs against
-/// 7.0). A repeated call costs one lookup instead.
-#[derive(Debug)]
-pub struct SgemmPlans(DecisionCache<CallKey, MultiplyPlan>);
+/// Automatic calls' plans, per handle ([`Tuner::decide_with`](crate::tuner::Tuner::decide_with)). Deciding
+/// one runs the tile rule over every tile, and for TN and TT again for
+/// op(A)'s panels (at 127 × 129 × 1023 too, where the rule then keeps the
+/// direct plan): 0.6 µs per tile rule even with every tuner plan cached
+/// (H100 model, on the build machine's CPU), three times for TN and TT. In
+/// the benchmark's launch-bound calls TN and TT 127 × 129 × 1023 took
+/// 2.4–5.6 µs longer than NN, on kernels as fast as NN's (graph replay,
+/// H100: 6.9–7.2 µs against 7.0). A repeated call costs one lookup instead.
+pub type SgemmPlans = DecisionCache<CallKey, MultiplyPlan>;
 
-/// Each entry is about 500 bytes.
-const SGEMM_PLANS_CAPACITY: usize = 1024;
-
-impl Default for SgemmPlans {
-    fn default() -> Self {
-        SgemmPlans(DecisionCache::with_capacity(SGEMM_PLANS_CAPACITY))
-    }
-}
-
-impl SgemmPlans {
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
+/// [`SgemmPlans`]' entries; each is about 500 bytes.
+pub const SGEMM_PLANS_CAPACITY: usize = 1024;
 
 /// The plan of a multiply as [`sgemm`](super::sgemm) runs it (the [`gemm`](super) module docs).
 /// C enters only by whether it takes float4 stores ([`runs_vec_kernels`](super::runs_vec_kernels)).
@@ -180,10 +163,7 @@ pub fn plan_call(
     ldc: i64,
     choice: TileChoice,
 ) -> Result<MultiplyPlan> {
-    // A shape forced for any kernel (MUBLAS_FORCE_SHAPE, the tools, the
-    // tests) may change from one call to the next: those calls decide anew.
-    let forced = || !handle.device.tuner.forced().is_empty();
-    if choice != TileChoice::Auto || forced() {
+    if choice != TileChoice::Auto {
         return plan_call_uncached(handle, ta, tb, m, n, k, a, lda, b, ldb, c, ldc, choice);
     }
     let key = CallKey {
@@ -192,14 +172,9 @@ pub fn plan_call(
         leading: (lda, ldb, ldc),
         offsets: ((a % 16) as u8, (b % 16) as u8, (c % 16) as u8),
     };
-    if let Some(plan) = handle.sgemm_plans.0.get(&key) {
-        return Ok(plan);
-    }
-    let plan = plan_call_uncached(handle, ta, tb, m, n, k, a, lda, b, ldb, c, ldc, choice)?;
-    if !forced() {
-        handle.sgemm_plans.0.insert(key, plan);
-    }
-    Ok(plan)
+    handle.device.tuner.decide_with(&handle.sgemm_plans, key, || {
+        plan_call_uncached(handle, ta, tb, m, n, k, a, lda, b, ldb, c, ldc, choice)
+    })
 }
 
 /// [`plan_call`]'s decision, made anew (the tests compare the two).

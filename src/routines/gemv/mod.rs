@@ -55,7 +55,7 @@ pub use geometry::{
 };
 pub use groups::groups_of_rows;
 pub use kernels::*;
-pub use plan::{SgemvPlans, plan, plan_uncached};
+pub use plan::{SGEMV_PLANS_CAPACITY, SgemvPlans, plan, plan_uncached};
 pub use short::SHORT_ROWS_MAX;
 pub use wide::fast_dram;
 

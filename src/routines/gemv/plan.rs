@@ -83,7 +83,7 @@ pub(super) enum Twin {
 /// What a call's plan reads: op, the sizes, A's offset within 16 bytes and
 /// its leading dimension, and how x can be read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-struct CallKey {
+pub struct CallKey {
     op: Op,
     sizes: (i64, i64),
     a_offset: u8,
@@ -91,30 +91,13 @@ struct CallKey {
     x: XReads,
 }
 
-/// Calls' plans, per handle: [`plan`] weighs the default kernel's twins,
-/// each a tuner plan (cached) and the rules that say whether it serves and
-/// pays; a repeated call costs one lookup instead.
-#[derive(Debug)]
-pub struct SgemvPlans(DecisionCache<CallKey, (&'static KernelSpec, LaunchPlan)>);
+/// Calls' plans, per handle ([`Tuner::decide_with`](crate::tuner::Tuner::decide_with)): [`plan`] weighs the
+/// default kernel's twins, each a tuner plan (cached) and the rules that say
+/// whether it serves and pays; a repeated call costs one lookup instead.
+pub type SgemvPlans = DecisionCache<CallKey, (&'static KernelSpec, LaunchPlan)>;
 
-/// Each entry is about 100 bytes.
-const SGEMV_PLANS_CAPACITY: usize = 4096;
-
-impl Default for SgemvPlans {
-    fn default() -> Self {
-        SgemvPlans(DecisionCache::with_capacity(SGEMV_PLANS_CAPACITY))
-    }
-}
-
-impl SgemvPlans {
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
+/// [`SgemvPlans`]' entries; each is about 100 bytes.
+pub const SGEMV_PLANS_CAPACITY: usize = 4096;
 
 /// The kernel and the tuner's plan for a call (what `sgemv` launches; the
 /// benchmark reports it): the default kernel, unless its twin does better by
@@ -289,8 +272,7 @@ impl SgemvPlans {
 ///    the unsplit ones first), not on fast DRAM: the same grid in blocks of
 ///    256 threads (THIN_SPACE, with its own recipe).
 ///
-/// Cached per handle ([`SgemvPlans`]) unless a shape is forced: forcing (the
-/// tools, the tests, MUBLAS_FORCE_SHAPE) may change from one call to the next.
+/// Cached per handle ([`SgemvPlans`]) unless a shape is forced.
 pub fn plan(
     handle: &Handle,
     op: Op,
@@ -300,19 +282,8 @@ pub fn plan(
     lda: i64,
     x: XReads,
 ) -> Result<(&'static KernelSpec, LaunchPlan)> {
-    let forced = || !handle.device.tuner.forced().is_empty();
-    if forced() {
-        return plan_uncached(handle, op, m, n, a, lda, x);
-    }
     let key = CallKey { op, sizes: (m, n), a_offset: (a % 16) as u8, lda, x };
-    if let Some(plan) = handle.sgemv_plans.0.get(&key) {
-        return Ok(plan);
-    }
-    let plan = plan_uncached(handle, op, m, n, a, lda, x)?;
-    if !forced() {
-        handle.sgemv_plans.0.insert(key, plan);
-    }
-    Ok(plan)
+    handle.device.tuner.decide_with(&handle.sgemv_plans, key, || plan_uncached(handle, op, m, n, a, lda, x))
 }
 
 /// [`plan`]'s decision, made anew (the tests compare the two).
