@@ -114,18 +114,6 @@ fn workloads<'a>(
             }
             Ok(all)
         }
-        "sgemv-sawtooth" => {
-            // Issue 4's saw-tooth check: every n from 4096 to 4224 (4096…4112 with --quick).
-            use mublas::routines::gemv::Op;
-            let top = if quick { 4112 } else { 4224 };
-            let mut all: Vec<MakeWorkload<'a>> = Vec::new();
-            for op in [Op::N, Op::T] {
-                for n in 4096..=top {
-                    all.push(Box::new(move |r| Workload::sgemv(h, handle, op, n, n, r)));
-                }
-            }
-            Ok(all)
-        }
         "strmv" => {
             // The SGEMV square sweep; LNN, UNN, LTN, UTN at each size.
             let sizes: &[usize] = if quick {
@@ -214,6 +202,40 @@ struct Row {
     plan: String,
 }
 
+impl Row {
+    /// The row of `workload` in benchmark `bench`, with its times and the plan its call makes.
+    fn of(
+        bench: &str,
+        h: &mublas::Handle,
+        workload: &Workload,
+        mublas_us: f64,
+        cublas_us: Option<f64>,
+    ) -> Result<Row, String> {
+        let plan = workload.plan(h)?;
+        Ok(Row {
+            bench: bench.to_string(),
+            routine: workload.routine,
+            label: workload.label.clone(),
+            mublas_us,
+            cublas_us,
+            mublas_rate: workload.rate(mublas_us),
+            cublas_rate: cublas_us.map(|us| workload.rate(us)),
+            unit: workload.unit.label(),
+            plan: format!(
+                "{} {}x{}x{} grid {:?} occ w{:.2} b{:.2} g{:.2}",
+                workload.spec.name,
+                plan.shape.tx,
+                plan.shape.ty,
+                plan.shape.split,
+                plan.geometry.grid,
+                plan.occupancy.warp,
+                plan.occupancy.block,
+                plan.occupancy.grid
+            ),
+        })
+    }
+}
+
 pub fn run(args: &[String]) -> Result<(), String> {
     let options = parse(args)?;
     if options.routines.iter().any(|r| r == "decisions") {
@@ -281,47 +303,25 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "floor",
     ];
     for routine in options.routines.iter().filter(|r| !own_tables.contains(&r.as_str())) {
+        if routine == "sgemv-sawtooth" {
+            rows.extend(sgemv_sawtooth(&table, &mut random)?);
+            continue;
+        }
         for make in workloads(h, handle, routine, options.quick)? {
             let workload = make(&mut random)?;
             let (mublas_us, cublas_us) = table.time(&workload)?;
-            let plan = workload.plan(h)?;
-            rows.push(Row {
-                bench: routine.clone(),
-                routine: workload.routine,
-                label: workload.label.clone(),
-                mublas_us,
-                cublas_us,
-                mublas_rate: workload.rate(mublas_us),
-                cublas_rate: cublas_us.map(|us| workload.rate(us)),
-                unit: workload.unit.label(),
-                plan: format!(
-                    "{} {}x{}x{} grid {:?} occ w{:.2} b{:.2} g{:.2}",
-                    workload.spec.name,
-                    plan.shape.tx,
-                    plan.shape.ty,
-                    plan.shape.split,
-                    plan.geometry.grid,
-                    plan.occupancy.warp,
-                    plan.occupancy.block,
-                    plan.occupancy.grid
-                ),
-            });
+            rows.push(Row::of(routine, h, &workload, mublas_us, cublas_us)?);
         }
     }
-    let retimed = match cublas {
-        Some(c) if options.routines.iter().any(|r| r == "sgemv-sawtooth") => {
-            retime_sweep_outliers(&table, c, &mut random, &mut rows)?
-        }
-        _ => Vec::new(),
-    };
     // Benches that print their own lines (sgemm-transposed) leave no rows.
     if !rows.is_empty() {
         print_table(&rows);
     }
     if options.routines.iter().any(|r| r == "sgemv-sawtooth") {
-        for line in &retimed {
-            println!("{line}");
-        }
+        println!(
+            "sgemv-sawtooth: {SWEEP_PASSES} passes over the sizes, upward and downward in n in turn; \
+             each size's time is the median of its passes'"
+        );
         print_spread(&rows);
     }
     if let Some(path) = &options.csv {
@@ -783,55 +783,50 @@ fn sweep_rows<'r>(rows: &'r [Row], op: &'r str) -> impl Iterator<Item = (usize, 
         .filter_map(move |r| Some((r.label.strip_prefix(op)?.trim().split('x').next()?.parse::<usize>().ok()?, r)))
 }
 
-/// The machines are shared: a transient disturbance can slow one size's 30
-/// calls for both libraries at once (one sweep measured mublas 51.5 µs and
-/// cuBLAS 75.4 µs at n = 4178 against ~36 for its neighbours). A size whose
-/// rate, mublas's or cuBLAS's, is more than 3 % below that library's median
-/// over the sweep is timed once more, the same way; the
-/// second timing replaces the first (a real saw-tooth repeats). Returns a
-/// line per re-timed size with both timings.
-fn retime_sweep_outliers(
-    table: &TableRun,
-    cublas: &RealCublas,
-    random: &mut Random,
-    rows: &mut [Row],
-) -> Result<Vec<String>, String> {
-    let TableRun { h, handle, timer, reps, timing, .. } = *table;
+/// Passes over the saw-tooth sweep, upward and downward in n in turn (even).
+/// The machines drift: in three H100 sweeps of 2026-12-06, one pass upward
+/// each, the sizes timed a second time after the sweep came out 2-3 % faster
+/// for mublas and 3-6 % for cuBLAS (median over 47 to 73 sizes), so that one
+/// pass turned a drift in time into a slope over n. Over an even number of
+/// passes in alternating directions each size's median is the middle of its
+/// passes', and a drift linear in time adds the same to every size's; a
+/// disturbance that slows one pass moves no size's median far.
+const SWEEP_PASSES: usize = 4;
+
+/// The order in which pass `pass` of the sweep visits its `len` sizes:
+/// upward in even passes, downward in odd ones.
+fn sweep_pass_order(len: usize, pass: usize) -> impl Iterator<Item = usize> {
+    (0..len).map(move |i| if pass.is_multiple_of(2) { i } else { len - 1 - i })
+}
+
+/// `mublas bench sgemv-sawtooth`: issue 4's saw-tooth check, every n from 4096
+/// to 4224 (4096…4112 with --quick), N then T, in SWEEP_PASSES passes; each
+/// size's row carries the median of its passes' times (each pass's time the
+/// table's median of `--reps` calls, its workload built afresh).
+fn sgemv_sawtooth(table: &TableRun, random: &mut Random) -> Result<Vec<Row>, String> {
+    use mublas::harness::timing::median;
     use mublas::routines::gemv::Op;
-    let mut lines = Vec::new();
-    for (op_name, op) in [("N", Op::N), ("T", Op::T)] {
-        let median_rate = |rate: &dyn Fn(&Row) -> Option<f64>| {
-            let mut rates: Vec<f64> = sweep_rows(rows, op_name).filter_map(|(_, r)| rate(r)).collect();
-            mublas::harness::timing::median(&mut rates)
-        };
-        let mublas_median = median_rate(&|r| Some(r.mublas_rate));
-        let cublas_median = median_rate(&|r| r.cublas_rate);
-        let slow =
-            |r: &Row| r.mublas_rate < 0.97 * mublas_median || r.cublas_rate.is_some_and(|c| c < 0.97 * cublas_median);
-        let outliers: Vec<usize> = sweep_rows(rows, op_name).filter(|(_, r)| slow(r)).map(|(n, _)| n).collect();
-        for n in outliers {
-            let workload = Workload::sgemv(h, handle, op, n, n, random)?;
-            let (mublas_us, cublas_us) = workload.time_against_cublas(cublas, timer, WARMUPS, reps, timing)?;
-            let row = rows
-                .iter_mut()
-                .find(|r| r.bench == "sgemv-sawtooth" && r.label == workload.label)
-                .ok_or("sweep row vanished")?;
-            let us = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.1}"));
-            lines.push(format!(
-                "re-timed {}: mublas {:.1} -> {:.1} µs, cuBLAS {} -> {} µs",
-                row.label,
-                row.mublas_us,
-                mublas_us,
-                us(row.cublas_us),
-                us(cublas_us)
-            ));
-            row.mublas_us = mublas_us;
-            row.mublas_rate = workload.rate(mublas_us);
-            row.cublas_us = cublas_us;
-            row.cublas_rate = cublas_us.map(|us| workload.rate(us));
+    let top = if table.quick { 4112 } else { 4224 };
+    let sizes: Vec<(Op, usize)> =
+        [Op::N, Op::T].into_iter().flat_map(|op| (4096..=top).map(move |n| (op, n))).collect();
+    let mut mublas_us = vec![Vec::with_capacity(SWEEP_PASSES); sizes.len()];
+    let mut cublas_us = vec![Vec::with_capacity(SWEEP_PASSES); sizes.len()];
+    let mut rows: Vec<Option<Row>> = (0..sizes.len()).map(|_| None).collect();
+    for pass in 0..SWEEP_PASSES {
+        for i in sweep_pass_order(sizes.len(), pass) {
+            let (op, n) = sizes[i];
+            let workload = Workload::sgemv(table.h, table.handle, op, n, n, random)?;
+            let (mu, cu) = table.time(&workload)?;
+            mublas_us[i].push(mu);
+            cublas_us[i].extend(cu);
+            if pass + 1 == SWEEP_PASSES {
+                let cublas_median = (!cublas_us[i].is_empty()).then(|| median(&mut cublas_us[i]));
+                rows[i] =
+                    Some(Row::of("sgemv-sawtooth", table.h, &workload, median(&mut mublas_us[i]), cublas_median)?);
+            }
         }
     }
-    Ok(lines)
+    Ok(rows.into_iter().flatten().collect())
 }
 
 /// For the saw-tooth sweep of neighbouring sizes: the spread of mublas's and
@@ -933,6 +928,34 @@ mod tests {
         assert_eq!(n, [4096, 4100]);
         let t: Vec<usize> = sweep_rows(&rows, "T").map(|(n, _)| n).collect();
         assert_eq!(t, [4097]);
+    }
+
+    #[test]
+    fn a_drift_during_the_sweep_adds_the_same_to_every_size() {
+        // Sizes of different true times, timed while the machine slows steadily: each pass visits
+        // every size once, and over the passes every size's median moves by the same amount.
+        let truth = [30.0, 31.0, 29.5, 30.2, 32.0, 30.0, 31.5];
+        for pass in 0..SWEEP_PASSES {
+            let mut seen: Vec<usize> = sweep_pass_order(truth.len(), pass).collect();
+            seen.sort_unstable();
+            assert_eq!(seen, (0..truth.len()).collect::<Vec<_>>());
+        }
+        let shifts = |passes: usize| -> Vec<f64> {
+            let mut clock = 0.0;
+            let mut timed = vec![Vec::new(); truth.len()];
+            for pass in 0..passes {
+                for i in sweep_pass_order(truth.len(), pass) {
+                    timed[i].push(truth[i] + 0.05 * clock);
+                    clock += 1.0;
+                }
+            }
+            timed.iter_mut().zip(truth).map(|(t, us)| mublas::harness::timing::median(t) - us).collect()
+        };
+        let swept = shifts(SWEEP_PASSES);
+        assert!(swept.iter().all(|s| (s - swept[0]).abs() < 1e-9), "{swept:?}");
+        // One upward pass, as the sweep was timed before: the drift shows as a slope over n.
+        let one_pass = shifts(1);
+        assert!(one_pass[6] - one_pass[0] > 0.25, "{one_pass:?}");
     }
 
     #[test]
