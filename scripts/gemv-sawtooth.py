@@ -3,7 +3,8 @@
 n = 4096…4224 in steps of 1, square, lda = n, y = op(A)·x + 0.5·y (OP=T in
 the environment: y = Aᵀ·x + 0.5·y). Each size runs the kernel the routine
 takes there (src/routines/gemv/, `plan`): by default, for T
-gemv_t_f32_l1_any on blocks of 256 threads at every size; for N
+gemv_t_f32_paired_any on blocks of 64 threads where n % 4 != 0 and
+gemv_t_f32_paired on 256 where n % 4 == 0; for N
 gemv_n_f32_scalar_lanes on 32 × 32 where n % 4 != 0 and gemv_n_f32_wide on
 8 × 64 (wide_plan's shape over this range) where n % 4 == 0; unsplit (on
 the H200 the routine takes gemv_n_f32_sweep@32x32 where n % 4 != 0: pass it
@@ -29,7 +30,8 @@ from graph_timing import cublas_on_stream, graph_times, median
 
 SIZES = range(4096, 4225)
 OP_T = os.environ.get("OP") == "T"
-DEFAULTS = ["gemv_t_f32_l1_any@256x1"] * 2 if OP_T else ["gemv_n_f32_scalar_lanes@32x32", "gemv_n_f32_wide@8x64"]
+DEFAULTS = (["gemv_t_f32_paired_any@64x1", "gemv_t_f32_paired@256x1"] if OP_T
+            else ["gemv_n_f32_scalar_lanes@32x32", "gemv_n_f32_wide@8x64"])
 
 
 def grid(name, tx, n):
