@@ -245,6 +245,14 @@ pub const SGEMV_PLANS_CAPACITY: usize = 4096;
 ///    132.9 / 144.7 (and 1–4 % slower at 4221² to 4223², 6001² and 8191²).
 ///    Past 16384 columns, the staged float4 kernel on a grid of half the SMs
 ///    or more (20000² 526.9 / 535.6; the scalar one lost 10 % at 20001²).
+///  - Wide N for any A (`gemv_n_f32_wide_any`): before the sweep and the
+///    scalar lanes and wide kernels wherever `wide_any_serves` (from 2000
+///    rows to 6336, 12672 on wide matrices; up to one wave of 32-row tiles on
+///    2000 columns or more, 3000 where they engage nearly every SM), on
+///    `wide_any_plan`'s shape: its float4 loads from each column's first
+///    16-byte boundary were 1–18 % faster than the scalar kernels on an H100
+///    (4097² 25.2 µs against the lanes kernel's 26.2, 9001² 108.5 against
+///    the scalar wide kernel's 132.9; see WIDE_ANY_MAX_ROWS in wide.rs).
 ///  - Scalar lanes N: before the scalar wide kernel, on the same problems,
 ///    wherever its 32-row tiles run in one wave (on the H100, up to 4224
 ///    rows; 5001², 157 tiles, took 43.0 µs against 38.1 for cuBLAS). A row

@@ -120,8 +120,8 @@ fn the_wide_kernels_take_the_longest_row_tiles_that_fill_one_wave() {
 }
 
 #[test]
-fn on_fast_dram_the_wide_kernels_take_one_tile_per_sm_and_the_any_a_one_serves_from_2000_rows() {
-    let (h100, h200) = (DeviceModel::h100_sxm(), DeviceModel::h200());
+fn on_fast_dram_the_float4_wide_kernel_takes_one_tile_per_sm() {
+    let h200 = DeviceModel::h200();
     for kernel in wide_models() {
         for (m, shape, blocks) in [
             (4225u64, (10, 32), 106),
@@ -147,10 +147,19 @@ fn on_fast_dram_the_wide_kernels_take_one_tile_per_sm_and_the_any_a_one_serves_f
         assert_eq!((plan.shape.tx, plan.shape.ty), (64, 8));
         assert!(!wide_pays(&h200, Twin::Wide, 40000, 2048, 1, &plan));
     }
-    // The twin for any A from 2000 rows up to 48-row tiles (Tx 12; 96-row tiles, Tx 24, on at least 6144
-    // columns), on the columns the wide kernels serve:
-    // the same shapes past one wave of 32-row tiles, and below it 32-row tiles of 512 threads where they
-    // engage less than 95 % of the SMs.
+}
+
+#[test]
+fn the_any_a_wide_kernel_serves_from_2000_rows_on_either_dram() {
+    let (h100, h200) = (DeviceModel::h100_sxm(), DeviceModel::h200());
+    let plan = |device: &DeviceModel, m: u64, n: u64| {
+        let plan = wide_any_plan(device, &wide_models()[0], &GEMV_N_WIDE_ANY, &Problem { m, n, k: 0 });
+        (plan.shape.tx, plan.shape.ty, plan.geometry.blocks())
+    };
+    // From 2000 rows up to 48-row tiles (Tx 12; 96-row tiles, Tx 24, on at least 6144 columns), on the
+    // columns the wide kernels serve: the float4 kernel's shapes on fast DRAM past one wave of 32-row tiles,
+    // and below it 32-row tiles of 512 threads where they engage less than 95 % of the SMs, of 384 where
+    // they engage more. The same on the H100.
     for (m, shape, blocks) in [
         (2000u64, (8, 64), 63),
         (3501, (8, 64), 110),
@@ -162,28 +171,38 @@ fn on_fast_dram_the_wide_kernels_take_one_tile_per_sm_and_the_any_a_one_serves_f
         (12672, (24, 16), 132),
     ] {
         let fewest_columns = if m > 6336 { 6144 } else { 2000 };
-        assert!(wide_any_serves(&h200, m as i64, fewest_columns) && wide_any_serves(&h200, m as i64, 16384), "{m}");
-        assert!(!wide_any_serves(&h100, m as i64, m as i64), "{m}");
-        let plan = wide_any_plan(&h200, &wide_models()[0], &GEMV_N_WIDE_ANY, &Problem { m, n: m, k: 0 });
-        assert_eq!((plan.shape.tx, plan.shape.ty, plan.geometry.blocks()), (shape.0, shape.1, blocks), "{m}²");
+        for device in [&h100, &h200] {
+            let serves = |n: i64| wide_any_serves(device, m as i64, n);
+            assert!(serves(fewest_columns) && serves(16384), "{m}");
+            assert_eq!(plan(device, m, m), (shape.0, shape.1, blocks), "{m}²");
+        }
     }
-    assert!(!wide_any_serves(&h200, 1999, 2000) && !wide_any_serves(&h200, 12673, 12673));
-    // Below 4096 rows, on fewer than 2000 columns: the sweep.
-    assert!(!wide_any_serves(&h200, 3001, 1999) && wide_any_serves(&h200, 3001, 2000));
-    // Past 6336 rows, on at least 6144 columns.
-    assert!(wide_any_serves(&h200, 6337, 6144) && !wide_any_serves(&h200, 6337, 6143));
-    assert!(wide_any_serves(&h200, 6336, 2000));
-    // Where 32-row tiles engage 95 % of the SMs or more (126 of 132), below 4096 rows on at least 3000
-    // columns; on fewer, and from 4096 rows (one wave of 32-row tiles), the sweep.
-    for m in [4001, 4095] {
-        assert!(wide_any_serves(&h200, m, 3000) && !wide_any_serves(&h200, m, 2999), "{m}");
-        let plan = wide_any_plan(&h200, &wide_models()[0], &GEMV_N_WIDE_ANY, &Problem { m: m as u64, n: 3000, k: 0 });
-        assert_eq!((plan.shape.tx, plan.shape.ty), (8, 64), "{m}");
+    for device in [&h100, &h200] {
+        assert!(!wide_any_serves(device, 1999, 2000) && !wide_any_serves(device, 12673, 12673));
+        // Up to one wave of 32-row tiles, on fewer than 2000 columns: the sweep (on fast DRAM), the lanes kernel.
+        assert!(!wide_any_serves(device, 3001, 1999) && wide_any_serves(device, 3001, 2000));
+        // Past 6336 rows, on at least 6144 columns.
+        assert!(wide_any_serves(device, 6337, 6144) && !wide_any_serves(device, 6337, 6143));
+        assert!(wide_any_serves(device, 6336, 2000));
+        assert!(!wide_any_serves(device, 5001, 16385));
+        // Where 32-row tiles engage 95 % of the SMs or more (126 of 132), on at least 3000 columns, in
+        // 32-row tiles of 384 threads.
+        for m in [4001, 4095] {
+            assert!(wide_any_serves(device, m, 3000) && !wide_any_serves(device, m, 2999), "{m}");
+            assert_eq!(plan(device, m as u64, 3000), (8, 48, (m as u64).div_ceil(32)), "{m}");
+        }
     }
+    // From 4096 rows to the end of that wave, on fast DRAM the sweep; on the H100 the same rule.
     for m in [4096, 4224] {
         assert!(!wide_any_serves(&h200, m, m), "{m}");
+        assert!(wide_any_serves(&h100, m, 3000) && !wide_any_serves(&h100, m, 2999), "{m}");
+        assert_eq!(plan(&h100, m as u64, m as u64), (8, 48, (m as u64).div_ceil(32)), "{m}");
     }
-    assert!(!wide_any_serves(&h200, 5001, 16385));
+}
+
+#[test]
+fn the_float4_wide_kernel_takes_wide_plans_shapes_up_to_one_wave_and_on_the_h100() {
+    let (h100, h200) = (DeviceModel::h100_sxm(), DeviceModel::h200());
     // Up to one wave of 32-row tiles, on the H100, and for the other wide kernels: wide_plan's shapes.
     assert!(!wide_fine_serves(&h200, &GEMV_N_WIDE, 4224));
     assert!(!wide_fine_serves(&h100, &GEMV_N_WIDE, 5000));

@@ -152,13 +152,37 @@ pub(super) const WIDE_THREADS: u32 = 512;
 /// 16) / 121.47. Fuller blocks lost with these tiles (5000²: 10 × 48 27.05–27.11,
 /// 10 × 51 27.60–27.77), and up to one wave of 32-row tiles wide_plan's 8 × 64
 /// stays (2500²: 6 × 64, 105 blocks, 9.43 against 9.14; 4096² 8 × 48 18.98
-/// against 18.58). On the H100 not timed, so not taken there.
+/// against 18.58). On the H100 not timed, so not taken there. The any-A wide
+/// kernel takes these shapes on any DRAM, and 32-row tiles of this many
+/// threads where they engage nearly every SM ([`wide_any_plan`]).
 const WIDE_FINE_THREADS: u32 = 384;
-/// On fast DRAM the float4 wide kernel's twin for any A
-/// (`gemv_n_f32_wide_any`) takes A that is not float4 from WIDE_MIN_ROWS up
-/// to this many rows (Tx 12), before the sweep and the scalar lanes kernel
-/// (where: [`wide_any_serves`]; shapes: [`wide_any_plan`]). Past one wave of
-/// 32-row tiles, on wide_fine_plan's shapes (H200, kernel time,
+/// The float4 wide kernel's twin for any A (`gemv_n_f32_wide_any`) takes A
+/// that is not float4 from WIDE_MIN_ROWS up to this many rows (Tx 12),
+/// before the sweep and the scalar lanes and wide kernels (where:
+/// [`wide_any_serves`]; shapes: [`wide_any_plan`]).
+///
+/// On an H100 (kernel time, `scripts/gemv-ab.py`, lda = m, beta 0, µs, two
+/// rounds; docs/runs/2026-12-06-h100-gemv-n-any-a-rule.txt), up to one wave
+/// of 32-row tiles against the lanes kernel (32 × 32), this on 8 × 64 / 8 ×
+/// 48 / lanes / cuBLAS: 2001² 8.75 / 9.45 / 10.28 / 8.89, 2501² 11.56 /
+/// 11.88 / 13.05 / 12.25, 3501² 19.79 / 19.98 / 20.91 / 20.40, 4161² 26.35 /
+/// 25.94 / 27.26 / 26.99, 2001 × 4001 – / 15.02 / 17.86 / 16.64, 4001 × 3001
+/// – / 19.19 / 19.73 / 20.0, 3001 × 2000 – / 12.14 / 12.05 / 10.95; but on
+/// fewer columns where the tiles engage nearly every SM the lanes kernel was
+/// faster (4095 × 2000 14.74 / 14.96 / 14.43 / 13.70; 4161 × 2001 – / 14.34
+/// / 14.63 / 13.91). Past one wave, on wide_fine_plan's shapes against the
+/// scalar wide kernel on wide_plan's (this / scalar wide / cuBLAS): 4225²
+/// 26.5 / 27.6 / 34.3, 5001² 35.7 / 36.7 / 37.9, 6001² 49.8–50.0 / 59.4–59.6
+/// / 52.1, 7601² 78.0–78.2 / 89.7–89.9 / 83.0, 8191² 90.4 / 104.1 / 100.8,
+/// 9001² 108.5 / 132.9 / 128.7, 11001² 158.5 / 161.2 / 177.7, 12001² 191–192
+/// / 195–196 / 208.0, 6001 × 16384 131–132 / 160.4 / 140.8; level at
+/// 6601² (59.5 / 59.4), 7001² (66.5 / 66.3) and 10001² (132.4 / 132.3);
+/// 1 % slower where this rule leaves the scalar wide kernel, past
+/// WIDE_ANY_MAX_ROWS on fewer than WIDE_ANY_LONG_MIN_COLUMNS columns (8001 ×
+/// 2001 24.1 / 23.9, 10001 × 4096 56.4 / 56.1).
+///
+/// On an H200, past one wave of
+/// 32-row tiles, on wide_fine_plan's shapes (kernel time,
 /// `scripts/gemv-ab.py`, lda = m, µs, this / the sweep's 64 × 16 / cuBLAS): 4501² 23.65 / 26.52 / 26.73, 5001² 26.66 /
 /// 30.72 / 30.92, 6001² 36.24 / 39.53 / 39.83; 4609² to 4639² (m mod 32 = 1,
 /// 9, 14, 17, 22, 25, 30, 31) 0.86–0.91 of the sweep's time, 5505² to 5535²
@@ -205,8 +229,9 @@ const WIDE_ANY_32_ROW_TILES_MAX_COVERAGE: f64 = 0.95;
 /// 12.44 / 12.45 / 13.64, 3501² 15.40 / 15.70 / 16.33, 1999 × 4001 12.96 /
 /// 12.28 / 14.08)…
 const WIDE_ANY_SHORT_MIN_COLUMNS: i64 = 2000;
-/// …and up to SWEEP_MIN_ROWS_SCALAR rows also where its 32-row tiles engage
-/// nearly every SM, on at least this many columns (same units, the lanes
+/// …and up to one wave of 32-row tiles also where they engage nearly every
+/// SM, on at least this many columns (on fast DRAM below
+/// SWEEP_MIN_ROWS_SCALAR rows; H200, same units, the lanes
 /// kernel the third: 4001 × 2001 10.89 / 11.11 / 11.93, 4065 × 2001 11.03 /
 /// 11.41 / 12.01, 4001 × 3001 14.97 / 14.86 / 16.31, 4001² 18.93 / 18.57 /
 /// 20.46, 4065 × 6001 27.43 / 26.58 / 29.21, 4095 × 8001 36.38 / 34.31 /
@@ -279,7 +304,12 @@ pub(super) fn wide_fine_serves(device: &DeviceModel, spec: &KernelSpec, m: i64) 
 
 /// Whether the device has fast DRAM and m rows need more 32-row tiles than it has SMs.
 fn past_one_wave_of_32_row_tiles_on_fast_dram(device: &DeviceModel, m: i64) -> bool {
-    fast_dram(device) && tiles_of_32_rows(m) > device.sm_count as u64
+    fast_dram(device) && past_one_wave_of_32_row_tiles(device, m)
+}
+
+/// Whether m rows need more 32-row tiles than the device has SMs.
+fn past_one_wave_of_32_row_tiles(device: &DeviceModel, m: i64) -> bool {
+    tiles_of_32_rows(m) > device.sm_count as u64
 }
 
 /// Row tiles of the wide kernels' shortest tiles (Tx 8: 32 rows) that m rows need.
@@ -288,37 +318,51 @@ fn tiles_of_32_rows(m: i64) -> u64 {
 }
 
 /// Whether the wide kernel for any A can take an N call from the scalar
-/// default (`plan`, which then needs [`wide_pays`]): on fast DRAM, up to
-/// WIDE_ANY_MAX_ROWS rows (WIDE_ANY_LONG_MAX_ROWS on at least
-/// WIDE_ANY_LONG_MIN_COLUMNS columns), where the wide kernels serve; below
-/// SWEEP_MIN_ROWS_SCALAR rows on at least WIDE_ANY_SHORT_MIN_COLUMNS columns
-/// where its 32-row tiles engage less than WIDE_ANY_32_ROW_TILES_MAX_COVERAGE
-/// of the SMs, else on at least WIDE_ANY_FULL_WAVE_MIN_COLUMNS; past them
-/// where 32-row tiles need more than one wave (the sweep keeps the rest).
+/// default (`plan`, which then needs [`wide_pays`]): up to WIDE_ANY_MAX_ROWS
+/// rows (WIDE_ANY_LONG_MAX_ROWS on at least WIDE_ANY_LONG_MIN_COLUMNS
+/// columns), where the wide kernels serve; up to one wave of 32-row tiles on
+/// at least WIDE_ANY_SHORT_MIN_COLUMNS columns where they engage less than
+/// WIDE_ANY_32_ROW_TILES_MAX_COVERAGE of the SMs, else on at least
+/// WIDE_ANY_FULL_WAVE_MIN_COLUMNS (on fast DRAM below SWEEP_MIN_ROWS_SCALAR
+/// rows: the sweep takes the rest of that wave); past it on any columns.
 pub(super) fn wide_any_serves(device: &DeviceModel, m: i64, n: i64) -> bool {
-    let leaves_sms_idle = (tiles_of_32_rows(m) as f64) < WIDE_ANY_32_ROW_TILES_MAX_COVERAGE * device.sm_count as f64;
     let max_rows = if n >= WIDE_ANY_LONG_MIN_COLUMNS { WIDE_ANY_LONG_MAX_ROWS } else { WIDE_ANY_MAX_ROWS };
-    let columns = if m < SWEEP_MIN_ROWS_SCALAR {
-        n >= WIDE_ANY_SHORT_MIN_COLUMNS && (leaves_sms_idle || n >= WIDE_ANY_FULL_WAVE_MIN_COLUMNS)
+    let columns = if past_one_wave_of_32_row_tiles(device, m) {
+        true
     } else {
-        past_one_wave_of_32_row_tiles_on_fast_dram(device, m)
+        let sweep_takes = fast_dram(device) && m >= SWEEP_MIN_ROWS_SCALAR;
+        let columns = if wide_any_32_row_tiles_leave_sms_idle(device, m) {
+            WIDE_ANY_SHORT_MIN_COLUMNS
+        } else {
+            WIDE_ANY_FULL_WAVE_MIN_COLUMNS
+        };
+        !sweep_takes && n >= columns
     };
-    fast_dram(device) && m <= max_rows && columns && wide_serves(Twin::WideAny, m, n)
+    m <= max_rows && columns && wide_serves(Twin::WideAny, m, n)
+}
+
+/// Whether m rows in 32-row tiles engage less than WIDE_ANY_32_ROW_TILES_MAX_COVERAGE of the SMs.
+fn wide_any_32_row_tiles_leave_sms_idle(device: &DeviceModel, m: i64) -> bool {
+    (tiles_of_32_rows(m) as f64) < WIDE_ANY_32_ROW_TILES_MAX_COVERAGE * device.sm_count as f64
 }
 
 /// The any-A wide kernel's shape: [`wide_fine_plan`]'s past one wave of
-/// 32-row tiles, else 32-row tiles (Tx 8) of WIDE_THREADS.
+/// 32-row tiles, else 32-row tiles (Tx 8) of WIDE_THREADS where they leave
+/// SMs idle and of WIDE_FINE_THREADS where they engage nearly all
+/// (WIDE_ANY_32_ROW_TILES_MAX_COVERAGE).
 pub(super) fn wide_any_plan(
     device: &DeviceModel,
     kernel: &KernelModel,
     spec: &KernelSpec,
     problem: &Problem,
 ) -> LaunchPlan {
-    if past_one_wave_of_32_row_tiles_on_fast_dram(device, problem.m as i64) {
+    let m = problem.m as i64;
+    if past_one_wave_of_32_row_tiles(device, m) {
         return wide_fine_plan(device, kernel, spec, problem);
     }
     let tx = spec.space.tx_min;
-    LaunchPlan::of_shape(device, kernel, spec, problem, LaunchShape { tx, ty: wide_thread_rows(tx), split: 1 })
+    let threads = if wide_any_32_row_tiles_leave_sms_idle(device, m) { WIDE_THREADS } else { WIDE_FINE_THREADS };
+    LaunchPlan::of_shape(device, kernel, spec, problem, LaunchShape { tx, ty: threads / tx, split: 1 })
 }
 
 /// The float4 wide kernel's shape on fast DRAM past one wave of 32-row tiles:
