@@ -941,43 +941,41 @@ fn gpu_sgemv_cluster_n_kernels_through_the_routine() {
 /// A call's (m, n, lda) and the plan's (Tx, Ty, column ranges).
 type ShapeAndPlan = ((usize, usize, usize), (u32, u32, u32));
 
-/// N calls through the routine whose plans are asserted on a 132-SM GPU with fast DRAM: `kernels` for float4 A
-/// (lda % 4 == 0) and for any other A, with ((m, n, lda), (Tx, Ty, column ranges)); those for any other A on
-/// every 132-SM GPU where `any_a_on_any_dram`.
+/// N calls through the routine whose plans are asserted on a 132-SM GPU with fast DRAM (on any 132-SM GPU
+/// where `on_any_dram`): `kernels` for float4 A (lda % 4 == 0) and for any other A, with ((m, n, lda), (Tx,
+/// Ty, column ranges)).
 fn n_kernels_on_fast_dram_through_the_routine(
     test: &str,
     kernels: [&str; 2],
     shapes: &[ShapeAndPlan],
-    any_a_on_any_dram: bool,
+    on_any_dram: bool,
 ) {
     let Some(gpu) = gpu_or_skip(test) else { return };
-    let fast = fast_on_132_sms(&gpu);
-    let any_a_checked = fast || (any_a_on_any_dram && on_132_sms(&gpu));
+    let checked = if on_any_dram { on_132_sms(&gpu) } else { fast_on_132_sms(&gpu) };
     let dims: Vec<_> = shapes.iter().map(|&(shape, _)| shape).collect();
     float4_shapes_through_the_routine(&gpu, test, MUBLAS_OP_N, &dims, |i, name, plan| {
-        let ((_, _, lda), (tx, ty, ranges)) = shapes[i];
-        let any_a = lda % 4 != 0;
-        if fast || (any_a && any_a_checked) {
+        if checked {
+            let ((_, _, lda), (tx, ty, ranges)) = shapes[i];
+            let kernel = kernels[usize::from(lda % 4 != 0)];
             let got = (name, plan.shape.tx, plan.shape.ty, plan.geometry.grid.1);
-            assert_eq!(got, (kernels[usize::from(any_a)], tx, ty, ranges), "{:?}", shapes[i].0);
+            assert_eq!(got, (kernel, tx, ty, ranges), "{:?}", shapes[i].0);
         }
     });
-    if any_a_checked && !fast {
-        say(&format!("{test}: not {FAST_ON_132_SMS}: float4 kernels printed, not checked"));
-    } else if !fast {
-        say(&format!("{test}: not {FAST_ON_132_SMS}: kernels printed, not checked"));
+    if !checked {
+        let on = if on_any_dram { "a 132-SM GPU" } else { FAST_ON_132_SMS };
+        say(&format!("{test}: not {on}: kernels printed, not checked"));
     }
 }
 
-/// The wide N kernels on fast DRAM past one wave of 32-row tiles (`wide_fine_plan`): row tiles of any
-/// multiple of 8 rows, one per SM, so that warps straddle two thread rows (Tx 10, 14, 18, 22), with partial
-/// last tiles; float4 A, then lda ≡ 1, 2 and 3 (mod 4) on the kernel for any A (`wide_any_plan`: from 2000
-/// rows, 32-row tiles up to one wave, its last tile read as the whole tile that ends at row m), whose plans
-/// are the same on the H100.
+/// The wide N kernels past one wave of 32-row tiles (`wide_fine_plan`; on the H100 up to 12672 rows): row
+/// tiles of any multiple of 8 rows, one per SM, so that warps straddle two thread rows (Tx 10, 14, 18, 22),
+/// with partial last tiles; float4 A, then lda ≡ 1, 2 and 3 (mod 4) on the kernel for any A (`wide_any_plan`:
+/// from 2000 rows, 32-row tiles up to one wave, its last tile read as the whole tile that ends at row m). The
+/// same plans on the H100 and the H200.
 #[test]
-fn gpu_sgemv_wide_n_kernels_on_fast_dram_through_the_routine() {
-    let test = "gpu_sgemv_wide_n_kernels_on_fast_dram_through_the_routine";
-    // (m, n, lda) and (Tx, Ty, column ranges) on a 132-SM GPU with fast DRAM.
+fn gpu_sgemv_wide_n_kernels_through_the_routine() {
+    let test = "gpu_sgemv_wide_n_kernels_through_the_routine";
+    // (m, n, lda) and (Tx, Ty, column ranges) on a 132-SM GPU.
     let shapes = [
         ((4225, 2003, 4228), (10, 32, 1)),
         ((5000, 2000, 5000), (10, 32, 1)),
@@ -1537,13 +1535,14 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
     // wide kernel for any A does not) and past 6336 (12672 on 6144 columns or more), the wide kernel for
     // any A 2000 to 4095 rows on 2000 columns or more (from 4001 rows on 3000) and 4225 to 6336 (12672).
     // On the H100 the wide kernel for any A takes odd lda from 2000 rows to 6336 (12672) too, 4096 to 4224
-    // included (on 3000 columns or more), in place of the scalar lanes and wide kernels.
+    // included (on 3000 columns or more), in place of the scalar lanes and wide kernels, and the float4
+    // wide kernel takes one row tile per SM past one wave of 32-row tiles up to 12672 rows, as on the H200.
     let model = gpu.inner().device.model();
     let h100_like = on_132_sms(&gpu);
     let fast_dram = gemv::fast_dram(model);
     const SWEEP: &str = "gemv_n_f32_sweep";
     // From 2000 to 4000 and 4225 to 6336 rows (12672 on 6144 columns or more), and on the H100 4001 to 4224
-    // too (gpu_sgemv_wide_n_kernels_on_fast_dram_through_the_routine).
+    // too (gpu_sgemv_wide_n_kernels_through_the_routine).
     const WIDE_ANY: &str = "gemv_n_f32_wide_any";
     // (m, n, lda, A's address offset in bytes, expected kernel and the wide kernels' shape, the same on fast DRAM)
     type Expected = (&'static str, Option<(u32, u32)>);
@@ -1554,13 +1553,13 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
         (4223, 4224, 4223, 0, (WIDE_ANY, Some((8, 48))), (SWEEP, Some((32, 32)))),
         // Past 132 tiles of 32 rows, one tile per SM.
         (4225, 4225, 4225, 0, (WIDE_ANY, Some((10, 32))), (WIDE_ANY, Some((10, 32)))),
-        // On fast DRAM, one tile per SM (gpu_sgemv_wide_n_kernels_on_fast_dram_through_the_routine).
-        (5000, 5000, 5000, 0, ("gemv_n_f32_wide", Some((16, 32))), ("gemv_n_f32_wide", Some((10, 32)))),
+        // One tile per SM (gpu_sgemv_wide_n_kernels_through_the_routine).
+        (5000, 5000, 5000, 0, ("gemv_n_f32_wide", Some((10, 32))), ("gemv_n_f32_wide", Some((10, 32)))),
         (16384, 16384, 16384, 0, ("gemv_n_f32_wide", Some((32, 16))), (SWEEP, Some((128, 8)))),
         // Under 12000 rows the sweep takes float4 A where its one wave has as many blocks as the wide kernel's
         // (8192²: 128 each; 10000²: 105 against 125).
-        (8192, 8192, 8192, 0, ("gemv_n_f32_wide", Some((16, 32))), (SWEEP, Some((64, 16)))),
-        (10000, 10000, 10000, 0, ("gemv_n_f32_wide", Some((24, 21))), ("gemv_n_f32_wide", Some((20, 16)))),
+        (8192, 8192, 8192, 0, ("gemv_n_f32_wide", Some((16, 24))), (SWEEP, Some((64, 16)))),
+        (10000, 10000, 10000, 0, ("gemv_n_f32_wide", Some((20, 16))), ("gemv_n_f32_wide", Some((20, 16)))),
         (5000, 5001, 5001, 0, (WIDE_ANY, Some((10, 32))), (WIDE_ANY, Some((10, 32)))),
         (7001, 7001, 7001, 0, (WIDE_ANY, Some((14, 24))), (WIDE_ANY, Some((14, 24)))),
         // Past 12672 rows the scalar wide kernel (on fast DRAM the sweep).

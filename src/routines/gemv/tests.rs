@@ -201,13 +201,24 @@ fn the_any_a_wide_kernel_serves_from_2000_rows_on_either_dram() {
 }
 
 #[test]
-fn the_float4_wide_kernel_takes_wide_plans_shapes_up_to_one_wave_and_on_the_h100() {
+fn the_float4_wide_kernel_takes_wide_plans_shapes_up_to_one_wave_and_past_12672_rows_off_fast_dram() {
     let (h100, h200) = (DeviceModel::h100_sxm(), DeviceModel::h200());
-    // Up to one wave of 32-row tiles, on the H100, and for the other wide kernels: wide_plan's shapes.
-    assert!(!wide_fine_serves(&h200, &GEMV_N_WIDE, 4224));
-    assert!(!wide_fine_serves(&h100, &GEMV_N_WIDE, 5000));
-    assert!(!wide_fine_serves(&h200, &GEMV_N_SCALAR_WIDE, 5000));
-    assert!(!wide_fine_serves(&h200, &GEMV_N_WIDE_STAGED, 5000));
+    // Up to one wave of 32-row tiles, and for the other wide kernels: wide_plan's shapes.
+    for device in [&h100, &h200] {
+        assert!(!wide_fine_serves(device, &GEMV_N_WIDE, 4224));
+        assert!(wide_fine_serves(device, &GEMV_N_WIDE, 4225));
+        assert!(!wide_fine_serves(device, &GEMV_N_SCALAR_WIDE, 5000));
+        assert!(!wide_fine_serves(device, &GEMV_N_WIDE_STAGED, 5000));
+    }
+    // Off fast DRAM up to 12672 rows (Tx 24, 16 thread rows), the shapes of fast DRAM.
+    let kernel = &wide_models()[0];
+    for (m, shape) in [(5000u64, (10, 32)), (8192, (16, 24)), (10000, (20, 16)), (12672, (24, 16))] {
+        assert!(wide_fine_serves(&h100, &GEMV_N_WIDE, m as i64), "{m}");
+        let plan = |device| wide_fine_plan(device, kernel, &GEMV_N_WIDE, &Problem { m, n: m, k: 0 }).shape;
+        assert_eq!(plan(&h100), plan(&h200), "{m}");
+        assert_eq!((plan(&h100).tx, plan(&h100).ty), shape, "{m}");
+    }
+    assert!(!wide_fine_serves(&h100, &GEMV_N_WIDE, 12673) && wide_fine_serves(&h200, &GEMV_N_WIDE, 12673));
 }
 
 /// The sweep kernel as the driver reports it on sm_90 (64 registers).

@@ -138,8 +138,9 @@ const SWEEP_SHORT_MAX_COLUMNS_PER_ROW: i64 = 3;
 /// at every size tried (H100, kernel time with x staged, `scripts/gemv-ab.py`: 4100²
 /// 27.2 µs on 8 × 64 against 28.6 on 8 × 32, 5000² 37.2 on 16 × 32 against 42.3 on 16 × 16).
 pub(super) const WIDE_THREADS: u32 = 512;
-/// On fast DRAM (`fast_dram`), past one wave of 32-row tiles, the float4 wide
-/// kernel's row tiles are any multiple of 8 rows (`wide_fine_plan`): Tx even, the
+/// Past one wave of 32-row tiles (off fast DRAM up to
+/// WIDE_FINE_MAX_ROWS_SLOW_DRAM rows), the float4 wide kernel's row tiles
+/// are any multiple of 8 rows (`wide_fine_plan`): Tx even, the
 /// fewest rows that still give every block an SM of its own, and blocks of at
 /// most this many threads. Against [`wide_plan`]'s shapes (H200, kernel time,
 /// `scripts/gemv-ab.py`, µs, the fastest of 8 to 16 shapes per size / this
@@ -152,10 +153,25 @@ pub(super) const WIDE_THREADS: u32 = 512;
 /// 16) / 121.47. Fuller blocks lost with these tiles (5000²: 10 × 48 27.05–27.11,
 /// 10 × 51 27.60–27.77), and up to one wave of 32-row tiles wide_plan's 8 × 64
 /// stays (2500²: 6 × 64, 105 blocks, 9.43 against 9.14; 4096² 8 × 48 18.98
-/// against 18.58). On the H100 not timed, so not taken there. The any-A wide
-/// kernel takes these shapes on any DRAM, and 32-row tiles of this many
-/// threads where they engage nearly every SM ([`wide_any_plan`]).
+/// against 18.58). The any-A wide kernel takes these shapes on any DRAM, and
+/// 32-row tiles of this many threads where they engage nearly every SM
+/// ([`wide_any_plan`]).
 const WIDE_FINE_THREADS: u32 = 384;
+/// Off fast DRAM the float4 wide kernel takes wide_fine_plan's shapes up to
+/// this many rows (Tx 24, the last of its shapes with 16 thread rows), past
+/// which wide_plan's stay. On an H100 (kernel time, `scripts/gemv-ab.py`,
+/// beta 0, two rounds, µs, this rule's shape / wide_plan's / cuBLAS;
+/// docs/runs/2026-12-06-h100-gemv-any-a-library.txt): 4228² 25.9 (10 × 32)
+/// / 26.2 (16 × 32) / 34.6, 5000² 34.8 / 35.0–35.1 / 37.7, 6000² 48.8 /
+/// 49.2 / 51.6, 6500² 57.0–57.1 / 57.9–58.1 / 60.5–60.7, 7000² 65.5–65.6
+/// / 66.4–66.9 / 70.0, 7600² 76.6–76.7 / 78.0 / 81.0, 9000² 106.7 (18 × 16)
+/// / 108.0–108.3 (24 × 21) / 126.2, 10000² 130.7–130.8 / 132.0–132.6 /
+/// 148.8, 11000² 156.8–156.9 / 164.6–165.9 / 176.9, 12000² 187.6 / 190.8 /
+/// 197.9, 6000 × 16384 128.2–128.3 / 129.7–130.0 / 138.6; level at 4500²
+/// (29.0 / 29.0–29.1); 0.3 % slower at 8192² (88.2 on 16 × 24 / 87.9 on
+/// 16 × 32 / 91.2) and 8000 × 2000 (23.3 / 23.2 / 23.4). Past 12672 rows
+/// (Tx 26, 8 thread rows) not timed on the H100.
+const WIDE_FINE_MAX_ROWS_SLOW_DRAM: i64 = 12672;
 /// The float4 wide kernel's twin for any A (`gemv_n_f32_wide_any`) takes A
 /// that is not float4 from WIDE_MIN_ROWS up to this many rows (Tx 12),
 /// before the sweep and the scalar lanes and wide kernels (where:
@@ -297,9 +313,11 @@ pub(super) fn wide_plan(
 }
 
 /// Whether the float4 wide kernel takes its shape from [`wide_fine_plan`]
-/// (WIDE_FINE_THREADS): on fast DRAM, past one wave of 32-row tiles.
+/// (WIDE_FINE_THREADS): past one wave of 32-row tiles, off fast DRAM up to
+/// WIDE_FINE_MAX_ROWS_SLOW_DRAM rows.
 pub(super) fn wide_fine_serves(device: &DeviceModel, spec: &KernelSpec, m: i64) -> bool {
-    std::ptr::eq(spec, &GEMV_N_WIDE) && past_one_wave_of_32_row_tiles_on_fast_dram(device, m)
+    let rows = fast_dram(device) || m <= WIDE_FINE_MAX_ROWS_SLOW_DRAM;
+    std::ptr::eq(spec, &GEMV_N_WIDE) && past_one_wave_of_32_row_tiles(device, m) && rows
 }
 
 /// Whether the device has fast DRAM and m rows need more 32-row tiles than it has SMs.
@@ -365,7 +383,8 @@ pub(super) fn wide_any_plan(
     LaunchPlan::of_shape(device, kernel, spec, problem, LaunchShape { tx, ty: threads / tx, split: 1 })
 }
 
-/// The float4 wide kernel's shape on fast DRAM past one wave of 32-row tiles:
+/// The float4 wide kernel's shape where [`wide_fine_serves`], and the any-A
+/// one's past one wave of 32-row tiles:
 /// the smallest even Tx whose row tiles (4·Tx rows) number at most one per SM,
 /// and as many thread rows, a multiple of 8, as WIDE_FINE_THREADS holds (8 at
 /// least). Past one wave of the longest tiles (Tx 64) the grid needs two, and
