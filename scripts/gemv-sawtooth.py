@@ -5,10 +5,10 @@ the environment: y = Aᵀ·x + 0.5·y). Each size runs the kernel the routine
 takes there (src/routines/gemv/, `plan`): by default, for T
 gemv_t_f32_paired_any on blocks of 64 threads where n % 4 != 0 and
 gemv_t_f32_paired on 256 where n % 4 == 0; for N
-gemv_n_f32_scalar_lanes on 32 × 32 where n % 4 != 0 and gemv_n_f32_wide on
-8 × 64 (wide_plan's shape over this range) where n % 4 == 0; unsplit (on
-the H200 the routine takes gemv_n_f32_sweep@32x32 where n % 4 != 0: pass it
-as ANY_LDA_SPEC). Each
+gemv_n_f32_wide_any on 8 × 48 (wide_any_plan's shape over this range)
+where n % 4 != 0 and gemv_n_f32_wide on 8 × 64 (wide_plan's shape) where
+n % 4 == 0; unsplit (on the H200 the routine takes gemv_n_f32_sweep@32x32
+where n % 4 != 0: pass it as ANY_LDA_SPEC). Each
 size is timed as scripts/gemv-ab.py does (graph_timing.py: twenty calls
 replayed from a CUDA graph, no launch cost, four matrices rotated past the
 L2), the median of 11 replays. Prints µs and GB/s (of A) per size, then for
@@ -31,7 +31,7 @@ from graph_timing import cublas_on_stream, graph_times, median
 SIZES = range(4096, 4225)
 OP_T = os.environ.get("OP") == "T"
 DEFAULTS = (["gemv_t_f32_paired_any@64x1", "gemv_t_f32_paired@256x1"] if OP_T
-            else ["gemv_n_f32_scalar_lanes@32x32", "gemv_n_f32_wide@8x64"])
+            else ["gemv_n_f32_wide_any@8x48", "gemv_n_f32_wide@8x64"])
 
 
 def grid(name, tx, n):

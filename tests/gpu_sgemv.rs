@@ -883,7 +883,7 @@ fn gpu_sgemv_narrow_n_kernels_split_on_fast_dram() {
         ((400, 32768, 403), (8, 32, 16)),
         ((257, 30001, 258), (8, 32, 16)),
     ];
-    n_kernels_on_fast_dram_through_the_routine(test, ["gemv_n_f32_narrow", "gemv_n_f32_scalar_narrow"], &shapes, false);
+    n_kernels_through_the_routine(test, ["gemv_n_f32_narrow", "gemv_n_f32_scalar_narrow"], &shapes, false);
 }
 
 /// The cluster N kernels through the routine (1 to 1024 rows on 513 to 16384 columns, past 1536 from 256
@@ -944,12 +944,7 @@ type ShapeAndPlan = ((usize, usize, usize), (u32, u32, u32));
 /// N calls through the routine whose plans are asserted on a 132-SM GPU with fast DRAM (on any 132-SM GPU
 /// where `on_any_dram`): `kernels` for float4 A (lda % 4 == 0) and for any other A, with ((m, n, lda), (Tx,
 /// Ty, column ranges)).
-fn n_kernels_on_fast_dram_through_the_routine(
-    test: &str,
-    kernels: [&str; 2],
-    shapes: &[ShapeAndPlan],
-    on_any_dram: bool,
-) {
+fn n_kernels_through_the_routine(test: &str, kernels: [&str; 2], shapes: &[ShapeAndPlan], on_any_dram: bool) {
     let Some(gpu) = gpu_or_skip(test) else { return };
     let checked = if on_any_dram { on_132_sms(&gpu) } else { fast_on_132_sms(&gpu) };
     let dims: Vec<_> = shapes.iter().map(|&(shape, _)| shape).collect();
@@ -993,7 +988,7 @@ fn gpu_sgemv_wide_n_kernels_through_the_routine() {
         ((9001, 6144, 9001), (18, 16, 1)),
         ((12671, 6145, 12673), (24, 16, 1)),
     ];
-    n_kernels_on_fast_dram_through_the_routine(test, ["gemv_n_f32_wide", "gemv_n_f32_wide_any"], &shapes, true);
+    n_kernels_through_the_routine(test, ["gemv_n_f32_wide", "gemv_n_f32_wide_any"], &shapes, true);
 }
 
 #[test]

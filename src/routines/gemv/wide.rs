@@ -320,11 +320,6 @@ pub(super) fn wide_fine_serves(device: &DeviceModel, spec: &KernelSpec, m: i64) 
     std::ptr::eq(spec, &GEMV_N_WIDE) && past_one_wave_of_32_row_tiles(device, m) && rows
 }
 
-/// Whether the device has fast DRAM and m rows need more 32-row tiles than it has SMs.
-fn past_one_wave_of_32_row_tiles_on_fast_dram(device: &DeviceModel, m: i64) -> bool {
-    fast_dram(device) && past_one_wave_of_32_row_tiles(device, m)
-}
-
 /// Whether m rows need more 32-row tiles than the device has SMs.
 fn past_one_wave_of_32_row_tiles(device: &DeviceModel, m: i64) -> bool {
     tiles_of_32_rows(m) > device.sm_count as u64
@@ -345,17 +340,13 @@ fn tiles_of_32_rows(m: i64) -> u64 {
 /// rows: the sweep takes the rest of that wave); past it on any columns.
 pub(super) fn wide_any_serves(device: &DeviceModel, m: i64, n: i64) -> bool {
     let max_rows = if n >= WIDE_ANY_LONG_MIN_COLUMNS { WIDE_ANY_LONG_MAX_ROWS } else { WIDE_ANY_MAX_ROWS };
-    let columns = if past_one_wave_of_32_row_tiles(device, m) {
-        true
+    let sweep_takes = fast_dram(device) && m >= SWEEP_MIN_ROWS_SCALAR;
+    let min_columns = if wide_any_32_row_tiles_leave_sms_idle(device, m) {
+        WIDE_ANY_SHORT_MIN_COLUMNS
     } else {
-        let sweep_takes = fast_dram(device) && m >= SWEEP_MIN_ROWS_SCALAR;
-        let columns = if wide_any_32_row_tiles_leave_sms_idle(device, m) {
-            WIDE_ANY_SHORT_MIN_COLUMNS
-        } else {
-            WIDE_ANY_FULL_WAVE_MIN_COLUMNS
-        };
-        !sweep_takes && n >= columns
+        WIDE_ANY_FULL_WAVE_MIN_COLUMNS
     };
+    let columns = past_one_wave_of_32_row_tiles(device, m) || (!sweep_takes && n >= min_columns);
     m <= max_rows && columns && wide_serves(Twin::WideAny, m, n)
 }
 
@@ -453,8 +444,7 @@ pub(super) fn wide_serves(kind: Twin, m: i64, n: i64) -> bool {
 /// past 4224 rows").
 pub(super) fn sweep_serves(device: &DeviceModel, default: &KernelSpec, m: i64, n: i64) -> bool {
     let shape = if !std::ptr::eq(default, &GEMV_N_SCALAR) {
-        let rows =
-            m >= SWEEP_MIN_ROWS || (past_one_wave_of_32_row_tiles_on_fast_dram(device, m) && n > FEW_MAX_COLUMNS);
+        let rows = m >= SWEEP_MIN_ROWS || (past_one_wave_of_32_row_tiles(device, m) && n > FEW_MAX_COLUMNS);
         rows && n >= SWEEP_MIN_COLUMNS
     } else if m >= SWEEP_MIN_ROWS_SCALAR {
         n >= SWEEP_MIN_COLUMNS
