@@ -142,7 +142,8 @@ pub(super) const WIDE_THREADS: u32 = 512;
 /// WIDE_FINE_MAX_ROWS_SLOW_DRAM rows), the float4 wide kernel's row tiles
 /// are any multiple of 8 rows (`wide_fine_plan`): Tx even, the
 /// fewest rows that still give every block an SM of its own, and blocks of at
-/// most this many threads. Against [`wide_plan`]'s shapes (H200, kernel time,
+/// most this many threads (off fast DRAM at least
+/// WIDE_FINE_MIN_THREAD_ROWS_SLOW_DRAM thread rows, up to WIDE_THREADS). Against [`wide_plan`]'s shapes (H200, kernel time,
 /// `scripts/gemv-ab.py`, µs, the fastest of 8 to 16 shapes per size / this
 /// rule's / wide_plan's): 4500² 22.59 / 22.59 (10 × 32) / 23.20 (16 × 32),
 /// 5000² 26.21 / 26.21–26.34 (10 × 32) / 27.47–27.62, 5500² 31.57 / 31.66
@@ -158,8 +159,8 @@ pub(super) const WIDE_THREADS: u32 = 512;
 /// ([`wide_any_plan`]).
 const WIDE_FINE_THREADS: u32 = 384;
 /// Off fast DRAM the float4 wide kernel takes wide_fine_plan's shapes up to
-/// this many rows (Tx 24, the last of its shapes with 16 thread rows), past
-/// which wide_plan's stay. On an H100 (kernel time, `scripts/gemv-ab.py`,
+/// this many rows (Tx 32, where wide_plan's 32 × 16 engages as many SMs),
+/// past which wide_plan's stay. On an H100 (kernel time, `scripts/gemv-ab.py`,
 /// beta 0, two rounds, µs, this rule's shape / wide_plan's / cuBLAS;
 /// docs/runs/2026-12-06-h100-gemv-any-a-library.txt): 4228² 25.9 (10 × 32)
 /// / 26.2 (16 × 32) / 34.6, 5000² 34.8 / 35.0–35.1 / 37.7, 6000² 48.8 /
@@ -170,8 +171,19 @@ const WIDE_FINE_THREADS: u32 = 384;
 /// 197.9, 6000 × 16384 128.2–128.3 / 129.7–130.0 / 138.6; level at 4500²
 /// (29.0 / 29.0–29.1); 0.3 % slower at 8192² (88.2 on 16 × 24 / 87.9 on
 /// 16 × 32 / 91.2) and 8000 × 2000 (23.3 / 23.2 / 23.4). Past 12672 rows
-/// (Tx 26, 8 thread rows) not timed on the H100.
-const WIDE_FINE_MAX_ROWS_SLOW_DRAM: i64 = 12672;
+/// on WIDE_FINE_MIN_THREAD_ROWS_SLOW_DRAM thread rows.
+const WIDE_FINE_MAX_ROWS_SLOW_DRAM: i64 = 16384;
+/// There its blocks have at least this many thread rows: past 12672 rows
+/// (Tx 26 to 32) the tiles of one per SM on 8 thread rows, what
+/// WIDE_FINE_THREADS holds, lost to wide_plan's 32 × 16, and on 12 to 16
+/// they won where wide_plan's grid leaves SMs idle. On an H100 (kernel
+/// time, `scripts/gemv-ab.py`, beta 0, two rounds, µs, wide_plan's 32 × 16
+/// (blocks) / Tx × 8 / Tx × 12 or 16 / cuBLAS;
+/// docs/runs/2026-12-07-h100-float4-rule-86721d3.txt): 13000² 219.6 (102) /
+/// 223.4 / 215.6–216.1 (26 × 16) / 228.9, 14000² 253.1–253.3 (110) / 258.0
+/// / 251.2 (28 × 12) / 260.0, 15000² 300.4 (118) / 294.1 / 289.5–289.6 (30
+/// × 12) / 307.6, 16384² 337.3 (128) / 343.7 / 339.5 (32 × 12) / 341.7.
+const WIDE_FINE_MIN_THREAD_ROWS_SLOW_DRAM: u32 = 16;
 /// The float4 wide kernel's twin for any A (`gemv_n_f32_wide_any`) takes A
 /// that is not float4 from WIDE_MIN_ROWS up to this many rows (Tx 12),
 /// before the sweep and the scalar lanes and wide kernels (where:
@@ -378,8 +390,10 @@ pub(super) fn wide_any_plan(
 /// one's past one wave of 32-row tiles:
 /// the smallest even Tx whose row tiles (4·Tx rows) number at most one per SM,
 /// and as many thread rows, a multiple of 8, as WIDE_FINE_THREADS holds (8 at
-/// least). Past one wave of the longest tiles (Tx 64) the grid needs two, and
-/// [`wide_pays`] refuses it.
+/// least; off fast DRAM WIDE_FINE_MIN_THREAD_ROWS_SLOW_DRAM, which
+/// WIDE_FINE_MAX_ROWS_SLOW_DRAM keeps within WIDE_THREADS). Past one wave
+/// of the longest tiles (Tx 64) the grid needs two, and [`wide_pays`]
+/// refuses it.
 pub(super) fn wide_fine_plan(
     device: &DeviceModel,
     kernel: &KernelModel,
@@ -387,7 +401,8 @@ pub(super) fn wide_fine_plan(
     problem: &Problem,
 ) -> LaunchPlan {
     let tx = wide_fine_tx(device, problem.m);
-    let ty = (WIDE_FINE_THREADS / tx / 8 * 8).max(8);
+    let fewest_thread_rows = if fast_dram(device) { 8 } else { WIDE_FINE_MIN_THREAD_ROWS_SLOW_DRAM };
+    let ty = (WIDE_FINE_THREADS / tx / 8 * 8).max(fewest_thread_rows);
     LaunchPlan::of_shape(device, kernel, spec, problem, LaunchShape { tx, ty, split: 1 })
 }
 
