@@ -143,7 +143,8 @@ pub(super) const WIDE_THREADS: u32 = 512;
 /// are any multiple of 8 rows (`wide_fine_plan`): Tx even, the
 /// fewest rows that still give every block an SM of its own, and blocks of at
 /// most this many threads (off fast DRAM at least
-/// WIDE_FINE_MIN_THREAD_ROWS_SLOW_DRAM thread rows, up to WIDE_THREADS). Against [`wide_plan`]'s shapes (H200, kernel time,
+/// WIDE_FINE_MIN_THREAD_ROWS_SLOW_DRAM thread rows, up to WIDE_THREADS).
+/// Against [`wide_plan`]'s shapes (H200, kernel time,
 /// `scripts/gemv-ab.py`, µs, the fastest of 8 to 16 shapes per size / this
 /// rule's / wide_plan's): 4500² 22.59 / 22.59 (10 × 32) / 23.20 (16 × 32),
 /// 5000² 26.21 / 26.21–26.34 (10 × 32) / 27.47–27.62, 5500² 31.57 / 31.66
