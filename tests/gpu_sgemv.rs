@@ -1531,8 +1531,8 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
     // any A 2000 to 4095 rows on 2000 columns or more (from 4001 rows on 3000) and 4225 to 6336 (12672).
     // On the H100 the wide kernel for any A takes odd lda from 2000 rows to 6336 (12672) too, 4096 to 4224
     // included (on 3000 columns or more), in place of the scalar lanes and wide kernels, and the float4
-    // wide kernel takes one row tile per SM past one wave of 32-row tiles up to 16384 rows, as on the H200
-    // (past 12672 rows on 16 thread rows, where the H200's have 8).
+    // wide kernel takes one row tile per SM past one wave of 32-row tiles up to 15840 rows, as on the H200
+    // (past 12672 rows on 12 thread rows, where the H200's have 8).
     let model = gpu.inner().device.model();
     let h100_like = on_132_sms(&gpu);
     let fast_dram = gemv::fast_dram(model);
@@ -1552,7 +1552,7 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
         // One tile per SM (gpu_sgemv_wide_n_kernels_through_the_routine).
         (5000, 5000, 5000, 0, ("gemv_n_f32_wide", Some((10, 32))), ("gemv_n_f32_wide", Some((10, 32)))),
         (16384, 16384, 16384, 0, ("gemv_n_f32_wide", Some((32, 16))), (SWEEP, Some((128, 8)))),
-        (13000, 13000, 13000, 0, ("gemv_n_f32_wide", Some((26, 16))), (SWEEP, Some((128, 8)))),
+        (13000, 13000, 13000, 0, ("gemv_n_f32_wide", Some((26, 12))), (SWEEP, Some((128, 8)))),
         // Under 12000 rows the sweep takes float4 A where its one wave has as many blocks as the wide kernel's
         // (8192²: 128 each; 10000²: 105 against 125).
         (8192, 8192, 8192, 0, ("gemv_n_f32_wide", Some((16, 24))), (SWEEP, Some((64, 16)))),

@@ -201,7 +201,7 @@ fn the_any_a_wide_kernel_serves_from_2000_rows_on_either_dram() {
 }
 
 #[test]
-fn the_float4_wide_kernel_takes_wide_plans_shapes_up_to_one_wave_and_past_16384_rows_off_fast_dram() {
+fn the_float4_wide_kernel_takes_wide_plans_shapes_up_to_one_wave_and_past_15840_rows_off_fast_dram() {
     let (h100, h200) = (DeviceModel::h100_sxm(), DeviceModel::h200());
     // Up to one wave of 32-row tiles, and for the other wide kernels: wide_plan's shapes.
     for device in [&h100, &h200] {
@@ -210,8 +210,8 @@ fn the_float4_wide_kernel_takes_wide_plans_shapes_up_to_one_wave_and_past_16384_
         assert!(!wide_fine_serves(device, &GEMV_N_SCALAR_WIDE, 5000));
         assert!(!wide_fine_serves(device, &GEMV_N_WIDE_STAGED, 5000));
     }
-    // Off fast DRAM up to 12672 rows (Tx 24, 16 thread rows), the shapes of fast DRAM; past them one tile
-    // per SM on 16 thread rows, where fast DRAM's have 8.
+    // Off fast DRAM up to 12672 rows (Tx 24, 16 thread rows), the shapes of fast DRAM; past them up to
+    // 15840 rows (Tx 30) one tile per SM on 12 thread rows, where fast DRAM's have 8.
     let kernel = &wide_models()[0];
     let plan = |device, m: u64| {
         let plan = wide_fine_plan(device, kernel, &GEMV_N_WIDE, &Problem { m, n: m, k: 0 });
@@ -222,16 +222,19 @@ fn the_float4_wide_kernel_takes_wide_plans_shapes_up_to_one_wave_and_past_16384_
         assert_eq!(plan(&h100, m), plan(&h200, m), "{m}");
         assert_eq!(plan(&h100, m).0, shape, "{m}");
     }
-    for (m, tx, blocks) in [(12673u64, 26, 122), (13000, 26, 125), (14000, 28, 125), (15000, 30, 125), (16384, 32, 128)]
+    for (m, tx, blocks) in [(12673u64, 26, 122), (13000, 26, 125), (14000, 28, 125), (15000, 30, 125), (15840, 30, 132)]
     {
         assert!(wide_fine_serves(&h100, &GEMV_N_WIDE, m as i64), "{m}");
-        assert_eq!(plan(&h100, m), ((tx, 16), blocks), "{m}");
+        assert_eq!(plan(&h100, m), ((tx, 12), blocks), "{m}");
         assert_eq!(plan(&h200, m), ((tx, 8), blocks), "{m}");
     }
-    // At 16384 rows that is wide_plan's shape; past them wide_plan's stay.
-    let wide = wide_plan(&h100, kernel, &GEMV_N_WIDE, &Problem { m: 16384, n: 16384, k: 0 }, wide_thread_rows);
-    assert_eq!((wide.shape.tx, wide.shape.ty), (32, 16));
-    assert!(!wide_fine_serves(&h100, &GEMV_N_WIDE, 16385) && wide_fine_serves(&h200, &GEMV_N_WIDE, 16385));
+    // Past them wide_plan's stay: from 15841 rows its 32 × 16 has one tile per SM too.
+    assert!(!wide_fine_serves(&h100, &GEMV_N_WIDE, 15841) && wide_fine_serves(&h200, &GEMV_N_WIDE, 15841));
+    for m in [15841u64, 16384] {
+        let wide = wide_plan(&h100, kernel, &GEMV_N_WIDE, &Problem { m, n: m, k: 0 }, wide_thread_rows);
+        assert_eq!((wide.shape.tx, wide.shape.ty, wide.geometry.blocks()), (32, 16, m.div_ceil(128)), "{m}");
+        assert_eq!(plan(&h200, m), ((32, 8), m.div_ceil(128)), "{m}");
+    }
 }
 
 /// The sweep kernel as the driver reports it on sm_90 (64 registers).

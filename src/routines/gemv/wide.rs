@@ -160,8 +160,8 @@ pub(super) const WIDE_THREADS: u32 = 512;
 /// ([`wide_any_plan`]).
 const WIDE_FINE_THREADS: u32 = 384;
 /// Off fast DRAM the float4 wide kernel takes wide_fine_plan's shapes up to
-/// this many rows (Tx 32, where wide_plan's 32 × 16 engages as many SMs),
-/// past which wide_plan's stay. On an H100 (kernel time, `scripts/gemv-ab.py`,
+/// this many rows (Tx 30; from Tx 32 wide_plan's 32 × 16 engages as many
+/// SMs), past which wide_plan's stay. On an H100 (kernel time, `scripts/gemv-ab.py`,
 /// beta 0, two rounds, µs, this rule's shape / wide_plan's / cuBLAS;
 /// docs/runs/2026-12-06-h100-gemv-any-a-library.txt): 4228² 25.9 (10 × 32)
 /// / 26.2 (16 × 32) / 34.6, 5000² 34.8 / 35.0–35.1 / 37.7, 6000² 48.8 /
@@ -172,19 +172,25 @@ const WIDE_FINE_THREADS: u32 = 384;
 /// 197.9, 6000 × 16384 128.2–128.3 / 129.7–130.0 / 138.6; level at 4500²
 /// (29.0 / 29.0–29.1); 0.3 % slower at 8192² (88.2 on 16 × 24 / 87.9 on
 /// 16 × 32 / 91.2) and 8000 × 2000 (23.3 / 23.2 / 23.4). Past 12672 rows
-/// on WIDE_FINE_MIN_THREAD_ROWS_SLOW_DRAM thread rows.
-const WIDE_FINE_MAX_ROWS_SLOW_DRAM: i64 = 16384;
+/// on WIDE_FINE_MIN_THREAD_ROWS_SLOW_DRAM thread rows, up to the last rows
+/// of Tx 30: at Tx 32 the tiles are wide_plan's, and its 16 thread rows ran
+/// 16384² 0.7 % faster than 12 (337.3 against 339.5 µs) and 16000² level.
+const WIDE_FINE_MAX_ROWS_SLOW_DRAM: i64 = 15840;
 /// There its blocks have at least this many thread rows: past 12672 rows
-/// (Tx 26 to 32) the tiles of one per SM on 8 thread rows, what
-/// WIDE_FINE_THREADS holds, lost to wide_plan's 32 × 16, and on 12 to 16
-/// they won where wide_plan's grid leaves SMs idle. On an H100 (kernel
-/// time, `scripts/gemv-ab.py`, beta 0, two rounds, µs, wide_plan's 32 × 16
-/// (blocks) / Tx × 8 / Tx × 12 or 16 / cuBLAS;
-/// docs/runs/2026-12-07-h100-float4-rule-86721d3.txt): 13000² 219.6 (102) /
-/// 223.4 / 215.6–216.1 (26 × 16) / 228.9, 14000² 253.1–253.3 (110) / 258.0
-/// / 251.2 (28 × 12) / 260.0, 15000² 300.4 (118) / 294.1 / 289.5–289.6 (30
-/// × 12) / 307.6, 16384² 337.3 (128) / 343.7 / 339.5 (32 × 12) / 341.7.
-const WIDE_FINE_MIN_THREAD_ROWS_SLOW_DRAM: u32 = 16;
+/// (Tx 26 to 30) the tiles of one per SM on 8 thread rows, what
+/// WIDE_FINE_THREADS holds, lost to wide_plan's 32 × 16; on 16 they lost
+/// too from 14000 rows, and on 12 they won or ran level. On an H100 (kernel
+/// time, `scripts/gemv-ab.py`, beta 0, µs, wide_plan's 32 × 16 (blocks) /
+/// Tx × 8 / Tx × 12 / Tx × 16 / cuBLAS;
+/// docs/runs/2026-12-07-h100-float4-rule-86721d3.txt and
+/// docs/runs/2026-12-07-h100-wide-fine-1e657f3.txt): 13000² 216.8 (102) /
+/// 223.4 / 216.1 / 216.3 / 227.0, 13500² 233.6 (106) / – / 233.4 / 233.2 /
+/// 245.0, 14000² 250.8–253.3 (110) / 258.0 / 251.2 / 253.9 / 258.1, 14500²
+/// 278.6 (114) / – / 268.0 / 274.1 / 289.4, 15000² 300.4–301.7 (118) /
+/// 294.1 / 289.6–290.7 / 304.1 / 308.6, 15500² 328.7 (122) / – / 310.0 /
+/// 319.4 / 332.9, 14000 × 16384 294.0 / – / 294.6 / 298.5 / 303.0, 15000 ×
+/// 4096 81.1 / – / 80.3 / 80.4 / 85.3.
+const WIDE_FINE_MIN_THREAD_ROWS_SLOW_DRAM: u32 = 12;
 /// The float4 wide kernel's twin for any A (`gemv_n_f32_wide_any`) takes A
 /// that is not float4 from WIDE_MIN_ROWS up to this many rows (Tx 12),
 /// before the sweep and the scalar lanes and wide kernels (where:
