@@ -1530,7 +1530,7 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
     // wide kernel for any A does not) and past 6336 (12672 on 6144 columns or more), the wide kernel for
     // any A 2000 to 4095 rows on 2000 columns or more (from 4001 rows on 3000) and 4225 to 6336 (12672).
     // On the H100 the wide kernel for any A takes odd lda from 2000 rows to 6336 (12672) too, 4096 to 4224
-    // included (on 3000 columns or more), in place of the scalar lanes and wide kernels, and the float4
+    // included (on 3000 columns or more), and 15841 to 16384, in place of the scalar lanes and wide kernels, and the float4
     // wide kernel takes one row tile per SM past one wave of 32-row tiles up to 15840 rows, as on the H200
     // (past 12672 rows on 12 thread rows, where the H200's have 8).
     let model = gpu.inner().device.model();
@@ -1542,7 +1542,7 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
     const WIDE_ANY: &str = "gemv_n_f32_wide_any";
     // (m, n, lda, A's address offset in bytes, expected kernel and the wide kernels' shape, the same on fast DRAM)
     type Expected = (&'static str, Option<(u32, u32)>);
-    let cases: [(i64, i64, i64, u64, Expected, Expected); 23] = [
+    let cases: [(i64, i64, i64, u64, Expected, Expected); 25] = [
         (3000, 3000, 3000, 0, ("gemv_n_f32_wide", Some((8, 64))), ("gemv_n_f32_wide", Some((8, 64)))),
         (3000, 3000, 3001, 4, (WIDE_ANY, Some((8, 64))), (WIDE_ANY, Some((8, 64)))),
         // 32-row tiles on every SM: blocks of 384 threads (on fast DRAM the sweep).
@@ -1561,6 +1561,9 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
         (7001, 7001, 7001, 0, (WIDE_ANY, Some((14, 24))), (WIDE_ANY, Some((14, 24)))),
         // Past 12672 rows the scalar wide kernel (on fast DRAM the sweep).
         (12673, 12673, 12673, 0, ("gemv_n_f32_scalar_wide", Some((32, 16))), (SWEEP, Some((128, 8)))),
+        // …but on the H100 the wide kernel for any A from 15841 to 16384 rows (Tx 32 tiles, 12 thread rows).
+        (16383, 16383, 16383, 0, (WIDE_ANY, Some((32, 12))), (SWEEP, None)),
+        (15841, 2048, 15841, 0, (WIDE_ANY, Some((32, 12))), (SWEEP, None)),
         (2000, 8192, 2000, 0, ("gemv_n_f32_wide", Some((8, 64))), ("gemv_n_f32_wide", Some((8, 64)))),
         // Past 16384 columns: the staged float4 kernel, on at least half the SMs…
         (20000, 20000, 20000, 0, ("gemv_n_f32_wide_staged", Some((40, 12))), (SWEEP, Some((160, 4)))),

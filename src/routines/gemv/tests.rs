@@ -198,6 +198,18 @@ fn the_any_a_wide_kernel_serves_from_2000_rows_on_either_dram() {
         assert!(wide_any_serves(&h100, m, 3000) && !wide_any_serves(&h100, m, 2999), "{m}");
         assert_eq!(plan(&h100, m as u64, m as u64), (8, 48, (m as u64).div_ceil(32)), "{m}");
     }
+    // Off fast DRAM, from 15841 to 16384 rows (Tx 32 tiles) on any columns the wide kernels serve (wide_pays
+    // asks for 2000 or more), on 12 thread rows; not from 12673 to 15840, nor past 16384, nor on fast DRAM (the sweep).
+    for m in [15841i64, 16383, 16384] {
+        for n in [2000, 2048, m, 16384] {
+            assert!(wide_any_serves(&h100, m, n) && !wide_any_serves(&h200, m, n), "{m} x {n}");
+        }
+        assert!(!wide_any_serves(&h100, m, 16385), "{m}");
+        assert_eq!(plan(&h100, m as u64, m as u64), (32, 12, (m as u64).div_ceil(128)), "{m}");
+    }
+    for m in [12673, 14001, 15840, 16385] {
+        assert!(!wide_any_serves(&h100, m, m) && !wide_any_serves(&h100, m, 6144), "{m}");
+    }
 }
 
 #[test]

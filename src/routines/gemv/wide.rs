@@ -253,6 +253,23 @@ const WIDE_ANY_LONG_MAX_ROWS: i64 = 12672;
 /// 67.68 / 67.62 / 79.83, 12001 × 8192 95.55 / 93.50 / 107.74, 7001 × 12001
 /// 84.57 / 81.00 / 86.10. Between 4096 and 6144 columns not timed.
 const WIDE_ANY_LONG_MIN_COLUMNS: i64 = 6144;
+/// Off fast DRAM it also takes A on any columns past
+/// WIDE_FINE_MAX_ROWS_SLOW_DRAM up to this many rows, where wide_fine_plan's
+/// tiles are Tx 32 (wide_plan's, on 12 thread rows) and the scalar wide
+/// kernel's 32 × 16 ran 9–13 % slower. On an H100 (kernel time,
+/// `scripts/gemv-ab.py`, lda = m, beta 0, two rounds, µs, scalar wide on 32
+/// × 16 / this on 32 × 12 / on 32 × 16 / cuBLAS;
+/// docs/runs/2026-12-07-h100-gemv-any-a-past-12672.txt): 15841² 369.1–371.2
+/// / 321.3–322.0 / 351.8–353.8 / 356.5–359.3, 16383² 395.2–395.4 / 342.5–342.6
+/// / 365.9–366.1 / 376.2–376.8, 16383 × 8192 197.4–198.3 / 172.1–172.2 /
+/// 178.5–179.1 / 192.3–192.4, 16383 × 4096 99.7–100.1 / 87.9–88.0 / 88.3–88.4 /
+/// 92.5–92.6, 16383 × 2048 50.8–51.0 / 45.9 / 45.6–45.7 / 45.7–45.8, 15841 ×
+/// 2048 49.1–49.3 / 44.8 / 45.0–45.2 / 44.7–44.8; level at 16001 × 6144
+/// (127.5–127.9 / 127.1–127.2). From 12673 to 15840 rows (Tx 26 to 30, on
+/// 12 thread rows) it ran 0.3–1.1 % faster than the scalar wide kernel on
+/// 13001² to 15501² and 14001 × 16384 but 1.3 % slower at 12673² (209.7–209.9
+/// against 206.9–207.1), and those stay with the scalar wide kernel.
+const WIDE_ANY_MAX_ROWS_SLOW_DRAM: i64 = 16384;
 /// The any-A kernel takes 32-row tiles where they engage less than this
 /// share of the SMs (up to 4000 rows on 132 SMs)…
 const WIDE_ANY_32_ROW_TILES_MAX_COVERAGE: f64 = 0.95;
@@ -356,7 +373,8 @@ fn tiles_of_32_rows(m: i64) -> u64 {
 /// at least WIDE_ANY_SHORT_MIN_COLUMNS columns where they engage less than
 /// WIDE_ANY_32_ROW_TILES_MAX_COVERAGE of the SMs, else on at least
 /// WIDE_ANY_FULL_WAVE_MIN_COLUMNS (on fast DRAM below SWEEP_MIN_ROWS_SCALAR
-/// rows: the sweep takes the rest of that wave); past it on any columns.
+/// rows: the sweep takes the rest of that wave); past it on any columns;
+/// and off fast DRAM on the rows of Tx 32 tiles up to WIDE_ANY_MAX_ROWS_SLOW_DRAM.
 pub(super) fn wide_any_serves(device: &DeviceModel, m: i64, n: i64) -> bool {
     let max_rows = if n >= WIDE_ANY_LONG_MIN_COLUMNS { WIDE_ANY_LONG_MAX_ROWS } else { WIDE_ANY_MAX_ROWS };
     let sweep_takes = fast_dram(device) && m >= SWEEP_MIN_ROWS_SCALAR;
@@ -366,7 +384,8 @@ pub(super) fn wide_any_serves(device: &DeviceModel, m: i64, n: i64) -> bool {
         WIDE_ANY_FULL_WAVE_MIN_COLUMNS
     };
     let columns = past_one_wave_of_32_row_tiles(device, m) || (!sweep_takes && n >= min_columns);
-    m <= max_rows && columns && wide_serves(Twin::WideAny, m, n)
+    let tx_32_rows = !fast_dram(device) && m > WIDE_FINE_MAX_ROWS_SLOW_DRAM && m <= WIDE_ANY_MAX_ROWS_SLOW_DRAM;
+    (m <= max_rows || tx_32_rows) && columns && wide_serves(Twin::WideAny, m, n)
 }
 
 /// Whether m rows in 32-row tiles engage less than WIDE_ANY_32_ROW_TILES_MAX_COVERAGE of the SMs.
