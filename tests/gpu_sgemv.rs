@@ -1530,7 +1530,8 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
     // wide kernel for any A does not) and past 6336 (12672 on 6144 columns or more), the wide kernel for
     // any A 2000 to 4095 rows on 2000 columns or more (from 4001 rows on 3000) and 4225 to 6336 (12672).
     // On the H100 the wide kernel for any A takes odd lda from 2000 rows to 6336 (12672) too, 4096 to 4224
-    // included (on 3000 columns or more), and 15841 to 16384, in place of the scalar lanes and wide kernels, and the float4
+    // included (on 3000 columns or more), and 15841 to 20000 (on up to 20000 columns), in place of the scalar lanes,
+    // wide and default kernels, and the float4
     // wide kernel takes one row tile per SM past one wave of 32-row tiles up to 15840 rows, as on the H200
     // (past 12672 rows on 12 thread rows, where the H200's have 8).
     let model = gpu.inner().device.model();
@@ -1542,7 +1543,7 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
     const WIDE_ANY: &str = "gemv_n_f32_wide_any";
     // (m, n, lda, A's address offset in bytes, expected kernel and the wide kernels' shape, the same on fast DRAM)
     type Expected = (&'static str, Option<(u32, u32)>);
-    let cases: [(i64, i64, i64, u64, Expected, Expected); 25] = [
+    let cases: [(i64, i64, i64, u64, Expected, Expected); 28] = [
         (3000, 3000, 3000, 0, ("gemv_n_f32_wide", Some((8, 64))), ("gemv_n_f32_wide", Some((8, 64)))),
         (3000, 3000, 3001, 4, (WIDE_ANY, Some((8, 64))), (WIDE_ANY, Some((8, 64)))),
         // 32-row tiles on every SM: blocks of 384 threads (on fast DRAM the sweep).
@@ -1582,8 +1583,13 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
         ),
         (40001, 20001, 40001, 0, ("gemv_n_f32_scalar_long", Some((96, 8))), ("gemv_n_f32_scalar_long", Some((96, 8)))),
         (65537, 4096, 65537, 0, ("gemv_n_f32_scalar_long", Some((128, 6))), ("gemv_n_f32_scalar_long", Some((128, 6)))),
-        // …but not where they fit one block per SM but one.
-        (16897, 16897, 16897, 0, ("gemv_n_f32_scalar", Some((32, 16))), (SWEEP, None)),
+        // …but not where they fit one block per SM but one…
+        (16897, 20001, 16897, 0, ("gemv_n_f32_scalar", Some((32, 16))), (SWEEP, None)),
+        // …and on the H100 from 16385 to 20000 rows on up to 20000 columns the wide kernel for any A, one
+        // tile per SM on 10 thread rows past Tx 32.
+        (16897, 16897, 16897, 0, (WIDE_ANY, Some((34, 10))), (SWEEP, None)),
+        (19999, 19999, 19999, 0, (WIDE_ANY, Some((38, 10))), (SWEEP, None)),
+        (16501, 16501, 16501, 0, (WIDE_ANY, Some((32, 12))), (SWEEP, None)),
         // A split grid of two blocks per SM on most SMs: the thin kernel's blocks of 256, the same split
         // of 8 (not on fast DRAM)…
         (3001, 100001, 3001, 0, ("gemv_n_f32_scalar_thin", Some((32, 8))), ("gemv_n_f32_scalar", None)),

@@ -278,8 +278,10 @@ const TWINS: [(&KernelSpec, &KernelSpec, Twin); 45] = [
     (&GEMV_N_SHORT_SCALAR, &GEMV_N_SCALAR_FEW, Twin::Few),
     (&GEMV_N, &GEMV_N_SWEEP, Twin::Sweep),
     (&GEMV_N, &GEMV_N_FEW, Twin::Few),
-    (&GEMV_N_SCALAR, &GEMV_N_SCALAR_LONG, Twin::Long),
+    // The any-A wide kernel first: past 16384 rows off fast DRAM it takes
+    // wide matrices that the long kernel would (`wide_any_serves`).
     (&GEMV_N_SCALAR, &GEMV_N_WIDE_ANY, Twin::WideAny),
+    (&GEMV_N_SCALAR, &GEMV_N_SCALAR_LONG, Twin::Long),
     (&GEMV_N_SCALAR, &GEMV_N_SWEEP, Twin::Sweep),
     (&GEMV_N_SCALAR, &GEMV_N_SCALAR_FEW, Twin::Few),
     (&GEMV_N, &GEMV_N_NARROW, Twin::Narrow),

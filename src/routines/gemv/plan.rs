@@ -247,7 +247,8 @@ pub const SGEMV_PLANS_CAPACITY: usize = 4096;
 ///    or more (20000² 526.9 / 535.6; the scalar one lost 10 % at 20001²).
 ///  - Wide N for any A (`gemv_n_f32_wide_any`): before the sweep and the
 ///    scalar lanes and wide kernels wherever `wide_any_serves` (from 2000
-///    rows to 6336, 12672 on wide matrices, off fast DRAM 15841 to 16384 too;
+///    rows to 6336, 12672 on wide matrices, off fast DRAM 15841 to 20000 too
+///    on up to 20000 columns, before the long kernel;
 ///    up to one wave of 32-row tiles on 2000 columns or more, 3000 where they
 ///    engage nearly every SM), on
 ///    `wide_any_plan`'s shape: its float4 loads from each column's first

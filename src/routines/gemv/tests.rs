@@ -198,16 +198,18 @@ fn the_any_a_wide_kernel_serves_from_2000_rows_on_either_dram() {
         assert!(wide_any_serves(&h100, m, 3000) && !wide_any_serves(&h100, m, 2999), "{m}");
         assert_eq!(plan(&h100, m as u64, m as u64), (8, 48, (m as u64).div_ceil(32)), "{m}");
     }
-    // Off fast DRAM, from 15841 to 16384 rows (Tx 32 tiles) on any columns the wide kernels serve (wide_pays
-    // asks for 2000 or more), on 12 thread rows; not from 12673 to 15840, nor past 16384, nor on fast DRAM (the sweep).
-    for m in [15841i64, 16383, 16384] {
-        for n in [2000, 2048, m, 16384] {
+    // Off fast DRAM, from 15841 to 20000 rows on up to 20000 columns (wide_pays asks for 2000 or more): Tx
+    // 32 tiles on 12 thread rows, then 10; not from 12673 to 15840, nor past 20000, nor on fast DRAM (the sweep).
+    for (m, tx, ty) in
+        [(15841i64, 32, 12), (16384, 32, 12), (16385, 32, 12), (16897, 34, 10), (19999, 38, 10), (20000, 38, 10)]
+    {
+        for n in [2000, 2048, m, 16384, 20000] {
             assert!(wide_any_serves(&h100, m, n) && !wide_any_serves(&h200, m, n), "{m} x {n}");
         }
-        assert!(!wide_any_serves(&h100, m, 16385), "{m}");
-        assert_eq!(plan(&h100, m as u64, m as u64), (32, 12, (m as u64).div_ceil(128)), "{m}");
+        assert!(!wide_any_serves(&h100, m, 20001), "{m}");
+        assert_eq!(plan(&h100, m as u64, m as u64), (tx, ty, (m as u64).div_ceil(4 * tx as u64)), "{m}");
     }
-    for m in [12673, 14001, 15840, 16385] {
+    for m in [12673, 14001, 15840, 20001] {
         assert!(!wide_any_serves(&h100, m, m) && !wide_any_serves(&h100, m, 6144), "{m}");
     }
 }
@@ -1059,8 +1061,8 @@ fn kernel_selection_needs_aligned_columns() {
                 "gemv_n_f32_scalar_cluster16",
                 "gemv_n_f32_scalar_cluster32",
                 "gemv_n_f32_scalar_cluster64",
-                "gemv_n_f32_scalar_long",
                 "gemv_n_f32_wide_any",
+                "gemv_n_f32_scalar_long",
                 "gemv_n_f32_sweep",
                 "gemv_n_f32_scalar_few",
                 "gemv_n_f32_scalar_narrow",

@@ -191,6 +191,12 @@ const WIDE_FINE_MAX_ROWS_SLOW_DRAM: i64 = 15840;
 /// 319.4 / 332.9, 14000 × 16384 294.0 / – / 294.6 / 298.5 / 303.0, 15000 ×
 /// 4096 81.1 / – / 80.3 / 80.4 / 85.3.
 const WIDE_FINE_MIN_THREAD_ROWS_SLOW_DRAM: u32 = 12;
+/// Past Tx 32 (only the any-A kernel, past 16384 rows: WIDE_ANY_MAX_ROWS_SLOW_DRAM)
+/// its blocks have this many: 10 ran level with 12 to 1.4 % faster at Tx 34
+/// on squares (12 0.6–0.9 % faster at 17501 × 8192 and × 4096), 2.5–3.3 % at
+/// Tx 36 and 6.6–10 % at Tx 38, and 8 slower than 10 at every shape but
+/// 17501 × 4096 (same units; docs/runs/2026-12-07-h100-gemv-n-odd-16385-20000.txt).
+const WIDE_FINE_THREAD_ROWS_PAST_TX_32_SLOW_DRAM: u32 = 10;
 /// The float4 wide kernel's twin for any A (`gemv_n_f32_wide_any`) takes A
 /// that is not float4 from WIDE_MIN_ROWS up to this many rows (Tx 12),
 /// before the sweep and the scalar lanes and wide kernels (where:
@@ -254,9 +260,9 @@ const WIDE_ANY_LONG_MAX_ROWS: i64 = 12672;
 /// 84.57 / 81.00 / 86.10. Between 4096 and 6144 columns not timed.
 const WIDE_ANY_LONG_MIN_COLUMNS: i64 = 6144;
 /// Off fast DRAM it also takes A on any columns past
-/// WIDE_FINE_MAX_ROWS_SLOW_DRAM up to this many rows, where wide_fine_plan's
-/// tiles are Tx 32 (wide_plan's, on 12 thread rows) and the scalar wide
-/// kernel's 32 × 16 ran 9–13 % slower. On an H100 (kernel time,
+/// WIDE_FINE_MAX_ROWS_SLOW_DRAM up to this many rows. At Tx 32 (wide_plan's
+/// tiles, on 12 thread rows) the scalar wide kernel's 32 × 16 ran 9–13 %
+/// slower. On an H100 (kernel time,
 /// `scripts/gemv-ab.py`, lda = m, beta 0, two rounds, µs, scalar wide on 32
 /// × 16 / this on 32 × 12 / on 32 × 16 / cuBLAS;
 /// docs/runs/2026-12-07-h100-gemv-any-a-past-12672.txt): 15841² 369.1–371.2
@@ -269,7 +275,25 @@ const WIDE_ANY_LONG_MIN_COLUMNS: i64 = 6144;
 /// 12 thread rows) it ran 0.3–1.1 % faster than the scalar wide kernel on
 /// 13001² to 15501² and 14001 × 16384 but 1.3 % slower at 12673² (209.7–209.9
 /// against 206.9–207.1), and those stay with the scalar wide kernel.
-const WIDE_ANY_MAX_ROWS_SLOW_DRAM: i64 = 16384;
+/// Past 16384 rows (Tx 34 to 38, on WIDE_FINE_THREAD_ROWS_PAST_TX_32_SLOW_DRAM
+/// thread rows) it beat the kernels the library ran there, the default
+/// scalar kernel's shapes on up to WIDE_ANY_MAX_COLUMNS_SLOW_DRAM columns
+/// (same units, the library / this on Tx × 10 / on Tx × 12 / cuBLAS;
+/// docs/runs/2026-12-07-h100-gemv-n-odd-16385-20000.txt): 16501² 378.2 /
+/// 349.8 (32 × 10) / 347.4–347.5 (32 × 12) / 367.6, 16897² 370.3 / 369.9–370.2
+/// / 372.6–372.9 / 387.7, 17001² 482.2 / 373.6–373.7 / 376.0–377.0 / 402.6,
+/// 17201² 416.3 / 383.8 / 384.7–385.2 / 404.9, 17501² 431.7 / 397.6–397.8 /
+/// 400.2–400.5 / 413.9, 17801² 438.0 / 410.7–410.8 / 410.6–411.6 / 430.3,
+/// 17951² 432.4 / 418.3–418.6 / 423.9–424.7 / 432.9, 18001² 434.1 /
+/// 424.2–424.7 / 434.8–435.6 / 433.4, 18501² 456.3 / 445.6 / 460.3 / 462.5,
+/// 19201² 489.0 / 475.9–476.1 / 523.4–523.8 / 501.2, 19501² 506.3 /
+/// 493.9–494.1 / 529.8–530.2 / 519.0, 19999² 530.9 / 520.0 / 554.1–554.8 /
+/// 529.0, 17501 × 8192 195.6 / 184.8 / 183.7–183.8 / 210.6; 17501 × 4096
+/// 93.9 / 94.9 / 94.1 / 106.7 (1 % slower).
+const WIDE_ANY_MAX_ROWS_SLOW_DRAM: i64 = 20000;
+/// …where it takes A on up to this many columns, past the wide kernels'
+/// WIDE_L1_MAX_COLUMNS (the widest timed: 19999).
+const WIDE_ANY_MAX_COLUMNS_SLOW_DRAM: i64 = 20000;
 /// The any-A kernel takes 32-row tiles where they engage less than this
 /// share of the SMs (up to 4000 rows on 132 SMs)…
 const WIDE_ANY_32_ROW_TILES_MAX_COVERAGE: f64 = 0.95;
@@ -374,7 +398,8 @@ fn tiles_of_32_rows(m: i64) -> u64 {
 /// WIDE_ANY_32_ROW_TILES_MAX_COVERAGE of the SMs, else on at least
 /// WIDE_ANY_FULL_WAVE_MIN_COLUMNS (on fast DRAM below SWEEP_MIN_ROWS_SCALAR
 /// rows: the sweep takes the rest of that wave); past it on any columns;
-/// and off fast DRAM on the rows of Tx 32 tiles up to WIDE_ANY_MAX_ROWS_SLOW_DRAM.
+/// and off fast DRAM past WIDE_FINE_MAX_ROWS_SLOW_DRAM up to
+/// WIDE_ANY_MAX_ROWS_SLOW_DRAM rows on up to WIDE_ANY_MAX_COLUMNS_SLOW_DRAM columns.
 pub(super) fn wide_any_serves(device: &DeviceModel, m: i64, n: i64) -> bool {
     let max_rows = if n >= WIDE_ANY_LONG_MIN_COLUMNS { WIDE_ANY_LONG_MAX_ROWS } else { WIDE_ANY_MAX_ROWS };
     let sweep_takes = fast_dram(device) && m >= SWEEP_MIN_ROWS_SCALAR;
@@ -384,8 +409,16 @@ pub(super) fn wide_any_serves(device: &DeviceModel, m: i64, n: i64) -> bool {
         WIDE_ANY_FULL_WAVE_MIN_COLUMNS
     };
     let columns = past_one_wave_of_32_row_tiles(device, m) || (!sweep_takes && n >= min_columns);
-    let tx_32_rows = !fast_dram(device) && m > WIDE_FINE_MAX_ROWS_SLOW_DRAM && m <= WIDE_ANY_MAX_ROWS_SLOW_DRAM;
-    (m <= max_rows || tx_32_rows) && columns && wide_serves(Twin::WideAny, m, n)
+    if wide_any_long_rows_slow_dram(device, m) {
+        return n <= WIDE_ANY_MAX_COLUMNS_SLOW_DRAM;
+    }
+    m <= max_rows && columns && wide_serves(Twin::WideAny, m, n)
+}
+
+/// Whether m rows are past WIDE_FINE_MAX_ROWS_SLOW_DRAM, up to
+/// WIDE_ANY_MAX_ROWS_SLOW_DRAM, off fast DRAM.
+fn wide_any_long_rows_slow_dram(device: &DeviceModel, m: i64) -> bool {
+    !fast_dram(device) && m > WIDE_FINE_MAX_ROWS_SLOW_DRAM && m <= WIDE_ANY_MAX_ROWS_SLOW_DRAM
 }
 
 /// Whether m rows in 32-row tiles engage less than WIDE_ANY_32_ROW_TILES_MAX_COVERAGE of the SMs.
@@ -427,7 +460,11 @@ pub(super) fn wide_fine_plan(
     problem: &Problem,
 ) -> LaunchPlan {
     let tx = wide_fine_tx(device, problem.m);
-    let fewest_thread_rows = if fast_dram(device) { 8 } else { WIDE_FINE_MIN_THREAD_ROWS_SLOW_DRAM };
+    let fewest_thread_rows = match (fast_dram(device), tx > 32) {
+        (true, _) => 8,
+        (false, false) => WIDE_FINE_MIN_THREAD_ROWS_SLOW_DRAM,
+        (false, true) => WIDE_FINE_THREAD_ROWS_PAST_TX_32_SLOW_DRAM,
+    };
     let ty = (WIDE_FINE_THREADS / tx / 8 * 8).max(fewest_thread_rows);
     LaunchPlan::of_shape(device, kernel, spec, problem, LaunchShape { tx, ty, split: 1 })
 }
@@ -570,7 +607,8 @@ pub(super) fn wide_pays(
     default_split: u32,
     wide: &LaunchPlan,
 ) -> bool {
-    if !wide_serves(kind, m, n) || optimizer::waves(device, wide) != 1 {
+    let serves = if kind == Twin::WideAny { wide_any_serves(device, m, n) } else { wide_serves(kind, m, n) };
+    if !serves || optimizer::waves(device, wide) != 1 {
         return false;
     }
     match kind {
