@@ -1530,10 +1530,10 @@ fn gpu_sgemv_plan_takes_the_wide_kernel_where_it_fills_one_wave() {
     // wide kernel for any A does not) and past 6336 (12672 on 6144 columns or more), the wide kernel for
     // any A 2000 to 4095 rows on 2000 columns or more (from 4001 rows on 3000) and 4225 to 6336 (12672).
     // On the H100 the wide kernel for any A takes odd lda from 2000 rows to 6336 (12672) too, 4096 to 4224
-    // included (on 3000 columns or more), and 15841 to 20000 (on up to 20000 columns), in place of the scalar lanes,
-    // wide and default kernels, and the float4
-    // wide kernel takes one row tile per SM past one wave of 32-row tiles up to 15840 rows, as on the H200
-    // (past 12672 rows on 12 thread rows, where the H200's have 8).
+    // included (on 3000 columns or more), and 15841 to 20000 (on up to 20000 columns), in place of the
+    // scalar lanes, wide and default kernels, and the float4 wide kernel takes one row tile per SM past one
+    // wave of 32-row tiles up to 15840 rows, as on the H200 (past 12672 rows on 12 thread rows, where the
+    // H200's have 8).
     let model = gpu.inner().device.model();
     let h100_like = on_132_sms(&gpu);
     let fast_dram = gemv::fast_dram(model);

@@ -276,9 +276,8 @@ const WIDE_ANY_LONG_MIN_COLUMNS: i64 = 6144;
 /// 13001² to 15501² and 14001 × 16384 but 1.3 % slower at 12673² (209.7–209.9
 /// against 206.9–207.1), and those stay with the scalar wide kernel.
 /// Past 16384 rows (Tx 34 to 38, on WIDE_FINE_THREAD_ROWS_PAST_TX_32_SLOW_DRAM
-/// thread rows) it beat the kernels the library ran there, the default
-/// scalar kernel's shapes on up to WIDE_ANY_MAX_COLUMNS_SLOW_DRAM columns
-/// (same units, the library / this on Tx × 10 / on Tx × 12 / cuBLAS;
+/// thread rows) it beat what the library ran there, on up to
+/// WIDE_ANY_MAX_COLUMNS_SLOW_DRAM columns (same units, the library / this on Tx × 10 / on Tx × 12 / cuBLAS;
 /// docs/runs/2026-12-07-h100-gemv-n-odd-16385-20000.txt): 16501² 378.2 /
 /// 349.8 (32 × 10) / 347.4–347.5 (32 × 12) / 367.6, 16897² 370.3 / 369.9–370.2
 /// / 372.6–372.9 / 387.7, 17001² 482.2 / 373.6–373.7 / 376.0–377.0 / 402.6,
@@ -401,6 +400,9 @@ fn tiles_of_32_rows(m: i64) -> u64 {
 /// and off fast DRAM past WIDE_FINE_MAX_ROWS_SLOW_DRAM up to
 /// WIDE_ANY_MAX_ROWS_SLOW_DRAM rows on up to WIDE_ANY_MAX_COLUMNS_SLOW_DRAM columns.
 pub(super) fn wide_any_serves(device: &DeviceModel, m: i64, n: i64) -> bool {
+    if wide_any_long_rows_slow_dram(device, m) {
+        return n <= WIDE_ANY_MAX_COLUMNS_SLOW_DRAM;
+    }
     let max_rows = if n >= WIDE_ANY_LONG_MIN_COLUMNS { WIDE_ANY_LONG_MAX_ROWS } else { WIDE_ANY_MAX_ROWS };
     let sweep_takes = fast_dram(device) && m >= SWEEP_MIN_ROWS_SCALAR;
     let min_columns = if wide_any_32_row_tiles_leave_sms_idle(device, m) {
@@ -409,9 +411,6 @@ pub(super) fn wide_any_serves(device: &DeviceModel, m: i64, n: i64) -> bool {
         WIDE_ANY_FULL_WAVE_MIN_COLUMNS
     };
     let columns = past_one_wave_of_32_row_tiles(device, m) || (!sweep_takes && n >= min_columns);
-    if wide_any_long_rows_slow_dram(device, m) {
-        return n <= WIDE_ANY_MAX_COLUMNS_SLOW_DRAM;
-    }
     m <= max_rows && columns && wide_serves(Twin::WideAny, m, n)
 }
 
@@ -449,8 +448,9 @@ pub(super) fn wide_any_plan(
 /// one's past one wave of 32-row tiles:
 /// the smallest even Tx whose row tiles (4·Tx rows) number at most one per SM,
 /// and as many thread rows, a multiple of 8, as WIDE_FINE_THREADS holds (8 at
-/// least; off fast DRAM WIDE_FINE_MIN_THREAD_ROWS_SLOW_DRAM, which
-/// WIDE_FINE_MAX_ROWS_SLOW_DRAM keeps within WIDE_THREADS). Past one wave
+/// least; off fast DRAM WIDE_FINE_MIN_THREAD_ROWS_SLOW_DRAM, and past Tx 32
+/// WIDE_FINE_THREAD_ROWS_PAST_TX_32_SLOW_DRAM, both within WIDE_THREADS
+/// up to Tx 38, WIDE_ANY_MAX_ROWS_SLOW_DRAM's). Past one wave
 /// of the longest tiles (Tx 64) the grid needs two, and [`wide_pays`]
 /// refuses it.
 pub(super) fn wide_fine_plan(
