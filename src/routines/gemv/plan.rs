@@ -17,8 +17,8 @@ use super::short::{is_short_n, short_plan};
 use super::stacked::{stacked_pays, stacked_plan, stacked_serves};
 use super::wide::{
     LONG_MIN_COLUMNS, doubles_up, fast_dram, long_pays, long_serves, long_thread_rows, sweep_pays, sweep_serves,
-    sweep_thread_rows, wide_any_plan, wide_any_serves, wide_fine_plan, wide_fine_serves, wide_pays, wide_plan,
-    wide_serves, wide_thread_rows,
+    sweep_thread_rows, wide_any_plan, wide_fine_plan, wide_fine_serves, wide_kind_serves, wide_pays, wide_plan,
+    wide_thread_rows,
 };
 use super::{Op, problem};
 use crate::handle::Handle;
@@ -65,7 +65,8 @@ pub(super) enum Twin {
     Wide,
     /// The same past WIDE_L1_MAX_COLUMNS columns, x staged.
     WideStaged,
-    /// The float4 wide kernel's twin for any A: [`wide_any_serves`], shaped by [`wide_any_plan`].
+    /// The float4 wide kernel's twin for any A: [`wide_any_serves`](super::wide::wide_any_serves), shaped by
+    /// [`wide_any_plan`].
     WideAny,
     /// The few-columns N kernels, for float4 and scalar A: [`few_serves`], shaped by [`few_plan`].
     Few,
@@ -364,8 +365,7 @@ pub fn plan_uncached(
             Twin::Narrow => {
                 narrow_split || (n as u64 <= N_SPLIT_MIN_COLUMNS && sm_coverage(model, &default_plan) < 1.0)
             }
-            Twin::Wide | Twin::WideStaged | Twin::Lanes => wide_serves(kind, m, n),
-            Twin::WideAny => wide_any_serves(model, m, n),
+            Twin::Wide | Twin::WideStaged | Twin::Lanes | Twin::WideAny => wide_kind_serves(model, kind, m, n),
             Twin::Sweep => sweep_serves(model, default, m, n),
             Twin::Few => few_serves(model, default, m, n),
             Twin::Long => long_serves(model, m, n, &default_plan),

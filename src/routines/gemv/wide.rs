@@ -510,6 +510,13 @@ pub(super) fn wide_serves(kind: Twin, m: i64, n: i64) -> bool {
         }
 }
 
+/// Whether the wide N kernel `kind` (or the scalar lanes kernel) can take an
+/// N call: [`wide_any_serves`] for the any-A kernel, whose rules depend on the
+/// device, else [`wide_serves`].
+pub(super) fn wide_kind_serves(device: &DeviceModel, kind: Twin, m: i64, n: i64) -> bool {
+    if kind == Twin::WideAny { wide_any_serves(device, m, n) } else { wide_serves(kind, m, n) }
+}
+
 /// Whether the sweep kernel can take an N call from `default` (`plan`, which
 /// then needs [`sweep_pays`]): on a device whose DRAM gives each SM at least
 /// SWEEP_MIN_DRAM_BYTES_PER_SM_SECOND: for float4 A SWEEP_MIN_ROWS rows on
@@ -596,7 +603,7 @@ pub fn fast_dram(device: &DeviceModel) -> bool {
 
 /// Whether a wide N kernel (or the scalar lanes kernel) replaces the
 /// default's plan (`plan`, "Wide N"): one that serves the problem
-/// ([`wide_serves`]) in one wave; for the kernels that read x through L1, a split of WIDE_MIN_SPLIT or more replaced on at
+/// ([`wide_kind_serves`]) in one wave; for the kernels that read x through L1, a split of WIDE_MIN_SPLIT or more replaced on at
 /// most WIDE_MAX_SPLIT_COLUMNS columns, or at least WIDE_MIN_ROWS columns;
 /// for the staged one, a grid on at least half the SMs.
 pub(super) fn wide_pays(
@@ -607,8 +614,7 @@ pub(super) fn wide_pays(
     default_split: u32,
     wide: &LaunchPlan,
 ) -> bool {
-    let serves = if kind == Twin::WideAny { wide_any_serves(device, m, n) } else { wide_serves(kind, m, n) };
-    if !serves || optimizer::waves(device, wide) != 1 {
+    if !wide_kind_serves(device, kind, m, n) || optimizer::waves(device, wide) != 1 {
         return false;
     }
     match kind {
