@@ -453,22 +453,31 @@ __device__ __forceinline__ void gemv_n_any_group(float4 &own, float4 &below, con
 
 // Columns 1 .. n-1 of a whole row tile for this thread row: groups of 8 from
 // column 1 + 8 ty, every 8 Ty. The group cut short by the last column is the
-// next thread row's in turn (one with a whole group fewer, unless the groups
-// divide evenly). It starts at a column ≡ 1 (mod 8) like the others, so its
-// offsets follow the same pattern and its loads go out together too,
+// last thread row's, which has a whole group fewer than the first rows unless
+// the groups divide evenly. It starts at a column ≡ 1 (mod 8) like the others,
+// so its offsets follow the same pattern and its loads go out together too,
 // predicated on its count. (Column by column, each load waited for the one
 // before, and at n ≡ 5..7 (mod 8) that row held its block back.) Predicating
 // every group the same way instead slowed the loop by up to 10 %.
+// Not the next thread row's in turn, as it was: a warp holds several thread
+// rows (4 on Tx = 8), and where that row shared its warp with one of a whole
+// group more, the warp ran the short group after that row's last whole one, a
+// trip to DRAM more than any other warp (H100, kernel time, 3000 x 2000 on 8 x
+// 64: 11.6 µs, 10.9 with the short group left out). The last warp's rows all
+// have the fewer whole groups unless nearly every row has one more. Given to
+// the last row, 3001 x 2000 at lda 3001 ran 11.02 µs (11.72 before; cuBLAS
+// 10.66) and 4096² at lda 4097 24.60 on 8 x 48 (25.42; cuBLAS 24.19)
+// (docs/runs/2026-12-07-h100-gemv-any-a-short-group-last-row.txt).
 template <int S1, int L>
 __device__ __forceinline__ void gemv_n_any_sweep(float4 &own, float4 &below, const float *__restrict__ A, i64 lda,
                                                  const float *__restrict__ x, i64 incx, i64 n, i64 row0, int tx,
                                                  int tile_rows, bool last_thread, int ty, int Ty) {
-    i64 g = 1 + 8 * static_cast<i64>(ty);
-    for (; g + 8 <= n; g += 8 * static_cast<i64>(Ty))
+    for (i64 g = 1 + 8 * static_cast<i64>(ty); g + 8 <= n; g += 8 * static_cast<i64>(Ty))
         gemv_n_any_group<S1, L>(own, below, A, lda, x, incx, row0, g, 8, tx, tile_rows, last_thread);
-    if (g < n)
-        gemv_n_any_group<S1, L>(own, below, A, lda, x, incx, row0, g, static_cast<int>(n - g), tx, tile_rows,
-                                last_thread);
+    const i64 short_group = 1 + 8 * ((n - 1) / 8);
+    if (ty == Ty - 1 && short_group < n)
+        gemv_n_any_group<S1, L>(own, below, A, lda, x, incx, row0, short_group, static_cast<int>(n - short_group), tx,
+                                tile_rows, last_thread);
 }
 
 // A whole row tile (row0 + 4 Tx <= m) of the any-A kernel, unsplit: this
