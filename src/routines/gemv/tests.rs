@@ -186,16 +186,21 @@ fn the_any_a_wide_kernel_serves_from_2000_rows_on_either_dram() {
         assert!(wide_any_serves(device, 6336, 2000));
         assert!(!wide_any_serves(device, 5001, 16385));
         // Where 32-row tiles engage 95 % of the SMs or more (126 of 132), on at least 3000 columns, in
-        // 32-row tiles of 384 threads.
+        // 32-row tiles of 384 threads; off fast DRAM also on 2000 to 2999 columns, of 512 threads.
         for m in [4001, 4095] {
-            assert!(wide_any_serves(device, m, 3000) && !wide_any_serves(device, m, 2999), "{m}");
+            assert!(wide_any_serves(device, m, 3000), "{m}");
             assert_eq!(plan(device, m as u64, 3000), (8, 48, (m as u64).div_ceil(32)), "{m}");
         }
+    }
+    for m in [4001, 4095] {
+        assert!(!wide_any_serves(&h200, m, 2999), "{m}");
+        assert!(wide_any_serves(&h100, m, 2000) && !wide_any_serves(&h100, m, 1999), "{m}");
+        assert_eq!(plan(&h100, m as u64, 2999), (8, 64, (m as u64).div_ceil(32)), "{m}");
     }
     // From 4096 rows to the end of that wave, on fast DRAM the sweep; on the H100 the same rule.
     for m in [4096, 4224] {
         assert!(!wide_any_serves(&h200, m, m), "{m}");
-        assert!(wide_any_serves(&h100, m, 3000) && !wide_any_serves(&h100, m, 2999), "{m}");
+        assert!(wide_any_serves(&h100, m, 2000) && !wide_any_serves(&h100, m, 1999), "{m}");
         assert_eq!(plan(&h100, m as u64, m as u64), (8, 48, (m as u64).div_ceil(32)), "{m}");
     }
     // Off fast DRAM, from 15841 to 20000 rows on up to 20000 columns (wide_pays asks for 2000 or more): Tx

@@ -310,7 +310,17 @@ const WIDE_ANY_SHORT_MIN_COLUMNS: i64 = 2000;
 /// kernel the third: 4001 × 2001 10.89 / 11.11 / 11.93, 4065 × 2001 11.03 /
 /// 11.41 / 12.01, 4001 × 3001 14.97 / 14.86 / 16.31, 4001² 18.93 / 18.57 /
 /// 20.46, 4065 × 6001 27.43 / 26.58 / 29.21, 4095 × 8001 36.38 / 34.31 /
-/// 38.04; cuBLAS 10.53, 10.65, 15.63, 18.18, 26.36, 34.09).
+/// 38.04; cuBLAS 10.53, 10.65, 15.63, 18.18, 26.36, 34.09). Off fast DRAM,
+/// since its short last group went to its last thread row, down to
+/// WIDE_ANY_SHORT_MIN_COLUMNS, in blocks of WIDE_THREADS below this many
+/// columns. Through the library in place of the lanes kernel (H100, kernel
+/// time, `scripts/sgemv-builds.py`, odd lda, µs, lanes / this / cuBLAS):
+/// 4001 × 2000 13.92 / 13.72 / 13.42, 4095 × 2000 14.19 / 13.90 / 13.68,
+/// 4161 × 2001 14.41 / 14.02 / 13.89, 4001 × 2500 16.68 / 16.28 / 16.16,
+/// 4095 × 2999 19.96 / 19.14 / 20.28, 4224 × 2500 17.32 / 16.63 / 16.81;
+/// 11 of 12 shapes 1.3–4.1 % faster, 4223 × 2047 level (15.04 / 15.02 /
+/// 16.27). As kernel time 8 × 48 was within 1 % of 8 × 64 either way
+/// (docs/runs/2026-12-07-h100-gemv-any-a-full-wave-2000-columns.txt).
 const WIDE_ANY_FULL_WAVE_MIN_COLUMNS: i64 = 3000;
 
 /// The wide N kernels need at least this many rows (`wide_pays`; the fewest
@@ -394,8 +404,8 @@ fn tiles_of_32_rows(m: i64) -> u64 {
 /// rows (WIDE_ANY_LONG_MAX_ROWS on at least WIDE_ANY_LONG_MIN_COLUMNS
 /// columns), where the wide kernels serve; up to one wave of 32-row tiles on
 /// at least WIDE_ANY_SHORT_MIN_COLUMNS columns where they engage less than
-/// WIDE_ANY_32_ROW_TILES_MAX_COVERAGE of the SMs, else on at least
-/// WIDE_ANY_FULL_WAVE_MIN_COLUMNS (on fast DRAM below SWEEP_MIN_ROWS_SCALAR
+/// WIDE_ANY_32_ROW_TILES_MAX_COVERAGE of the SMs or off fast DRAM, else on
+/// at least WIDE_ANY_FULL_WAVE_MIN_COLUMNS (on fast DRAM below SWEEP_MIN_ROWS_SCALAR
 /// rows: the sweep takes the rest of that wave); past it on any columns;
 /// and off fast DRAM past WIDE_FINE_MAX_ROWS_SLOW_DRAM up to
 /// WIDE_ANY_MAX_ROWS_SLOW_DRAM rows on up to WIDE_ANY_MAX_COLUMNS_SLOW_DRAM columns.
@@ -405,7 +415,7 @@ pub(super) fn wide_any_serves(device: &DeviceModel, m: i64, n: i64) -> bool {
     }
     let max_rows = if n >= WIDE_ANY_LONG_MIN_COLUMNS { WIDE_ANY_LONG_MAX_ROWS } else { WIDE_ANY_MAX_ROWS };
     let sweep_takes = fast_dram(device) && m >= SWEEP_MIN_ROWS_SCALAR;
-    let min_columns = if wide_any_32_row_tiles_leave_sms_idle(device, m) {
+    let min_columns = if wide_any_32_row_tiles_leave_sms_idle(device, m) || !fast_dram(device) {
         WIDE_ANY_SHORT_MIN_COLUMNS
     } else {
         WIDE_ANY_FULL_WAVE_MIN_COLUMNS
@@ -427,8 +437,9 @@ fn wide_any_32_row_tiles_leave_sms_idle(device: &DeviceModel, m: i64) -> bool {
 
 /// The any-A wide kernel's shape: [`wide_fine_plan`]'s past one wave of
 /// 32-row tiles, else 32-row tiles (Tx 8) of WIDE_THREADS where they leave
-/// SMs idle and of WIDE_FINE_THREADS where they engage nearly all
-/// (WIDE_ANY_32_ROW_TILES_MAX_COVERAGE).
+/// SMs idle (WIDE_ANY_32_ROW_TILES_MAX_COVERAGE) or run on fewer than
+/// WIDE_ANY_FULL_WAVE_MIN_COLUMNS columns, and of WIDE_FINE_THREADS where
+/// they engage nearly all.
 pub(super) fn wide_any_plan(
     device: &DeviceModel,
     kernel: &KernelModel,
@@ -440,7 +451,9 @@ pub(super) fn wide_any_plan(
         return wide_fine_plan(device, kernel, spec, problem);
     }
     let tx = spec.space.tx_min;
-    let threads = if wide_any_32_row_tiles_leave_sms_idle(device, m) { WIDE_THREADS } else { WIDE_FINE_THREADS };
+    let few_columns = (problem.n as i64) < WIDE_ANY_FULL_WAVE_MIN_COLUMNS;
+    let threads =
+        if wide_any_32_row_tiles_leave_sms_idle(device, m) || few_columns { WIDE_THREADS } else { WIDE_FINE_THREADS };
     LaunchPlan::of_shape(device, kernel, spec, problem, LaunchShape { tx, ty: threads / tx, split: 1 })
 }
 
