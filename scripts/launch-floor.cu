@@ -2,10 +2,8 @@
 // call (CUDA events around it on the stream, synchronised, one call at a time):
 // an empty kernel, a minimal float4 y += alpha·x on several block sizes, mublas's
 // own single-pass kernel launched bare from a CUBIN (when one is given), cuBLAS
-// and mublas. The modes' calls are interleaved, each with its own slot of a
-// 2 GiB pool, so that none finds its inputs in the L2. Per mode: the 10th
-// percentile, median and 90th percentile of the event-timed µs, the median
-// host µs of the call itself in that loop, and host µs per call back to back.
+// and mublas, each call with its own slot of a 2 GiB pool, so that none finds
+// its inputs in the L2 (scripts/launch-timing.h times and prints them).
 //
 // On the GPU machine (CUDA toolkit and cuBLAS there, mublas from the archive):
 //   python3 scripts/nvrtc-ptx.py kernels/axpy.cu sm_90 > /tmp/axpy.cubin   # here, optional
@@ -14,15 +12,10 @@
 #include <cuda.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <algorithm>
-#include <chrono>
-#include <functional>
-#include <string>
-#include <vector>
+#include "launch-timing.h"
 
 __global__ void empty_kernel() {}
 
@@ -38,7 +31,6 @@ __global__ void axpy_float4(float alpha, const float4* x, float4* y, int groups)
   }
 }
 
-typedef int (*mublas_create_t)(void**);
 typedef int (*mublas_saxpy_t)(void*, int, const float*, const float*, int, float*, int);
 
 int main(int argc, char** argv) {
@@ -62,15 +54,9 @@ int main(int argc, char** argv) {
   cublasHandle_t cublas;
   cublasCreate(&cublas);
   void* mublas = nullptr;
-  mublas_saxpy_t mublas_saxpy = nullptr;
-  if (void* lib = dlopen(mublas_path, RTLD_NOW | RTLD_LOCAL)) {
-    ((mublas_create_t)dlsym(lib, "mublasCreate"))(&mublas);
-    mublas_saxpy = (mublas_saxpy_t)dlsym(lib, "mublasSaxpy");
-  } else {
-    printf("mublas not loaded: %s\n", dlerror());
-  }
+  auto mublas_saxpy = (mublas_saxpy_t)mublas_entry(mublas_path, "mublasSaxpy", &mublas);
 
-  std::vector<std::pair<std::string, std::function<void(int)>>> modes;
+  Modes modes;
   modes.push_back({"empty kernel 1x32", [&](int) { empty_kernel<<<1, 32, 0, stream>>>(); }});
   for (int threads : {64, 128, 256, 512, 1024}) {
     int groups = n / 4, blocks = (groups + threads - 1) / threads;
@@ -111,50 +97,6 @@ int main(int argc, char** argv) {
   modes.push_back({"cublasSaxpy", [&](int i) { cublasSaxpy(cublas, n, &alpha, x_at(i), 1, y_at(i), 1); }});
   if (mublas_saxpy) modes.push_back({"mublasSaxpy", [&](int i) { mublas_saxpy(mublas, n, &alpha, x_at(i), 1, y_at(i), 1); }});
 
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  int call = 0;
-  for (int w = 0; w < 50; ++w)
-    for (auto& m : modes) m.second(call++);
-  cudaDeviceSynchronize();
-  const int reps = 400;
-  std::vector<std::vector<double>> us(modes.size()), call_us(modes.size());
-  for (int r = 0; r < reps; ++r)
-    for (size_t k = 0; k < modes.size(); ++k) {
-      cudaEventRecord(start, stream);
-      auto h0 = std::chrono::steady_clock::now();
-      modes[k].second(call++);
-      call_us[k].push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - h0).count());
-      cudaEventRecord(stop, stream);
-      cudaEventSynchronize(stop);
-      float ms;
-      cudaEventElapsedTime(&ms, start, stop);
-      us[k].push_back(ms * 1e3);
-    }
-  printf("n = %d, event-timed µs over %d calls each, interleaved\n", n, reps);
-  printf("%-24s %8s %8s %8s %10s %14s\n", "mode", "p10", "median", "p90", "call µs", "host µs/call");
-  for (size_t k = 0; k < modes.size(); ++k) {
-    auto v = us[k];
-    std::sort(v.begin(), v.end());
-    auto c = call_us[k];
-    std::sort(c.begin(), c.end());
-    double host = 1e30;  // the best of three rounds of 5000 calls back to back
-    for (int round = 0; round < 3; ++round) {
-      cudaDeviceSynchronize();
-      auto t0 = std::chrono::steady_clock::now();
-      for (int i = 0; i < 5000; ++i) modes[k].second(call++);
-      auto t1 = std::chrono::steady_clock::now();
-      host = std::min(host, std::chrono::duration<double, std::micro>(t1 - t0).count() / 5000);
-    }
-    cudaDeviceSynchronize();
-    printf("%-24s %8.2f %8.2f %8.2f %10.2f %14.2f\n", modes[k].first.c_str(), v[v.size() / 10], v[v.size() / 2],
-           v[v.size() * 9 / 10], c[c.size() / 2], host);
-  }
-  cudaError_t error = cudaGetLastError();
-  if (error != cudaSuccess) {
-    printf("CUDA error: %s\n", cudaGetErrorString(error));
-    return 1;
-  }
-  return 0;
+  printf("n = %d, ", n);
+  return time_modes(modes, stream, 400);
 }
