@@ -97,6 +97,29 @@ int main(int argc, char** argv) {
                                        &b_value, &beta_ptr, &y, &inc, &per_split, &counters, &split_slots};
                      cuLaunchKernel(kernel, blocks, 1, 1, tx, ty, 1, 0, (CUstream)stream, params, nullptr);
                    }});
+  // The same launch with its arguments packed into one buffer (cuLaunchKernel's `extra`), laid out as the
+  // kernel's parameters are: each at its own alignment, pointers and 64-bit integers at 8 bytes.
+  modes.push_back({std::string(kernel_name).substr(0, 20) + " packed " + shape, [=, &kernel](int i) {
+                     struct {
+                       long long m, n;
+                       float alpha_value;
+                       const float* alpha_ptr;
+                       const float* a;
+                       long long lda;
+                       const float* x;
+                       long long incx;
+                       float beta_value;
+                       const float* beta_ptr;
+                       float* y;
+                       long long incy, per_split;
+                       void *counters, *split_slots;
+                     } args = {m, n, alpha, nullptr, a_at(i), m, x_at(i), 1, beta, nullptr, y_at(i), 1, op_t ? m : n,
+                               nullptr, nullptr};
+                     size_t bytes = sizeof args;
+                     void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &args, CU_LAUNCH_PARAM_BUFFER_SIZE, &bytes,
+                                      CU_LAUNCH_PARAM_END};
+                     cuLaunchKernel(kernel, blocks, 1, 1, tx, ty, 1, 0, (CUstream)stream, nullptr, extra);
+                   }});
   const int trans = op_t ? 1 : 0;  // CUBLAS_OP_T, CUBLAS_OP_N: mublas's values are cuBLAS's
   modes.push_back({"cublasSgemv", [&](int i) {
                      cublasSgemv(cublas, (cublasOperation_t)trans, m, n, &alpha, a_at(i), m, x_at(i), 1, &beta, y_at(i), 1);
