@@ -98,7 +98,8 @@ int main(int argc, char** argv) {
                      cuLaunchKernel(kernel, blocks, 1, 1, tx, ty, 1, 0, (CUstream)stream, params, nullptr);
                    }});
   // The same launch with its arguments packed into one buffer (cuLaunchKernel's `extra`), laid out as the
-  // kernel's parameters are: each at its own alignment, pointers and 64-bit integers at 8 bytes.
+  // kernel's parameters are: each at its own alignment, pointers and 64-bit integers at 8 bytes. On an H100
+  // it took what the kernelParams launch takes (docs/performance.md, "T 1024² taken apart").
   modes.push_back({std::string(kernel_name).substr(0, 20) + " packed " + shape, [=, &kernel](int i) {
                      struct {
                        long long m, n;
