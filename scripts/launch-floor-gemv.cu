@@ -85,39 +85,40 @@ int main(int argc, char** argv) {
                        cuLaunchKernel(floor_kernel, grid, 1, 1, threads, 1, 1, 0, (CUstream)stream, params, nullptr);
                      }});
   }
+  // GEMV_PARAMS in kernels/gemv.cu for slot i: unsplit (no counters or slots), alpha and beta by value. Laid
+  // out as the kernel's parameters are, each at its own alignment, so that it is also the packed buffer below.
+  struct GemvArgs {
+    long long m, n;
+    float alpha_value;
+    const float* alpha_ptr;
+    const float* a;
+    long long lda;
+    const float* x;
+    long long incx;
+    float beta_value;
+    const float* beta_ptr;
+    float* y;
+    long long incy, per_split;
+    void *counters, *split_slots;
+  };
+  auto args_at = [=](int i) {
+    return GemvArgs{m, n, alpha, nullptr, a_at(i), m, x_at(i), 1, beta, nullptr, y_at(i), 1, op_t ? m : n, nullptr,
+                    nullptr};
+  };
   std::string shape = std::to_string(tx) + "x" + std::to_string(ty) + " grid " + std::to_string(blocks);
   modes.push_back({std::string(kernel_name).substr(0, 20) + " bare " + shape, [=, &kernel](int i) {
-                     // GEMV_PARAMS in kernels/gemv.cu, unsplit, alpha and beta by value.
-                     long long mm = m, nn = n, lda = m, inc = 1, per_split = op_t ? m : n;
-                     float a_value = alpha, b_value = beta;
-                     const float *alpha_ptr = nullptr, *beta_ptr = nullptr, *a = a_at(i), *x = x_at(i);
-                     float* y = y_at(i);
-                     void *counters = nullptr, *split_slots = nullptr;
-                     void* params[] = {&mm, &nn,  &a_value,   &alpha_ptr, &a,         &lda,     &x,          &inc,
-                                       &b_value, &beta_ptr, &y, &inc, &per_split, &counters, &split_slots};
+                     GemvArgs g = args_at(i);
+                     void* params[] = {&g.m,    &g.n,          &g.alpha_value, &g.alpha_ptr, &g.a,
+                                       &g.lda,  &g.x,          &g.incx,        &g.beta_value, &g.beta_ptr,
+                                       &g.y,    &g.incy,       &g.per_split,   &g.counters,   &g.split_slots};
                      cuLaunchKernel(kernel, blocks, 1, 1, tx, ty, 1, 0, (CUstream)stream, params, nullptr);
                    }});
-  // The same launch with its arguments packed into one buffer (cuLaunchKernel's `extra`), laid out as the
-  // kernel's parameters are: each at its own alignment, pointers and 64-bit integers at 8 bytes. On an H100
-  // it took what the kernelParams launch takes (docs/performance.md, "T 1024² taken apart").
+  // The same launch with its arguments packed into one buffer (cuLaunchKernel's `extra`). On an H100 it took
+  // what the kernelParams launch takes (docs/performance.md, "T 1024² taken apart").
   modes.push_back({std::string(kernel_name).substr(0, 20) + " packed " + shape, [=, &kernel](int i) {
-                     struct {
-                       long long m, n;
-                       float alpha_value;
-                       const float* alpha_ptr;
-                       const float* a;
-                       long long lda;
-                       const float* x;
-                       long long incx;
-                       float beta_value;
-                       const float* beta_ptr;
-                       float* y;
-                       long long incy, per_split;
-                       void *counters, *split_slots;
-                     } args = {m, n, alpha, nullptr, a_at(i), m, x_at(i), 1, beta, nullptr, y_at(i), 1, op_t ? m : n,
-                               nullptr, nullptr};
-                     size_t bytes = sizeof args;
-                     void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &args, CU_LAUNCH_PARAM_BUFFER_SIZE, &bytes,
+                     GemvArgs g = args_at(i);
+                     size_t bytes = sizeof g;
+                     void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &g, CU_LAUNCH_PARAM_BUFFER_SIZE, &bytes,
                                       CU_LAUNCH_PARAM_END};
                      cuLaunchKernel(kernel, blocks, 1, 1, tx, ty, 1, 0, (CUstream)stream, nullptr, extra);
                    }});
