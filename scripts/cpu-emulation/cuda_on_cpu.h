@@ -1,22 +1,30 @@
 // Just enough of CUDA to run mublas's kernels on the CPU: every thread of
-// a block is a std::thread, __syncthreads a std::barrier, __shared__ a static
-// (blocks run one after another), and cp.async a queue per thread that
-// copy_async_wait drains — either at the latest moment the PTX allows
-// (Deferred: a missing wait reads stale shared memory) or at once (Eager: a
-// stage overwritten while another thread still reads it shows up as a race).
+// a block is a fiber (its own stack, switched to by the launch's one OS
+// thread), __syncthreads a barrier at which the fiber gives way to the next,
+// __shared__ a static (blocks run one after another), and cp.async a queue per
+// thread that copy_async_wait drains — either at the latest moment the PTX
+// allows (Deferred: a missing wait reads stale shared memory) or at once
+// (Eager: a stage overwritten while another thread still reads it shows up as
+// a race). Between two barriers a block's threads run one after another, in
+// rising order in even blocks and falling in odd ones, so a barrier missing
+// between one thread's write and another's read shows up whichever of the
+// two is written first. Barriers that not every thread reaches stop the run.
 // Correctness of indices, edges and pipeline order only; nothing about speed.
 #pragma once
 #define MUBLAS_CPU_EMULATION 1
 
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
-#include <barrier>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
-#include <thread>
+#include <functional>
 #include <vector>
 
 #define __host__
@@ -84,14 +92,11 @@ inline float4 __ldg(const float4 *p) {
 using std::max;
 using std::min;
 
-inline thread_local uint3 threadIdx;
+// The running fiber's: the launch sets it before it resumes one.
+inline uint3 threadIdx;
 inline uint3 blockIdx, blockDim, gridDim;
 
 namespace emu {
-inline std::barrier<> *block_barrier = nullptr;
-// One barrier per warp of the block (the last one as wide as its lanes): the shuffles'.
-inline std::deque<std::barrier<>> *warp_barriers = nullptr;
-
 enum class CopyMode { Deferred, Eager };
 inline CopyMode copy_mode = CopyMode::Deferred;
 
@@ -112,7 +117,48 @@ struct ThreadCopies {
     std::vector<std::vector<Copy>> committed;  // oldest first
     std::vector<Copy> open;
 };
-inline thread_local ThreadCopies copies;
+
+// A CUDA thread: it runs until it waits (at a barrier, or in a spin's
+// __nanosleep) or ends, and then the launch resumes the next.
+struct Fiber {
+    ucontext_t context;
+    char *stack = nullptr;
+    uint3 index;
+    ThreadCopies copies;
+    bool done = false;
+};
+inline constexpr size_t FIBER_STACK_BYTES = 256 * 1024;  // reserved, not committed: the kernels use a few KB
+inline ucontext_t launcher;
+inline Fiber *current = nullptr;
+// Barrier arrivals and ended threads: a round over the block's waiting fibers without one is a deadlock.
+inline unsigned long progress = 0;
+
+inline void give_way() {
+    if (swapcontext(&current->context, &launcher) != 0) std::abort();
+}
+
+// __syncthreads and __syncwarp: the last thread to arrive goes on, the others wait for the next round.
+class Barrier {
+  public:
+    explicit Barrier(unsigned expected) : expected_(expected) {}
+    void arrive_and_wait() {
+        ++progress;
+        if (++arrived_ == expected_) {
+            arrived_ = 0;
+            ++generation_;
+            return;
+        }
+        const unsigned long generation = generation_;
+        while (generation_ == generation) give_way();
+    }
+
+  private:
+    unsigned expected_, arrived_ = 0;
+    unsigned long generation_ = 0;
+};
+inline Barrier *block_barrier = nullptr;
+// One barrier per warp of the block (the last one as wide as its lanes): the shuffles'.
+inline std::deque<Barrier> *warp_barriers = nullptr;
 }  // namespace emu
 
 inline void __syncthreads() { emu::block_barrier->arrive_and_wait(); }
@@ -128,7 +174,7 @@ template <class T, class F>
 inline T warp_exchange(T v, F source) {
     static T slots[1024];
     const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    std::barrier<> &warp = (*emu::warp_barriers)[t / 32u];
+    emu::Barrier &warp = (*emu::warp_barriers)[t / 32u];
     slots[t] = v;
     warp.arrive_and_wait();
     const unsigned lane = source(t & 31u);
@@ -151,7 +197,7 @@ inline bool __any_sync(unsigned, bool predicate) {
     static bool slots[1024];
     const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
     const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    std::barrier<> &warp = (*emu::warp_barriers)[t / 32u];
+    emu::Barrier &warp = (*emu::warp_barriers)[t / 32u];
     slots[t] = predicate;
     warp.arrive_and_wait();
     bool any = false;
@@ -162,7 +208,7 @@ inline bool __any_sync(unsigned, bool predicate) {
 // Blocks run one after another: a block waits only for blocks of lower index,
 // which have finished (stream-K's fixup).
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
-inline void __nanosleep(unsigned) { std::this_thread::yield(); }
+inline void __nanosleep(unsigned) { emu::give_way(); }
 inline unsigned atomicAdd(unsigned *p, unsigned v) { return std::atomic_ref<unsigned>(*p).fetch_add(v); }
 template <class T>
 inline T __ldcg(const T *p) { return *p; }
@@ -192,16 +238,16 @@ inline void copy_async(float *shared, const float *global, bool full) {
     if (emu::copy_mode == emu::CopyMode::Eager) {
         emu::perform(c);
     } else {
-        emu::copies.open.push_back(c);
+        emu::current->copies.open.push_back(c);
     }
 }
 inline void copy_async_commit() {
-    emu::copies.committed.push_back(std::move(emu::copies.open));
-    emu::copies.open.clear();
+    emu::current->copies.committed.push_back(std::move(emu::current->copies.open));
+    emu::current->copies.open.clear();
 }
 template <int PENDING>
 inline void copy_async_wait() {
-    auto &groups = emu::copies.committed;
+    auto &groups = emu::current->copies.committed;
     while (groups.size() > static_cast<size_t>(PENDING)) {
         for (const auto &c : groups.front()) emu::perform(c);
         groups.erase(groups.begin());
@@ -212,6 +258,45 @@ namespace emu {
 // Copies issued but never waited for when a thread ended (wasted reads).
 inline std::atomic<long> unwaited_copies{0};
 
+inline const std::function<void()> *kernel_body = nullptr;
+
+inline void fiber_main() {
+    (*kernel_body)();
+    long left = static_cast<long>(current->copies.open.size());
+    for (const auto &g : current->copies.committed) left += static_cast<long>(g.size());
+    unwaited_copies += left;
+    current->done = true;
+    ++progress;
+}  // back to `launcher` through uc_link
+
+// The fibers, kept from launch to launch: they cannot move (a context points into itself).
+inline std::deque<Fiber> fiber_pool;
+
+// Fiber `t`, made with a stack whose lowest page is inaccessible (an overflow stops the run) the first time.
+inline Fiber &fiber(unsigned t) {
+    while (fiber_pool.size() <= t) {
+        Fiber &f = fiber_pool.emplace_back();
+        void *p = mmap(nullptr, FIBER_STACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED) std::abort();
+        mprotect(p, static_cast<size_t>(sysconf(_SC_PAGESIZE)), PROT_NONE);
+        f.stack = static_cast<char *>(p);
+    }
+    return fiber_pool[t];
+}
+
+// Sets fiber `t` to start the kernel as thread `index` (on its own function: getcontext returns twice as far as
+// the compiler knows, which would pin the launch's loop variables to memory).
+__attribute__((noinline)) inline void start_fiber(unsigned t, uint3 index) {
+    Fiber &f = fiber(t);
+    if (getcontext(&f.context) != 0) std::abort();
+    f.context.uc_stack = {f.stack, 0, FIBER_STACK_BYTES};
+    f.context.uc_link = &launcher;
+    makecontext(&f.context, fiber_main, 0);
+    f.index = index;
+    f.copies = ThreadCopies{};
+    f.done = false;
+}
+
 // Runs `body` (a kernel call) on every block of `grid`, `block` threads each
 // (x fastest in threadIdx, as on the GPU).
 template <class F>
@@ -219,31 +304,45 @@ void launch(uint3 grid, uint3 block, F &&body) {
     const unsigned threads = block.x * block.y * block.z;
     gridDim = grid;
     blockDim = block;
+    const std::function<void()> run = body;
+    kernel_body = &run;
+    unsigned long block_number = 0;
     for (unsigned z = 0; z < grid.z; ++z) {
         for (unsigned y = 0; y < grid.y; ++y) {
             for (unsigned x = 0; x < grid.x; ++x) {
                 blockIdx = {x, y, z};
-                std::barrier<> barrier(threads);
+                Barrier barrier(threads);
                 block_barrier = &barrier;
-                std::deque<std::barrier<>> warps;  // barriers cannot move: not a vector
+                std::deque<Barrier> warps;
                 for (unsigned w = 0; w * 32 < threads; ++w) warps.emplace_back(std::min(32u, threads - w * 32));
                 warp_barriers = &warps;
-                std::vector<std::thread> pool;
-                pool.reserve(threads);
                 for (unsigned t = 0; t < threads; ++t) {
-                    pool.emplace_back([&, t] {
-                        threadIdx = {t % block.x, t / block.x % block.y, t / (block.x * block.y)};
-                        copies = ThreadCopies{};
-                        body();
-                        long left = static_cast<long>(copies.open.size());
-                        for (const auto &g : copies.committed) left += static_cast<long>(g.size());
-                        unwaited_copies += left;
-                    });
+                    start_fiber(t, {t % block.x, t / block.x % block.y, t / (block.x * block.y)});
                 }
-                for (auto &th : pool) th.join();
+                const bool falling = block_number++ % 2 == 1;
+                for (unsigned running = threads; running > 0;) {
+                    const unsigned long before = progress;
+                    for (unsigned i = 0; i < threads; ++i) {
+                        Fiber &f = fiber(falling ? threads - 1 - i : i);
+                        if (f.done) continue;
+                        current = &f;
+                        threadIdx = f.index;
+                        if (swapcontext(&launcher, &f.context) != 0) std::abort();
+                        if (f.done) --running;
+                    }
+                    if (running > 0 && progress == before) {
+                        std::fprintf(stderr,
+                                     "block (%u, %u, %u): %u of its %u threads cannot go on (a barrier that not every "
+                                     "thread reaches, or a wait that nothing will end)\n",
+                                     x, y, z, running, threads);
+                        std::abort();
+                    }
+                }
+                current = nullptr;
             }
         }
     }
+    kernel_body = nullptr;
 }
 
 // One-dimensional blocks of `threads`.

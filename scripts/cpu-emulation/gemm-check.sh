@@ -6,6 +6,6 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 out="${TMPDIR:-/tmp}/mublas-gemm-check"
-g++ -std=c++20 -O2 -pthread -Wall -Wno-unused-function -Wno-unknown-pragmas -o "$out" gemm_check.cpp
+g++ -std=c++20 -O2 -Wall -Wno-unused-function -Wno-unknown-pragmas -o "$out" gemm_check.cpp
 EMU_COPY_MODE=deferred "$out" "${1:-}"
 EMU_COPY_MODE=eager "$out" "${1:-}"

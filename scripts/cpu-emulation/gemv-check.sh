@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 out="${TMPDIR:-/tmp}/mublas-gemv-check"
-flags="-std=c++20 -O2 -pthread -Wall -Wno-unused-function -Wno-unknown-pragmas"
+flags="-std=c++20 -O2 -Wall -Wno-unused-function -Wno-unknown-pragmas"
 g++ $flags -o "$out" gemv_check.cpp
 "$out" "${1:-}"
 # The any-A kernels again as built for sm_90, whose loop for x 1 float off is inlined in some of them (ShiftOne in

@@ -5,5 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 out="${TMPDIR:-/tmp}/mublas-trmv-check"
-g++ -std=c++20 -O2 -pthread -Wall -Wno-unused-function -Wno-unknown-pragmas -o "$out" trmv_check.cpp
+g++ -std=c++20 -O2 -Wall -Wno-unused-function -Wno-unknown-pragmas -o "$out" trmv_check.cpp
 "$out"
