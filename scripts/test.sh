@@ -10,7 +10,8 @@
 #      builds libmublas.so with cargo build --release (shares step 1's artifacts);
 #   3. ctest: the C tests against the public header (the GPU ones are reported as
 #      skipped when there is no GPU), and every kernel run on the CPU
-#      (scripts/cpu-emulation; about five minutes on 2 cores).
+#      (scripts/cpu-emulation, one core each; about two minutes on 2 cores),
+#      as many at once as CMAKE_BUILD_PARALLEL_LEVEL.
 # Ends with one line saying PASSED or FAILED; exits non-zero on any failure.
 #
 # Environment: CARGO_TARGET_DIR (cargo's usual), MUBLAS_BUILD_DIR (default build),
@@ -65,9 +66,9 @@ cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release
 step="CMake build"
 cmake --build "$build_dir"
 
-section "3/3 ctest --test-dir $build_dir --output-on-failure"
+section "3/3 ctest --test-dir $build_dir --output-on-failure --parallel $CMAKE_BUILD_PARALLEL_LEVEL"
 step="ctest"
-ctest --test-dir "$build_dir" --output-on-failure 2>&1 | tee "$log_dir/ctest.log"
+ctest --test-dir "$build_dir" --output-on-failure --parallel "$CMAKE_BUILD_PARALLEL_LEVEL" 2>&1 | tee "$log_dir/ctest.log"
 ctest_summary="$(grep -E '^[0-9]+% tests passed' "$log_dir/ctest.log" | tail -1)"
 skipped_c="$(grep -cE '\(Skipped\)$' "$log_dir/ctest.log" || true)"
 
