@@ -16,6 +16,9 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -126,6 +129,7 @@ struct Fiber {
     uint3 index;
     ThreadCopies copies;
     bool done = false;
+    void *sanitizer_fake_stack = nullptr;
 };
 inline constexpr size_t FIBER_STACK_BYTES = 256 * 1024;  // reserved, not committed: the kernels use a few KB
 inline ucontext_t launcher;
@@ -133,8 +137,27 @@ inline Fiber *current = nullptr;
 // Barrier arrivals and ended threads: a round over the block's waiting fibers without one is a deadlock.
 inline unsigned long progress = 0;
 
+// AddressSanitizer (CTest builds the checks with it where the compiler can) is told of every switch of stacks, so
+// that it checks each fiber's stack as a stack. `from` is null where the fiber switched from has ended.
+inline const void *launcher_stack_bottom = nullptr;
+inline size_t launcher_stack_bytes = 0;
+#if defined(__SANITIZE_ADDRESS__)
+inline void switching_stacks(void **from, const void *to_bottom, size_t to_bytes) {
+    __sanitizer_start_switch_fiber(from, to_bottom, to_bytes);
+}
+inline void switched_stacks(void *fake_stack, const void **from_bottom = nullptr, size_t *from_bytes = nullptr) {
+    __sanitizer_finish_switch_fiber(fake_stack, from_bottom, from_bytes);
+}
+#else
+inline void switching_stacks(void **, const void *, size_t) {}
+inline void switched_stacks(void *, const void ** = nullptr, size_t * = nullptr) {}
+#endif
+
 inline void give_way() {
-    if (swapcontext(&current->context, &launcher) != 0) std::abort();
+    Fiber *self = current;
+    switching_stacks(&self->sanitizer_fake_stack, launcher_stack_bottom, launcher_stack_bytes);
+    if (swapcontext(&self->context, &launcher) != 0) std::abort();
+    switched_stacks(self->sanitizer_fake_stack);
 }
 
 // __syncthreads and __syncwarp: the last thread to arrive goes on, the others wait for the next round.
@@ -261,12 +284,14 @@ inline std::atomic<long> unwaited_copies{0};
 inline const std::function<void()> *kernel_body = nullptr;
 
 inline void fiber_main() {
+    switched_stacks(nullptr, &launcher_stack_bottom, &launcher_stack_bytes);
     (*kernel_body)();
     long left = static_cast<long>(current->copies.open.size());
     for (const auto &g : current->copies.committed) left += static_cast<long>(g.size());
     unwaited_copies += left;
     current->done = true;
     ++progress;
+    switching_stacks(nullptr, launcher_stack_bottom, launcher_stack_bytes);
 }  // back to `launcher` through uc_link
 
 // The fibers, kept from launch to launch: they cannot move (a context points into itself).
@@ -327,7 +352,10 @@ void launch(uint3 grid, uint3 block, F &&body) {
                         if (f.done) continue;
                         current = &f;
                         threadIdx = f.index;
+                        void *launcher_fake_stack = nullptr;
+                        switching_stacks(&launcher_fake_stack, f.stack, FIBER_STACK_BYTES);
                         if (swapcontext(&launcher, &f.context) != 0) std::abort();
+                        switched_stacks(launcher_fake_stack);
                         if (f.done) --running;
                     }
                     if (running > 0 && progress == before) {

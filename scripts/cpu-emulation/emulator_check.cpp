@@ -3,7 +3,8 @@
 // another's read gives a wrong result whichever thread writes first, the same
 // exchange with the barrier gives the right one, a warp's shuffles sum its
 // lanes, and a barrier that not every thread reaches stops the run (in a
-// child process) instead of hanging it. CTest runs it (emulated_self); by hand:
+// child process) instead of hanging it, as does (built with AddressSanitizer,
+// as CTest builds it where it can) a read past a shared array. CTest runs it (emulated_self); by hand:
 // g++ -std=c++20 -O2 -o /tmp/emulator-check emulator_check.cpp && /tmp/emulator-check
 #include "cuda_on_cpu.h"
 
@@ -54,6 +55,30 @@ static void divergent_barrier() {
     if (threadIdx.x != 0) __syncthreads();
 }
 
+// The last thread reads one float past a shared array.
+static void shared_read_past_the_end(float *out) {
+    __shared__ float values[THREADS];
+    values[threadIdx.x] = 1.0f;
+    __syncthreads();
+    const unsigned past = threadIdx.x + (threadIdx.x + 1 == THREADS ? 1 : 0);
+    out[threadIdx.x] = values[opaque(past)];
+}
+
+// Whether `kernel`, launched on one block in a child process, stops that process.
+template <class F>
+static bool stops_the_run(F kernel) {
+    std::fflush(stdout);
+    const pid_t child = fork();
+    if (child == 0) {
+        std::freopen("/dev/null", "w", stderr);
+        emu::launch(uint3{1, 1, 1}, THREADS, kernel);
+        std::_Exit(0);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    return !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 int main() {
     int failed = 0;
     auto expect = [&](bool ok, const char *what) {
@@ -70,17 +95,16 @@ int main() {
     for (unsigned t = 0; t < THREADS; ++t) sums_right &= sums[t] == static_cast<float>(32 * (t / 32 * 32) + 496);
     expect(sums_right, "__shfl_xor_sync sums each warp's lanes");
 
-    std::fflush(stdout);
-    const pid_t child = fork();
-    if (child == 0) {
-        std::freopen("/dev/null", "w", stderr);
-        emu::launch(uint3{1, 1, 1}, THREADS, [] { divergent_barrier(); });
-        std::_Exit(0);
-    }
-    int status = 0;
-    waitpid(child, &status, 0);
-    expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "a barrier that thread 0 skips stops the run");
-
-    std::printf("emulator: %d of 5 checks failed\n", failed);
+    expect(stops_the_run([] { divergent_barrier(); }), "a barrier that thread 0 skips stops the run");
+    int checks = 5;
+#if defined(__SANITIZE_ADDRESS__)
+    std::vector<float> out(THREADS);
+    expect(stops_the_run([&] { shared_read_past_the_end(out.data()); }),
+           "a read past a shared array stops the run (AddressSanitizer)");
+    ++checks;
+#else
+    std::printf("skip a read past a shared array: not built with AddressSanitizer\n");
+#endif
+    std::printf("emulator: %d of %d checks failed\n", failed, checks);
     return failed == 0 ? 0 : 1;
 }
