@@ -1,6 +1,7 @@
 // Runs every SGEMM tile kernel of kernels/gemm.cu on the CPU (cuda_on_cpu.h)
 // against a float64 reference, over transposes, edges, alignments, scalars
-// and split-K with the host's reduction, the stream-K kernels over several
+// and split-K with the host's reduction (and a few cases a kernel drawn afresh
+// each run from the printed seed), the stream-K kernels over several
 // shares of k, the A^T copy against A, C = beta·C alone, and the skinny
 // kernels over both layouts, every NB, strides, splits and scalars: the kernels' logic checked without a GPU. Build and run with scripts/cpu-emulation/gemm-check.sh.
 #include "cuda_on_cpu.h"
@@ -386,6 +387,26 @@ static int check_skinny(const SkinnyInfo &sk, const SkinnyCase &c) {
 }
 
 
+constexpr int DRAWN_CASES_PER_KERNEL = 3;
+
+// A case drawn afresh (from the run's seed) that the kernel takes: m and n up to two tiles, k up to a dozen k
+// tiles, a split along k, padding, offset and scalars; the _vec kernels' extents along their operands' vectors,
+// padding and offset as the host's vec rule leaves them.
+static Case drawn_case(const KernelInfo &kinfo) {
+    auto extent = [&](i64 high, bool along_vector) {
+        const i64 e = draw_between(rng, 1, high);
+        return kinfo.vec && along_vector ? (e + 3) / 4 * 4 : e;
+    };
+    const i64 m = extent(2 * kinfo.bm, !kinfo.ta), n = extent(2 * kinfo.bn, kinfo.tb);
+    const int split = draw(rng, {1, 1, 2, 3});
+    const i64 k = extent(split > 1 ? 600 : 200, kinfo.ta || !kinfo.tb);
+    const i64 pad = kinfo.vec ? 4 * draw_between(rng, 0, 1) : draw_between(rng, 0, 3);
+    const int offset = kinfo.vec ? 0 : static_cast<int>(draw_between(rng, 0, 3));
+    const float alpha = draw(rng, {1.25f, -0.75f, 1.25f, -0.75f, 0.0f}), beta = draw(rng, {-0.5f, 0.0f, 1.0f});
+    const bool c_vec = m % 4 == 0 && pad % 4 == 0 && offset == 0 && draw(rng, {false, true});
+    return Case{m, n, k, split, 0, pad, offset, alpha, beta, draw(rng, {false, true}), beta == 0.0f && draw(rng, {false, true}), c_vec};
+}
+
 int main(int argc, char **argv) {
     const char *only = argc > 1 ? argv[1] : "";
     const char *mode = std::getenv("EMU_COPY_MODE");
@@ -425,6 +446,8 @@ int main(int argc, char **argv) {
                 list.push_back(c);
             }
         }
+        // And cases drawn afresh each run (the seed printed first replays them).
+        for (int i = 0; i < DRAWN_CASES_PER_KERNEL; ++i) list.push_back(drawn_case(kinfo));
         for (auto c : list) {
             if (kinfo.vec && !c.a_padded) {
                 // The host's vec rule: extents along each operand's vector a multiple of 4.

@@ -8,7 +8,8 @@
 // outside it stops the run, as does a misaligned float4 load; the split's
 // tickets and slots must be back at 0 after each call. Then
 // gemv_n_f32_wide_any, the float4 N kernel for any A, over many more
-// offsets and tile widths. Build and run with scripts/cpu-emulation/gemv-check.sh.
+// offsets and tile widths, and so on; last, cases drawn afresh each run from
+// the printed seed, for every kernel. Build and run with scripts/cpu-emulation/gemv-check.sh.
 #include "cuda_on_cpu.h"
 #include "../../kernels/gemv.cu"
 #include "fenced.h"
@@ -146,6 +147,8 @@ static int lanes_per_column(i64 m) {
     while (lanes < 32 && 4 * lanes < m) lanes *= 2;
     return lanes;
 }
+
+constexpr int DRAWN_CASES_PER_KERNEL = 4;
 
 static int run_case(const KernelInfo &k, const Case &c) {
     const size_t span = static_cast<size_t>(c.lda * (c.n - 1) + c.m);
@@ -305,6 +308,40 @@ static bool serves(const KernelInfo &k, const Case &c) {
     return false;
 }
 
+// A case drawn afresh (from the run's seed) among those the kernel serves: rows and columns anywhere in its range
+// up to 800 × 600 (the fixed cases cross the x and row chunks), so that the fixed cases' remainders are not the
+// only ones met, with any launch shape, split, layout and scalars.
+static Case drawn_case(const KernelInfo &k) {
+    i64 low = 65, high = 800;
+    switch (k.layout) {
+        case Layout::NShort:
+        case Layout::TShort: low = 1, high = 64; break;
+        case Layout::TGroups4:
+        case Layout::TGroups6: high = k.vec ? 384 : 512; break;
+        case Layout::NCluster16:
+        case Layout::NCluster32:
+        case Layout::NCluster64: low = 1; break;
+        default: break;
+    }
+    const i64 m = draw_between(rng, low, high), n = draw_between(rng, 1, 600);
+    const auto shapes_of = shapes(k.space);
+    const auto [tx, ty] = shapes_of[static_cast<size_t>(draw_between(rng, 0, static_cast<i64>(shapes_of.size()) - 1))];
+    int split = 1;
+    if (k.space == Space::Cluster) {
+        split = tx == 128 ? draw(rng, {1, 2}) : 1;
+    } else if (splits(k.space)) {
+        split = draw(rng, {1, 2, 3, 4, 5, 8});
+    }
+    Case c{m, n, k.vec ? (m + 3) / 4 * 4 + 4 * draw_between(rng, 0, 2) : m + draw_between(rng, 0, 5),
+           k.vec ? 0 : static_cast<int>(draw_between(rng, 0, 3)), false, tx, ty, split,
+           k.x_float4 ? 0 : static_cast<int>(draw_between(rng, 0, 3)), k.x_float4 || k.x_unit ? 1 : draw<i64>(rng, {1, -1, 2, -3}),
+           draw<i64>(rng, {1, -1, 3, -2}), draw(rng, {1.25f, -0.75f, 1.25f, -0.75f, 0.0f}), draw(rng, {-0.5f, 0.0f, 1.0f}),
+           draw(rng, {false, true})};
+    c.at_end = !k.vec && c.offset == 0 && draw(rng, {false, true});
+    c.x_at_end = !k.x_float4 && draw(rng, {false, true});
+    return c;
+}
+
 int main(int argc, char **argv) {
     const char *only = argc > 1 ? argv[1] : "";
     int cases = 0, failed = 0;
@@ -431,6 +468,18 @@ int main(int argc, char **argv) {
             }
         }
     }
-    std::printf("SGEMV kernels: %d cases, %d failed\n", cases, failed);
+    // Cases drawn afresh each run (the seed above replays them).
+    int drawn = 0;
+    for (const auto &k : KERNELS) {
+        if (!std::strstr(k.name, only)) continue;
+        for (int i = 0; i < DRAWN_CASES_PER_KERNEL; ++i) {
+            const Case c = drawn_case(k);
+            if (!serves(k, c)) std::abort();  // drawn_case draws only what the kernel serves
+            ++drawn;
+            failed += run_case(k, c) ? 1 : 0;
+        }
+    }
+    cases += drawn;
+    std::printf("SGEMV kernels: %d cases (%d of them drawn), %d failed\n", cases, drawn, failed);
     return failed ? 1 : 0;
 }

@@ -3,7 +3,8 @@
 // them (its Layout: tiles, chunks, work items, partial vectors), against a
 // float64 reference: both triangles, both ops, unit and non-unit diagonals,
 // float4 and scalar layouts, partial tiles, several chunks per tile,
-// positive, negative and non-unit increments. The triangle that must not be
+// positive, negative and non-unit increments; then cases drawn afresh each
+// run from the printed seed. The triangle that must not be
 // read (and a unit diagonal) holds NaN, and A's span is placed against an
 // inaccessible page, so a read outside it stops the run. Build and run with
 // scripts/cpu-emulation/trmv-check.sh.
@@ -142,6 +143,22 @@ int main() {
             }
         }
     }
-    std::printf("STRMV kernels: %d cases, %d failed\n", cases, failed);
+    // Cases drawn afresh each run (the seed printed first replays them): any n up to 1100, shape, triangle, op,
+    // diagonal, layout and increment.
+    auto between = [](i64 low, i64 high) { return draw_between(rng, low, high); };
+    const i64 increments[] = {1, -1, 3, -2};
+    constexpr int DRAWN_CASES = 24;
+    for (int drawn = 0; drawn < DRAWN_CASES; ++drawn) {
+        const i64 n = between(1, 1100);
+        const auto &s = shapes[between(0, std::size(shapes) - 1)];
+        const bool vec4 = between(0, 1);
+        Case c{n, vec4 ? (n + 3) / 4 * 4 + 4 * between(0, 1) : n + between(0, 3), between(0, 1) == 1, between(0, 1) == 1,
+               between(0, 1) == 1, vec4 ? 0 : static_cast<int>(between(0, 3)), false, s[0], s[1], s[2], s[3],
+               increments[between(0, 3)]};
+        c.at_end = !vec4 && c.offset == 0 && between(0, 1);
+        ++cases;
+        failed += run_case(c) ? 1 : 0;
+    }
+    std::printf("STRMV kernels: %d cases (%d of them drawn), %d failed\n", cases, DRAWN_CASES, failed);
     return failed ? 1 : 0;
 }
