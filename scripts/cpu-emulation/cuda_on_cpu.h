@@ -14,6 +14,7 @@
 #define MUBLAS_CPU_EMULATION 1
 
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 #if defined(__SANITIZE_ADDRESS__)
@@ -121,10 +122,55 @@ struct ThreadCopies {
     std::vector<Copy> open;
 };
 
+// Switching between fibers. On x86-64 a plain switch: the callee-saved
+// registers pushed on the stack left, its pointer kept, the other's popped.
+// swapcontext also saves the floating-point state and sets the signal mask,
+// a system call, at every switch: STRMV's check took 20 s with it, 1.9 s
+// without (2 cores, -O2). It stays where the plain switch cannot go: other
+// processors, and a shadow stack (x86 CET), which a switch that returns on
+// another stack breaks and glibc's swapcontext switches too. EMU_UCONTEXT=1
+// in the environment takes it anyway (ctest's emulated_self_ucontext).
+#if defined(__x86_64__) && defined(__linux__)
+// emu_switch_stacks(save, next): saves this stack's pointer in *save and resumes the stack at `next`
+// (saved by this function, or laid out by start_fiber). Weak: each check is one file, but two would not clash.
+extern "C" void emu_switch_stacks(void **save, void *next);
+asm(R"(
+    .text
+    .weak emu_switch_stacks
+    .type emu_switch_stacks, @function
+emu_switch_stacks:
+    pushq %rbp
+    pushq %rbx
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    movq %rsp, (%rdi)
+    movq %rsi, %rsp
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %rbx
+    popq %rbp
+    ret
+    .size emu_switch_stacks, .-emu_switch_stacks
+)");
+inline bool shadow_stack_on() {
+    unsigned long features = 0;  // ARCH_SHSTK_STATUS (0x5005); bit 0: the shadow stack is on
+    return syscall(SYS_arch_prctl, 0x5005, &features) == 0 && (features & 1) != 0;
+}
+inline const bool plain_switch = !std::getenv("EMU_UCONTEXT") && !shadow_stack_on();
+#else
+inline void emu_switch_stacks(void **, void *) { std::abort(); }
+inline const bool plain_switch = false;
+#endif
+
 // A CUDA thread: it runs until it waits (at a barrier, or in a spin's
 // __nanosleep) or ends, and then the launch resumes the next.
 struct Fiber {
-    ucontext_t context;
+    ucontext_t context;  // where !plain_switch
+    void *stack_pointer = nullptr;  // where plain_switch: the saved stack
     char *stack = nullptr;
     uint3 index;
     ThreadCopies copies;
@@ -133,6 +179,7 @@ struct Fiber {
 };
 inline constexpr size_t FIBER_STACK_BYTES = 256 * 1024;  // reserved, not committed: the kernels use a few KB
 inline ucontext_t launcher;
+inline void *launcher_stack_pointer = nullptr;
 inline Fiber *current = nullptr;
 // Barrier arrivals and ended threads: a round over the block's waiting fibers without one is a deadlock.
 inline unsigned long progress = 0;
@@ -156,7 +203,11 @@ inline void switched_stacks(void *, const void ** = nullptr, size_t * = nullptr)
 inline void give_way() {
     Fiber *self = current;
     switching_stacks(&self->sanitizer_fake_stack, launcher_stack_bottom, launcher_stack_bytes);
-    if (swapcontext(&self->context, &launcher) != 0) std::abort();
+    if (plain_switch) {
+        emu_switch_stacks(&self->stack_pointer, launcher_stack_pointer);
+    } else if (swapcontext(&self->context, &launcher) != 0) {
+        std::abort();
+    }
     switched_stacks(self->sanitizer_fake_stack);
 }
 
@@ -292,7 +343,15 @@ inline void fiber_main() {
     current->done = true;
     ++progress;
     switching_stacks(nullptr, launcher_stack_bottom, launcher_stack_bytes);
-}  // back to `launcher` through uc_link
+}  // back to `launcher` through uc_link, or fiber_entry's switch
+
+// Where a fiber's stack starts with the plain switch: the kernel, then back to the launch for good.
+inline void *ended_stack_pointer;  // not on the ended fiber's stack, which ASan has been told is gone
+[[noreturn]] inline void fiber_entry() {
+    fiber_main();
+    emu_switch_stacks(&ended_stack_pointer, launcher_stack_pointer);
+    std::abort();  // never resumed
+}
 
 // The fibers, kept from launch to launch: they cannot move (a context points into itself).
 inline std::deque<Fiber> fiber_pool;
@@ -313,10 +372,20 @@ inline Fiber &fiber(unsigned t) {
 // the compiler knows, which would pin the launch's loop variables to memory).
 __attribute__((noinline)) inline void start_fiber(unsigned t, uint3 index) {
     Fiber &f = fiber(t);
-    if (getcontext(&f.context) != 0) std::abort();
-    f.context.uc_stack = {f.stack, 0, FIBER_STACK_BYTES};
-    f.context.uc_link = &launcher;
-    makecontext(&f.context, fiber_main, 0);
+    if (plain_switch) {
+        // As emu_switch_stacks leaves a stack: six zeroed registers, then the address its `ret` goes to, and
+        // above it a null return address for fiber_entry, which then starts as if called (rsp = 8 mod 16).
+        void **top = reinterpret_cast<void **>(f.stack + FIBER_STACK_BYTES);
+        top[-1] = nullptr;
+        top[-2] = reinterpret_cast<void *>(&fiber_entry);
+        for (int r = 3; r <= 8; ++r) top[-r] = nullptr;
+        f.stack_pointer = top - 8;
+    } else {
+        if (getcontext(&f.context) != 0) std::abort();
+        f.context.uc_stack = {f.stack, 0, FIBER_STACK_BYTES};
+        f.context.uc_link = &launcher;
+        makecontext(&f.context, fiber_main, 0);
+    }
     f.index = index;
     f.copies = ThreadCopies{};
     f.done = false;
@@ -354,7 +423,11 @@ void launch(uint3 grid, uint3 block, F &&body) {
                         threadIdx = f.index;
                         void *launcher_fake_stack = nullptr;
                         switching_stacks(&launcher_fake_stack, f.stack, FIBER_STACK_BYTES);
-                        if (swapcontext(&launcher, &f.context) != 0) std::abort();
+                        if (plain_switch) {
+                            emu_switch_stacks(&launcher_stack_pointer, f.stack_pointer);
+                        } else if (swapcontext(&launcher, &f.context) != 0) {
+                            std::abort();
+                        }
                         switched_stacks(launcher_fake_stack);
                         if (f.done) --running;
                     }
