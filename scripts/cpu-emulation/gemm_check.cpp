@@ -387,7 +387,7 @@ static int check_skinny(const SkinnyInfo &sk, const SkinnyCase &c) {
 }
 
 
-constexpr int DRAWN_CASES_PER_KERNEL = 3;
+constexpr int DRAWN_CASES_PER_KERNEL = 8;
 
 // A case drawn afresh (from the run's seed) that the kernel takes: m and n up to two tiles, k up to a dozen k
 // tiles, a split along k, padding, offset and scalars; the _vec kernels' extents along their operands' vectors,

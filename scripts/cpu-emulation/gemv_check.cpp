@@ -148,7 +148,7 @@ static int lanes_per_column(i64 m) {
     return lanes;
 }
 
-constexpr int DRAWN_CASES_PER_KERNEL = 4;
+constexpr int DRAWN_CASES_PER_KERNEL = 12;
 
 static int run_case(const KernelInfo &k, const Case &c) {
     const size_t span = static_cast<size_t>(c.lda * (c.n - 1) + c.m);

@@ -147,7 +147,7 @@ int main() {
     // diagonal, layout and increment.
     auto between = [](i64 low, i64 high) { return draw_between(rng, low, high); };
     const i64 increments[] = {1, -1, 3, -2};
-    constexpr int DRAWN_CASES = 24;
+    constexpr int DRAWN_CASES = 96;
     for (int drawn = 0; drawn < DRAWN_CASES; ++drawn) {
         const i64 n = between(1, 1100);
         const auto &s = shapes[between(0, std::size(shapes) - 1)];
