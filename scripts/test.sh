@@ -11,8 +11,8 @@
 #   3. ctest: the C tests against the public header (the GPU ones are reported as
 #      skipped when there is no GPU), and every kernel run on the CPU
 #      (scripts/cpu-emulation, one core each, built with ASan and UBSan where
-#      the compiler has them; about seven minutes on 2 cores, two without the
-#      sanitizers), as many at once as CMAKE_BUILD_PARALLEL_LEVEL.
+#      the compiler has them; under three minutes on 2 cores, under one without
+#      the sanitizers), as many at once as CMAKE_BUILD_PARALLEL_LEVEL.
 # Ends with one line saying PASSED or FAILED; exits non-zero on any failure.
 #
 # Environment: CARGO_TARGET_DIR (cargo's usual), MUBLAS_BUILD_DIR (default build),

@@ -166,11 +166,24 @@ inline void emu_switch_stacks(void **, void *) { std::abort(); }
 inline const bool plain_switch = false;
 #endif
 
+// Where a stack left off: its ucontext, or with the plain switch its stack pointer.
+struct Resumable {
+    ucontext_t context;
+    void *stack_pointer = nullptr;
+};
+// Leaves this stack, saved in `from`, for the one `to` holds.
+inline void switch_stacks(Resumable &from, Resumable &to) {
+    if (plain_switch) {
+        emu_switch_stacks(&from.stack_pointer, to.stack_pointer);
+    } else if (swapcontext(&from.context, &to.context) != 0) {
+        std::abort();
+    }
+}
+
 // A CUDA thread: it runs until it waits (at a barrier, or in a spin's
 // __nanosleep) or ends, and then the launch resumes the next.
 struct Fiber {
-    ucontext_t context;  // where !plain_switch
-    void *stack_pointer = nullptr;  // where plain_switch: the saved stack
+    Resumable saved;
     char *stack = nullptr;
     uint3 index;
     ThreadCopies copies;
@@ -178,8 +191,7 @@ struct Fiber {
     void *sanitizer_fake_stack = nullptr;
 };
 inline constexpr size_t FIBER_STACK_BYTES = 256 * 1024;  // reserved, not committed: the kernels use a few KB
-inline ucontext_t launcher;
-inline void *launcher_stack_pointer = nullptr;
+inline Resumable launcher;
 inline Fiber *current = nullptr;
 // Barrier arrivals and ended threads: a round over the block's waiting fibers without one is a deadlock.
 inline unsigned long progress = 0;
@@ -203,11 +215,7 @@ inline void switched_stacks(void *, const void ** = nullptr, size_t * = nullptr)
 inline void give_way() {
     Fiber *self = current;
     switching_stacks(&self->sanitizer_fake_stack, launcher_stack_bottom, launcher_stack_bytes);
-    if (plain_switch) {
-        emu_switch_stacks(&self->stack_pointer, launcher_stack_pointer);
-    } else if (swapcontext(&self->context, &launcher) != 0) {
-        std::abort();
-    }
+    switch_stacks(self->saved, launcher);
     switched_stacks(self->sanitizer_fake_stack);
 }
 
@@ -346,10 +354,10 @@ inline void fiber_main() {
 }  // back to `launcher` through uc_link, or fiber_entry's switch
 
 // Where a fiber's stack starts with the plain switch: the kernel, then back to the launch for good.
-inline void *ended_stack_pointer;  // not on the ended fiber's stack, which ASan has been told is gone
+inline Resumable ended;  // not on the ended fiber's stack, which ASan has been told is gone
 [[noreturn]] inline void fiber_entry() {
     fiber_main();
-    emu_switch_stacks(&ended_stack_pointer, launcher_stack_pointer);
+    switch_stacks(ended, launcher);
     std::abort();  // never resumed
 }
 
@@ -379,12 +387,13 @@ __attribute__((noinline)) inline void start_fiber(unsigned t, uint3 index) {
         top[-1] = nullptr;
         top[-2] = reinterpret_cast<void *>(&fiber_entry);
         for (int r = 3; r <= 8; ++r) top[-r] = nullptr;
-        f.stack_pointer = top - 8;
+        f.saved.stack_pointer = top - 8;
     } else {
-        if (getcontext(&f.context) != 0) std::abort();
-        f.context.uc_stack = {f.stack, 0, FIBER_STACK_BYTES};
-        f.context.uc_link = &launcher;
-        makecontext(&f.context, fiber_main, 0);
+        ucontext_t &c = f.saved.context;
+        if (getcontext(&c) != 0) std::abort();
+        c.uc_stack = {f.stack, 0, FIBER_STACK_BYTES};
+        c.uc_link = &launcher.context;
+        makecontext(&c, fiber_main, 0);
     }
     f.index = index;
     f.copies = ThreadCopies{};
@@ -423,11 +432,7 @@ void launch(uint3 grid, uint3 block, F &&body) {
                         threadIdx = f.index;
                         void *launcher_fake_stack = nullptr;
                         switching_stacks(&launcher_fake_stack, f.stack, FIBER_STACK_BYTES);
-                        if (plain_switch) {
-                            emu_switch_stacks(&launcher_stack_pointer, f.stack_pointer);
-                        } else if (swapcontext(&launcher, &f.context) != 0) {
-                            std::abort();
-                        }
+                        switch_stacks(launcher, f.saved);
                         switched_stacks(launcher_fake_stack);
                         if (f.done) --running;
                     }
