@@ -22,8 +22,8 @@ for line in sys.stdin:
     except ValueError: continue
     if m.get("reason") == "compiler-artifact" and m.get("profile", {}).get("test") and m.get("executable"):
         name = m["target"]["name"]
-        # The header check reads the source tree and needs no GPU: CI runs it.
-        if name == "header" or m["target"]["kind"] == ["bin"]: continue
+        # The header and docs checks read the source tree and need no GPU: CI runs them.
+        if name in ("header", "docs_links") or m["target"]["kind"] == ["bin"]: continue
         if m["target"]["kind"] == ["lib"] or "cdylib" in m["target"]["kind"]: name = "unit"
         shutil.copy(m["executable"], os.path.join("dist/tests", name))
         print("dist/tests/" + name)
