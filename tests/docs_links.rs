@@ -8,20 +8,25 @@ use std::path::{Path, PathBuf};
 
 const DOCUMENTS: &[&str] = &["README.md", "docs/performance.md", "docs/routines.md"];
 
+/// The lines of a document outside its fenced code blocks.
+fn prose_lines(markdown: &str) -> impl Iterator<Item = &str> {
+    let mut in_code = false;
+    markdown.lines().filter(move |line| {
+        let fence = line.trim_start().starts_with("```");
+        in_code ^= fence;
+        !fence && !in_code
+    })
+}
+
 /// GitHub's anchor for a heading: lower case; letters, digits, '-' and '_'
 /// kept, each space a '-', everything else (punctuation, symbols such as
 /// '×' and '²', backticks) dropped; the n-th repeat of an anchor gets "-n".
 fn anchors(markdown: &str) -> Vec<String> {
     let mut seen: HashMap<String, usize> = HashMap::new();
-    let mut in_code = false;
     let mut anchors = Vec::new();
-    for line in markdown.lines() {
-        if line.trim_start().starts_with("```") {
-            in_code = !in_code;
-            continue;
-        }
+    for line in prose_lines(markdown) {
         let hashes = line.chars().take_while(|&c| c == '#').count();
-        if in_code || !(1..=6).contains(&hashes) || !line[hashes..].starts_with(' ') {
+        if !(1..=6).contains(&hashes) || !line[hashes..].starts_with(' ') {
             continue;
         }
         let slug: String = line[hashes..]
@@ -41,16 +46,7 @@ fn anchors(markdown: &str) -> Vec<String> {
 /// The targets of the document's inline links (`[text](target)`, text over
 /// several lines included), outside code blocks.
 fn link_targets(markdown: &str) -> Vec<String> {
-    let mut text = String::new();
-    let mut in_code = false;
-    for line in markdown.lines() {
-        if line.trim_start().starts_with("```") {
-            in_code = !in_code;
-        } else if !in_code {
-            text.push_str(line);
-            text.push('\n');
-        }
-    }
+    let text: String = prose_lines(markdown).flat_map(|line| [line, "\n"]).collect();
     text.split("](").skip(1).filter_map(|rest| rest.split_once(')').map(|(target, _)| target.to_string())).collect()
 }
 
@@ -62,6 +58,8 @@ fn root() -> PathBuf {
 fn docs_relative_links_name_files_and_headings_that_exist() {
     let mut broken = Vec::new();
     let mut checked = 0;
+    // Each linked document's anchors, read once.
+    let mut anchors_of: HashMap<PathBuf, Vec<String>> = HashMap::new();
     for document in DOCUMENTS {
         let path = root().join(document);
         let markdown = std::fs::read_to_string(&path).unwrap();
@@ -76,7 +74,9 @@ fn docs_relative_links_name_files_and_headings_that_exist() {
             if !linked.exists() {
                 broken.push(format!("{document}: {target}: no such file"));
             } else if !section.is_empty() {
-                let headings = anchors(&std::fs::read_to_string(&linked).unwrap());
+                let headings = anchors_of
+                    .entry(linked.clone())
+                    .or_insert_with(|| anchors(&std::fs::read_to_string(&linked).unwrap()));
                 if !headings.iter().any(|a| a == section) {
                     broken.push(format!("{document}: {target}: no such heading"));
                 }
