@@ -228,9 +228,28 @@ impl Handle {
         Handle::create_in(ordinal, None)
     }
 
+    /// A handle as [`create`](Self::create) makes, whose launches are planned
+    /// for `profile`, another GPU no larger than this one (one of
+    /// [`DeviceModel::other_gpus`](crate::tuner::DeviceModel::other_gpus)),
+    /// with the code that GPU gets, and run on this one: the tests' way to
+    /// meet the rules that read the device on GPUs they do not have. Its
+    /// device state is its own (kernels loaded again, a tuner of its own).
+    pub fn create_planned_for(profile: crate::tuner::DeviceModel) -> Result<Handle> {
+        crate::logging::init();
+        crate::launch::driver::init()?;
+        let current = crate::launch::driver::CurrentContext::get()?;
+        let own_context = current.own()?;
+        let device = DeviceState::open_planned_for(current.ordinal, own_context, profile, routines::ENTRY_POINTS)?;
+        Handle::create_with(current.ordinal, device)
+    }
+
     fn create_in(ordinal: i32, own_context: Option<crate::launch::CUcontext>) -> Result<Handle> {
         crate::logging::init();
-        let device = DeviceState::open(ordinal, own_context, routines::ENTRY_POINTS)?;
+        Handle::create_with(ordinal, DeviceState::open(ordinal, own_context, routines::ENTRY_POINTS)?)
+    }
+
+    /// A handle on `device`: its work buffer and an empty plan cache.
+    fn create_with(ordinal: i32, device: Arc<DeviceState>) -> Result<Handle> {
         let work_limit = work_limit_bytes();
         let scratch = work_buffer_bytes(device.model().sm_count);
         let bytes =

@@ -122,6 +122,39 @@ fn gpu_saxpy_case_matrix() {
     say(&format!("gpu_saxpy_case_matrix: {cases} cases passed"));
 }
 
+/// Random cases, 30 on each of six other GPUs' plans (`DeviceModel::other_gpus`: 114 to 28 SMs, cc 8.x and
+/// 7.x code and limits), run on this GPU: the tuner sizes SAXPY's grids by the SM count and the per-SM limits.
+/// n to 2^22, unit, strided and negative increments, incy = 0 one case in five, unaligned vectors.
+#[test]
+fn gpu_saxpy_random_cases_planned_for_other_gpus() {
+    let test = "gpu_saxpy_random_cases_planned_for_other_gpus";
+    run_random_shape_test(PlannedFor::OtherGpus, test, 30, "cases", CublasSession::open, |gpu, random, cublas| {
+        let unit = below(random, 3) == 0;
+        let incy = if below(random, 5) == 0 {
+            0
+        } else if unit {
+            1
+        } else {
+            random_increment(random)
+        };
+        let case = Case {
+            n: log_uniform(random, 1 << 22),
+            incx: if unit { 1 } else { random_increment(random) },
+            incy,
+            offset: if unit { 0 } else { below(random, 4) },
+            alpha: random_alpha(random),
+            device_alpha: below(random, 2) == 0,
+        };
+        run_case(gpu, random, &case, cublas.as_ref());
+        match (case.incy, unit) {
+            (0, _) => "incy = 0",
+            (_, true) => "unit strides",
+            _ => "strided or unaligned",
+        }
+        .to_string()
+    });
+}
+
 #[test]
 fn gpu_saxpy_with_incy_zero_adds_every_term_into_y0() {
     // Reference BLAS (and cuBLAS): y[0] + alpha * (x_0 + ... + x_{n-1}), not a race between the terms.

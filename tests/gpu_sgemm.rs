@@ -522,13 +522,21 @@ fn gpu_sgemm_case_matrix() {
 /// cases each path took.
 #[test]
 fn gpu_sgemm_random_shapes_through_the_routine() {
-    run_random_cases("gpu_sgemm_random_shapes_through_the_routine", 150, random_case);
+    run_random_cases(PlannedFor::ThisGpu, "gpu_sgemm_random_shapes_through_the_routine", 150, random_case);
 }
 
-/// `cases` cases drawn by `draw`, each on the routine's own choices through [`run_case_choosing`] (against
-/// float64 and cuBLAS), then the paths they took.
-fn run_random_cases(test: &str, cases: usize, mut draw: impl FnMut(&mut Random) -> Case) {
-    run_random_shape_test(test, cases, "paths taken", CublasSession::open, |gpu, random, cublas| {
+/// [`gpu_sgemm_random_shapes_through_the_routine`]'s cases, 20 on each of six other GPUs' plans
+/// (`DeviceModel::other_gpus`: 114 to 28 SMs, cc 8.x and 7.x code, tiles and limits), run on this GPU: the
+/// tile, split and stream-K rules read the SM count and the per-SM limits, and were measured on an H100.
+#[test]
+fn gpu_sgemm_random_shapes_planned_for_other_gpus() {
+    run_random_cases(PlannedFor::OtherGpus, "gpu_sgemm_random_shapes_planned_for_other_gpus", 20, random_case);
+}
+
+/// `cases` cases drawn by `draw` on each handle of `planned_for`, each on the routine's own choices through
+/// [`run_case_choosing`] (against float64 and cuBLAS), then the paths they took.
+fn run_random_cases(planned_for: PlannedFor, test: &str, cases: usize, mut draw: impl FnMut(&mut Random) -> Case) {
+    run_random_shape_test(planned_for, test, cases, "paths taken", CublasSession::open, |gpu, random, cublas| {
         let case = draw(random);
         path_taken(&run_case_choosing(gpu, random, &case, cublas.as_ref()))
     });
@@ -592,7 +600,7 @@ fn layout(random: &mut Random, m: usize, n: usize, k: usize, float4: bool) -> Ca
 /// ([`sampled_reference`]), the guards, the padding and the inputs as in every case.
 #[test]
 fn gpu_sgemm_random_large_shapes_through_the_routine() {
-    run_random_cases("gpu_sgemm_random_large_shapes_through_the_routine", 32, |random| {
+    run_random_cases(PlannedFor::ThisGpu, "gpu_sgemm_random_large_shapes_through_the_routine", 32, |random| {
         let case = if below(random, 4) == 0 {
             let (m, n) = (256 * (8 + below(random, 17)), 128 * (16 + below(random, 33)));
             let k = 1024 + 4 * below(random, 769);

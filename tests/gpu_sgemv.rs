@@ -422,7 +422,15 @@ fn gpu_sgemv_case_matrix() {
 /// or columns, padded and unaligned A, strided x and y). Ends by saying how many cases each kernel took.
 #[test]
 fn gpu_sgemv_random_shapes_through_the_routine() {
-    run_random_cases("gpu_sgemv_random_shapes_through_the_routine", 300, random_case);
+    run_random_cases(PlannedFor::ThisGpu, "gpu_sgemv_random_shapes_through_the_routine", 300, random_case);
+}
+
+/// [`gpu_sgemv_random_shapes_through_the_routine`]'s cases, 40 on each of six other GPUs' plans
+/// (`DeviceModel::other_gpus`: 114 to 28 SMs, cc 8.x and 7.x code and limits), run on this GPU: the rules
+/// that read the SM count, the per-SM limits and DRAM's bandwidth were measured on an H100 and an H200.
+#[test]
+fn gpu_sgemv_random_shapes_planned_for_other_gpus() {
+    run_random_cases(PlannedFor::OtherGpus, "gpu_sgemv_random_shapes_planned_for_other_gpus", 40, random_case);
 }
 
 /// Larger than [`gpu_sgemv_random_shapes_through_the_routine`]'s budget: the N kernels past one wave of row
@@ -430,13 +438,13 @@ fn gpu_sgemv_random_shapes_through_the_routine() {
 /// the small draws rarely go.
 #[test]
 fn gpu_sgemv_random_large_shapes_through_the_routine() {
-    run_random_cases("gpu_sgemv_random_large_shapes_through_the_routine", 24, random_large_case);
+    run_random_cases(PlannedFor::ThisGpu, "gpu_sgemv_random_large_shapes_through_the_routine", 24, random_large_case);
 }
 
-/// `cases` cases drawn by `draw`, each through the routine's own plan against float64 and cuBLAS; says
-/// which kernels they took.
-fn run_random_cases(test: &str, cases: usize, draw: fn(&mut Random) -> Case) {
-    run_random_shape_test(test, cases, "kernels taken", CublasSession::open, |gpu, random, cublas| {
+/// `cases` cases drawn by `draw` on each handle of `planned_for`, each through the routine's own plan
+/// against float64 and cuBLAS; says which kernels they took.
+fn run_random_cases(planned_for: PlannedFor, test: &str, cases: usize, draw: fn(&mut Random) -> Case) {
+    run_random_shape_test(planned_for, test, cases, "kernels taken", CublasSession::open, |gpu, random, cublas| {
         let case = draw(random);
         let prepared = Prepared::new(gpu, random, case);
         let quick = gemv::quick_return(

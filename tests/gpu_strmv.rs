@@ -200,22 +200,35 @@ fn run_case(gpu: &Gpu, random: &mut Random, case: &Case, cublas: Option<&CublasS
 /// or not, increments ±1 to ±3. Ends by saying how many cases each pass-1 kernel took.
 #[test]
 fn gpu_strmv_random_shapes_through_the_routine() {
-    run_random_cases("gpu_strmv_random_shapes_through_the_routine", 120, |random| random_dimension(random, 8192));
+    run_random_cases(PlannedFor::ThisGpu, "gpu_strmv_random_shapes_through_the_routine", 120, |random| {
+        random_dimension(random, 8192)
+    });
+}
+
+/// [`gpu_strmv_random_shapes_through_the_routine`]'s cases, 20 on each of six other GPUs' plans
+/// (`DeviceModel::other_gpus`: 114 to 28 SMs, cc 8.x and 7.x code and limits), run on this GPU: the pass-1
+/// grids and the blocked path's splits read the SM count, and were measured on an H100.
+#[test]
+fn gpu_strmv_random_shapes_planned_for_other_gpus() {
+    run_random_cases(PlannedFor::OtherGpus, "gpu_strmv_random_shapes_planned_for_other_gpus", 20, |random| {
+        random_dimension(random, 8192)
+    });
 }
 
 /// [`gpu_strmv_random_shapes_through_the_routine`] from n = 8192 to 20191 (up to 1.6 GB of A), where the
 /// pass-1 grids run many waves and each output gathers partial sums from many tiles.
 #[test]
 fn gpu_strmv_random_large_shapes_through_the_routine() {
-    run_random_cases("gpu_strmv_random_large_shapes_through_the_routine", 8, |random| {
+    run_random_cases(PlannedFor::ThisGpu, "gpu_strmv_random_large_shapes_through_the_routine", 8, |random| {
         8191 + random_dimension(random, 12000)
     });
 }
 
 /// `cases` random cases with n drawn by `n_of`, the rest as [`gpu_strmv_random_shapes_through_the_routine`]
 /// says; then the pass-1 kernels they took.
-fn run_random_cases(test: &str, cases: usize, n_of: fn(&mut Random) -> usize) {
-    run_random_shape_test(test, cases, "pass-1 kernels taken", CublasSession::open, |gpu, random, cublas| {
+fn run_random_cases(planned_for: PlannedFor, test: &str, cases: usize, n_of: fn(&mut Random) -> usize) {
+    let what = "pass-1 kernels taken";
+    run_random_shape_test(planned_for, test, cases, what, CublasSession::open, |gpu, random, cublas| {
         let (uplo, trans, diag) = VARIANTS[below(random, VARIANTS.len())];
         let trans = if trans == MUBLAS_OP_T && below(random, 3) == 0 { MUBLAS_OP_C } else { trans };
         let n = n_of(random);

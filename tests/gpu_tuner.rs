@@ -117,3 +117,40 @@ fn gpu_every_saxpy_shape_is_correct() {
     }
     say(&format!("gpu_every_saxpy_shape_is_correct: {checked} shapes correct"));
 }
+
+/// A handle planned for another GPU ([`mublas::Handle::create_planned_for`]) plans with that GPU's model and
+/// runs the code its compute capability gets (the newest PTX not above it where it is older than this GPU);
+/// a profile with more of anything than this GPU (one more SM) is refused with INVALID_VALUE, which is how
+/// the `_planned_for_other_gpus` tests skip a profile a smaller GPU cannot hold.
+#[test]
+fn gpu_handles_planned_for_other_gpus() {
+    use mublas::launch::images::ImageChoice;
+    let test = "gpu_handles_planned_for_other_gpus";
+    let Some(gpu) = gpu_or_skip(test) else { return };
+    let this = gpu.inner().device.model().clone();
+    for profile in mublas::tuner::DeviceModel::other_gpus() {
+        let Ok(planned) = mublas::Handle::create_planned_for(profile.clone()) else {
+            assert!(!profile.limits_exceeding(&this).is_empty(), "{}: refused though this GPU holds it", profile.name);
+            say(&format!("{test}: {} is larger than this GPU in some limit: refused", profile.name));
+            continue;
+        };
+        assert_eq!(planned.device.model(), &profile);
+        let expected = if profile.compute_capability < this.compute_capability {
+            ImageChoice::Ptx(if profile.compute_capability >= (8, 0) { 80 } else { 70 })
+        } else {
+            gpu.inner().device.loaded_images[0].1
+        };
+        for (image, choice) in &planned.device.loaded_images {
+            assert_eq!(*choice, expected, "{}: image {image}", profile.name);
+        }
+        // Not shared: a plain handle still gets this GPU's own state.
+        assert!(!std::sync::Arc::ptr_eq(&planned.device, &gpu.inner().device));
+    }
+    let larger = mublas::tuner::DeviceModel { sm_count: this.sm_count + 1, ..this.clone() };
+    match mublas::Handle::create_planned_for(larger) {
+        Err(mublas::Error::InvalidValue(why)) => assert!(why.contains("SMs"), "{why}"),
+        Err(e) => panic!("one SM more than this GPU: {e}"),
+        Ok(_) => panic!("one SM more than this GPU was accepted"),
+    }
+    say(&format!("{test}: passed"));
+}

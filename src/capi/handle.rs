@@ -19,15 +19,27 @@ pub unsafe extern "C" fn mublasCreate(handle: *mut mublasHandle_t) -> mublasStat
         }
         match Handle::create() {
             Ok(h) => {
-                let raw = Box::into_raw(Box::new(h)) as mublasHandle_t;
-                super::register_handle(raw);
                 // SAFETY: checked non-null; the caller provides room for one pointer.
-                unsafe { *handle = raw };
+                unsafe { *handle = registered(h) };
                 MUBLAS_STATUS_SUCCESS
             }
             Err(e) => status_of(Err(e)),
         }
     })
+}
+
+/// `h` boxed as a C handle that the entry points accept and `mublasDestroy` frees.
+fn registered(h: Handle) -> mublasHandle_t {
+    let raw = Box::into_raw(Box::new(h)) as mublasHandle_t;
+    super::register_handle(raw);
+    raw
+}
+
+/// A C handle whose launches are planned for another GPU
+/// ([`Handle::create_planned_for`]), destroyed by `mublasDestroy`: for the GPU
+/// tests, which call the entry points with it. Rust only, not in the C ABI.
+pub fn create_planned_for(profile: crate::tuner::DeviceModel) -> crate::status::Result<mublasHandle_t> {
+    Handle::create_planned_for(profile).map(registered)
 }
 
 /// Destroys a handle. Work already queued on its stream is not waited for;

@@ -68,16 +68,58 @@ impl DeviceState {
         if let Some(state) = open.iter().filter_map(Weak::upgrade).find(|s| wanted(s)) {
             return Ok(state);
         }
-        let state = Arc::new(DeviceState::create(ordinal, context, entry_points)?);
+        let state = Arc::new(DeviceState::create(ordinal, context, None, entry_points)?);
         open.push(Arc::downgrade(&state));
         Ok(state)
     }
 
-    fn create(ordinal: i32, own_context: Option<sys::CUcontext>, entry_points: &EntryPoints) -> Result<DeviceState> {
+    /// A state of device `ordinal` in `context`, as [`open`](Self::open) makes,
+    /// whose launches are planned for `profile`, another GPU no larger than
+    /// this one ([`DeviceModel::limits_exceeding`]; INVALID_VALUE otherwise),
+    /// with the code that GPU gets: where its compute capability is older,
+    /// the newest PTX not above it. For tests; never shared with other handles.
+    pub fn open_planned_for(
+        ordinal: i32,
+        context: Option<sys::CUcontext>,
+        profile: DeviceModel,
+        entry_points: &EntryPoints,
+    ) -> Result<Arc<DeviceState>> {
+        Ok(Arc::new(DeviceState::create(ordinal, context, Some(profile), entry_points)?))
+    }
+
+    fn create(
+        ordinal: i32,
+        own_context: Option<sys::CUcontext>,
+        profile: Option<DeviceModel>,
+        entry_points: &EntryPoints,
+    ) -> Result<DeviceState> {
         driver::init()?;
         let device = result::device::get(ordinal).map_err(|e| Error::NotInitialized(describe(&e)))?;
-        let model = read_device_model(device)?;
-        let (major, minor) = model.compute_capability;
+        let device_model = read_device_model(device)?;
+        let (major, minor) = device_model.compute_capability;
+        // The compute capability whose code is loaded: a profile's where it is older (its PTX runs here).
+        let (code_major, code_minor, forcing) = match &profile {
+            Some(p) if p.compute_capability < device_model.compute_capability => {
+                (p.compute_capability.0, p.compute_capability.1, PtxForcing::Newest)
+            }
+            _ => (major, minor, PtxForcing::from_env()),
+        };
+        let model = match profile {
+            None => device_model,
+            Some(profile) => {
+                let exceeding = profile.limits_exceeding(&device_model);
+                if !exceeding.is_empty() {
+                    return Err(Error::InvalidValue(format!(
+                        "{} cannot run launches planned for {}, which has more {}",
+                        device_model.name,
+                        profile.name,
+                        exceeding.join(", ")
+                    )));
+                }
+                log::info!("device {ordinal} ({}): launches planned for {}", device_model.name, profile.name);
+                profile
+            }
+        };
         let context = match own_context {
             Some(context) => context,
             // SAFETY: `device` is a valid ordinal; the retain is released in Drop.
@@ -98,9 +140,8 @@ impl DeviceState {
         // From here on, Drop releases what was taken so far.
         let _bound = super::context::ContextGuard::bind(context)?;
         let started = Instant::now();
-        let forcing = PtxForcing::from_env();
         for (image, names) in entry_points {
-            let choice = image.choose(major, minor, forcing).ok_or_else(|| match forcing {
+            let choice = image.choose(code_major, code_minor, forcing).ok_or_else(|| match forcing {
                 PtxForcing::Arch(arch) => Error::ArchMismatch(format!(
                     "MUBLAS_FORCE_PTX={arch}: no PTX for compute_{arch} that runs on compute capability {major}.{minor} is embedded"
                 )),
@@ -128,8 +169,10 @@ impl DeviceState {
         state.load_seconds = started.elapsed().as_secs_f64();
         let model = state.tuner.device().clone();
         log::info!(
-            "device {ordinal}: {} (compute capability {major}.{minor}, {} SMs, DRAM {:.1} GB/s per SM); kernels {} loaded in {:.1} ms",
+            "device {ordinal}: {} (compute capability {}.{}, {} SMs, DRAM {:.1} GB/s per SM); kernels {} loaded in {:.1} ms",
             model.name,
+            model.compute_capability.0,
+            model.compute_capability.1,
             model.sm_count,
             model.dram_bytes_per_sm_second() / 1e9,
             state.loaded_images.iter().map(|(n, c)| format!("{n}: {c}")).collect::<Vec<_>>().join(", "),

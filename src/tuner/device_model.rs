@@ -125,29 +125,50 @@ impl DeviceModel {
         self
     }
 
-    /// An H100 SXM5 80 GB as its driver reports it, for tests without a GPU.
-    pub fn h100_sxm() -> Self {
+    /// A GPU as its driver reports it, for tests: the limits every part since
+    /// Volta shares (warps of 32, 1024 threads and 64 Ki registers a block,
+    /// 64 Ki registers and 48 KiB of static shared memory an SM), and its own.
+    /// A block may opt in to the SM's shared memory but for the 1 KiB that
+    /// the driver keeps of each block's since Ampere.
+    #[allow(clippy::too_many_arguments)]
+    fn part(
+        name: &str,
+        compute_capability: (u32, u32),
+        sm_count: u32,
+        max_threads_per_sm: u32,
+        max_blocks_per_sm: u32,
+        shared_kib_per_sm: u32,
+        memory_clock_khz: u32,
+        memory_bus_bits: u32,
+    ) -> Self {
+        let shared_bytes_per_sm = shared_kib_per_sm << 10;
+        let reserved = if compute_capability.0 >= 8 { 1024 } else { 0 };
         DeviceModel {
-            name: "NVIDIA H100 80GB HBM3".to_string(),
-            compute_capability: (9, 0),
-            sm_count: 132,
+            name: name.to_string(),
+            compute_capability,
+            sm_count,
             warp_size: 32,
             max_threads_per_block: 1024,
-            max_threads_per_sm: 2048,
-            max_blocks_per_sm: 32,
+            max_threads_per_sm,
+            max_blocks_per_sm,
             registers_per_sm: 65536,
             registers_per_block: 65536,
-            shared_bytes_per_sm: 233_472,
+            shared_bytes_per_sm,
             shared_bytes_per_block: 49_152,
-            shared_bytes_per_block_optin: 232_448,
-            shared_bytes_reserved_per_block: 1024,
+            shared_bytes_per_block_optin: shared_bytes_per_sm - reserved,
+            shared_bytes_reserved_per_block: reserved,
             register_allocation_unit: 0,
             warp_allocation_granularity: 0,
             shared_allocation_unit: 0,
-            memory_clock_khz: 2_619_000,
-            memory_bus_bits: 5120,
+            memory_clock_khz,
+            memory_bus_bits,
         }
         .with_granularities_of_compute_capability()
+    }
+
+    /// An H100 SXM5 80 GB as its driver reports it, for tests without a GPU.
+    pub fn h100_sxm() -> Self {
+        Self::part("NVIDIA H100 80GB HBM3", (9, 0), 132, 2048, 32, 228, 2_619_000, 5120)
     }
 
     /// An H200 as its driver reports it: an H100 SXM's SMs on faster, wider DRAM.
@@ -163,27 +184,51 @@ impl DeviceModel {
     /// The Kepler GPU of the MUBLAS poster's occupancy table (a Tesla K20m:
     /// 13 SMX, cc 3.5), for the test that reproduces that table.
     pub fn kepler_k20() -> Self {
-        DeviceModel {
-            name: "Tesla K20m".to_string(),
-            compute_capability: (3, 5),
-            sm_count: 13,
-            warp_size: 32,
-            max_threads_per_block: 1024,
-            max_threads_per_sm: 2048,
-            max_blocks_per_sm: 16,
-            registers_per_sm: 65536,
-            registers_per_block: 65536,
-            shared_bytes_per_sm: 49_152,
-            shared_bytes_per_block: 49_152,
-            shared_bytes_per_block_optin: 49_152,
-            shared_bytes_reserved_per_block: 0,
-            register_allocation_unit: 0,
-            warp_allocation_granularity: 0,
-            shared_allocation_unit: 0,
-            memory_clock_khz: 2_600_000,
-            memory_bus_bits: 320,
-        }
-        .with_granularities_of_compute_capability()
+        Self::part("Tesla K20m", (3, 5), 13, 2048, 16, 48, 2_600_000, 320)
+    }
+
+    /// Current GPUs other than the H100 SXM and H200 that mublas was measured
+    /// on, each no larger than an H100 SXM in any limit (nor newer): fewer
+    /// SMs (114 to 28), fewer threads or blocks an SM (cc 8.6, 8.9, 7.5), less
+    /// shared memory (164 to 64 KiB an SM), slower DRAM, and the code of
+    /// compute capability 8.x and 7.x. The GPU tests plan launches for each
+    /// and run them on the H100 or H200 they have
+    /// ([`Handle::create_planned_for`](crate::handle::Handle::create_planned_for)),
+    /// so that every rule that reads the device meets the parts it was not
+    /// measured on.
+    pub fn other_gpus() -> Vec<DeviceModel> {
+        vec![
+            Self::part("NVIDIA H100 PCIe", (9, 0), 114, 2048, 32, 228, 1_593_000, 5120),
+            Self::part("NVIDIA A100-SXM4-80GB", (8, 0), 108, 2048, 32, 164, 1_593_000, 5120),
+            Self::part("NVIDIA L4", (8, 9), 58, 1536, 24, 100, 6_251_000, 192),
+            Self::part("NVIDIA GeForce RTX 3060", (8, 6), 28, 1536, 16, 100, 7_501_000, 192),
+            Self::part("Tesla T4", (7, 5), 40, 1024, 16, 64, 5_001_000, 256),
+            Self::part("Tesla V100-SXM2-16GB", (7, 0), 80, 2048, 32, 96, 877_000, 4096),
+        ]
+    }
+
+    /// The limits in which this model exceeds `device` (none: launches
+    /// planned for this model run on `device` as planned, each block with no
+    /// more threads, registers or shared memory than `device` gives one, and
+    /// no more blocks at once than it holds, which stream-K's waits rely on):
+    /// a newer compute capability, another warp size, more SMs, or more of
+    /// anything an SM or a block.
+    pub fn limits_exceeding(&self, device: &DeviceModel) -> Vec<&'static str> {
+        [
+            ("compute capability", self.compute_capability > device.compute_capability),
+            ("warp size", self.warp_size != device.warp_size),
+            ("SMs", self.sm_count > device.sm_count),
+            ("threads a block", self.max_threads_per_block > device.max_threads_per_block),
+            ("threads an SM", self.max_threads_per_sm > device.max_threads_per_sm),
+            ("blocks an SM", self.max_blocks_per_sm > device.max_blocks_per_sm),
+            ("registers an SM", self.registers_per_sm > device.registers_per_sm),
+            ("registers a block", self.registers_per_block > device.registers_per_block),
+            ("shared memory an SM", self.shared_bytes_per_sm > device.shared_bytes_per_sm),
+            ("shared memory a block", self.shared_bytes_per_block_limit() > device.shared_bytes_per_block_limit()),
+        ]
+        .into_iter()
+        .filter_map(|(limit, exceeds)| exceeds.then_some(limit))
+        .collect()
     }
 }
 
@@ -219,5 +264,39 @@ mod tests {
         assert_eq!((k20.register_allocation_unit, k20.warp_allocation_granularity), (256, 4));
         assert_eq!(k20.shared_bytes_per_block_limit(), 49_152);
         assert_eq!(k20.max_registers_per_thread(), 255);
+    }
+
+    #[test]
+    fn the_other_gpus_fit_within_an_h100_and_not_the_reverse() {
+        let h100 = DeviceModel::h100_sxm();
+        let others = DeviceModel::other_gpus();
+        for gpu in &others {
+            assert_eq!(gpu.limits_exceeding(&h100), Vec::<&str>::new(), "{}", gpu.name);
+            assert!(gpu.sm_count < h100.sm_count, "{}", gpu.name);
+        }
+        assert_eq!(DeviceModel::h200().limits_exceeding(&h100), Vec::<&str>::new());
+        let part = |name: &str| others.iter().find(|gpu| gpu.name.contains(name)).unwrap();
+        assert_eq!(
+            h100.limits_exceeding(part("T4")),
+            [
+                "compute capability",
+                "SMs",
+                "threads an SM",
+                "blocks an SM",
+                "shared memory an SM",
+                "shared memory a block"
+            ]
+        );
+        assert_eq!(
+            part("H100 PCIe").limits_exceeding(part("A100")),
+            ["compute capability", "SMs", "shared memory an SM", "shared memory a block"]
+        );
+        // The drivers' own figures: A100 164 KiB an SM, 163 opt-in; Ada 48 warps an SM, 99 KiB opt-in; Turing none reserved.
+        let a100 = part("A100");
+        assert_eq!((a100.shared_bytes_per_sm, a100.shared_bytes_per_block_optin), (167_936, 166_912));
+        assert_eq!((part("L4").max_warps_per_sm(), part("L4").shared_bytes_per_block_optin), (48, 101_376));
+        assert_eq!((part("T4").shared_bytes_per_block_limit(), part("T4").shared_allocation_unit), (65_536, 256));
+        // A100 80GB's 2039 GB/s.
+        assert_eq!((a100.dram_bytes_per_sm_second() * 108.0 / 1e9).round(), 2039.0);
     }
 }

@@ -191,11 +191,22 @@ impl Drop for CublasSession {
     }
 }
 
+/// Whose SMs, limits and code a random-shape test's launches are planned for.
+#[derive(Clone, Copy)]
+pub enum PlannedFor {
+    /// This GPU's: a handle from `mublasCreate`.
+    ThisGpu,
+    /// Each of [`DeviceModel::other_gpus`](mublas::tuner::DeviceModel::other_gpus) in turn, on a handle of
+    /// `create_planned_for`, run on this GPU; one larger than this GPU in some limit is skipped, saying so.
+    OtherGpus,
+}
+
 /// A random-shape test: on the GPU (or skipped, saying so) and the tuner's own choices, `cases` cases
-/// ([`random_case_count`]) from one printed seed, each run by `run_case` with what `open` made once for the
-/// test (a cuBLAS to compare with); `run_case` returns what the case took, and the tally is said at the
-/// end under `what`.
+/// ([`random_case_count`]) from one printed seed on each handle of `planned_for`, each run by `run_case`
+/// with what `open` made once for the test (a cuBLAS to compare with); `run_case` returns what the case
+/// took, and the tally is said after each handle's cases under `what`.
 pub fn run_random_shape_test<S>(
+    planned_for: PlannedFor,
     test: &str,
     cases: usize,
     what: &str,
@@ -203,15 +214,41 @@ pub fn run_random_shape_test<S>(
     mut run_case: impl FnMut(&Gpu, &mut Random, &S) -> String,
 ) {
     let _shapes = tuner_choices();
-    let Some(gpu) = gpu_or_skip(test) else { return };
+    let Some(gpus) = gpus_planned_for(planned_for, test) else { return };
     let cases = random_case_count(test, cases);
     let mut random = random(test);
     let opened = open(test);
-    let mut taken = Tally::default();
-    for _ in 0..cases {
-        taken.add(run_case(&gpu, &mut random, &opened));
+    for (label, gpu) in gpus {
+        let mut taken = Tally::default();
+        for _ in 0..cases {
+            taken.add(run_case(&gpu, &mut random, &opened));
+        }
+        taken.say(&label, cases, what);
     }
-    taken.say(test, cases, what);
+}
+
+/// The handles of `planned_for`, each with the label its tally is said under; None without a GPU (said).
+fn gpus_planned_for(planned_for: PlannedFor, test: &str) -> Option<Vec<(String, Gpu)>> {
+    match planned_for {
+        PlannedFor::ThisGpu => Some(vec![(test.to_string(), gpu_or_skip(test)?)]),
+        PlannedFor::OtherGpus => {
+            if !driver_or_skip(test) {
+                return None;
+            }
+            let mut gpus = Vec::new();
+            for profile in mublas::tuner::DeviceModel::other_gpus() {
+                let name = profile.name.clone();
+                match mublas::capi::handle::create_planned_for(profile) {
+                    Ok(handle) => gpus.push((format!("{test}, {name}"), Gpu::from_handle(handle))),
+                    Err(mublas::Error::InvalidValue(why)) => {
+                        say(&format!("{test}: SKIPPED the launches planned for {name}: {why}"))
+                    }
+                    Err(e) => panic!("a handle planned for {name}: {e}"),
+                }
+            }
+            Some(gpus)
+        }
+    }
 }
 
 /// ±1 or ±2, evenly: a product of two is a whole number of at most 4 in
