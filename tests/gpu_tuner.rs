@@ -129,10 +129,17 @@ fn gpu_handles_planned_for_other_gpus() {
     let Some(gpu) = gpu_or_skip(test) else { return };
     let this = gpu.inner().device.model().clone();
     for profile in mublas::tuner::DeviceModel::other_gpus() {
-        let Ok(planned) = mublas::Handle::create_planned_for(profile.clone()) else {
-            assert!(!profile.limits_exceeding(&this).is_empty(), "{}: refused though this GPU holds it", profile.name);
-            say(&format!("{test}: {} is larger than this GPU in some limit: refused", profile.name));
-            continue;
+        let planned = match mublas::Handle::create_planned_for(profile.clone()) {
+            Ok(planned) => planned,
+            Err(e) => {
+                assert!(
+                    !profile.limits_exceeding(&this).is_empty(),
+                    "{}: refused though this GPU holds it: {e}",
+                    profile.name
+                );
+                say(&format!("{test}: {} is larger than this GPU in some limit: refused ({e})", profile.name));
+                continue;
+            }
         };
         assert_eq!(planned.device.model(), &profile);
         let expected = if profile.compute_capability < this.compute_capability {
