@@ -211,16 +211,23 @@ impl Drop for Handle {
     }
 }
 
+/// The device and, where the program made it (cuCtxCreate), the context
+/// current on the calling thread: what a new handle binds to.
+fn current_context() -> Result<(i32, Option<crate::launch::CUcontext>)> {
+    crate::logging::init();
+    crate::launch::driver::init()?;
+    let current = crate::launch::driver::CurrentContext::get()?;
+    Ok((current.ordinal, current.own()?))
+}
+
 impl Handle {
     /// Binds a new handle to the context current on the calling thread (as
     /// cuBLAS does): the device's primary context, which the CUDA runtime uses,
     /// or one the program made itself (cuCtxCreate), which it must then keep
     /// until the handle is destroyed.
     pub fn create() -> Result<Handle> {
-        crate::logging::init();
-        crate::launch::driver::init()?;
-        let current = crate::launch::driver::CurrentContext::get()?;
-        Handle::create_in(current.ordinal, current.own()?)
+        let (ordinal, own_context) = current_context()?;
+        Handle::create_in(ordinal, own_context)
     }
 
     /// A handle in device `ordinal`'s primary context.
@@ -235,12 +242,11 @@ impl Handle {
     /// meet the rules that read the device on GPUs they do not have. Its
     /// device state is its own (kernels loaded again, a tuner of its own).
     pub fn create_planned_for(profile: crate::tuner::DeviceModel) -> Result<Handle> {
-        crate::logging::init();
-        crate::launch::driver::init()?;
-        let current = crate::launch::driver::CurrentContext::get()?;
-        let own_context = current.own()?;
-        let device = DeviceState::open_planned_for(current.ordinal, own_context, profile, routines::ENTRY_POINTS)?;
-        Handle::create_with(current.ordinal, device)
+        let (ordinal, own_context) = current_context()?;
+        Handle::create_with(
+            ordinal,
+            DeviceState::open_planned_for(ordinal, own_context, profile, routines::ENTRY_POINTS)?,
+        )
     }
 
     fn create_in(ordinal: i32, own_context: Option<crate::launch::CUcontext>) -> Result<Handle> {

@@ -126,10 +126,11 @@ impl DeviceModel {
     }
 
     /// A GPU as its driver reports it, for tests: the limits every part since
-    /// Volta shares (warps of 32, 1024 threads and 64 Ki registers a block,
-    /// 64 Ki registers and 48 KiB of static shared memory an SM), and its own.
-    /// A block may opt in to the SM's shared memory but for the 1 KiB that
-    /// the driver keeps of each block's since Ampere.
+    /// cc 3.5 shares (warps of 32; a block of at most 1024 threads, 64 Ki
+    /// registers and 48 KiB of shared memory without opting in; 64 Ki
+    /// registers an SM), and its own. A block may opt in to the SM's shared
+    /// memory but for the 1 KiB that the driver keeps of each block's since
+    /// Ampere.
     #[allow(clippy::too_many_arguments)]
     fn part(
         name: &str,
